@@ -1,0 +1,28 @@
+import type { RequestSpec } from './prompts';
+
+/** A judge reply turned into a score. */
+export interface ParsedReply {
+  value: number | null;
+  status: 'ok' | 'unparsable';
+  message?: string;
+}
+
+/**
+ * Parses a judge's reply to a number inside the request's range. The first number in the reply is taken,
+ * after removing an echoed range such as `(1-5)` or `1-5`; a trailing `/5` or `out of 5` is allowed.
+ * No number, a fraction where a whole number is required, or a value outside [min, max] is `unparsable`
+ * — never defaulted.
+ *
+ * @param raw - the reply verbatim
+ * @param spec - valid range, e.g. {min: 1, max: 5, integer: true} for ICMI 2023's Rating request
+ */
+export function parseJudgeReply(raw: string, spec: RequestSpec): ParsedReply {
+  const range = new RegExp(`\\(?\\s*${spec.min}\\s*[-–]\\s*${spec.max}\\s*\\)?`, 'g');
+  const cleaned = raw.replace(range, ' ');
+  const m = /[-+]?\d+(?:\.\d+)?/.exec(cleaned);
+  if (!m) return { value: null, status: 'unparsable', message: 'no number in the reply' };
+  const value = Number(m[0]);
+  if (spec.integer && !Number.isInteger(value)) return { value: null, status: 'unparsable', message: `${m[0]} is not a whole number` };
+  if (value < spec.min || value > spec.max) return { value: null, status: 'unparsable', message: `${m[0]} is outside ${spec.min}–${spec.max}` };
+  return { value, status: 'ok' };
+}

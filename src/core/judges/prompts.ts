@@ -1,0 +1,161 @@
+/**
+ * Judge prompt assembly (Wu et al., ICMI 2023 §2.4 and Appendix A, Tables 6–7): a task body followed by an
+ * assessment request, both Mustache templates loaded from a prompts folder (see `prompts/README.md`).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import Mustache from 'mustache';
+import type { Turn } from '../model/types';
+
+/** Placeholders a template may use. */
+export const PROMPT_PLACEHOLDERS = ['dialogue', 'role', 'text', 'response'] as const;
+
+/** The valid answers of an assessment request. */
+export interface RequestSpec {
+  min: number;
+  max: number;
+  /** Only whole numbers are valid (Rating 1–5). */
+  integer: boolean;
+  description?: string;
+}
+
+/** A template problem, naming the file and 1-based line. */
+export class PromptTemplateError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    message: string,
+  ) {
+    super(`${file}:${line}: ${message}`);
+    this.name = 'PromptTemplateError';
+  }
+}
+
+/** Templates read from one prompts folder. */
+export interface PromptLibrary {
+  root: string;
+  parts: Record<string, { file: string; source: string }>;
+  bodies: Record<string, { file: string; source: string }>;
+  requests: Record<string, { file: string; source: string; spec: RequestSpec }>;
+}
+
+function readTemplates(dir: string): Record<string, { file: string; source: string }> {
+  if (!existsSync(dir)) return {};
+  const out: Record<string, { file: string; source: string }> = {};
+  for (const f of readdirSync(dir).sort()) {
+    if (!f.endsWith('.mustache')) continue;
+    const file = join(dir, f);
+    out[basename(f, '.mustache')] = { file, source: readFileSync(file, 'utf8') };
+  }
+  return out;
+}
+
+/**
+ * Loads the templates of one or more prompts folders; later folders override earlier ones by name
+ * (bundled prompts first, then the workspace's).
+ *
+ * @throws PromptTemplateError when a request has no valid `.json` range file
+ */
+export function loadPromptLibrary(...roots: string[]): PromptLibrary {
+  const lib: PromptLibrary = { root: roots[roots.length - 1], parts: {}, bodies: {}, requests: {} };
+  for (const root of roots) {
+    Object.assign(lib.parts, readTemplates(join(root, 'parts')));
+    Object.assign(lib.bodies, readTemplates(join(root, 'bodies')));
+    for (const [name, t] of Object.entries(readTemplates(join(root, 'requests')))) {
+      const specFile = join(root, 'requests', `${name}.json`);
+      if (!existsSync(specFile)) throw new PromptTemplateError(specFile, 1, `request "${name}" needs a ${name}.json with {"min", "max", "integer"}`);
+      let spec: RequestSpec;
+      try {
+        spec = JSON.parse(readFileSync(specFile, 'utf8')) as RequestSpec;
+      } catch (err) {
+        throw new PromptTemplateError(specFile, 1, `not valid JSON: ${(err as Error).message}`);
+      }
+      if (typeof spec.min !== 'number' || typeof spec.max !== 'number' || !(spec.min < spec.max)) {
+        throw new PromptTemplateError(specFile, 1, 'needs numeric "min" < "max"');
+      }
+      lib.requests[name] = { ...t, spec: { ...spec, integer: Boolean(spec.integer) } };
+    }
+  }
+  return lib;
+}
+
+type Token = [string, string, number, number, Token[]?, ...unknown[]];
+
+function lineOf(source: string, index: number): number {
+  return source.slice(0, index).split('\n').length;
+}
+
+/** Checks placeholders and partial references of one template. */
+function checkTemplate(file: string, source: string, partials: Record<string, unknown>): void {
+  let tokens: Token[];
+  try {
+    tokens = Mustache.parse(source) as unknown as Token[];
+  } catch (err) {
+    const m = /at (\d+)/.exec((err as Error).message);
+    throw new PromptTemplateError(file, m ? lineOf(source, Number(m[1])) : 1, (err as Error).message);
+  }
+  const walk = (ts: Token[]) => {
+    for (const t of ts) {
+      const [type, name, start] = t;
+      if (type === '>' && !(name in partials)) throw new PromptTemplateError(file, lineOf(source, start), `unknown part "{{> ${name}}}" (known: ${Object.keys(partials).join(', ') || 'none'})`);
+      if ((type === 'name' || type === '&' || type === '#' || type === '^') && !(PROMPT_PLACEHOLDERS as readonly string[]).includes(name)) {
+        throw new PromptTemplateError(file, lineOf(source, start), `unknown placeholder "${name}" (known: ${PROMPT_PLACEHOLDERS.join(', ')})`);
+      }
+      if (t[4]) walk(t[4]);
+    }
+  };
+  walk(tokens);
+}
+
+/** A judge prompt variant: a task body × an assessment request. */
+export interface PromptVariant {
+  body: string;
+  request: string;
+}
+
+/** An assembled prompt with the hash of the exact template text that produced it. */
+export interface AssembledPrompt {
+  text: string;
+  spec: RequestSpec;
+  /** First 12 hex digits of SHA-256 over the body, request and every part's source. */
+  templateHash: string;
+}
+
+/**
+ * Hash identifying the template text of a variant; edited templates get a new hash.
+ *
+ * @throws PromptTemplateError when the body or request does not exist
+ */
+export function templateHash(lib: PromptLibrary, variant: PromptVariant): string {
+  const body = lib.bodies[variant.body];
+  const request = lib.requests[variant.request];
+  if (!body) throw new PromptTemplateError(join(lib.root, 'bodies', `${variant.body}.mustache`), 1, `no task body "${variant.body}" (known: ${Object.keys(lib.bodies).join(', ')})`);
+  if (!request) throw new PromptTemplateError(join(lib.root, 'requests', `${variant.request}.mustache`), 1, `no assessment request "${variant.request}" (known: ${Object.keys(lib.requests).join(', ')})`);
+  const h = createHash('sha256');
+  h.update(body.source).update('\u0000').update(request.source).update('\u0000').update(JSON.stringify(request.spec));
+  for (const name of Object.keys(lib.parts).sort()) h.update('\u0000' + name + '\u0000' + lib.parts[name].source);
+  return h.digest('hex').slice(0, 12);
+}
+
+/**
+ * Assembles the prompt of `variant` for one response to one context: body, a blank line, request.
+ *
+ * @throws PromptTemplateError naming the file and line of an unknown placeholder or part
+ */
+export function assemblePrompt(lib: PromptLibrary, variant: PromptVariant, context: readonly Turn[], response: string): AssembledPrompt {
+  const hash = templateHash(lib, variant);
+  const body = lib.bodies[variant.body];
+  const request = lib.requests[variant.request];
+  const partials = Object.fromEntries(Object.entries(lib.parts).map(([k, v]) => [k, v.source]));
+  for (const [name, p] of Object.entries(lib.parts)) checkTemplate(p.file, p.source, partials);
+  checkTemplate(body.file, body.source, partials);
+  checkTemplate(request.file, request.source, partials);
+  const view = {
+    dialogue: context.map((t) => ({ role: t.speaker === 'therapist' ? 'Therapist' : 'Client', text: t.text })),
+    response,
+  };
+  const render = (src: string) => Mustache.render(src, view, partials, { escape: (s: string) => s });
+  const text = `${render(body.source).trimEnd()}\n\n${render(request.source).trimEnd()}`;
+  return { text, spec: request.spec, templateHash: hash };
+}

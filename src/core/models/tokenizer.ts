@@ -1,0 +1,33 @@
+/**
+ * Tokenizers through `@huggingface/transformers` (`AutoTokenizer`), loaded from a local model folder.
+ */
+import { resolve } from 'node:path';
+import type { TextTokenizer } from '../generation/modelInput';
+
+/** A loaded tokenizer with the ids the decoder needs. */
+export interface ModelTokenizer extends TextTokenizer {
+  /** End-of-sequence token id(s). */
+  eosTokenIds: number[];
+  /** Padding id used for left padding (the pad token, else the first EOS id). */
+  padTokenId: number;
+}
+
+/**
+ * Loads the tokenizer of a local model folder (`tokenizer.json` + `tokenizer_config.json`) without network.
+ *
+ * @param folder - model folder; made absolute so transformers.js treats it as a path, not a hub id
+ * @param config - the model's `config.json`, used for `eos_token_id` when the tokenizer has none
+ */
+export async function loadTokenizer(folder: string, config: { eos_token_id?: number | number[]; pad_token_id?: number } = {}): Promise<ModelTokenizer> {
+  const { AutoTokenizer } = await import('@huggingface/transformers');
+  const tok = await AutoTokenizer.from_pretrained(resolve(folder), { local_files_only: true });
+  const fromConfig = config.eos_token_id === undefined ? [] : Array.isArray(config.eos_token_id) ? config.eos_token_id : [config.eos_token_id];
+  const eos = fromConfig.length > 0 ? fromConfig : tok.eos_token_id !== undefined && tok.eos_token_id !== null ? [Number(tok.eos_token_id)] : [];
+  const pad = config.pad_token_id ?? (tok.pad_token_id !== undefined && tok.pad_token_id !== null ? Number(tok.pad_token_id) : eos[0] ?? 0);
+  return {
+    encode: (text: string) => tok.encode(text, { add_special_tokens: false }).map(Number),
+    decode: (ids: number[]) => tok.decode(ids, { skip_special_tokens: true }),
+    eosTokenIds: eos,
+    padTokenId: pad,
+  };
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(__dirname, '../..');
+const sample = join(root, 'data', 'annomi', 'AnnoMI-sample.csv');
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], { encoding: 'utf8', cwd: root });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('reflect-eval CLI', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-cli-'));
+
+  it('imports 15 AnnoMI reflection contexts from 15 dialogues, the same ones for the same seed', () => {
+    const a = join(dir, 'a.dialogues.jsonl');
+    const b = join(dir, 'b.dialogues.jsonl');
+    for (const out of [a, b]) {
+      const r = cli('import', 'annomi', sample, '--sample', '15', '--seed', '7', '-o', out);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const text = readFileSync(a, 'utf8');
+    assert.equal(text, readFileSync(b, 'utf8'));
+    const items = text.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(items.length, 15);
+    assert.equal(new Set(items.map((i) => i.provenance.transcriptId)).size, 15);
+    for (const it of items) {
+      assert.equal(it.reference.behaviour, 'reflection');
+      assert.equal(it.provenance.miQuality, 'high');
+      assert.ok(it.context.length >= 1);
+    }
+    const other = join(dir, 'c.dialogues.jsonl');
+    cli('import', 'annomi', sample, '--sample', '15', '--seed', '8', '-o', other);
+    assert.notEqual(readFileSync(other, 'utf8'), text);
+  });
+
+  it('refuses to overwrite without --force', () => {
+    const out = join(dir, 'exists.dialogues.jsonl');
+    writeFileSync(out, 'keep me\n');
+    const r = cli('import', 'annomi', sample, '--sample', '2', '-o', out);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /exists; pass --force/);
+    assert.equal(readFileSync(out, 'utf8'), 'keep me\n');
+  });
+
+  it('names the missing column of a file that is not quite AnnoMI, and rejects a file that is not AnnoMI at all', () => {
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'transcript_id,mi_quality,topic,utterance_id,interlocutor,utterance_text\n0,high,x,0,client,hi\n');
+    const r = cli('import', 'annomi', bad, '-o', join(dir, 'x.jsonl'));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /bad\.csv:1: missing AnnoMI column\(s\): main_therapist_behaviour/);
+    const other = join(dir, 'other.csv');
+    writeFileSync(other, 'name,age\nann,3\n');
+    assert.match(cli('import', 'annomi', other, '-o', join(dir, 'y.jsonl')).stderr, /other\.csv:1: this is not an AnnoMI file/);
+  });
+
+  it('prints the correlation table of a labelled, scored file', () => {
+    const file = join(dir, 'scored.dialogues.jsonl');
+    const cands = [0, 1, 2, 3].map((k) => ({
+      id: `c${k}`,
+      text: `t${k}`,
+      origin: { kind: 'model' },
+      annotations: [0, 1, 2].map((a) => ({ annotator: `a${a}`, coherent: a < k })),
+      scores: { 'judge:x': { value: k + 1, status: 'ok' } },
+    }));
+    writeFileSync(file, JSON.stringify({ id: 'i', context: [], candidates: cands }) + '\n');
+    const r = cli('correlate', file, '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout);
+    assert.equal(rows[0].evaluatorId, 'judge:x');
+    assert.equal(rows[0].n, 4);
+    assert.equal(rows[0].result.statistic, 1);
+  });
+});
