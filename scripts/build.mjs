@@ -2,13 +2,43 @@
 import { build } from 'esbuild';
 import { chmodSync } from 'node:fs';
 
-// Native and heavy packages stay outside the bundles and are loaded from node_modules at run time.
-const external = ['vscode', 'onnxruntime-node', 'onnxruntime-common', '@huggingface/transformers', 'sharp'];
+// onnxruntime-node is native and stays outside the bundles (loaded from node_modules at run time; the VSIX
+// carries it, see scripts/package.mjs). @huggingface/transformers is bundled; its top-level `require("sharp")`
+// (image processing, which ReflectEval never uses) is replaced by a stub so the 18 MB libvips is not needed.
+const external = ['vscode', 'onnxruntime-node', 'onnxruntime-common'];
+const stubSharp = {
+  name: 'stub-sharp',
+  setup(b) {
+    b.onResolve({ filter: /^sharp$/ }, () => ({ path: 'sharp', namespace: 'stub-sharp' }));
+    b.onLoad({ filter: /.*/, namespace: 'stub-sharp' }, () => ({
+      contents: 'module.exports = new Proxy(function () {}, { get() { throw new Error("image processing (sharp) is not available in ReflectEval"); }, apply() { throw new Error("image processing (sharp) is not available in ReflectEval"); } });',
+      loader: 'js',
+    }));
+  },
+};
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', minify: false };
 
+// In the extension, onnxruntime-node is loaded from dist/runtime/ (copied there by scripts/package.mjs),
+// because a VSIX carries no node_modules.
+const runtimeOrt = {
+  name: 'runtime-onnxruntime',
+  setup(b) {
+    b.onResolve({ filter: /^onnxruntime-node$/ }, () => ({ path: './runtime/onnxruntime-node', external: true }));
+  },
+};
+
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external }),
+  build({
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external,
+    plugins: [stubSharp, runtimeOrt],
+  }),
   build({
     ...common,
     entryPoints: ['src/cli/index.ts'],
@@ -17,6 +47,7 @@ await Promise.all([
     format: 'cjs',
     target: 'node20',
     external,
+    plugins: [stubSharp],
     banner: { js: '#!/usr/bin/env node' },
   }),
   build({

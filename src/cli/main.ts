@@ -15,6 +15,8 @@ import { localOnnxJudge } from '../core/judges/localJudge';
 import { openAIChatJudge } from '../core/judges/openaiJudge';
 import { loadPromptLibrary } from '../core/judges/prompts';
 import { OnnxCausalLM } from '../core/models/causalLM';
+import { isHubId, resolveCausalLM } from '../core/models/modelSource';
+import { loadTokenizer } from '../core/models/tokenizer';
 import type { DialogueItem, TherapistBehaviour } from '../core/model/types';
 import { bundledAnnoMISample, bundledModel, bundledPrompts, packageVersion } from './paths';
 
@@ -120,11 +122,12 @@ export function buildProgram(): Command {
     .action(async (csv: string, opts: Record<string, unknown>) => {
       const dialogues = selectDialogues(parseAnnoMI(readFileSync(csv, 'utf8'), basename(csv)), selection(opts, csv));
       const dist = therapistLabelDistribution(dialogues);
-      const model = await OnnxCausalLM.load((opts.model as string | undefined) ?? bundledModel());
+      const ref = (opts.model as string | undefined) ?? bundledModel();
+      const folder = isHubId(ref) ? (await resolveCausalLM(ref)).folder : resolve(ref);
+      const tokenizer = await loadTokenizer(folder);
       const max = opts.maxContextTokens as number;
-      const all = windowStats(dialogues, model.tokenizer, { behaviour: 'any', maxContextTokens: max });
-      const target = windowStats(dialogues, model.tokenizer, { behaviour: opts.behaviour as TherapistBehaviour, maxContextTokens: max });
-      await model.dispose();
+      const all = windowStats(dialogues, tokenizer, { behaviour: 'any', maxContextTokens: max });
+      const target = windowStats(dialogues, tokenizer, { behaviour: opts.behaviour as TherapistBehaviour, maxContextTokens: max });
       if (opts.json) {
         process.stdout.write(JSON.stringify({ labels: dist, window: { maxContextTokens: max, allTherapistTurns: all, [String(opts.behaviour)]: target } }, null, 2) + '\n');
         return;

@@ -1,0 +1,20 @@
+/**
+ * ReflectEval's VS Code entry point: registers the dialogue editor, the correlation panel and the commands.
+ * Models and judges load lazily, only when a command runs.
+ */
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import { DIALOGUE_EDITOR_VIEW_TYPE, DialogueEditorProvider } from './dialogueEditor';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const editors = new DialogueEditorProvider(context);
+  context.subscriptions.push(
+    // The same editor under two view types: default for *.dialogues.jsonl, "Open With…" for any *.jsonl.
+    ...[DIALOGUE_EDITOR_VIEW_TYPE, `${DIALOGUE_EDITOR_VIEW_TYPE}.any`].map((viewType) =>
+      vscode.window.registerCustomEditorProvider(viewType, editors, { supportsMultipleEditorsPerDocument: false }),
+    ),
+    ...registerCommands(context, editors),
+  );
+}
+
+export function deactivate(): void {}
