@@ -20,7 +20,7 @@ const parsed = new WeakMap<vscode.TextDocument, { version: number; doc: Dialogue
 export function parseTextDocument(document: vscode.TextDocument): DialogueDocument {
   const hit = parsed.get(document);
   if (hit && hit.version === document.version) return hit.doc;
-  const doc = parseDocument(document.getText(), vscode.workspace.asRelativePath(document.uri));
+  const doc = parseDocument(document.getText(), vscode.workspace.asRelativePath(document.uri), hit?.doc);
   parsed.set(document, { version: document.version, doc });
   return doc;
 }
@@ -42,7 +42,9 @@ export async function updateItems(document: vscode.TextDocument, update: (item: 
     if (!next) continue;
     const text = JSON.stringify(next);
     if (text === entry.raw.text) continue;
-    edit.replace(document.uri, new vscode.Range(line, 0, line, document.lineAt(line).text.length), text);
+    const current = document.lineAt(line).text;
+    if (current !== entry.raw.text.replace(/^\uFEFF/, '')) throw new Error(`line ${line + 1} of ${document.uri.fsPath} is not where ReflectEval expected it; nothing was changed`);
+    edit.replace(document.uri, new vscode.Range(line, 0, line, current.length), text);
     n++;
   }
   if (n > 0 && !(await vscode.workspace.applyEdit(edit))) throw new Error(`could not edit ${document.uri.fsPath}`);

@@ -22,8 +22,8 @@ export interface LineProblem {
 export interface RawLine {
   /** The line's text without its line ending. */
   text: string;
-  /** The line ending that followed it: `'\n'`, `'\r\n'`, or `''` for a last line without one. */
-  eol: '\n' | '\r\n' | '';
+  /** The line ending that followed it: `'\n'`, `'\r\n'`, a lone `'\r'`, or `''` for a last line without one. */
+  eol: '\n' | '\r\n' | '\r' | '';
 }
 
 export type ParsedLine =
@@ -89,20 +89,19 @@ function describeAjvError(e: ErrorObject): { field: string; message: string } {
   return { field: fieldPath(e.instancePath), message: e.message ?? e.keyword };
 }
 
-/** Splits text into lines, keeping each line ending. A final empty line after the last newline is not a line. */
+/**
+ * Splits text into lines, keeping each line ending. Line breaks are `\r\n`, `\n` and a lone `\r`, as VS Code
+ * counts them, so line numbers agree with the editor's. A final empty line after the last break is not a line.
+ */
 export function splitLines(text: string): RawLine[] {
   const lines: RawLine[] = [];
+  const re = /\r\n|\n|\r/g;
   let start = 0;
-  while (start < text.length) {
-    const nl = text.indexOf('\n', start);
-    if (nl === -1) {
-      lines.push({ text: text.slice(start), eol: '' });
-      break;
-    }
-    const crlf = nl > start && text[nl - 1] === '\r';
-    lines.push({ text: text.slice(start, crlf ? nl - 1 : nl), eol: crlf ? '\r\n' : '\n' });
-    start = nl + 1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    lines.push({ text: text.slice(start, m.index), eol: m[0] as RawLine['eol'] });
+    start = m.index + m[0].length;
   }
+  if (start < text.length) lines.push({ text: text.slice(start), eol: '' });
   return lines;
 }
 
@@ -144,9 +143,17 @@ export function parseLine(raw: RawLine, file: string, lineIndex: number): Parsed
  *
  * @param text - the file's full text
  * @param file - the file name used in problem reports
+ * @param previous - an earlier parse of the same file: item lines whose text is unchanged are reused rather
+ *   than parsed and validated again, so an edit to one line of a 10,000-item file costs one line's work.
+ *   Reused items are shared, so callers must treat items as immutable (every edit helper here copies).
  */
-export function parseDocument(text: string, file: string): DialogueDocument {
-  const lines = splitLines(text).map((raw, i) => parseLine(raw, file, i));
+export function parseDocument(text: string, file: string, previous?: DialogueDocument): DialogueDocument {
+  const reuse = new Map<string, ParsedLine>();
+  if (previous) for (const i of previous.itemLines) reuse.set(previous.lines[i].raw.text, previous.lines[i]);
+  const lines = splitLines(text).map((raw, i) => {
+    const hit = reuse.get(raw.text);
+    return hit && hit.kind === 'item' ? { kind: 'item' as const, raw, item: hit.item } : parseLine(raw, file, i);
+  });
   const itemLines: number[] = [];
   const problems: LineProblem[] = [];
   const seen = new Map<string, number>();

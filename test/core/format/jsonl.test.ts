@@ -86,3 +86,31 @@ describe('dialogue JSONL format', () => {
     assert.equal(applyLineEdits(doc, []), text);
   });
 });
+
+describe('incremental re-parse', () => {
+  it('reuses unchanged item lines and parses edited ones', () => {
+    const text = `${item('a')}\n${item('b')}\nnot json\n`;
+    const first = parseDocument(text, 'f.jsonl');
+    const edited = text.replace(item('b'), item('b', { note: 1 }));
+    const second = parseDocument(edited, 'f.jsonl', first);
+    assert.equal(documentItems(second)[0], documentItems(first)[0], 'unchanged line reused');
+    assert.notEqual(documentItems(second)[1], documentItems(first)[1]);
+    assert.equal(documentItems(second)[1].note, 1);
+    assert.equal(second.problems.length, 1);
+    assert.equal(second.problems[0].line, 3);
+    assert.equal(applyLineEdits(second, []), edited);
+  });
+});
+
+describe('line breaks', () => {
+  it('counts a lone CR as a line break, as VS Code does, and writes it back unchanged', () => {
+    const text = `${item('a')}\nbroken \r line\r\n${item('b')}`;
+    const doc = parseDocument(text, 'cr.jsonl');
+    assert.equal(doc.lines.length, 4);
+    assert.deepEqual(documentItems(doc).map((i) => i.id), ['a', 'b']);
+    assert.deepEqual(doc.problems.map((p) => p.line), [2, 3]);
+    const edited = setCoherence(documentItems(doc)[1], 'c1', 'me', true, new Date(0));
+    const out = applyLineEdits(doc, [itemEdit(doc, 1, edited)]);
+    assert.ok(out.startsWith(`${item('a')}\nbroken \r line\r\n`));
+  });
+});
