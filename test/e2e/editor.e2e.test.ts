@@ -90,6 +90,9 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     file = join(ws, 'annomi.dialogues.jsonl');
     const imp = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '3', '--seed', '1', '-o', file], { encoding: 'utf8' });
     assert.equal(imp.status, 0, imp.stderr);
+    // Judge the candidates with the bundled local judge, so the correlation panel has an evaluator to show.
+    const judged = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'judge', file], { encoding: 'utf8' });
+    assert.equal(judged.status, 0, judged.stderr);
     const imported = readFileSync(file, 'utf8');
     firstTurn = JSON.parse(imported.split('\n')[0]).context[0].text;
     writeFileSync(file, imported + BAD_LINE + '\n');
@@ -183,5 +186,25 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     assert.equal(saved[3], BAD_LINE, 'the corrupted line is kept verbatim');
     assert.equal(saved.length, 5, 'three items, the corrupted line, and the final newline');
     await p.screenshot({ path: join(out, 'saved.png') });
+  });
+
+  it('shows the correlation panel beside the editor, following the labels in the document', async () => {
+    const p = page as Page;
+    await p.keyboard.press('F1');
+    await p.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
+    await p.keyboard.type('ReflectEval: Show Correlation Table');
+    await p.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
+    await p.keyboard.press('Enter');
+    const panel = await waitFor('the correlation table', async () => {
+      for (const f of p.frames()) {
+        if (await f.$('#table tr[data-evaluator]').catch(() => null)) return f;
+      }
+      return undefined;
+    });
+    const row = panel.locator('#table tr[data-evaluator^="judge:local:reflect-gpt2-tiny:instructions×rating@"]');
+    // One candidate is labelled (by the previous test): n = 1, too few for a correlation.
+    await waitFor('n = 1 in the judge row', async () => (await row.locator('td').nth(1).textContent()) === '1');
+    assert.match((await row.locator('td').nth(3).textContent()) ?? '', /undefined \(too-few\)/);
+    await p.screenshot({ path: join(out, 'correlation.png') });
   });
 });
