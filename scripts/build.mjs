@@ -2,8 +2,8 @@
 import { build } from 'esbuild';
 import { chmodSync } from 'node:fs';
 
-// onnxruntime-node is native and stays outside the bundles (loaded from node_modules at run time; the VSIX
-// carries it, see scripts/package.mjs). @huggingface/transformers is bundled; its top-level `require("sharp")`
+// onnxruntime-node is native and stays outside the bundles, loaded from node_modules at run time (the VSIX
+// carries a copy in dist/node_modules/, see scripts/package.mjs; transformers.js requires it at load). @huggingface/transformers is bundled; its top-level `require("sharp")`
 // (image processing, which ReflectEval never uses) is replaced by a stub so the 18 MB libvips is not needed.
 const external = ['vscode', 'onnxruntime-node', 'onnxruntime-common'];
 const stubSharp = {
@@ -19,15 +19,6 @@ const stubSharp = {
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', minify: false };
 
-// In the extension, onnxruntime-node is loaded from dist/runtime/ (copied there by scripts/package.mjs),
-// because a VSIX carries no node_modules.
-const runtimeOrt = {
-  name: 'runtime-onnxruntime',
-  setup(b) {
-    b.onResolve({ filter: /^onnxruntime-node$/ }, () => ({ path: './runtime/onnxruntime-node', external: true }));
-  },
-};
-
 await Promise.all([
   build({
     ...common,
@@ -37,7 +28,7 @@ await Promise.all([
     format: 'cjs',
     target: 'node20',
     external,
-    plugins: [stubSharp, runtimeOrt],
+    plugins: [stubSharp],
   }),
   build({
     ...common,

@@ -207,4 +207,27 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     assert.match((await row.locator('td').nth(3).textContent()) ?? '', /undefined \(too-few\)/);
     await p.screenshot({ path: join(out, 'correlation.png') });
   });
+
+  it('generates greedy candidates from the editor with the packaged ONNX runtime, and they are saved', async () => {
+    const p = page as Page;
+    const frame = await editorFrame(p);
+    await frame.click('#cmd-generate');
+    await waitFor('the generation notice', async () => (await p.locator('.notification-list-item-message', { hasText: 'added candidates to 3 item(s)' }).count()) > 0, 120_000);
+    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    await frame.locator('.candidate').first().press('Control+s');
+    // Two editor groups are open now (the panel is beside), so watch the file rather than a tab.
+    const modelCandidates = (line: string) => JSON.parse(line).candidates.filter((c: { origin: { kind: string } }) => c.origin.kind === 'model');
+    const lines = await waitFor('generated candidates on disk', async () => {
+      const l = readFileSync(file, 'utf8').split('\n');
+      return l.slice(0, 3).every((x) => modelCandidates(x).length > 0) ? l : undefined;
+    }, 30_000);
+    for (const line of lines.slice(0, 3)) {
+      const generated = modelCandidates(line);
+      assert.equal(generated.length, 1);
+      assert.equal(generated[0].origin.decoding.strategy, 'greedy');
+    }
+    assert.equal(lines[3], BAD_LINE);
+    await p.screenshot({ path: join(out, 'generated.png') });
+  });
 });
+
