@@ -122,8 +122,28 @@ export interface AssembledPrompt {
   templateHash: string;
 }
 
+/** Names of the parts a template includes, directly or through other parts. */
+function partsUsed(lib: PromptLibrary, source: string, seen = new Set<string>()): Set<string> {
+  const walk = (tokens: Token[]) => {
+    for (const t of tokens) {
+      if (t[0] === '>' && !seen.has(t[1]) && lib.parts[t[1]]) {
+        seen.add(t[1]);
+        partsUsed(lib, lib.parts[t[1]].source, seen);
+      }
+      if (t[4]) walk(t[4]);
+    }
+  };
+  try {
+    walk(Mustache.parse(source) as unknown as Token[]);
+  } catch {
+    // A syntax error is reported with its file and line by assemblePrompt.
+  }
+  return seen;
+}
+
 /**
- * Hash identifying the template text of a variant; edited templates get a new hash.
+ * Hash identifying the template text of a variant: its body, its request and range, and the parts the body
+ * includes. Editing any of them gives a new hash; editing a part the variant does not use does not.
  *
  * @throws PromptTemplateError when the body or request does not exist
  */
@@ -134,7 +154,8 @@ export function templateHash(lib: PromptLibrary, variant: PromptVariant): string
   if (!request) throw new PromptTemplateError(join(lib.root, 'requests', `${variant.request}.mustache`), 1, `no assessment request "${variant.request}" (known: ${Object.keys(lib.requests).join(', ')})`);
   const h = createHash('sha256');
   h.update(body.source).update('\u0000').update(request.source).update('\u0000').update(JSON.stringify(request.spec));
-  for (const name of Object.keys(lib.parts).sort()) h.update('\u0000' + name + '\u0000' + lib.parts[name].source);
+  const used = new Set([...partsUsed(lib, body.source), ...partsUsed(lib, request.source)]);
+  for (const name of [...used].sort()) h.update('\u0000' + name + '\u0000' + lib.parts[name].source);
   return h.digest('hex').slice(0, 12);
 }
 

@@ -101,3 +101,41 @@ describe('judge reply parsing', () => {
     });
   }
 });
+
+describe('the ICMI 2023 prompt matrix (3 task bodies × 2 requests)', () => {
+  const lib = loadPromptLibrary(bundled);
+  const bodies = ['instructions', 'instructions-error-explanations', 'instructions-tutorial'];
+  it('assembles all six variants with the parts each body type names (§2.4.1)', () => {
+    const has = (t: string) => ({
+      A: t.startsWith('Task overview: evaluate the quality'),
+      B: t.includes('Incoherence and Inconsistency\nA response candidate is incoherent'),
+      C: t.includes('Tutorial\nBelow is an example Dialogue'),
+      D: t.includes('Task\nDialogue\nClient: Well, I know'),
+    });
+    const want: Record<string, string> = { instructions: 'AD', 'instructions-error-explanations': 'ABD', 'instructions-tutorial': 'ABCD' };
+    const hashes = new Set<string>();
+    for (const body of bodies) {
+      for (const request of ['rating', 'scoring']) {
+        const p = assemblePrompt(lib, { body, request }, context, 'x');
+        const parts = Object.entries(has(p.text)).filter(([, v]) => v).map(([k]) => k).join('');
+        assert.equal(parts, want[body], `${body} × ${request}`);
+        assert.ok(p.text.endsWith(request === 'rating' ? 'Rating (1-5):' : 'Score (0-100):'));
+        hashes.add(p.templateHash);
+      }
+    }
+    assert.equal(hashes.size, 6);
+    assert.deepEqual(assemblePrompt(lib, { body: 'instructions', request: 'scoring' }, context, 'x').spec.max, 100);
+  });
+});
+
+describe('template hash', () => {
+  it('changes when a part the variant uses changes, not when another part does', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prompts-'));
+    mkdirSync(join(dir, 'parts'));
+    writeFileSync(join(dir, 'parts', 'C-tutorial.mustache'), 'Tutorial\nA different example.\n');
+    const base = loadPromptLibrary(bundled);
+    const over = loadPromptLibrary(bundled, dir);
+    assert.equal(templateHash(over, { body: 'instructions', request: 'rating' }), templateHash(base, { body: 'instructions', request: 'rating' }));
+    assert.notEqual(templateHash(over, { body: 'instructions-tutorial', request: 'rating' }), templateHash(base, { body: 'instructions-tutorial', request: 'rating' }));
+  });
+});
