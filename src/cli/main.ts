@@ -1,8 +1,8 @@
 /**
  * `reflect-eval`: the headless command line on the same core as the VS Code extension.
  */
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { correlationTable, formatCorrelationTable } from '../core/analysis/correlationTable';
 import { importAnnoMI, parseAnnoMI, selectDialogues, therapistLabelDistribution, windowStats, type AnnoMISelection } from '../core/annomi/annomi';
@@ -21,6 +21,8 @@ import type { DialogueItem, TherapistBehaviour } from '../core/model/types';
 import { bundledAnnoMISample, bundledModel, bundledPrompts, packageVersion } from './paths';
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
+/** The demo caps candidates at 48 tokens: the tiny bundled model tends to loop, and AnnoMI reflections are short. */
+const DEMO_MAX_NEW_TOKENS = 48;
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -59,16 +61,15 @@ function annomiOptions(cmd: Command): Command {
     .option('--topic <text>', 'keep dialogues whose topic contains this text');
 }
 
-async function generateStep(items: DialogueItem[], modelRef: string, maxNewTokens: number): Promise<DialogueItem[]> {
-  log(`loading model ${modelRef}`);
-  const model = await OnnxCausalLM.load(modelRef);
-  try {
-    return await generateCandidates(model, items, { strategy: 'greedy', maxNewTokens }, {
-      onProgress: (p) => log(`generated ${p.itemsDone}/${p.itemsTotal} contexts, ${p.tokensGenerated} tokens, ${((p.tokensGenerated / p.elapsedMs) * 1000).toFixed(1)} tokens/s`),
-    });
-  } finally {
-    await model.dispose();
-  }
+async function loadModel(ref: string): Promise<OnnxCausalLM> {
+  log(`loading model ${ref}`);
+  return OnnxCausalLM.load(ref);
+}
+
+function generateStep(items: DialogueItem[], model: OnnxCausalLM, maxNewTokens: number): Promise<DialogueItem[]> {
+  return generateCandidates(model, items, { strategy: 'greedy', maxNewTokens }, {
+    onProgress: (p) => log(`generated ${p.itemsDone}/${p.itemsTotal} contexts, ${p.tokensGenerated} tokens, ${((p.tokensGenerated / p.elapsedMs) * 1000).toFixed(1)} tokens/s`),
+  });
 }
 
 async function judgeStep(items: DialogueItem[], judge: Judge, promptsDir: string[], body: string, request: string): Promise<DialogueItem[]> {
@@ -150,9 +151,14 @@ export function buildProgram(): Command {
     .option('-o, --out <file>', 'write here instead of updating the file in place')
     .action(async (file: string, opts: Record<string, unknown>) => {
       const { doc, items } = openDialogues(file);
-      const updated = await generateStep(items, (opts.model as string | undefined) ?? bundledModel(), opts.maxNewTokens as number);
-      const n = writeItemsBack(doc, updated, resolve((opts.out as string | undefined) ?? file));
-      log(`updated ${n} items`);
+      const model = await loadModel((opts.model as string | undefined) ?? bundledModel());
+      try {
+        const updated = await generateStep(items, model, opts.maxNewTokens as number);
+        const n = writeItemsBack(doc, updated, resolve((opts.out as string | undefined) ?? file));
+        log(`updated ${n} items`);
+      } finally {
+        await model.dispose();
+      }
     });
 
   program
@@ -176,7 +182,7 @@ export function buildProgram(): Command {
         if (!opts.model) throw new Error('--model is required with --backend openai');
         judge = openAIChatJudge({ baseURL: opts.baseUrl as string, model: opts.model as string, apiKey });
       } else {
-        model = await OnnxCausalLM.load((opts.model as string | undefined) ?? bundledModel());
+        model = await loadModel((opts.model as string | undefined) ?? bundledModel());
         judge = localOnnxJudge(model, opts.model ? `local:${opts.model as string}` : 'local:reflect-gpt2-tiny');
       }
       try {
@@ -207,17 +213,16 @@ export function buildProgram(): Command {
     .option('--seed <seed>', 'sampling seed', '0')
     .option('--csv <file>', 'AnnoMI CSV (default: the bundled sample)')
     .action(async (opts: Record<string, unknown>) => {
-      const { mkdirSync } = await import('node:fs');
-      const { dirname } = await import('node:path');
       const out = resolve(opts.out as string);
       mkdirSync(dirname(out), { recursive: true });
       const csv = (opts.csv as string | undefined) ?? bundledAnnoMISample();
       const dialogues = parseAnnoMI(readFileSync(csv, 'utf8'), basename(csv));
       let items = importAnnoMI(dialogues, { sample: opts.sample as number, seed: opts.seed as string, sourceFile: basename(csv) });
       log(`imported ${items.length} AnnoMI reflection contexts from ${csv}`);
-      items = await generateStep(items, bundledModel(), 48);
-      const model = await OnnxCausalLM.load(bundledModel());
+      // One model serves as generator and as local judge.
+      const model = await loadModel(bundledModel());
       try {
+        items = await generateStep(items, model, DEMO_MAX_NEW_TOKENS);
         items = await judgeStep(items, localOnnxJudge(model, 'local:reflect-gpt2-tiny'), [bundledPrompts()], 'instructions', 'rating');
       } finally {
         await model.dispose();

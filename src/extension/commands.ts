@@ -8,6 +8,7 @@ import { importAnnoMI, parseAnnoMI } from '../core/annomi/annomi';
 import { documentItems, formatItems } from '../core/format/jsonl';
 import { mergeNewCandidates, mergeScores } from '../core/model/merge';
 import type { DialogueItem } from '../core/model/types';
+import type { Judge } from '../core/judges/judge';
 import { DIALOGUE_EDITOR_VIEW_TYPE, parseTextDocument, updateItems, type DialogueEditorProvider } from './dialogueEditor';
 import { CorrelationPanel } from './correlationPanel';
 import { promptAnnotator } from './settings';
@@ -123,7 +124,7 @@ async function judgeCommand(context: vscode.ExtensionContext, editors: DialogueE
       else if (vscode.workspace.workspaceFolders?.[0]) roots.push(vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'prompts').fsPath);
       const lib = loadPromptLibrary(...roots);
       let dispose: () => Promise<void> = async () => {};
-      let judge;
+      let judge: Judge;
       if (backend === 'openai') {
         const apiKey = await context.secrets.get(SECRET_KEY);
         if (!apiKey) {

@@ -8,7 +8,6 @@
  * `expected` is Σ a·P(a) / Σ P(a) over the valid answers. Prompts longer than the model's positions are
  * left-truncated, keeping the request at the end.
  */
-import type * as ort from 'onnxruntime-common';
 import type { OnnxCausalLM } from '../models/causalLM';
 import type { Judge, JudgeRequest, JudgeResult } from './judge';
 import type { RequestSpec } from './prompts';
@@ -28,24 +27,12 @@ export function validAnswers(spec: RequestSpec): number[] {
   return out;
 }
 
-function tileCache(past: Map<string, ort.Tensor>, times: number, TensorCtor: typeof ort.Tensor): Map<string, ort.Tensor> {
-  const out = new Map<string, ort.Tensor>();
-  for (const [name, t] of past) {
-    const data = t.data as Float32Array;
-    const tiled = new Float32Array(data.length * times);
-    for (let i = 0; i < times; i++) tiled.set(data, i * data.length);
-    out.set(name, new TensorCtor('float32', tiled, [times, ...t.dims.slice(1)]));
-  }
-  return out;
-}
-
 /**
  * Log-probabilities of each answer string as a continuation of `promptIds`.
  *
  * @returns one natural-log probability per answer, in order
  */
 export async function answerLogProbs(model: OnnxCausalLM, promptIds: number[], answers: number[][]): Promise<number[]> {
-  const ortRt = await import('onnxruntime-node');
   const L = promptIds.length;
   const first = await model.forward(
     BigInt64Array.from(promptIds, BigInt),
@@ -72,7 +59,7 @@ export async function answerLogProbs(model: OnnxCausalLM, promptIds: number[], a
         pos[b * width + t] = BigInt(L + t);
       }
     });
-    const res = await model.forward(ids, mask, pos, batch, width, tileCache(first.present, batch, ortRt.Tensor));
+    const res = await model.forward(ids, mask, pos, batch, width, model.repeatCache(first.present, batch));
     multi.forEach(({ a, i }, b) => {
       for (let t = 1; t < a.length; t++) scores[i] += logSoftmaxAt(res.logits, (b * width + t - 1) * res.vocab, res.vocab, a[t]);
     });

@@ -166,6 +166,21 @@ export class OnnxCausalLM {
     return { logits: logits.data as Float32Array, batch, seq, vocab, present };
   }
 
+  /**
+   * A cache whose every row is a copy of row 0 of `past` (batch 1): `times` rows, for scoring or decoding
+   * several continuations of one prompt without recomputing it.
+   */
+  repeatCache(past: KVCache, times: number): KVCache {
+    const out: KVCache = new Map();
+    for (const [name, t] of past) {
+      const data = t.data as Float32Array;
+      const tiled = new Float32Array(data.length * times);
+      for (let i = 0; i < times; i++) tiled.set(data, i * data.length);
+      out.set(name, new this.ort.Tensor('float32', tiled, [times, ...t.dims.slice(1)]));
+    }
+    return out;
+  }
+
   /** Releases the ONNX session. */
   async dispose(): Promise<void> {
     await this.session.release();
