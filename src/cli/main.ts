@@ -18,7 +18,7 @@ import { OnnxCausalLM } from '../core/models/causalLM';
 import { isHubId, resolveCausalLM } from '../core/models/modelSource';
 import { loadTokenizer } from '../core/models/tokenizer';
 import type { DialogueItem, TherapistBehaviour } from '../core/model/types';
-import { bundledAnnoMISample, bundledModel, bundledPrompts, packageVersion } from './paths';
+import { BUNDLED_MODEL_ID, bundledAnnoMISample, bundledModel, bundledPrompts, packageVersion } from './paths';
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
 /** The demo caps candidates at 48 tokens: the tiny bundled model tends to loop, and AnnoMI reflections are short. */
@@ -61,9 +61,10 @@ function annomiOptions(cmd: Command): Command {
     .option('--topic <text>', 'keep dialogues whose topic contains this text');
 }
 
-async function loadModel(ref: string): Promise<OnnxCausalLM> {
-  log(`loading model ${ref}`);
-  return OnnxCausalLM.load(ref);
+/** Loads `ref`, or the bundled model (named `bundled:reflect-gpt2-tiny` in outputs) when `ref` is undefined. */
+async function loadModel(ref: string | undefined): Promise<OnnxCausalLM> {
+  log(`loading model ${ref ?? BUNDLED_MODEL_ID}`);
+  return ref ? OnnxCausalLM.load(ref) : OnnxCausalLM.load(bundledModel(), { id: BUNDLED_MODEL_ID });
 }
 
 function generateStep(items: DialogueItem[], model: OnnxCausalLM, maxNewTokens: number): Promise<DialogueItem[]> {
@@ -151,7 +152,7 @@ export function buildProgram(): Command {
     .option('-o, --out <file>', 'write here instead of updating the file in place')
     .action(async (file: string, opts: Record<string, unknown>) => {
       const { doc, items } = openDialogues(file);
-      const model = await loadModel((opts.model as string | undefined) ?? bundledModel());
+      const model = await loadModel(opts.model as string | undefined);
       try {
         const updated = await generateStep(items, model, opts.maxNewTokens as number);
         const n = writeItemsBack(doc, updated, resolve((opts.out as string | undefined) ?? file));
@@ -182,8 +183,8 @@ export function buildProgram(): Command {
         if (!opts.model) throw new Error('--model is required with --backend openai');
         judge = openAIChatJudge({ baseURL: opts.baseUrl as string, model: opts.model as string, apiKey });
       } else {
-        model = await loadModel((opts.model as string | undefined) ?? bundledModel());
-        judge = localOnnxJudge(model, opts.model ? `local:${opts.model as string}` : 'local:reflect-gpt2-tiny');
+        model = await loadModel(opts.model as string | undefined);
+        judge = localOnnxJudge(model);
       }
       try {
         const updated = await judgeStep(items, judge, prompts, opts.body as string, opts.request as string);
@@ -220,10 +221,10 @@ export function buildProgram(): Command {
       let items = importAnnoMI(dialogues, { sample: opts.sample as number, seed: opts.seed as string, sourceFile: basename(csv) });
       log(`imported ${items.length} AnnoMI reflection contexts from ${csv}`);
       // One model serves as generator and as local judge.
-      const model = await loadModel(bundledModel());
+      const model = await loadModel(undefined);
       try {
         items = await generateStep(items, model, DEMO_MAX_NEW_TOKENS);
-        items = await judgeStep(items, localOnnxJudge(model, 'local:reflect-gpt2-tiny'), [bundledPrompts()], 'instructions', 'rating');
+        items = await judgeStep(items, localOnnxJudge(model), [bundledPrompts()], 'instructions', 'rating');
       } finally {
         await model.dispose();
       }

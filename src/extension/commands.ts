@@ -31,9 +31,13 @@ function activeDialogue(editors: DialogueEditorProvider): vscode.TextDocument | 
   return doc;
 }
 
-function modelRef(context: vscode.ExtensionContext, setting: string): string {
+/** Loads the model a setting names, or the bundled one (named `bundled:reflect-gpt2-tiny` in outputs). */
+async function loadConfiguredModel(context: vscode.ExtensionContext, setting: string, progress: vscode.Progress<{ message?: string }>) {
+  const { OnnxCausalLM } = await import('../core/models/causalLM');
   const configured = config().get<string>(setting)?.trim();
-  return configured || vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath;
+  progress.report({ message: `loading ${configured || 'the bundled model'}` });
+  if (configured) return OnnxCausalLM.load(configured);
+  return OnnxCausalLM.load(vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath, { id: 'bundled:reflect-gpt2-tiny' });
 }
 
 async function importAnnoMICommand(): Promise<void> {
@@ -66,7 +70,6 @@ async function generateCommand(context: vscode.ExtensionContext, editors: Dialog
   if (!requireTrust('run models')) return;
   const document = activeDialogue(editors);
   if (!document) return;
-  const ref = modelRef(context, 'generator.model');
   const maxNewTokens = config().get<number>('generator.maxNewTokens') ?? 128;
   const snapshot = documentItems(parseTextDocument(document));
   await vscode.window.withProgress(
@@ -74,10 +77,8 @@ async function generateCommand(context: vscode.ExtensionContext, editors: Dialog
     async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
-      const { OnnxCausalLM } = await import('../core/models/causalLM');
       const { generateCandidates } = await import('../core/generation/generate');
-      progress.report({ message: `loading ${ref}` });
-      const model = await OnnxCausalLM.load(ref);
+      const model = await loadConfiguredModel(context, 'generator.model', progress);
       let done = 0;
       try {
         const computed = await generateCandidates(model, snapshot, { strategy: 'greedy', maxNewTokens }, {
@@ -139,12 +140,9 @@ async function judgeCommand(context: vscode.ExtensionContext, editors: DialogueE
         }
         judge = openAIChatJudge({ baseURL: config().get<string>('judge.baseURL') ?? 'https://api.openai.com/v1', model, apiKey });
       } else {
-        const { OnnxCausalLM } = await import('../core/models/causalLM');
         const { localOnnxJudge } = await import('../core/judges/localJudge');
-        const ref = modelRef(context, 'judge.localModel');
-        progress.report({ message: `loading ${ref}` });
-        const model = await OnnxCausalLM.load(ref);
-        judge = localOnnxJudge(model, config().get<string>('judge.localModel')?.trim() ? `local:${ref}` : 'local:reflect-gpt2-tiny');
+        const model = await loadConfiguredModel(context, 'judge.localModel', progress);
+        judge = localOnnxJudge(model);
         dispose = () => model.dispose();
       }
       try {

@@ -75,7 +75,7 @@ export function readCausalLMConfig(config: Record<string, unknown>, folder: stri
 /** A loaded ONNX causal LM with its tokenizer. */
 export class OnnxCausalLM {
   private constructor(
-    /** The model reference as given (folder or hub id); recorded in candidate origins. */
+    /** The model reference as given (folder or hub id), or the `id` passed to `load`; recorded in candidate origins. */
     readonly ref: string,
     readonly folder: string,
     readonly config: CausalLMConfig,
@@ -90,9 +90,11 @@ export class OnnxCausalLM {
   /**
    * Loads a model from a local folder or a hub id.
    *
+   * @param options.id - name recorded in candidate origins instead of `ref` (e.g. for a bundled model whose
+   *   absolute path means nothing on another machine)
    * @throws ModelSourceError when the folder lacks a file or the ONNX inputs do not match the expected names
    */
-  static async load(ref: string, options: { cwd?: string; intraOpNumThreads?: number } = {}): Promise<OnnxCausalLM> {
+  static async load(ref: string, options: { cwd?: string; intraOpNumThreads?: number; id?: string } = {}): Promise<OnnxCausalLM> {
     const { folder, onnxFile } = await resolveCausalLM(ref, { cwd: options.cwd });
     const rawConfig = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, unknown>;
     const config = readCausalLMConfig(rawConfig, folder);
@@ -118,7 +120,7 @@ export class OnnxCausalLM {
         pastNames.push(name);
       }
     }
-    return new OnnxCausalLM(ref, folder, config, tokenizer, session, rt, pastNames, inputs.includes('position_ids'), inputs.includes('use_cache_branch'));
+    return new OnnxCausalLM(options.id ?? ref, folder, config, tokenizer, session, rt, pastNames, inputs.includes('position_ids'), inputs.includes('use_cache_branch'));
   }
 
   /** An empty cache for `batch` rows (past length 0). */
