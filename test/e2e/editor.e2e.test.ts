@@ -229,5 +229,17 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     assert.equal(lines[3], BAD_LINE);
     await p.screenshot({ path: join(out, 'generated.png') });
   });
+
+  it('re-renders when the file is changed outside the editor', async () => {
+    const p = page as Page;
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const first = JSON.parse(lines[0]);
+    first.context[0].text = 'Edited outside VS Code: this turn was rewritten on disk.';
+    lines[0] = JSON.stringify(first);
+    writeFileSync(file, lines.join('\n'));
+    const frame = await editorFrame(p);
+    await waitFor('the external edit in the webview', async () => (await frame.textContent('#transcript'))?.includes('Edited outside VS Code'), 60_000);
+    await p.screenshot({ path: join(out, 'external-change.png') });
+  });
 });
 
