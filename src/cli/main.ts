@@ -2,7 +2,7 @@
  * `reflect-eval`: the headless command line on the same core as the VS Code extension.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { correlationTable, formatCorrelationTable } from '../core/analysis/correlationTable';
 import { importAnnoMI, parseAnnoMI, selectDialogues, therapistLabelDistribution, windowStats, type AnnoMISelection } from '../core/annomi/annomi';
@@ -10,6 +10,7 @@ import { assertWritable, readDialogueFile, writeItemsBack, writeTextAtomic } fro
 import { documentItems, formatItems, type DialogueDocument } from '../core/format/jsonl';
 import { generateCandidates } from '../core/generation/generate';
 import { MAX_CONTEXT_TOKENS } from '../core/generation/modelInput';
+import { cachedJudge, JudgeCache } from '../core/judges/cache';
 import { runJudge, type Judge } from '../core/judges/judge';
 import { localOnnxJudge } from '../core/judges/localJudge';
 import { openAIChatJudge } from '../core/judges/openaiJudge';
@@ -73,10 +74,11 @@ function generateStep(items: DialogueItem[], model: OnnxCausalLM, maxNewTokens: 
   });
 }
 
-async function judgeStep(items: DialogueItem[], judge: Judge, promptsDir: string[], body: string, request: string): Promise<DialogueItem[]> {
+async function judgeStep(items: DialogueItem[], judge: Judge, promptsDir: string[], body: string, request: string, concurrency = 1): Promise<DialogueItem[]> {
   const lib = loadPromptLibrary(...promptsDir);
   let last = 0;
   const res = await runJudge(items, judge, lib, { body, request }, {
+    concurrency,
     onProgress: (p) => {
       if (p.done === p.total || p.done - last >= 10) {
         last = p.done;
@@ -171,6 +173,9 @@ export function buildProgram(): Command {
     .option('--body <name>', 'task body template', 'instructions')
     .option('--request <name>', 'assessment request template', 'rating')
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
+    .option('--concurrency <n>', 'judgements in flight at once', positiveInt, 4)
+    .option('--cache <file>', 'response cache (default: .reflect-eval-cache/judge-cache.jsonl beside the file)')
+    .option('--no-cache', 'call the judge even for prompts it has answered before')
     .option('-o, --out <file>', 'write here instead of updating the file in place')
     .action(async (file: string, opts: Record<string, unknown>) => {
       const { doc, items } = openDialogues(file);
@@ -186,8 +191,14 @@ export function buildProgram(): Command {
         model = await loadModel(opts.model as string | undefined);
         judge = localOnnxJudge(model);
       }
+      if (opts.cache !== false) {
+        const cacheFile = typeof opts.cache === 'string' ? resolve(opts.cache) : join(dirname(resolve(file)), '.reflect-eval-cache', 'judge-cache.jsonl');
+        // The cache key names the backend and its parameters, never the API key.
+        const backend = opts.backend === 'openai' ? { kind: 'openai-chat', baseURL: opts.baseUrl, model: opts.model, temperature: 0 } : { kind: 'local-onnx', model: judge.id };
+        judge = cachedJudge(judge, new JudgeCache(cacheFile), backend);
+      }
       try {
-        const updated = await judgeStep(items, judge, prompts, opts.body as string, opts.request as string);
+        const updated = await judgeStep(items, judge, prompts, opts.body as string, opts.request as string, opts.concurrency as number);
         const n = writeItemsBack(doc, updated, resolve((opts.out as string | undefined) ?? file));
         log(`updated ${n} items`);
       } finally {

@@ -145,9 +145,17 @@ async function judgeCommand(context: vscode.ExtensionContext, editors: DialogueE
         judge = localOnnxJudge(model);
         dispose = () => model.dispose();
       }
+      // Replies are cached per backend and prompt (never keyed by the API key) in the extension's storage.
+      const { cachedJudge, JudgeCache } = await import('../core/judges/cache');
+      const backendKey =
+        backend === 'openai'
+          ? { kind: 'openai-chat', baseURL: config().get<string>('judge.baseURL'), model: config().get<string>('judge.model'), temperature: 0 }
+          : { kind: 'local-onnx', model: judge.id };
+      judge = cachedJudge(judge, new JudgeCache(vscode.Uri.joinPath(context.globalStorageUri, 'judge-cache.jsonl').fsPath), backendKey);
       try {
         let last = 0;
         const res = await runJudge(snapshot, judge, lib, { body, request }, {
+          concurrency: 4,
           signal: abort.signal,
           onProgress: (p) => {
             progress.report({ increment: ((p.done - last) / Math.max(p.total, 1)) * 100, message: `${p.done}/${p.total} candidates (${p.failures} without a usable score)` });

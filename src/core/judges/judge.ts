@@ -2,6 +2,7 @@
  * LLM judges behind one interface, and the loop that scores candidates with them
  * (Wu et al., ICMI 2023 §2.4: zero-shot judges prompted for a single number, temperature 0).
  */
+import pLimit from 'p-limit';
 import type { DialogueItem, Score } from '../model/types';
 import { parseJudgeReply } from './parseReply';
 import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
@@ -55,53 +56,63 @@ export interface JudgeProgress {
 /**
  * Scores every candidate of `items` with `judge` under `variant`, storing each result on the candidate
  * under the evaluator id. Candidates that already have an `ok` score under that id are skipped, so a
- * cancelled run resumes where it stopped. Returns updated copies (inputs untouched).
+ * cancelled run resumes where it stopped. Up to `concurrency` judgements run at once (default 1); results
+ * land on their own candidates whatever order they finish in. Returns updated copies (inputs untouched).
  */
 export async function runJudge(
   items: DialogueItem[],
   judge: Judge,
   lib: PromptLibrary,
   variant: PromptVariant,
-  options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date } = {},
+  options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date; concurrency?: number } = {},
 ): Promise<{ items: DialogueItem[]; evaluatorId: string; calls: number }> {
   const evaluatorId = judgeEvaluatorId(judge.id, variant, templateHash(lib, variant));
   const total = items.reduce((n, it) => n + it.candidates.length, 0);
+  const limit = pLimit(Math.max(1, options.concurrency ?? 1));
   let done = 0;
   let failures = 0;
   let calls = 0;
-  const out: DialogueItem[] = [];
-  for (const original of items) {
-    const item = structuredClone(original);
+  const progress = () => options.onProgress?.({ done, total, failures });
+  const out = items.map((it) => structuredClone(it));
+  const tasks: Promise<void>[] = [];
+  for (const item of out) {
     for (const c of item.candidates) {
-      if (options.signal?.aborted) break;
-      if (c.scores[evaluatorId]?.status !== 'ok') {
-        const prompt = assemblePrompt(lib, variant, item.context, c.text);
-        calls++;
-        let result: JudgeResult;
-        try {
-          result = await judge.judge({ prompt: prompt.text, spec: prompt.spec, signal: options.signal });
-        } catch (err) {
-          if (options.signal?.aborted) break;
-          result = { raw: '', value: null, status: 'error', message: (err as Error).message };
-        }
-        if (result.status !== 'ok') failures++;
-        const score: Score = {
-          value: result.value,
-          status: result.status,
-          raw: result.raw,
-          ...(result.expected !== undefined ? { expected: result.expected } : {}),
-          ...(result.message ? { message: result.message } : {}),
-          judge: judge.id,
-          variant,
-          templateHash: prompt.templateHash,
-          at: (options.now?.() ?? new Date()).toISOString(),
-        };
-        c.scores[evaluatorId] = score;
+      if (c.scores[evaluatorId]?.status === 'ok') {
+        done++;
+        progress();
+        continue;
       }
-      done++;
-      options.onProgress?.({ done, total, failures });
+      tasks.push(
+        limit(async () => {
+          if (options.signal?.aborted) return;
+          const prompt = assemblePrompt(lib, variant, item.context, c.text);
+          calls++;
+          let result: JudgeResult;
+          try {
+            result = await judge.judge({ prompt: prompt.text, spec: prompt.spec, signal: options.signal });
+          } catch (err) {
+            if (options.signal?.aborted) return;
+            result = { raw: '', value: null, status: 'error', message: (err as Error).message };
+          }
+          if (result.status !== 'ok') failures++;
+          const score: Score = {
+            value: result.value,
+            status: result.status,
+            raw: result.raw,
+            ...(result.expected !== undefined ? { expected: result.expected } : {}),
+            ...(result.message ? { message: result.message } : {}),
+            judge: judge.id,
+            variant,
+            templateHash: prompt.templateHash,
+            at: (options.now?.() ?? new Date()).toISOString(),
+          };
+          c.scores[evaluatorId] = score;
+          done++;
+          progress();
+        }),
+      );
     }
-    out.push(item);
   }
+  await Promise.all(tasks);
   return { items: out, evaluatorId, calls };
 }
