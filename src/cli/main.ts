@@ -10,15 +10,15 @@ import { assertWritable, readDialogueFile, writeItemsBack, writeTextAtomic } fro
 import { documentItems, formatItems, type DialogueDocument } from '../core/format/jsonl';
 import { generateCandidates } from '../core/generation/generate';
 import { MAX_CONTEXT_TOKENS } from '../core/generation/modelInput';
-import { cachedJudge, JudgeCache } from '../core/judges/cache';
 import { runJudge, type Judge } from '../core/judges/judge';
 import { localOnnxJudge } from '../core/judges/localJudge';
-import { openAIChatJudge } from '../core/judges/openaiJudge';
 import { loadPromptLibrary } from '../core/judges/prompts';
+import { validateRunConfig, type JudgeSpec, type RunConfig } from '../core/judges/runConfig';
 import { OnnxCausalLM } from '../core/models/causalLM';
 import { isHubId, resolveCausalLM } from '../core/models/modelSource';
 import { loadTokenizer } from '../core/models/tokenizer';
 import type { DialogueItem, TherapistBehaviour } from '../core/model/types';
+import { runJudgeMatrix, writeManifest } from './judgeRun';
 import { BUNDLED_MODEL_ID, bundledAnnoMISample, bundledModel, bundledPrompts, packageVersion } from './paths';
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
@@ -166,7 +166,8 @@ export function buildProgram(): Command {
 
   program
     .command('judge <file>')
-    .description('score every candidate with an LLM judge (ICMI 2023 prompts)')
+    .description('score every candidate with LLM judges under ICMI 2023 prompt variants (one judge from flags, or a matrix from --config)')
+    .option('--config <run.json>', 'judges × bodies × requests, concurrency and prices (see docs/judging.md); overrides the single-judge flags')
     .addOption(new Option('--backend <kind>', 'judge backend').choices(['local', 'openai']).default('local'))
     .option('--model <name>', 'local: model folder or hub id (default: bundled); openai: model name')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (openai backend)', 'https://api.openai.com/v1')
@@ -180,30 +181,32 @@ export function buildProgram(): Command {
     .action(async (file: string, opts: Record<string, unknown>) => {
       const { doc, items } = openDialogues(file);
       const prompts = [bundledPrompts(), ...(opts.prompts ? [resolve(opts.prompts as string)] : [])];
-      let judge: Judge;
-      let model: OnnxCausalLM | undefined;
-      if (opts.backend === 'openai') {
-        const apiKey = process.env.REFLECT_EVAL_API_KEY ?? process.env.OPENAI_API_KEY;
-        if (!apiKey) throw new Error('set REFLECT_EVAL_API_KEY (or OPENAI_API_KEY) to use the openai backend');
-        if (!opts.model) throw new Error('--model is required with --backend openai');
-        judge = openAIChatJudge({ baseURL: opts.baseUrl as string, model: opts.model as string, apiKey });
+      let config: RunConfig;
+      if (opts.config) {
+        const configFile = resolve(opts.config as string);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(readFileSync(configFile, 'utf8'));
+        } catch (err) {
+          throw new Error(`${configFile}: not valid JSON: ${(err as Error).message}`);
+        }
+        config = validateRunConfig(parsed, configFile);
       } else {
-        model = await loadModel(opts.model as string | undefined);
-        judge = localOnnxJudge(model);
+        const spec: JudgeSpec =
+          opts.backend === 'openai'
+            ? { backend: 'openai-chat', model: opts.model as string, baseURL: opts.baseUrl as string, apiKeyEnv: process.env.REFLECT_EVAL_API_KEY ? 'REFLECT_EVAL_API_KEY' : 'OPENAI_API_KEY' }
+            : { backend: 'local', ...(opts.model ? { model: opts.model as string } : {}) };
+        if (spec.backend !== 'local' && !spec.model) throw new Error('--model is required with --backend openai');
+        config = { judges: [spec], bodies: [opts.body as string], requests: [opts.request as string], concurrency: opts.concurrency as number };
       }
-      if (opts.cache !== false) {
-        const cacheFile = typeof opts.cache === 'string' ? resolve(opts.cache) : join(dirname(resolve(file)), '.reflect-eval-cache', 'judge-cache.jsonl');
-        // The cache key names the backend and its parameters, never the API key.
-        const backend = opts.backend === 'openai' ? { kind: 'openai-chat', baseURL: opts.baseUrl, model: opts.model, temperature: 0 } : { kind: 'local-onnx', model: judge.id };
-        judge = cachedJudge(judge, new JudgeCache(cacheFile), backend);
-      }
-      try {
-        const updated = await judgeStep(items, judge, prompts, opts.body as string, opts.request as string, opts.concurrency as number);
-        const n = writeItemsBack(doc, updated, resolve((opts.out as string | undefined) ?? file));
-        log(`updated ${n} items`);
-      } finally {
-        await model?.dispose();
-      }
+      const cacheFile = opts.cache === false ? null : typeof opts.cache === 'string' ? resolve(opts.cache) : join(dirname(resolve(file)), '.reflect-eval-cache', 'judge-cache.jsonl');
+      const { items: updated, records } = await runJudgeMatrix(items, config, prompts, cacheFile, log);
+      const out = resolve((opts.out as string | undefined) ?? file);
+      const n = writeItemsBack(doc, updated, out);
+      for (const r of records) log(`${r.evaluatorId}: ${r.judgements} judgements, ${r.calls} calls, ${r.cacheHits} from cache, ${r.failures} without a usable score`);
+      const manifest = out.replace(/(\.dialogues)?\.jsonl$/, '') + '.judge-manifest.json';
+      writeManifest(manifest, config, records, { file: basename(out), prompts: prompts, cache: cacheFile });
+      log(`updated ${n} items; manifest ${manifest}`);
     });
 
   program

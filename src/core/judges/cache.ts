@@ -75,7 +75,9 @@ export function cachedJudge(judge: Judge, cache: JudgeCache, backend: Record<str
       const hit = cache.get(key);
       if (hit) {
         stats.hits++;
-        return hit;
+        // Served from the cache: no tokens were spent on it in this run.
+        const { usage: _spentEarlier, ...rest } = hit;
+        return rest;
       }
       stats.calls++;
       const result = await judge.judge(req);

@@ -23,6 +23,8 @@ export interface JudgeResult {
   /** Probability-weighted expected score over the valid answers, when token probabilities exist. */
   expected?: number;
   message?: string;
+  /** Tokens billed for the call, when the backend reports them. */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 /** A judge backend. */
@@ -57,7 +59,8 @@ export interface JudgeProgress {
  * Scores every candidate of `items` with `judge` under `variant`, storing each result on the candidate
  * under the evaluator id. Candidates that already have an `ok` score under that id are skipped, so a
  * cancelled run resumes where it stopped. Up to `concurrency` judgements run at once (default 1); results
- * land on their own candidates whatever order they finish in. Returns updated copies (inputs untouched).
+ * land on their own candidates whatever order they finish in. Returns updated copies (inputs untouched),
+ * the number of judgements asked, how many gave no usable score, and the tokens the backend reported.
  */
 export async function runJudge(
   items: DialogueItem[],
@@ -65,13 +68,14 @@ export async function runJudge(
   lib: PromptLibrary,
   variant: PromptVariant,
   options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date; concurrency?: number } = {},
-): Promise<{ items: DialogueItem[]; evaluatorId: string; calls: number }> {
+): Promise<{ items: DialogueItem[]; evaluatorId: string; calls: number; failures: number; usage: { promptTokens: number; completionTokens: number } }> {
   const evaluatorId = judgeEvaluatorId(judge.id, variant, templateHash(lib, variant));
   const total = items.reduce((n, it) => n + it.candidates.length, 0);
   const limit = pLimit(Math.max(1, options.concurrency ?? 1));
   let done = 0;
   let failures = 0;
   let calls = 0;
+  const usage = { promptTokens: 0, completionTokens: 0 };
   const progress = () => options.onProgress?.({ done, total, failures });
   const out = items.map((it) => structuredClone(it));
   const tasks: Promise<void>[] = [];
@@ -95,6 +99,10 @@ export async function runJudge(
             result = { raw: '', value: null, status: 'error', message: (err as Error).message };
           }
           if (result.status !== 'ok') failures++;
+          if (result.usage) {
+            usage.promptTokens += result.usage.promptTokens;
+            usage.completionTokens += result.usage.completionTokens;
+          }
           const score: Score = {
             value: result.value,
             status: result.status,
@@ -114,5 +122,5 @@ export async function runJudge(
     }
   }
   await Promise.all(tasks);
-  return { items: out, evaluatorId, calls };
+  return { items: out, evaluatorId, calls, failures, usage };
 }

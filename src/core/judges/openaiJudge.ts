@@ -1,10 +1,14 @@
 /**
- * A judge on any OpenAI-compatible chat completions endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server),
- * through the `openai` package. Temperature 0 (ICMI 2023 §3.3). Retries with exponential backoff that honour
- * `Retry-After` are the `openai` package's own (`maxRetries`).
+ * Judges on any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server), chat completions or
+ * (legacy) completions, through the `openai` package. Temperature 0 (ICMI 2023 §3.3). Retries with exponential
+ * backoff that honour `Retry-After` are the `openai` package's own (`maxRetries`).
+ *
+ * With `logprobs`, the reply's first-token alternatives (`top_logprobs`) give a probability-weighted expected
+ * score over the valid answers: E = Σ v·p(v) / Σ p(v) over alternatives whose text is a valid answer v.
  */
 import OpenAI from 'openai';
 import { resultFromReply, type Judge, type JudgeRequest, type JudgeResult } from './judge';
+import type { RequestSpec } from './prompts';
 
 /** Connection settings. The API key is passed in, never read from settings files. */
 export interface OpenAIJudgeOptions {
@@ -12,6 +16,8 @@ export interface OpenAIJudgeOptions {
   baseURL: string;
   model: string;
   apiKey: string;
+  /** `chat` (default): /chat/completions; `completions`: /completions with the prompt as text. */
+  endpoint?: 'chat' | 'completions';
   /** Extra HTTP headers (e.g. Azure's `api-key`). */
   headers?: Record<string, string>;
   /** Default 3. */
@@ -20,9 +26,35 @@ export interface OpenAIJudgeOptions {
   timeoutMs?: number;
   /** Default 16: a rating needs a few tokens. */
   maxTokens?: number;
+  /** Ask for the first token's alternatives (20 for chat, 5 for completions) to compute `expected`. */
+  logprobs?: boolean;
 }
 
-/** Creates a chat-completions judge. Its id is `api:<model>`. */
+/**
+ * Expected score from first-token alternatives: Σ v·p(v) / Σ p(v) over alternatives whose trimmed text is a
+ * valid answer (a number in range, whole when the request wants whole numbers); undefined when none is.
+ *
+ * @param alternatives - token text and natural-log probability
+ */
+export function expectedFromLogprobs(alternatives: { token: string; logprob: number }[], spec: RequestSpec): number | undefined {
+  const mass = new Map<number, number>();
+  for (const a of alternatives) {
+    const t = a.token.trim();
+    if (!/^\d+(\.\d+)?$/.test(t)) continue;
+    const v = Number(t);
+    if (v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) continue;
+    mass.set(v, (mass.get(v) ?? 0) + Math.exp(a.logprob));
+  }
+  let z = 0;
+  let s = 0;
+  for (const [v, p] of mass) {
+    z += p;
+    s += v * p;
+  }
+  return z > 0 ? s / z : undefined;
+}
+
+/** Creates an OpenAI-compatible judge. Its id is `api:<model>`. */
 export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
   const client = new OpenAI({
     baseURL: options.baseURL,
@@ -31,21 +63,41 @@ export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
     maxRetries: options.maxRetries ?? 3,
     timeout: options.timeoutMs ?? 60_000,
   });
+  const maxTokens = options.maxTokens ?? 16;
   return {
     id: `api:${options.model}`,
     async judge(req: JudgeRequest): Promise<JudgeResult> {
-      const completion = await client.chat.completions.create(
-        {
-          model: options.model,
-          messages: [{ role: 'user', content: req.prompt }],
-          temperature: 0,
-          max_tokens: options.maxTokens ?? 16,
-        },
-        { signal: req.signal },
-      );
-      const raw = completion.choices?.[0]?.message?.content;
-      if (typeof raw !== 'string') return { raw: '', value: null, status: 'error', message: 'the endpoint returned no message content' };
-      return resultFromReply(raw, req.spec);
+      let raw: unknown;
+      let alternatives: { token: string; logprob: number }[] | undefined;
+      let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
+      if (options.endpoint === 'completions') {
+        const completion = await client.completions.create(
+          { model: options.model, prompt: req.prompt, temperature: 0, max_tokens: maxTokens, ...(options.logprobs ? { logprobs: 5 } : {}) },
+          { signal: req.signal },
+        );
+        raw = completion.choices?.[0]?.text;
+        const top = completion.choices?.[0]?.logprobs?.top_logprobs?.[0];
+        if (top) alternatives = Object.entries(top).map(([token, logprob]) => ({ token, logprob: Number(logprob) }));
+        usage = completion.usage;
+      } else {
+        const completion = await client.chat.completions.create(
+          {
+            model: options.model,
+            messages: [{ role: 'user', content: req.prompt }],
+            temperature: 0,
+            max_tokens: maxTokens,
+            ...(options.logprobs ? { logprobs: true, top_logprobs: 20 } : {}),
+          },
+          { signal: req.signal },
+        );
+        raw = completion.choices?.[0]?.message?.content;
+        alternatives = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs?.map((t) => ({ token: t.token, logprob: t.logprob }));
+        usage = completion.usage;
+      }
+      const tokens = usage ? { usage: { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 } } : {};
+      if (typeof raw !== 'string') return { raw: '', value: null, status: 'error', message: 'the endpoint returned no text', ...tokens };
+      const expected = alternatives ? expectedFromLogprobs(alternatives, req.spec) : undefined;
+      return { ...resultFromReply(raw, req.spec), ...(expected !== undefined ? { expected } : {}), ...tokens };
     },
   };
 }

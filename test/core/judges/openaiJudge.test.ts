@@ -33,7 +33,7 @@ describe('OpenAI-compatible judge (stub server on 127.0.0.1)', () => {
     stub = await startStubOpenAI([{ reply: '4' }]);
     const judge = openAIChatJudge({ baseURL: stub.baseURL, model: 'judge-x', apiKey: 'sk-test-123' });
     const r = await judge.judge({ prompt: 'PROMPT TEXT', spec });
-    assert.deepEqual(r, { raw: '4', value: 4, status: 'ok' });
+    assert.deepEqual(r, { raw: '4', value: 4, status: 'ok', usage: { promptTokens: 10, completionTokens: 1 } });
     assert.equal(judge.id, 'api:judge-x');
     const req = stub.requests[0];
     assert.equal(req.url, '/v1/chat/completions');
@@ -82,4 +82,66 @@ describe('OpenAI-compatible judge (stub server on 127.0.0.1)', () => {
     assert.equal(s.value, null);
     assert.ok(s.message);
   });
+
+  it('computes the probability-weighted expected score from chat top_logprobs', async () => {
+    stub = await startStubOpenAI([
+      {
+        rawBody: JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'stop',
+              message: { role: 'assistant', content: '4' },
+              logprobs: {
+                content: [
+                  {
+                    token: '4',
+                    logprob: Math.log(0.6),
+                    top_logprobs: [
+                      { token: '4', logprob: Math.log(0.6) },
+                      { token: '5', logprob: Math.log(0.2) },
+                      { token: ' 3', logprob: Math.log(0.1) },
+                      { token: 'The', logprob: Math.log(0.05) },
+                      { token: '7', logprob: Math.log(0.05) },
+                    ],
+                  },
+                ],
+              },
+            },
+          ],
+        }),
+      },
+    ]);
+    const r = await openAIChatJudge({ baseURL: stub.baseURL, model: 'm', apiKey: 'k', logprobs: true }).judge({ prompt: 'p', spec });
+    assert.equal(r.value, 4);
+    // Valid answers 4, 5, 3 with mass 0.6, 0.2, 0.1: E = (2.4 + 1.0 + 0.3) / 0.9.
+    assert.ok(Math.abs((r.expected as number) - 3.7 / 0.9) < 1e-12);
+    assert.equal(stub.requests[0].body.logprobs, true);
+    assert.equal(stub.requests[0].body.top_logprobs, 20);
+  });
+
+  it('speaks the completions endpoint too', async () => {
+    stub = await startStubOpenAI([
+      {
+        rawBody: JSON.stringify({
+          id: 'c',
+          object: 'text_completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, text: ' 3', finish_reason: 'stop', logprobs: { tokens: [' 3'], token_logprobs: [-0.1], top_logprobs: [{ ' 3': Math.log(0.5), ' 2': Math.log(0.5) }] } }],
+          usage: { prompt_tokens: 7, completion_tokens: 1, total_tokens: 8 },
+        }),
+      },
+    ]);
+    const r = await openAIChatJudge({ baseURL: stub.baseURL, model: 'm', apiKey: 'k', endpoint: 'completions', logprobs: true }).judge({ prompt: 'PROMPT', spec });
+    assert.equal(stub.requests[0].url, '/v1/completions');
+    assert.equal(stub.requests[0].body.prompt, 'PROMPT');
+    assert.equal(stub.requests[0].body.temperature, 0);
+    assert.deepEqual([r.value, r.expected, r.usage], [3, 2.5, { promptTokens: 7, completionTokens: 1 }]);
+  });
 });
+

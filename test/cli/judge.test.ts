@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
+
+const root = resolve(__dirname, '../..');
+const SECRET = 'sk-test-DO-NOT-LEAK-1234567890';
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  // Asynchronous: the stub server lives in this process and must keep answering.
+  return new Promise((ok) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], { cwd: root, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => ok({ code, stdout, stderr }));
+  });
+}
+
+describe('reflect-eval judge --config (6 variants × 2 judges)', function () {
+  this.timeout(180_000);
+  let stub: StubServer | undefined;
+  after(async () => stub?.close());
+
+  it('runs the matrix, writes a manifest without the key, and a second run makes zero calls', async () => {
+    stub = await startStubOpenAI((req) => ({ reply: String(1 + ((req.body.messages as { content: string }[])[0].content.length % 5)) }));
+    const dir = mkdtempSync(join(tmpdir(), 'judge-matrix-'));
+    const file = join(dir, 'study.dialogues.jsonl');
+    const imp = await cli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '2', '-o', file], {});
+    assert.equal(imp.code, 0, imp.stderr);
+    const config = {
+      judges: [
+        { backend: 'openai-chat', baseURL: stub.baseURL, model: 'stub-judge', apiKeyEnv: 'MY_JUDGE_KEY' },
+        { backend: 'local' },
+      ],
+      bodies: ['instructions', 'instructions-error-explanations', 'instructions-tutorial'],
+      requests: ['rating', 'scoring'],
+      concurrency: 3,
+      prices: { 'stub-judge': { inputPerMTok: 1, outputPerMTok: 2 } },
+    };
+    writeFileSync(join(dir, 'run.json'), JSON.stringify(config));
+    const first = await cli(['judge', file, '--config', join(dir, 'run.json')], { MY_JUDGE_KEY: SECRET });
+    assert.equal(first.code, 0, first.stderr);
+    const candidates = 2; // the sampled items carry only their reference candidate
+    assert.equal(stub.requests.length, 6 * candidates);
+    assert.ok(stub.requests.every((r) => r.headers.authorization === `Bearer ${SECRET}`));
+    const manifest = JSON.parse(readFileSync(join(dir, 'study.judge-manifest.json'), 'utf8'));
+    assert.equal(manifest.evaluators.length, 12);
+    assert.equal(manifest.totals.judgements, 12 * candidates);
+    assert.equal(manifest.totals.calls, 12 * candidates);
+    // The stub reports 10 prompt and 1 completion tokens per call: 12 calls cost (120·1 + 12·2) / 1e6.
+    assert.equal(manifest.totals.promptTokens, 10 * 6 * candidates);
+    assert.ok(Math.abs(manifest.totals.cost - (120 + 24) / 1e6) < 1e-15);
+    assert.ok(manifest.evaluators.every((e: { templateHash: string }) => /^[0-9a-f]{12}$/.test(e.templateHash)));
+    const items = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(items.every((it) => Object.keys(it.candidates[0].scores).length === 12));
+
+    const second = await cli(['judge', file, '--config', join(dir, 'run.json')], { MY_JUDGE_KEY: SECRET });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(stub.requests.length, 6 * candidates, 'no call on the second run');
+
+    // The key appears in no file and no output.
+    const files = [...readdirSync(dir).map((f) => join(dir, f)), join(dir, '.reflect-eval-cache', 'judge-cache.jsonl')];
+    for (const f of files) {
+      if (f.endsWith('run.json') || f.endsWith('.reflect-eval-cache')) continue;
+      assert.ok(!readFileSync(f, 'utf8').includes(SECRET), f);
+    }
+    for (const out of [first, second]) assert.ok(!(out.stdout + out.stderr).includes(SECRET));
+  });
+
+  it('rejects a key written into the run config, naming file and field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'judge-matrix-'));
+    writeFileSync(join(dir, 'run.json'), JSON.stringify({ judges: [{ backend: 'openai-chat', baseURL: 'http://127.0.0.1:9', model: 'm', apiKey: 'x' }], bodies: ['instructions'], requests: ['rating'] }));
+    writeFileSync(join(dir, 'f.dialogues.jsonl'), JSON.stringify({ id: 'i', context: [], candidates: [] }) + '\n');
+    const r = await cli(['judge', join(dir, 'f.dialogues.jsonl'), '--config', join(dir, 'run.json')], {});
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /run\.json: judges\[0\]\.apiKey: keys do not belong in a run config/);
+  });
+});
