@@ -11,6 +11,8 @@ export interface StubResponse {
   /** A chat reply text (wrapped in a chat.completion object), or a raw body string. */
   reply?: string;
   rawBody?: string;
+  /** Wait this long before answering (to make the client time out). */
+  delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -47,8 +49,13 @@ export async function startStubOpenAI(script: StubResponse[] | ((req: RecordedRe
       const rec: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: data ? JSON.parse(data) : {} };
       requests.push(rec);
       const r = typeof script === 'function' ? script(rec) : script[Math.min(i++, script.length - 1)];
-      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...(r.headers ?? {}) });
-      res.end(r.rawBody ?? (r.reply !== undefined ? chatCompletion(r.reply) : JSON.stringify({ error: { message: 'stub error' } })));
+      const answer = () => {
+        if (res.destroyed) return;
+        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...(r.headers ?? {}) });
+        res.end(r.rawBody ?? (r.reply !== undefined ? chatCompletion(r.reply) : JSON.stringify({ error: { message: 'stub error' } })));
+      };
+      if (r.delayMs) setTimeout(answer, r.delayMs).unref();
+      else answer();
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -56,6 +63,10 @@ export async function startStubOpenAI(script: StubResponse[] | ((req: RecordedRe
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((ok) => server.close(() => ok())),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
   };
 }

@@ -33,7 +33,7 @@ describe('judge cache and concurrency against a faulty stub endpoint', () => {
     stub = undefined;
   });
 
-  it('records every judgement once under 30 % injected faults, and a re-run makes no call that already got a reply', async function () {
+  it('records every judgement once under 30 % injected faults (429, 500, 503, truncated JSON, timeouts), and a re-run makes no call that already got a reply', async function () {
     this.timeout(60_000);
     const rng = seedrandom('faults');
     const answered = new Set<string>(); // prompts that received a well-formed reply
@@ -43,13 +43,14 @@ describe('judge cache and concurrency against a faulty stub endpoint', () => {
       if (r < 0.075) return { status: 429, headers: { 'retry-after': '0' } };
       if (r < 0.15) return { status: 500 };
       if (r < 0.225) return { rawBody: '{"id": "chatcmpl-x", "choi' };
-      if (r < 0.3) return { status: 503, headers: { 'retry-after': '0' } };
+      if (r < 0.26) return { status: 503, headers: { 'retry-after': '0' } };
+      if (r < 0.3) return { delayMs: 1_500, reply: '5' }; // the client gives up after 400 ms
       answered.add(prompt);
       return { rawBody: chatCompletion(prompt.includes('skiing') ? 'not coherent' : String(1 + (prompt.length % 5))) };
     });
     const file = join(mkdtempSync(join(tmpdir(), 'judge-cache-')), 'cache.jsonl');
     const backend = { kind: 'openai-chat', baseURL: stub.baseURL, model: 'm', temperature: 0 };
-    const make = () => cachedJudge(openAIChatJudge({ baseURL: stub!.baseURL, model: 'm', apiKey: 'k', maxRetries: 2, timeoutMs: 5_000 }), new JudgeCache(file), backend);
+    const make = () => cachedJudge(openAIChatJudge({ baseURL: stub!.baseURL, model: 'm', apiKey: 'k', maxRetries: 2, timeoutMs: 400 }), new JudgeCache(file), backend);
 
     const first = make();
     const run1 = await runJudge(items(20), first, lib, variant, { concurrency: 4 });
