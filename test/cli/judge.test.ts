@@ -79,4 +79,51 @@ describe('reflect-eval judge --config (6 variants × 2 judges)', function () {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /run\.json: judges\[0\]\.apiKey: keys do not belong in a run config/);
   });
+
+  it('resumes a SIGKILLed run: every judgement recorded once, only the calls in flight at the kill repeated', async () => {
+    const seen = new Map<string, number>(); // prompt → replies sent
+    const slow = await startStubOpenAI((req) => {
+      const prompt = (req.body.messages as { content: string }[])[0].content;
+      seen.set(prompt, (seen.get(prompt) ?? 0) + 1);
+      return { reply: '3', delayMs: 150 };
+    });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'judge-kill-'));
+      const file = join(dir, 'study.dialogues.jsonl');
+      assert.equal((await cli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '12', '-o', file], {})).code, 0);
+      const run = { judges: [{ backend: 'openai-chat', baseURL: slow.baseURL, model: 'slow', apiKeyEnv: 'K' }], bodies: ['instructions', 'instructions-tutorial'], requests: ['rating'], concurrency: 2 };
+      writeFileSync(join(dir, 'run.json'), JSON.stringify(run));
+      // Start a run and kill it once some replies have been cached.
+      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), 'judge', file, '--config', join(dir, 'run.json')], { cwd: root, env: { ...process.env, K: 'k' } });
+      const cache = join(dir, '.reflect-eval-cache', 'judge-cache.jsonl');
+      const lines = () => {
+        try {
+          return readFileSync(cache, 'utf8').split('\n').filter(Boolean).length;
+        } catch {
+          return 0;
+        }
+      };
+      while (lines() < 5) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('close', r));
+      const cachedBeforeResume = lines();
+      assert.ok(cachedBeforeResume < 24, 'killed before the end');
+      const repliedBeforeKill = new Set([...seen.keys()]);
+      assert.equal(readFileSync(file, 'utf8').includes('"judge:api:slow'), false, 'the killed run wrote no results into the file');
+
+      const resumed = await cli(['judge', file, '--config', join(dir, 'run.json')], { K: 'k' });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      const items = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const scores = items.flatMap((it) => it.candidates.flatMap((c: { scores: Record<string, { status: string }> }) => Object.values(c.scores)));
+      assert.equal(scores.length, 24, '12 candidates × 2 variants, each recorded once');
+      assert.ok(scores.every((s) => s.status === 'ok'));
+      // Replies cached before the kill were not asked again; a call in flight at the kill may be asked twice.
+      const askedTwice = [...seen.entries()].filter(([, n]) => n > 1).map(([p]) => p);
+      assert.ok(askedTwice.length <= run.concurrency, `at most the ${run.concurrency} calls in flight at the kill are repeated (got ${askedTwice.length})`);
+      assert.ok(repliedBeforeKill.size >= cachedBeforeResume);
+    } finally {
+      await slow.close();
+    }
+  });
 });
+
