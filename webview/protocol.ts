@@ -33,6 +33,7 @@ export type EditorWebviewMessage =
   | { type: 'ready' }
   | { type: 'select'; index: number }
   | { type: 'setCoherence'; index: number; itemId: string; candidateId: string; coherent: boolean | null }
+  | { type: 'focusCandidate'; index: number; candidateId: string }
   | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'setAnnotator' };
 
 // ---------- correlation panel ----------
@@ -51,3 +52,21 @@ export type CorrelationHostMessage =
   | { type: 'table'; file: string | null; rows: CorrelationRowView[]; labelledCandidates: number; totalCandidates: number };
 
 export type CorrelationWebviewMessage = { type: 'ready' };
+
+// ---------- prompt preview ----------
+
+export type PreviewHostMessage =
+  | {
+      type: 'preview';
+      /** The template file being edited. */
+      template: string;
+      variant: { body: string; request: string };
+      /** Where the candidate comes from, e.g. `annomi.dialogues.jsonl · annomi-4-32 · g1`. */
+      candidate: string | null;
+      prompt: string | null;
+      tokens: { count: number; tokenizer: string; approximate: boolean; judge: string } | null;
+      error: string | null;
+    };
+
+export type PreviewWebviewMessage = { type: 'ready' };
+

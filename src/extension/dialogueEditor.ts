@@ -63,12 +63,33 @@ function entryOf(item: DialogueItem, index: number, annotator: string | null): I
   };
 }
 
-/** Provider of the dialogue editor. Tracks the dialogue document last active for commands. */
+/** The item (and candidate) last selected in a dialogue editor. */
+export interface DialogueSelection {
+  document: vscode.TextDocument;
+  itemIndex: number;
+  candidateId: string | null;
+}
+
+/** Provider of the dialogue editor. Tracks the dialogue document last active, and its selection, for commands. */
 export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   private active: vscode.TextDocument | undefined;
   private readonly onDidChangeActiveEmitter = new vscode.EventEmitter<vscode.TextDocument | undefined>();
   /** Fires when another dialogue document becomes the active one. */
   readonly onDidChangeActive = this.onDidChangeActiveEmitter.event;
+  private selectionState: DialogueSelection | undefined;
+  private readonly onDidChangeSelectionEmitter = new vscode.EventEmitter<DialogueSelection | undefined>();
+  /** Fires when the selected item or candidate changes. */
+  readonly onDidChangeSelection = this.onDidChangeSelectionEmitter.event;
+
+  /** The last selection in an open dialogue editor. */
+  get selection(): DialogueSelection | undefined {
+    return this.selectionState && !this.selectionState.document.isClosed ? this.selectionState : undefined;
+  }
+
+  private select(selection: DialogueSelection): void {
+    this.selectionState = selection;
+    this.onDidChangeSelectionEmitter.fire(selection);
+  }
 
   constructor(private readonly context: vscode.ExtensionContext) {}
 
@@ -136,6 +157,10 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
             case 'select':
               selected = msg.index;
               sendItem(selected);
+              this.select({ document, itemIndex: selected, candidateId: null });
+              break;
+            case 'focusCandidate':
+              this.select({ document, itemIndex: msg.index, candidateId: msg.candidateId });
               break;
             case 'setCoherence': {
               const annotator = getAnnotator();

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { DIALOGUE_EDITOR_VIEW_TYPE, DialogueEditorProvider } from './dialogueEditor';
+import { PromptPreviewPanel } from './promptPreview';
 
 export function activate(context: vscode.ExtensionContext): void {
   const editors = new DialogueEditorProvider(context);
@@ -15,6 +16,8 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     ...registerCommands(context, editors),
   );
+  const preview = new PromptPreviewPanel(context, editors);
+  context.subscriptions.push(vscode.commands.registerCommand('reflectEval.showPromptPreview', () => preview.show()));
 }
 
 export function deactivate(): void {}

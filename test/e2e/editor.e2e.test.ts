@@ -97,6 +97,10 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     firstTurn = JSON.parse(imported.split('\n')[0]).context[0].text;
     writeFileSync(file, imported + BAD_LINE + '\n');
 
+    // A workspace copy of one judge template, to edit with the live preview open.
+    mkdirSync(join(ws, 'prompts', 'bodies'), { recursive: true });
+    cpSync(join(root, 'prompts', 'bodies', 'instructions.mustache'), join(ws, 'prompts', 'bodies', 'instructions.mustache'));
+
     const userData = join(work, 'user-data');
     mkdirSync(join(userData, 'User'), { recursive: true });
     writeFileSync(
@@ -240,6 +244,32 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     const frame = await editorFrame(p);
     await waitFor('the external edit in the webview', async () => (await frame.textContent('#transcript'))?.includes('Edited outside VS Code'), 60_000);
     await p.screenshot({ path: join(out, 'external-change.png') });
+  });
+
+  it('previews the judge prompt of the selected candidate live while a template is edited', async () => {
+    const p = page as Page;
+    const frame = await editorFrame(p);
+    const candidateText = (await frame.locator('.candidate .candidate-text').first().textContent()) ?? '';
+    await frame.locator('.candidate .candidate-text').first().click();
+    // The Explorer shows prompts/bodies as one compact row.
+    const templateRow = p.locator('.explorer-folders-view .monaco-list-row', { hasText: 'instructions.mustache' });
+    if (!(await templateRow.isVisible())) await p.locator('.explorer-folders-view .monaco-list-row', { hasText: 'prompts' }).first().click();
+    await templateRow.dblclick();
+    const preview = await waitFor('the prompt preview', async () => {
+      for (const f of p.frames()) {
+        const el = await f.$('#prompt').catch(() => null);
+        if (el && ((await el.textContent()) ?? '').includes('Task overview')) return f;
+      }
+      return undefined;
+    });
+    assert.ok(((await preview.textContent('#prompt')) ?? '').includes(`Therapist: ${candidateText}`), 'the prompt ends with the selected candidate');
+    assert.match((await preview.textContent('#header')) ?? '', /\d+ tokens for local:bundled:reflect-gpt2-tiny/);
+    // Type into the template (unsaved): the preview follows.
+    await p.locator('.monaco-editor .view-lines').first().click();
+    await p.keyboard.press('Control+Home');
+    await p.keyboard.type('EDITED PREAMBLE\n');
+    await waitFor('the edit in the preview', async () => ((await preview.textContent('#prompt')) ?? '').startsWith('EDITED PREAMBLE'), 30_000);
+    await p.screenshot({ path: join(out, 'prompt-preview.png') });
   });
 });
 

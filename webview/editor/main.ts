@@ -18,6 +18,8 @@ let problems: ProblemEntry[] = [];
 let annotator: string | null = null;
 let selected = (vscode.getState() as { selected?: number } | undefined)?.selected ?? 0;
 let current: { index: number; item: DialogueItem } | null = null;
+/** The candidate whose judge prompt the preview panel shows. */
+let focused: string | null = null;
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 const list = $('#item-list');
@@ -52,6 +54,7 @@ function renderList(): void {
 
 function select(index: number): void {
   if (index < 0 || index >= entries.length) return;
+  if (index !== selected) focused = null;
   selected = index;
   vscode.setState({ selected });
   renderList();
@@ -90,14 +93,22 @@ function renderCandidate(c: Candidate, index: number, itemId: string): HTMLEleme
   yes.addEventListener('click', send(true));
   no.addEventListener('click', send(false));
   const scores = Object.entries(c.scores ?? {});
-  return el(
+  const card = el(
     'div',
-    { class: 'candidate', 'data-candidate-id': c.id, 'data-coherent': state },
+    { class: `candidate${c.id === focused ? ' focused' : ''}`, 'data-candidate-id': c.id, 'data-coherent': state, title: 'Click to preview judge prompts for this candidate' },
     el('div', { class: 'candidate-text' }, c.text || '(empty)'),
     el('div', { class: 'candidate-origin' }, originText(c)),
     el('div', { class: 'candidate-actions' }, yes, no, el('span', { class: 'muted' }, others ? `${others} other annotator(s) labelled this` : '')),
     ...(scores.length ? [el('ul', { class: 'scores' }, ...scores.map(([id, s]) => el('li', { title: s.raw ? `raw reply: ${s.raw}` : '' }, scoreText(id, s))))] : []),
   );
+  card.addEventListener('click', (e) => {
+    if ((e.target as HTMLElement).closest('vscode-button')) return;
+    focused = c.id;
+    document.querySelectorAll('.candidate.focused').forEach((x) => x.classList.remove('focused'));
+    card.classList.add('focused');
+    post({ type: 'focusCandidate', index, candidateId: c.id });
+  });
+  return card;
 }
 
 function renderItem(): void {

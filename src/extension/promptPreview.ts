@@ -1,0 +1,134 @@
+/**
+ * Live prompt preview: while a judge template (`prompts/{bodies,requests,parts}/*.mustache`) is open, a panel
+ * beside it shows the exact prompt it assembles for the candidate selected in the dialogue editor, from the
+ * template's current (unsaved) text, with the prompt's token count for the configured judge.
+ */
+import { basename, dirname } from 'node:path';
+import * as vscode from 'vscode';
+import { documentItems } from '../core/format/jsonl';
+import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/protocol';
+import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
+import { webviewPage } from './webviewHtml';
+
+const TEMPLATE_KINDS = ['bodies', 'requests', 'parts'] as const;
+
+/** `{kind, name, root}` when `doc` is a prompt template, else undefined. */
+function templateOf(doc: vscode.TextDocument): { kind: (typeof TEMPLATE_KINDS)[number]; name: string; root: string } | undefined {
+  const file = doc.uri.fsPath;
+  if (!file.endsWith('.mustache')) return undefined;
+  const kind = basename(dirname(file)) as (typeof TEMPLATE_KINDS)[number];
+  if (!TEMPLATE_KINDS.includes(kind)) return undefined;
+  return { kind, name: basename(file, '.mustache'), root: dirname(dirname(file)) };
+}
+
+export class PromptPreviewPanel {
+  private panel: vscode.WebviewPanel | undefined;
+  private template: vscode.TextDocument | undefined;
+  private readonly tokenizers = new Map<string, Promise<{ encode(t: string): number[] }>>();
+  private generation = 0;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly editors: DialogueEditorProvider,
+  ) {
+    context.subscriptions.push(
+      vscode.window.onDidChangeActiveTextEditor((e) => {
+        if (e && templateOf(e.document)) this.show(e.document);
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (this.panel && (e.document === this.template || e.document === this.editors.selection?.document)) void this.update();
+      }),
+      editors.onDidChangeSelection(() => this.panel && void this.update()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('reflectEval') && this.panel && void this.update()),
+    );
+  }
+
+  /** Opens (or reveals) the panel for `doc`, or for the active template editor. */
+  show(doc?: vscode.TextDocument): void {
+    const target = doc ?? vscode.window.activeTextEditor?.document;
+    if (!target || !templateOf(target)) {
+      void vscode.window.showInformationMessage('Open a judge template (prompts/bodies, requests or parts/*.mustache) to preview its prompt.');
+      return;
+    }
+    this.template = target;
+    if (!this.panel) {
+      this.panel = vscode.window.createWebviewPanel('reflectEval.promptPreview', 'ReflectEval: Prompt Preview', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+        enableScripts: true,
+        localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist'), vscode.Uri.joinPath(this.context.extensionUri, 'media')],
+      });
+      this.panel.webview.html = webviewPage(this.panel.webview, this.context.extensionUri, {
+        title: 'ReflectEval: Prompt Preview',
+        script: 'preview',
+        style: 'preview',
+        body: '<div id="header"></div><div id="error" hidden></div><pre id="prompt"></pre>',
+      });
+      this.panel.webview.onDidReceiveMessage((m: PreviewWebviewMessage) => m.type === 'ready' && void this.update());
+      this.panel.onDidDispose(() => (this.panel = undefined));
+    } else {
+      this.panel.reveal(vscode.ViewColumn.Beside, true);
+      void this.update();
+    }
+  }
+
+  private tokenizerFor(folder: string) {
+    let t = this.tokenizers.get(folder);
+    if (!t) {
+      t = import('../core/models/tokenizer').then((m) => m.loadTokenizer(folder));
+      this.tokenizers.set(folder, t);
+    }
+    return t;
+  }
+
+  private async update(): Promise<void> {
+    const panel = this.panel;
+    const doc = this.template;
+    const tpl = doc && templateOf(doc);
+    if (!panel || !doc || !tpl) return;
+    const run = ++this.generation;
+    const config = vscode.workspace.getConfiguration('reflectEval');
+    const variant = {
+      body: tpl.kind === 'bodies' ? tpl.name : (config.get<string>('judge.body') ?? 'instructions'),
+      request: tpl.kind === 'requests' ? tpl.name : (config.get<string>('judge.request') ?? 'rating'),
+    };
+    const msg: PreviewHostMessage = { type: 'preview', template: vscode.workspace.asRelativePath(doc.uri), variant, candidate: null, prompt: null, tokens: null, error: null };
+    try {
+      const { loadPromptLibrary, assemblePrompt } = await import('../core/judges/prompts');
+      const roots = [vscode.Uri.joinPath(this.context.extensionUri, 'prompts').fsPath];
+      if (tpl.root !== roots[0]) roots.push(tpl.root);
+      const lib = loadPromptLibrary(...roots);
+      // The template's unsaved text wins over what is on disk.
+      const live = { file: doc.uri.fsPath, source: doc.getText() };
+      if (tpl.kind === 'requests') {
+        const existing = lib.requests[tpl.name];
+        if (!existing) throw new Error(`request "${tpl.name}" needs a ${tpl.name}.json with its range beside the template`);
+        lib.requests[tpl.name] = { ...existing, ...live };
+      } else {
+        lib[tpl.kind][tpl.name] = live;
+      }
+      const sel = this.editors.selection;
+      const item = sel ? documentItems(parseTextDocument(sel.document))[sel.itemIndex] : undefined;
+      const candidate = item ? (item.candidates.find((c) => c.id === sel?.candidateId) ?? item.candidates[0]) : undefined;
+      if (!sel || !item || !candidate) {
+        msg.error = 'Select an item with a candidate in a ReflectEval dialogue editor to see its prompt.';
+      } else {
+        msg.candidate = `${vscode.workspace.asRelativePath(sel.document.uri)} · ${item.id} · ${candidate.id}`;
+        const prompt = assemblePrompt(lib, variant, item.context, candidate.text);
+        msg.prompt = prompt.text;
+        if ((config.get<string>('judge.backend') ?? 'local') === 'openai') {
+          const model = config.get<string>('judge.model')?.trim() || 'gpt-4o-mini';
+          const { countApiTokens } = await import('../core/judges/tokenCount');
+          const c = await countApiTokens(model, prompt.text);
+          msg.tokens = { count: c.tokens, tokenizer: c.tokenizer, approximate: c.approximate, judge: `api:${model}` };
+        } else {
+          const local = config.get<string>('judge.localModel')?.trim();
+          const folder = local || vscode.Uri.joinPath(this.context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath;
+          const tok = await this.tokenizerFor(folder);
+          msg.tokens = { count: tok.encode(prompt.text).length, tokenizer: 'the local model’s', approximate: false, judge: `local:${local || 'bundled:reflect-gpt2-tiny'}` };
+        }
+      }
+    } catch (err) {
+      msg.error = (err as Error).message;
+    }
+    if (run === this.generation) void panel.webview.postMessage(msg);
+  }
+}
