@@ -9,6 +9,8 @@ import { documentItems, formatItems } from '../core/format/jsonl';
 import { mergeNewCandidates, mergeScores } from '../core/model/merge';
 import type { DialogueItem } from '../core/model/types';
 import type { Judge } from '../core/judges/judge';
+import type { PromptVariant } from '../core/judges/prompts';
+import type { JudgeSpec, Price } from '../core/judges/runConfig';
 import { DIALOGUE_EDITOR_VIEW_TYPE, parseTextDocument, updateItems, type DialogueEditorProvider } from './dialogueEditor';
 import { CorrelationPanel } from './correlationPanel';
 import { promptAnnotator } from './settings';
@@ -104,75 +106,159 @@ async function generateCommand(context: vscode.ExtensionContext, editors: Dialog
   );
 }
 
-async function judgeCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
-  if (!requireTrust('run judges')) return;
-  const document = activeDialogue(editors);
-  if (!document) return;
-  const backend = config().get<string>('judge.backend') ?? 'local';
-  const body = config().get<string>('judge.body') ?? 'instructions';
-  const request = config().get<string>('judge.request') ?? 'rating';
+/** The single judge the `reflectEval.judge.*` settings describe. */
+function settingsJudge(): JudgeSpec {
+  if ((config().get<string>('judge.backend') ?? 'local') === 'openai') {
+    return { backend: 'openai-chat', baseURL: config().get<string>('judge.baseURL') ?? 'https://api.openai.com/v1', model: config().get<string>('judge.model')?.trim() ?? '' };
+  }
+  const local = config().get<string>('judge.localModel')?.trim();
+  return { backend: 'local', ...(local ? { model: local } : {}) };
+}
+
+function judgeLabel(spec: JudgeSpec): string {
+  return spec.backend === 'local' ? `local: ${spec.model ?? 'bundled:reflect-gpt2-tiny'}` : `${spec.backend}: ${spec.model} @ ${spec.baseURL}`;
+}
+
+function promptRoots(context: vscode.ExtensionContext): string[] {
+  const roots = [vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath];
+  const custom = config().get<string>('promptsPath')?.trim();
+  if (custom) roots.push(custom);
+  else if (vscode.workspace.workspaceFolders?.[0]) roots.push(vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'prompts').fsPath);
+  return roots;
+}
+
+/** A ready judge for a spec, wrapped with the response cache; undefined (with a message) when it cannot run. */
+async function makeJudge(context: vscode.ExtensionContext, spec: JudgeSpec, progress: vscode.Progress<{ message?: string }>): Promise<{ judge: Judge; dispose: () => Promise<void> } | undefined> {
+  let judge: Judge;
+  let dispose: () => Promise<void> = async () => {};
+  if (spec.backend === 'local') {
+    const { localOnnxJudge } = await import('../core/judges/localJudge');
+    const { OnnxCausalLM } = await import('../core/models/causalLM');
+    progress.report({ message: `loading ${spec.model ?? 'the bundled model'}` });
+    const model = spec.model
+      ? await OnnxCausalLM.load(spec.model)
+      : await OnnxCausalLM.load(vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath, { id: 'bundled:reflect-gpt2-tiny' });
+    judge = localOnnxJudge(model);
+    dispose = () => model.dispose();
+  } else {
+    const apiKey = await context.secrets.get(SECRET_KEY);
+    if (!apiKey) {
+      void vscode.window.showWarningMessage('ReflectEval: no API key stored. Run "ReflectEval: Set Judge API Key" first.');
+      return undefined;
+    }
+    if (!spec.model) {
+      void vscode.window.showWarningMessage('ReflectEval: the judge needs a model name (setting reflectEval.judge.model or reflectEval.judges).');
+      return undefined;
+    }
+    const { openAIChatJudge } = await import('../core/judges/openaiJudge');
+    judge = openAIChatJudge({
+      baseURL: spec.baseURL ?? 'https://api.openai.com/v1',
+      model: spec.model,
+      apiKey,
+      headers: spec.headers,
+      endpoint: spec.backend === 'openai-completions' ? 'completions' : 'chat',
+      logprobs: spec.logprobs,
+      maxTokens: spec.maxTokens,
+    });
+  }
+  // Replies are cached per backend description and prompt (never keyed by the API key) in the extension's storage.
+  const { cachedJudge, JudgeCache } = await import('../core/judges/cache');
+  const { apiKeyEnv: _unused, ...described } = spec;
+  return { judge: cachedJudge(judge, new JudgeCache(vscode.Uri.joinPath(context.globalStorageUri, 'judge-cache.jsonl').fsPath), { ...described, id: judge.id, temperature: 0 }), dispose };
+}
+
+/** Runs judges × variants over the document's candidates with progress and cancel, merging scores as each variant finishes. */
+async function runVariants(context: vscode.ExtensionContext, document: vscode.TextDocument, specs: JudgeSpec[], variants: PromptVariant[]): Promise<void> {
   const snapshot: DialogueItem[] = documentItems(parseTextDocument(document));
+  const perVariant = snapshot.reduce((n, it) => n + it.candidates.length, 0);
+  const total = perVariant * specs.length * variants.length;
   await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `ReflectEval: judging (${backend}, ${body} × ${request})`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `ReflectEval: judging (${specs.length} judge(s) × ${variants.length} variant(s))`, cancellable: true },
     async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
       const { runJudge } = await import('../core/judges/judge');
       const { loadPromptLibrary } = await import('../core/judges/prompts');
-      const roots = [vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath];
-      const custom = config().get<string>('promptsPath')?.trim();
-      if (custom) roots.push(custom);
-      else if (vscode.workspace.workspaceFolders?.[0]) roots.push(vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'prompts').fsPath);
-      const lib = loadPromptLibrary(...roots);
-      let dispose: () => Promise<void> = async () => {};
-      let judge: Judge;
-      if (backend === 'openai') {
-        const apiKey = await context.secrets.get(SECRET_KEY);
-        if (!apiKey) {
-          void vscode.window.showWarningMessage('ReflectEval: no API key stored. Run "ReflectEval: Set Judge API Key" first.');
-          return;
+      const lib = loadPromptLibrary(...promptRoots(context));
+      let done = 0;
+      const summary: string[] = [];
+      for (const spec of specs) {
+        if (abort.signal.aborted) break;
+        const made = await makeJudge(context, spec, progress);
+        if (!made) return;
+        try {
+          for (const variant of variants) {
+            if (abort.signal.aborted) break;
+            let last = 0;
+            const res = await runJudge(snapshot, made.judge, lib, variant, {
+              concurrency: 4,
+              signal: abort.signal,
+              onProgress: (p) => {
+                progress.report({ increment: ((p.done - last) / Math.max(total, 1)) * 100, message: `${done + p.done}/${total} · ${variant.body} × ${variant.request} (${p.failures} without a usable score)` });
+                last = p.done;
+              },
+            });
+            done += perVariant;
+            const byId = new Map(res.items.map((it) => [it.id, it]));
+            await updateItems(document, (current) => {
+              const computed = byId.get(current.id);
+              return computed ? mergeScores(current, computed, res.evaluatorId) : undefined;
+            });
+            summary.push(`${res.evaluatorId}: ${res.calls} judgement(s), ${res.failures} without a usable score`);
+          }
+        } finally {
+          await made.dispose();
         }
-        const { openAIChatJudge } = await import('../core/judges/openaiJudge');
-        const model = config().get<string>('judge.model')?.trim();
-        if (!model) {
-          void vscode.window.showWarningMessage('ReflectEval: set reflectEval.judge.model to the judge model name.');
-          return;
-        }
-        judge = openAIChatJudge({ baseURL: config().get<string>('judge.baseURL') ?? 'https://api.openai.com/v1', model, apiKey });
-      } else {
-        const { localOnnxJudge } = await import('../core/judges/localJudge');
-        const model = await loadConfiguredModel(context, 'judge.localModel', progress);
-        judge = localOnnxJudge(model);
-        dispose = () => model.dispose();
       }
-      // Replies are cached per backend and prompt (never keyed by the API key) in the extension's storage.
-      const { cachedJudge, JudgeCache } = await import('../core/judges/cache');
-      const backendKey =
-        backend === 'openai'
-          ? { kind: 'openai-chat', baseURL: config().get<string>('judge.baseURL'), model: config().get<string>('judge.model'), temperature: 0 }
-          : { kind: 'local-onnx', model: judge.id };
-      judge = cachedJudge(judge, new JudgeCache(vscode.Uri.joinPath(context.globalStorageUri, 'judge-cache.jsonl').fsPath), backendKey);
-      try {
-        let last = 0;
-        const res = await runJudge(snapshot, judge, lib, { body, request }, {
-          concurrency: 4,
-          signal: abort.signal,
-          onProgress: (p) => {
-            progress.report({ increment: ((p.done - last) / Math.max(p.total, 1)) * 100, message: `${p.done}/${p.total} candidates (${p.failures} without a usable score)` });
-            last = p.done;
-          },
-        });
-        const byId = new Map(res.items.map((it) => [it.id, it]));
-        const n = await updateItems(document, (current) => {
-          const computed = byId.get(current.id);
-          return computed ? mergeScores(current, computed, res.evaluatorId) : undefined;
-        });
-        void vscode.window.showInformationMessage(`ReflectEval: ${res.calls} judgements under ${res.evaluatorId}; ${n} item(s) updated.`);
-      } finally {
-        await dispose();
-      }
+      void vscode.window.showInformationMessage(`ReflectEval: ${summary.length ? summary.join('; ') : 'nothing judged'}${abort.signal.aborted ? ' (cancelled; finished judgements kept)' : ''}.`);
     },
   );
+}
+
+async function judgeCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
+  if (!requireTrust('run judges')) return;
+  const document = activeDialogue(editors);
+  if (!document) return;
+  await runVariants(context, document, [settingsJudge()], [{ body: config().get<string>('judge.body') ?? 'instructions', request: config().get<string>('judge.request') ?? 'rating' }]);
+}
+
+/** Picks judges × task bodies × requests, shows the number of calls and the estimated cost, then runs them. */
+async function judgeMatrixCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
+  if (!requireTrust('run judges')) return;
+  const document = activeDialogue(editors);
+  if (!document) return;
+  const { loadPromptLibrary, assemblePrompt } = await import('../core/judges/prompts');
+  const lib = loadPromptLibrary(...promptRoots(context));
+  const configured = config().get<JudgeSpec[]>('judges') ?? [];
+  const judges = configured.length ? configured : [settingsJudge()];
+  const pickedJudges = await vscode.window.showQuickPick(judges.map((j) => ({ label: judgeLabel(j), picked: true, spec: j })), { title: 'Judges (setting reflectEval.judges)', canPickMany: true });
+  if (!pickedJudges?.length) return;
+  const bodies = await vscode.window.showQuickPick(Object.keys(lib.bodies).map((b) => ({ label: b, picked: true })), { title: 'Task bodies', canPickMany: true });
+  if (!bodies?.length) return;
+  const requests = await vscode.window.showQuickPick(Object.keys(lib.requests).map((r) => ({ label: r, picked: true, description: lib.requests[r].spec.description })), { title: 'Assessment requests', canPickMany: true });
+  if (!requests?.length) return;
+  const variants = bodies.flatMap((b) => requests.map((r) => ({ body: b.label, request: r.label })));
+  const items = documentItems(parseTextDocument(document));
+  const candidates = items.reduce((n, it) => n + it.candidates.length, 0);
+  const calls = candidates * pickedJudges.length * variants.length;
+  // Cost: prompt tokens counted per judge model, plus at most maxTokens (default 16) of reply per call.
+  const prices = config().get<Record<string, Price>>('prices') ?? {};
+  const { countApiTokens } = await import('../core/judges/tokenCount');
+  const { costOf } = await import('../core/judges/runConfig');
+  const lines: string[] = [];
+  let cost = 0;
+  for (const { spec } of pickedJudges) {
+    if (spec.backend === 'local' || !spec.model) continue;
+    let promptTokens = 0;
+    for (const v of variants) for (const it of items) for (const c of it.candidates) promptTokens += (await countApiTokens(spec.model, assemblePrompt(lib, v, it.context, c.text).text)).tokens;
+    const estimate = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length }, prices[spec.model]);
+    lines.push(`${spec.model}: ${promptTokens} prompt tokens${estimate === null ? ' (no price in reflectEval.prices)' : `, ≈ ${estimate.toFixed(4)} at most`}`);
+    if (estimate !== null) cost += estimate;
+  }
+  const message = `${calls} judgements: ${candidates} candidates × ${pickedJudges.length} judge(s) × ${variants.length} variant(s). Cached replies are not asked again.${lines.length ? `\n${lines.join('\n')}\nEstimated cost ≤ ${cost.toFixed(4)}` : ''}`;
+  const go = await vscode.window.showInformationMessage(message, { modal: true }, 'Run');
+  if (go !== 'Run') return;
+  await runVariants(context, document, pickedJudges.map((p) => p.spec), variants);
 }
 
 async function setApiKeyCommand(context: vscode.ExtensionContext): Promise<void> {
@@ -196,6 +282,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.importAnnoMI', wrap(importAnnoMICommand)),
     vscode.commands.registerCommand('reflectEval.generate', wrap(() => generateCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judge', wrap(() => judgeCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.judgeMatrix', wrap(() => judgeMatrixCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.showCorrelation', wrap(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', wrap(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', wrap(() => setApiKeyCommand(context))),

@@ -271,5 +271,51 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     await waitFor('the edit in the preview', async () => ((await preview.textContent('#prompt')) ?? '').startsWith('EDITED PREAMBLE'), 30_000);
     await p.screenshot({ path: join(out, 'prompt-preview.png') });
   });
+
+  it('runs the judge matrix (3 bodies × 2 requests) from the command palette after showing the number of calls', async () => {
+    const p = page as Page;
+    // Back to the dialogue editor, so the matrix runs on its document.
+    await p.locator('.tabs-container .tab', { hasText: 'annomi.dialogues.jsonl' }).first().click();
+    await editorFrame(p);
+    await p.keyboard.press('F1');
+    await p.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
+    await p.keyboard.type('ReflectEval: Run Judge Matrix');
+    await p.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
+    await p.keyboard.press('Enter');
+    for (const title of ['Judges', 'Task bodies', 'Assessment requests']) {
+      await p.waitForSelector(`.quick-input-widget .quick-input-title:has-text("${title}")`, { timeout: 30_000 });
+      await p.keyboard.press('Enter'); // everything is preselected
+    }
+    const dialog = p.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    // 3 items × 2 candidates (reference + generated) × 1 judge × 6 variants.
+    assert.match((await dialog.textContent()) ?? '', /36 judgements: 6 candidates × 1 judge\(s\) × 6 variant\(s\)/);
+    await p.screenshot({ path: join(out, 'judge-matrix-confirm.png') });
+    await dialog.locator('a.monaco-button', { hasText: 'Run' }).click();
+    await waitFor('the matrix results', async () => (await p.locator('.notification-list-item-message', { hasText: 'instructions-tutorial×scoring' }).count()) > 0, 120_000);
+    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    const frame = await editorFrame(p);
+    await frame.locator('.candidate').first().press('Control+s');
+    let lastSeen = '';
+    const evaluators = await waitFor('six judge variants on disk', async () => {
+      const item = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]);
+      const ids = Object.keys(item.candidates[0].scores).filter((k) => k.startsWith('judge:local:bundled:reflect-gpt2-tiny:'));
+      lastSeen = Object.keys(item.candidates[0].scores).join(', ');
+      // Variants by name; instructions×rating may appear twice (the CLI's run before, and the run over the edited template).
+      const variants = [...new Set(ids.map((e) => e.split(':')[4].split('@')[0]))];
+      return variants.length === 6 ? variants : undefined;
+    }, 30_000).catch(async (err) => {
+      const notes = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent));
+      throw new Error(`${(err as Error).message}; scores on disk: ${lastSeen}; notifications: ${notes.join(' | ')}`);
+    });
+    assert.deepEqual(evaluators.sort(), [
+      'instructions-error-explanations×rating',
+      'instructions-error-explanations×scoring',
+      'instructions-tutorial×rating',
+      'instructions-tutorial×scoring',
+      'instructions×rating',
+      'instructions×scoring',
+    ]);
+  });
 });
 
