@@ -6,13 +6,11 @@ import { writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { cachedJudge, JudgeCache, type CacheStats } from '../core/judges/cache';
 import { runJudge, type Judge } from '../core/judges/judge';
-import { localOnnxJudge } from '../core/judges/localJudge';
-import { openAIChatJudge } from '../core/judges/openaiJudge';
+import { createJudge, judgeDescription } from '../core/judges/createJudge';
 import { loadPromptLibrary, templateHash } from '../core/judges/prompts';
 import { costOf, plannedCalls, type JudgeSpec, type RunConfig } from '../core/judges/runConfig';
-import { OnnxCausalLM } from '../core/models/causalLM';
 import type { DialogueItem } from '../core/model/types';
-import { BUNDLED_MODEL_ID, bundledModel, packageVersion } from './paths';
+import { bundledModel, packageVersion } from './paths';
 
 /** What a run did, per judge × body × request; written as the manifest. */
 export interface JudgeRunRecord {
@@ -29,30 +27,10 @@ export interface JudgeRunRecord {
   cost: number | null;
 }
 
-/** Describes a judge spec for the manifest and the cache key: everything but secrets. */
-function describe(spec: JudgeSpec): Record<string, unknown> {
-  const { apiKeyEnv: _env, ...rest } = spec;
-  return { ...rest, temperature: 0 };
-}
-
 async function makeJudge(spec: JudgeSpec): Promise<{ judge: Judge; dispose: () => Promise<void> }> {
-  if (spec.backend === 'local') {
-    const model = spec.model ? await OnnxCausalLM.load(spec.model) : await OnnxCausalLM.load(bundledModel(), { id: BUNDLED_MODEL_ID });
-    return { judge: localOnnxJudge(model), dispose: () => model.dispose() };
-  }
   const env = spec.apiKeyEnv ?? 'REFLECT_EVAL_API_KEY';
-  const apiKey = process.env[env];
-  if (!apiKey) throw new Error(`set ${env} to the API key of ${spec.baseURL} (judge ${spec.model})`);
-  const judge = openAIChatJudge({
-    baseURL: spec.baseURL as string,
-    model: spec.model as string,
-    apiKey,
-    headers: spec.headers,
-    endpoint: spec.backend === 'openai-completions' ? 'completions' : 'chat',
-    logprobs: spec.logprobs,
-    maxTokens: spec.maxTokens,
-  });
-  return { judge, dispose: async () => {} };
+  if (spec.backend !== 'local' && !process.env[env]) throw new Error(`set ${env} to the API key of ${spec.baseURL} (judge ${spec.model})`);
+  return createJudge(spec, { apiKey: spec.backend === 'local' ? undefined : process.env[env], bundledModel: bundledModel() });
 }
 
 /**
@@ -83,7 +61,7 @@ export async function runJudgeMatrix(
         for (const body of config.bodies) {
           for (const request of config.requests) {
             const stats: CacheStats = { hits: 0, calls: 0 };
-            const judge = cacheFile ? cachedJudge(raw, new JudgeCache(cacheFile), describe(spec)) : raw;
+            const judge = cacheFile ? cachedJudge(raw, new JudgeCache(cacheFile), judgeDescription(spec)) : raw;
             const res = await runJudge(current, judge, lib, { body, request }, {
               concurrency: config.concurrency ?? 4,
               onProgress: (p) => bar.update(base + p.done, { evaluator: `${raw.id} ${body}×${request}` }),
@@ -137,7 +115,7 @@ export function writeManifest(path: string, config: RunConfig, records: JudgeRun
     node: process.version,
     finishedAt: new Date().toISOString(),
     ...extra,
-    judges: config.judges.map(describe),
+    judges: config.judges.map(judgeDescription),
     bodies: config.bodies,
     requests: config.requests,
     concurrency: config.concurrency ?? 4,

@@ -19,7 +19,8 @@ import { isHubId, resolveCausalLM } from '../core/models/modelSource';
 import { loadTokenizer } from '../core/models/tokenizer';
 import type { DialogueItem, TherapistBehaviour } from '../core/model/types';
 import { runJudgeMatrix, writeManifest } from './judgeRun';
-import { BUNDLED_MODEL_ID, bundledAnnoMISample, bundledModel, bundledPrompts, packageVersion } from './paths';
+import { BUNDLED_MODEL_ID } from '../core/judges/createJudge';
+import { bundledAnnoMISample, bundledModel, bundledPrompts, packageVersion } from './paths';
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
 /** The demo caps candidates at 48 tokens: the tiny bundled model tends to loop, and AnnoMI reflections are short. */

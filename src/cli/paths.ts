@@ -18,9 +18,6 @@ export function bundledModel(): string {
   return join(packageRoot(), 'fixtures', 'models', 'reflect-gpt2-tiny');
 }
 
-/** How candidates and judge ids name the bundled model (its absolute path differs on every machine). */
-export const BUNDLED_MODEL_ID = 'bundled:reflect-gpt2-tiny';
-
 /** The bundled judge prompt templates. */
 export function bundledPrompts(): string {
   return join(packageRoot(), 'prompts');

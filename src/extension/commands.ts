@@ -33,13 +33,18 @@ function activeDialogue(editors: DialogueEditorProvider): vscode.TextDocument | 
   return doc;
 }
 
+function bundledModelFolder(context: vscode.ExtensionContext): string {
+  return vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath;
+}
+
 /** Loads the model a setting names, or the bundled one (named `bundled:reflect-gpt2-tiny` in outputs). */
 async function loadConfiguredModel(context: vscode.ExtensionContext, setting: string, progress: vscode.Progress<{ message?: string }>) {
   const { OnnxCausalLM } = await import('../core/models/causalLM');
+  const { BUNDLED_MODEL_ID } = await import('../core/judges/createJudge');
   const configured = config().get<string>(setting)?.trim();
   progress.report({ message: `loading ${configured || 'the bundled model'}` });
   if (configured) return OnnxCausalLM.load(configured);
-  return OnnxCausalLM.load(vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath, { id: 'bundled:reflect-gpt2-tiny' });
+  return OnnxCausalLM.load(bundledModelFolder(context), { id: BUNDLED_MODEL_ID });
 }
 
 async function importAnnoMICommand(): Promise<void> {
@@ -129,42 +134,22 @@ function promptRoots(context: vscode.ExtensionContext): string[] {
 
 /** A ready judge for a spec, wrapped with the response cache; undefined (with a message) when it cannot run. */
 async function makeJudge(context: vscode.ExtensionContext, spec: JudgeSpec, progress: vscode.Progress<{ message?: string }>): Promise<{ judge: Judge; dispose: () => Promise<void> } | undefined> {
-  let judge: Judge;
-  let dispose: () => Promise<void> = async () => {};
-  if (spec.backend === 'local') {
-    const { localOnnxJudge } = await import('../core/judges/localJudge');
-    const { OnnxCausalLM } = await import('../core/models/causalLM');
-    progress.report({ message: `loading ${spec.model ?? 'the bundled model'}` });
-    const model = spec.model
-      ? await OnnxCausalLM.load(spec.model)
-      : await OnnxCausalLM.load(vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath, { id: 'bundled:reflect-gpt2-tiny' });
-    judge = localOnnxJudge(model);
-    dispose = () => model.dispose();
-  } else {
-    const apiKey = await context.secrets.get(SECRET_KEY);
+  let apiKey: string | undefined;
+  if (spec.backend !== 'local') {
+    apiKey = await context.secrets.get(SECRET_KEY);
     if (!apiKey) {
       void vscode.window.showWarningMessage('ReflectEval: no API key stored. Run "ReflectEval: Set Judge API Key" first.');
       return undefined;
     }
-    if (!spec.model) {
-      void vscode.window.showWarningMessage('ReflectEval: the judge needs a model name (setting reflectEval.judge.model or reflectEval.judges).');
-      return undefined;
-    }
-    const { openAIChatJudge } = await import('../core/judges/openaiJudge');
-    judge = openAIChatJudge({
-      baseURL: spec.baseURL ?? 'https://api.openai.com/v1',
-      model: spec.model,
-      apiKey,
-      headers: spec.headers,
-      endpoint: spec.backend === 'openai-completions' ? 'completions' : 'chat',
-      logprobs: spec.logprobs,
-      maxTokens: spec.maxTokens,
-    });
+  } else {
+    progress.report({ message: `loading ${spec.model ?? 'the bundled model'}` });
   }
+  const { createJudge, judgeDescription } = await import('../core/judges/createJudge');
+  const made = await createJudge(spec, { apiKey, bundledModel: bundledModelFolder(context) });
   // Replies are cached per backend description and prompt (never keyed by the API key) in the extension's storage.
   const { cachedJudge, JudgeCache } = await import('../core/judges/cache');
-  const { apiKeyEnv: _unused, ...described } = spec;
-  return { judge: cachedJudge(judge, new JudgeCache(vscode.Uri.joinPath(context.globalStorageUri, 'judge-cache.jsonl').fsPath), { ...described, id: judge.id, temperature: 0 }), dispose };
+  const cache = new JudgeCache(vscode.Uri.joinPath(context.globalStorageUri, 'judge-cache.jsonl').fsPath);
+  return { judge: cachedJudge(made.judge, cache, judgeDescription(spec)), dispose: made.dispose };
 }
 
 /** Runs judges × variants over the document's candidates with progress and cancel, merging scores as each variant finishes. */
