@@ -4,8 +4,9 @@
     /usr/bin/python3 scripts/parity/stats_reference.py      # Debian python3-scipy (1.10) and python3-numpy
 
 Writes test/core/stats/fixtures/scipy-correlation.json: seeded cases shaped like ReflectEval's data (coherence
-scores 0..3 or 0..6 against continuous or Likert evaluator scores, many ties), perfectly monotone cases,
-constant columns and small hand-picked ones, with scipy's spearmanr and pearsonr statistic and p-value
+scores 0..3 or 0..6 against continuous or Likert evaluator scores, many ties), untied cases of every size around
+scipy's exact/asymptotic switch for Kendall's tau (n ≤ 33), perfectly monotone cases, constant columns and small
+hand-picked ones, with scipy's spearmanr, pearsonr and kendalltau (tau-b, method 'auto') statistic and p-value
 (null where scipy gives nan).
 """
 import json
@@ -25,7 +26,7 @@ def add(name, x, y):
     x = [float(v) for v in x]
     y = [float(v) for v in y]
     out = {"name": name, "x": x, "y": y}
-    for method, fn in (("spearman", stats.spearmanr), ("pearson", stats.pearsonr)):
+    for method, fn in (("spearman", stats.spearmanr), ("pearson", stats.pearsonr), ("kendall", stats.kendalltau)):
         res = fn(x, y)
         r, p = float(res[0]), float(res[1])
         out[method] = {"statistic": None if np.isnan(r) else r, "pValue": None if np.isnan(p) else p}
@@ -47,6 +48,9 @@ for i in range(300):
     else:
         ev = rng.normal(size=n)
     add(f"random-{i}", ev, human)
+for n in list(range(3, 41)) + [60, 120, 200]:  # no ties: exact p up to n = 33, asymptotic above
+    add(f"untied-{n}", rng.permutation(n), rng.permutation(n) + 0.5 * rng.permutation(n) / n)
+add("untied-one-discordant", list(range(40)), list(range(38)) + [39, 38])
 add("perfect", [1, 2, 3, 4, 5], [2, 4, 6, 8, 10])
 add("perfect-negative", [1, 2, 3, 4, 5], [9, 7, 5, 3, 1])
 add("monotone-with-ties", [1, 1, 2, 3], [0, 0, 1, 2])

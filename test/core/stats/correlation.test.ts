@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pearsonR, spearmanRho } from '../../../src/core/stats/correlation';
+import { kendallExactP, kendallTauB, pearsonR, spearmanRho } from '../../../src/core/stats/correlation';
 import { rankAverage } from '../../../src/core/stats/rank';
 
 interface Ref {
@@ -14,6 +14,7 @@ interface Case {
   y: number[];
   spearman: Ref;
   pearson: Ref;
+  kendall: Ref;
 }
 const ref = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'scipy-correlation.json'), 'utf8')) as { scipy: string; cases: Case[] };
 
@@ -21,6 +22,7 @@ describe(`correlations: parity with scipy ${ref.scipy} (scripts/parity/stats_ref
   for (const [name, fn] of [
     ['spearman', spearmanRho],
     ['pearson', pearsonR],
+    ['kendall', kendallTauB],
   ] as const) {
     it(`${name}: statistic and p-value within 1e-9 on all ${ref.cases.length} cases; nan ↔ undefined`, () => {
       let maxStat = 0;
@@ -67,3 +69,21 @@ describe('ranks and hand-worked cases', () => {
     assert.throws(() => spearmanRho([1, Number.NaN, 3], [1, 2, 3]), /x\[1\] is not a finite number/);
   });
 });
+
+describe("Kendall's tau-b by hand", () => {
+  it('counts concordant and discordant pairs, with the exact p for small untied samples', () => {
+    // x = 1..4, y = [1, 3, 2, 4]: 5 concordant pairs, 1 discordant → tau = (5 − 1) / 6.
+    const r = kendallTauB([1, 2, 3, 4], [1, 3, 2, 4]);
+    assert.ok(Math.abs((r.statistic as number) - 4 / 6) < 1e-15);
+    assert.equal(r.pMethod, 'exact');
+    // Permutations of 4 with at most 1 inversion: 1 + 3 = 4 of 24, two-sided: 2·4/24.
+    assert.ok(Math.abs((r.pValue as number) - 8 / 24) < 1e-15);
+    assert.ok(Math.abs(kendallExactP(4, 5) - 8 / 24) < 1e-15);
+  });
+  it('uses the tie-corrected normal approximation when there are ties', () => {
+    const r = kendallTauB([0, 1, 1, 2, 3, 3], [1, 2, 2, 2, 4, 5]);
+    assert.equal(r.pMethod, 'asymptotic');
+    assert.equal(kendallTauB([2, 2, 2], [1, 2, 3]).undefinedReason, 'constant-input');
+  });
+});
+
