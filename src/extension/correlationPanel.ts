@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { correlationTable } from '../core/analysis/correlationTable';
 import { coherenceScore } from '../core/labels/annotate';
 import { documentItems } from '../core/format/jsonl';
-import type { CorrelationHostMessage, CorrelationWebviewMessage } from '../../webview/protocol';
+import type { CorrelationHostMessage, CorrelationWebviewMessage } from '../../webview/correlation/protocol';
 import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
 import { webviewPage } from './webviewHtml';
 

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { setCoherence } from '../core/labels/annotate';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/model/types';
-import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/protocol';
+import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
 import { getAnnotator } from './settings';
 import { webviewPage } from './webviewHtml';
 

@@ -3,7 +3,7 @@
  * Models and judges load lazily, only when a command runs.
  */
 import * as vscode from 'vscode';
-import { registerCommands } from './commands';
+import { registerCommands } from './commands/index';
 import { DIALOGUE_EDITOR_VIEW_TYPE, DialogueEditorProvider } from './dialogueEditor';
 import { PromptPreviewPanel } from './promptPreview';
 

@@ -6,7 +6,7 @@
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { documentItems } from '../core/format/jsonl';
-import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/protocol';
+import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/preview/protocol';
 import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
 import { webviewPage } from './webviewHtml';
 

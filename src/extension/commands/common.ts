@@ -1,0 +1,48 @@
+/**
+ * Helpers shared by ReflectEval's VS Code commands (src/extension/commands/*.ts).
+ */
+import * as vscode from 'vscode';
+import type { DialogueEditorProvider } from '../dialogueEditor';
+
+/** The `reflectEval.*` settings. */
+export function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('reflectEval');
+}
+
+/** False (with a warning) in an untrusted workspace: models and judges run only in trusted ones. */
+export function requireTrust(what: string): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window.showWarningMessage(`ReflectEval does not ${what} in an untrusted workspace. Trust the workspace to run models and judges.`);
+  return false;
+}
+
+/** The dialogue document of the last active ReflectEval editor, or undefined (with a hint). */
+export function activeDialogue(editors: DialogueEditorProvider): vscode.TextDocument | undefined {
+  const doc = editors.activeDocument;
+  if (!doc) void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
+  return doc;
+}
+
+/** Folder of the bundled demo model inside the installed extension. */
+export function bundledModelFolder(context: vscode.ExtensionContext): string {
+  return vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath;
+}
+
+/** Loads the model a setting names, or the bundled one (named `bundled:reflect-gpt2-tiny` in outputs). */
+export async function loadConfiguredModel(context: vscode.ExtensionContext, setting: string, progress: vscode.Progress<{ message?: string }>) {
+  const { OnnxCausalLM } = await import('../../core/models/causalLM');
+  const { BUNDLED_MODEL_ID } = await import('../../core/judges/createJudge');
+  const configured = config().get<string>(setting)?.trim();
+  progress.report({ message: `loading ${configured || 'the bundled model'}` });
+  if (configured) return OnnxCausalLM.load(configured);
+  return OnnxCausalLM.load(bundledModelFolder(context), { id: BUNDLED_MODEL_ID });
+}
+
+/** Prompt template roots: the bundled `prompts/`, then `reflectEval.promptsPath` or the workspace's `prompts/`. */
+export function promptRoots(context: vscode.ExtensionContext): string[] {
+  const roots = [vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath];
+  const custom = config().get<string>('promptsPath')?.trim();
+  if (custom) roots.push(custom);
+  else if (vscode.workspace.workspaceFolders?.[0]) roots.push(vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'prompts').fsPath);
+  return roots;
+}

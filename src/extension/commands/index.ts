@@ -1,0 +1,34 @@
+/**
+ * ReflectEval's commands: thin glue from VS Code UI to the core, one module per command family.
+ */
+import * as vscode from 'vscode';
+import { CorrelationPanel } from '../correlationPanel';
+import type { DialogueEditorProvider } from '../dialogueEditor';
+import { promptAnnotator } from '../settings';
+import { generateCommand } from './generate';
+import { importAnnoMICommand } from './importAnnoMI';
+import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
+
+/** Wraps a command so its failure becomes an error message instead of an unhandled rejection. */
+export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await fn();
+    } catch (err) {
+      void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
+    }
+  };
+}
+
+/** Registers every command. */
+export function registerCommands(context: vscode.ExtensionContext, editors: DialogueEditorProvider): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(importAnnoMICommand)),
+    vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
+    vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
+    vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
+  ];
+}
