@@ -1,5 +1,5 @@
 /** The correlation panel's webview: renders the table the host computes. */
-import type { CorrelationHostMessage, CorrelationRowView, CorrelationWebviewMessage } from '../protocol';
+import type { CorrelationHostMessage, CorrelationRowView, CorrelationWebviewMessage } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void };
 const vscode = acquireVsCodeApi();

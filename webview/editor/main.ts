@@ -6,7 +6,7 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import type { Candidate, DialogueItem } from '../../src/core/model/types';
-import type { EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from '../protocol';
+import type { EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();

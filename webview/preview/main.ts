@@ -1,5 +1,5 @@
 /** The prompt preview webview: shows the assembled prompt the host sends. */
-import type { PreviewHostMessage, PreviewWebviewMessage } from '../protocol';
+import type { PreviewHostMessage, PreviewWebviewMessage } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void };
 const vscode = acquireVsCodeApi();
