@@ -1,166 +1,61 @@
 /**
- * End to end in real VS Code: the packaged VSIX installed into code-server, driven by Debian Chromium through
- * playwright-core. Opens an imported AnnoMI file (plus one corrupted line), checks the transcript is rendered
- * inside the webview, marks a candidate coherent through the UI, saves, and checks the file on disk.
+ * End to end in real VS Code (see harness.ts): opens an imported AnnoMI file (plus one corrupted line), checks the
+ * transcript is rendered inside the webview, marks a candidate coherent through the UI, saves, and checks the
+ * file on disk; then the correlation panel, generation, external edits, the prompt preview and the judge matrix.
  * Screenshots go to test-output/e2e/.
  *
  * Run: `npm run test:e2e` (after `npm run build`). Needs `bash scripts/e2e/setup.sh` (done by the npm script).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 
-const root = resolve(__dirname, '../..');
-const out = join(root, 'test-output', 'e2e');
-const codeServer = join(root, 'test/e2e/node_modules/code-server/out/node/entry.js');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ANNOTATOR = 'e2e-annotator';
 const BAD_LINE = '{"id": "corrupted", "context": [ this line is broken';
 
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      lastErr = err;
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
-}
-
-/** The frame that holds our webview's DOM (webviews are nested iframes in VS Code). */
-async function editorFrame(page: Page, timeoutMs = 60_000): Promise<Frame> {
-  return waitFor(
-    'the ReflectEval webview',
-    async () => {
-      for (const f of page.frames()) {
-        if (await f.$('#item-list').catch(() => null)) return f;
-      }
-      return undefined;
-    },
-    timeoutMs,
-  );
-}
-
 describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
-  let server: ChildProcess | undefined;
-  let browser: Browser | undefined;
+  let wb: Workbench | undefined;
   let page: Page | undefined;
-  let log = '';
-  let work = '';
   let file = '';
   let firstTurn = '';
 
   before(async function () {
-    const missing = [CHROMIUM, codeServer].filter((p) => !existsSync(p));
-    if (missing.length) {
-      if (process.env.CI) throw new Error(`end-to-end prerequisites missing in CI: ${missing.join(', ')} (run scripts/e2e/setup.sh; apt-get install -y chromium libkrb5-dev ripgrep)`);
-      console.log(`SKIPPED: end-to-end test (missing ${missing.join(', ')})`);
-      this.skip();
-    }
-    mkdirSync(out, { recursive: true });
-    work = mkdtempSync(join(tmpdir(), 'reflect-eval-e2e-'));
-    const vsix = join(work, 'reflect-eval.vsix');
-    const pack = spawnSync(process.execPath, [join(root, 'scripts/package.mjs'), '--out', vsix], { cwd: root, encoding: 'utf8' });
-    assert.equal(pack.status, 0, `packaging failed:\n${pack.stdout}\n${pack.stderr}`);
-
-    // The workspace: an AnnoMI import made with the CLI, plus one corrupted line that must survive a save.
-    const ws = join(work, 'workspace');
-    mkdirSync(ws);
-    file = join(ws, 'annomi.dialogues.jsonl');
-    const imp = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '3', '--seed', '1', '-o', file], { encoding: 'utf8' });
-    assert.equal(imp.status, 0, imp.stderr);
-    // Judge the candidates with the bundled local judge, so the correlation panel has an evaluator to show.
-    const judged = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'judge', file], { encoding: 'utf8' });
-    assert.equal(judged.status, 0, judged.stderr);
-    const imported = readFileSync(file, 'utf8');
-    firstTurn = JSON.parse(imported.split('\n')[0]).context[0].text;
-    writeFileSync(file, imported + BAD_LINE + '\n');
-
-    // A workspace copy of one judge template, to edit with the live preview open.
-    mkdirSync(join(ws, 'prompts', 'bodies'), { recursive: true });
-    cpSync(join(root, 'prompts', 'bodies', 'instructions.mustache'), join(ws, 'prompts', 'bodies', 'instructions.mustache'));
-
-    const userData = join(work, 'user-data');
-    mkdirSync(join(userData, 'User'), { recursive: true });
-    writeFileSync(
-      join(userData, 'User', 'settings.json'),
-      JSON.stringify({ 'reflectEval.annotator': ANNOTATOR, 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false }),
-    );
-    const extensions = join(work, 'extensions');
-    const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
-    const inst = spawnSync(process.execPath, [codeServer, ...common, '--install-extension', vsix], { encoding: 'utf8' });
-    assert.equal(inst.status, 0, `installing the VSIX failed:\n${inst.stdout}\n${inst.stderr}`);
-
-    const port = await freePort();
-    server = spawn(process.execPath, [codeServer, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ws], {
-      env: { ...process.env, VSCODE_PROXY_URI: '' },
-    });
-    server.stdout?.on('data', (d) => (log += d));
-    server.stderr?.on('data', (d) => (log += d));
-    await waitFor('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 60_000);
-
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+    if (!prerequisitesPresent()) this.skip();
+    wb = await launchWorkbench((ws) => {
+      // The workspace: an AnnoMI import made with the CLI, plus one corrupted line that must survive a save.
+      file = join(ws, 'annomi.dialogues.jsonl');
+      runCli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '3', '--seed', '1', '-o', file]);
+      // Judge the candidates with the bundled local judge, so the correlation panel has an evaluator to show.
+      runCli(['judge', file]);
+      const imported = readFileSync(file, 'utf8');
+      firstTurn = JSON.parse(imported.split('\n')[0]).context[0].text;
+      writeFileSync(file, imported + BAD_LINE + '\n');
+      // A workspace copy of one judge template, to edit with the live preview open.
+      mkdirSync(join(ws, 'prompts', 'bodies'), { recursive: true });
+      cpSync(join(root, 'prompts', 'bodies', 'instructions.mustache'), join(ws, 'prompts', 'bodies', 'instructions.mustache'));
+    }, { 'reflectEval.annotator': ANNOTATOR });
+    page = wb.page;
   });
 
   after(async function () {
     if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'failure.png') }).catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    server?.kill('SIGTERM');
-    // Keep VS Code's logs (extension host included) next to the screenshots.
-    if (work && existsSync(join(work, 'user-data', 'logs'))) cpSync(join(work, 'user-data', 'logs'), join(out, 'code-server-logs'), { recursive: true });
-    if (work) rmSync(work, { recursive: true, force: true });
+    await wb?.close('code-server-logs');
   });
 
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') {
       if (page) await page.screenshot({ path: join(out, `failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`code-server log (tail):\n${log.slice(-4000)}`);
+      console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
     }
   });
 
   it('opens the imported AnnoMI file in the ReflectEval editor and renders the transcript', async () => {
     const p = page as Page;
     // Open from the Explorer, as a user would; *.dialogues.jsonl opens in the ReflectEval editor by default.
-    // Until the extension host has registered the editor, VS Code opens the file as text: close and retry.
-    const row = p.locator('.explorer-folders-view .monaco-list-row', { hasText: 'annomi.dialogues.jsonl' });
-    await row.waitFor({ timeout: 60_000 });
-    let frame: Frame | undefined;
-    for (let attempt = 1; attempt <= 6 && !frame; attempt++) {
-      await row.dblclick();
-      frame = await editorFrame(p, 15_000).catch(() => undefined);
-      if (!frame) {
-        await p.keyboard.press('Control+K');
-        await p.keyboard.press('Control+W'); // close all editors
-      }
-    }
-    assert.ok(frame, 'the dialogue file opened in the ReflectEval editor');
+    const frame: Frame = await openDialogueFile(p, 'annomi.dialogues.jsonl');
     await frame.waitForSelector('#transcript .turn', { timeout: 60_000 });
     const text = await frame.textContent('#transcript');
     assert.ok(text?.includes(firstTurn), `transcript should contain the first AnnoMI turn ${JSON.stringify(firstTurn)}`);

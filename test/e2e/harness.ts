@@ -1,0 +1,191 @@
+/**
+ * Shared harness of the end-to-end tests: the packaged VSIX installed into real VS Code (code-server), driven by
+ * Debian Chromium through playwright-core. Each `*.e2e.test.ts` file launches its own workbench on its own
+ * workspace with {@link launchWorkbench}; the VSIX is packaged once per test process.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+
+export const root = resolve(__dirname, '../..');
+/** Screenshots and logs land here. */
+export const out = join(root, 'test-output', 'e2e');
+export const codeServer = join(root, 'test/e2e/node_modules/code-server/out/node/entry.js');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The CLI, built by `npm run build`. */
+export const cli = join(root, 'dist/cli.js');
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** Polls `fn` until it returns a truthy value, or fails after `timeoutMs` naming `what` and the last error. */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      lastErr = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
+}
+
+/** The first frame holding an element matching `selector` (webviews are nested iframes in VS Code). */
+export async function frameWith(page: Page, selector: string, what: string, timeoutMs = 60_000): Promise<Frame> {
+  return waitFor(
+    what,
+    async () => {
+      for (const f of page.frames()) {
+        if (await f.$(selector).catch(() => null)) return f;
+      }
+      return undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** The frame that holds the dialogue editor's DOM. */
+export function editorFrame(page: Page, timeoutMs = 60_000): Promise<Frame> {
+  return frameWith(page, '#item-list', 'the ReflectEval webview', timeoutMs);
+}
+
+/** Runs a command from the palette by its title (e.g. `ReflectEval: Show Correlation Table`). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
+  await page.keyboard.type(title);
+  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * Opens `fileName` from the Explorer in the ReflectEval editor, as a user would. Until the extension host has
+ * registered the editor, VS Code opens the file as text: close and retry.
+ */
+export async function openDialogueFile(page: Page, fileName: string): Promise<Frame> {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: fileName });
+  await row.waitFor({ timeout: 60_000 });
+  for (let attempt = 1; attempt <= 6; attempt++) {
+    await row.dblclick();
+    const frame = await editorFrame(page, 15_000).catch(() => undefined);
+    if (frame) return frame;
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+W'); // close all editors
+  }
+  throw new Error(`${fileName} did not open in the ReflectEval editor`);
+}
+
+/** Runs the built CLI and fails the test with its stderr when it exits non-zero. */
+export function runCli(args: string[], cwd = root): string {
+  const res = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' });
+  assert.equal(res.status, 0, `reflect-eval ${args.join(' ')} failed:\n${res.stderr}`);
+  return res.stdout;
+}
+
+/** True when the prerequisites are present; otherwise throws in CI, or returns false (the caller skips). */
+export function prerequisitesPresent(): boolean {
+  const missing = [CHROMIUM, codeServer].filter((p) => !existsSync(p));
+  if (missing.length === 0) return true;
+  if (process.env.CI) throw new Error(`end-to-end prerequisites missing in CI: ${missing.join(', ')} (run scripts/e2e/setup.sh; apt-get install -y chromium libkrb5-dev ripgrep)`);
+  console.log(`SKIPPED: end-to-end test (missing ${missing.join(', ')})`);
+  return false;
+}
+
+let packaged: string | undefined;
+/** The VSIX of the current build, packaged once per test process. */
+function vsix(): string {
+  if (packaged && existsSync(packaged)) return packaged;
+  const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-vsix-'));
+  const file = join(dir, 'reflect-eval.vsix');
+  const pack = spawnSync(process.execPath, [join(root, 'scripts/package.mjs'), '--out', file], { cwd: root, encoding: 'utf8' });
+  assert.equal(pack.status, 0, `packaging failed:\n${pack.stdout}\n${pack.stderr}`);
+  packaged = file;
+  return file;
+}
+
+/** A running workbench: code-server on a workspace folder, and a Chromium page showing it. */
+export interface Workbench {
+  page: Page;
+  browser: Browser;
+  server: ChildProcess;
+  /** The workspace folder (a fresh temporary folder). */
+  workspace: string;
+  /** code-server's stdout and stderr so far. */
+  log(): string;
+  /** Screenshot into test-output/e2e/<name>.png. */
+  screenshot(name: string): Promise<void>;
+  /** Stops everything, keeps VS Code's logs under test-output/e2e/<logsName>, removes the temporary folders. */
+  close(logsName: string): Promise<void>;
+}
+
+/**
+ * Launches code-server with the packaged extension on a new workspace and opens it in Chromium.
+ *
+ * @param populate - fills the workspace folder before VS Code opens it
+ * @param settings - user settings (merged over quiet defaults; workspace trust is off)
+ */
+export async function launchWorkbench(populate: (workspace: string) => void | Promise<void>, settings: Record<string, unknown> = {}): Promise<Workbench> {
+  mkdirSync(out, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'reflect-eval-e2e-'));
+  const workspace = join(work, 'workspace');
+  mkdirSync(workspace);
+  await populate(workspace);
+  const userData = join(work, 'user-data');
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(userData, 'User', 'settings.json'),
+    JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, ...settings }),
+  );
+  const extensions = join(work, 'extensions');
+  const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+  const inst = spawnSync(process.execPath, [codeServer, ...common, '--install-extension', vsix()], { encoding: 'utf8' });
+  assert.equal(inst.status, 0, `installing the VSIX failed:\n${inst.stdout}\n${inst.stderr}`);
+
+  const port = await freePort();
+  let log = '';
+  const server = spawn(process.execPath, [codeServer, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', workspace], {
+    env: { ...process.env, VSCODE_PROXY_URI: '' },
+  });
+  server.stdout?.on('data', (d) => (log += d));
+  server.stderr?.on('data', (d) => (log += d));
+  await waitFor('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 60_000);
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+  return {
+    page,
+    browser,
+    server,
+    workspace,
+    log: () => log,
+    screenshot: async (name) => void (await page.screenshot({ path: join(out, `${name}.png`) })),
+    close: async (logsName) => {
+      await browser.close().catch(() => undefined);
+      server.kill('SIGTERM');
+      if (existsSync(join(userData, 'logs'))) cpSync(join(userData, 'logs'), join(out, logsName), { recursive: true });
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
