@@ -51,16 +51,37 @@ export interface Provenance {
   [key: string]: unknown;
 }
 
-/** Decoding settings of a model-generated candidate (all parameters that shaped it). */
+/**
+ * Decoding settings of a model-generated candidate: every parameter that shaped it, so the candidate can be
+ * produced again (GEM 2022 §3.4; names follow Hugging Face transformers' `GenerationConfig` in camelCase).
+ */
 export interface DecodingSettings {
   strategy: 'greedy' | 'beamSearch' | 'nucleusSampling' | string;
   maxNewTokens?: number;
+  /** Beam search: beams kept per step (k). */
   numBeams?: number;
+  /** Beam search: rank of this hypothesis among the k finished ones (0 = best score). */
+  beamRank?: number;
+  /** Beam search: the hypothesis score, sum of token log-probabilities / length^lengthPenalty. */
+  beamScore?: number;
+  lengthPenalty?: number;
+  /** Beam search stopping rule, as transformers' `early_stopping`: true, false, or "never". */
+  earlyStopping?: boolean | 'never';
+  /** Nucleus sampling: smallest token set whose probability reaches topP, in (0, 1]. */
   topP?: number;
+  /** Keep only the k most probable tokens (0 = off). */
   topK?: number;
   temperature?: number;
+  noRepeatNgramSize?: number;
+  repetitionPenalty?: number;
+  /** Seed of the sampler (sampling strategies). */
   seed?: number;
+  /** Which of the n samples drawn under these settings (0-based). */
   sampleIndex?: number;
+  /** Response type conditioned on (control code; GEM 2022 footnote 4). */
+  behaviour?: string;
+  /** Context window in tokens (GEM 2022 §3.2: 384). */
+  maxContextTokens?: number;
   [key: string]: unknown;
 }
 
@@ -87,15 +108,27 @@ export type ErrorCategory =
   | 'onTopicButUnverifiable'
   | 'other';
 
-/** One annotator's labels on one candidate. */
+/**
+ * Agreement with the MI empathy statement (first study §4.2.3), asked only when the response is coherent:
+ * 1 disagree, 2 somewhat disagree, 3 neither agree nor disagree, 4 somewhat agree, 5 agree.
+ */
+export type LikertAgreement = 1 | 2 | 3 | 4 | 5;
+
+/** One annotator's labels on one candidate (first study §4.2.3). */
 export interface Annotation {
   annotator: string;
+  /** Annotator group, e.g. `expert` or `layperson`, when known (imported tables); otherwise derived from the id. */
+  group?: string;
   /** "Is the response coherent and consistent with the dialogue?" */
   coherent?: boolean;
+  /** Errors chosen when incoherent (one or more). */
   errors?: ErrorCategory[];
+  /** The most evident error (MEE), chosen among `errors` when there are several. */
   mostEvidentError?: ErrorCategory;
   /** Free text for the `other` error category. */
   otherText?: string;
+  /** Empathy statement agreement, when coherent. */
+  empathy?: LikertAgreement;
   /** ISO 8601 time of the last change. */
   updatedAt?: string;
   [key: string]: unknown;
@@ -113,6 +146,26 @@ export interface Score {
   expected?: number;
   /** Why the status is not `ok`. */
   message?: string;
+  /** Signature of the evaluator's configuration (metrics: tokenizer, smoothing, stemming, versions; sacreBLEU style). */
+  signature?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Semantic cluster of a candidate within its item (first study §4.2.1): candidates whose sentence embeddings
+ * fall in one agglomerative cluster; the member with the most tokens represents it.
+ */
+export interface ClusterInfo {
+  /** Cluster id, unique within the item. */
+  id: string;
+  /** True for the cluster's representative (the member with the most tokens). */
+  representative: boolean;
+  /** Number of candidates in the cluster. */
+  size: number;
+  /** True when the representative was drawn in the seeded sample of clusters to annotate. */
+  sampled?: boolean;
+  /** Signature of the clustering (embedding model, pooling, threshold, linkage, metric, seed). */
+  signature?: string;
   [key: string]: unknown;
 }
 
@@ -120,7 +173,15 @@ export interface Score {
 export interface Candidate {
   id: string;
   text: string;
+  /** How the candidate first came to exist. */
   origin: CandidateOrigin;
+  /**
+   * Further origins that produced exactly the same text in this item (an exact duplicate is kept once with all
+   * its origins; the first study removes duplicates before annotation, §4.1.1).
+   */
+  duplicateOrigins?: CandidateOrigin[];
+  /** Semantic cluster, when the item's candidates were clustered. */
+  cluster?: ClusterInfo;
   annotations: Annotation[];
   /** Scores keyed by evaluator id. */
   scores: Record<string, Score>;
@@ -136,4 +197,9 @@ export interface DialogueItem {
   provenance?: Provenance;
   candidates: Candidate[];
   [key: string]: unknown;
+}
+
+/** Every origin of a candidate: its first origin, then those of its exact duplicates. */
+export function candidateOrigins(candidate: Candidate): CandidateOrigin[] {
+  return [candidate.origin, ...(candidate.duplicateOrigins ?? [])];
 }
