@@ -26,8 +26,8 @@ describe('labels', () => {
   it('counts annotators who said coherent, and gives null when nobody labelled', () => {
     const item = setCoherence(setCoherence(base(), 'c', 'e1', true), 'c', 'e2', true);
     assert.equal(coherenceScore(item.candidates[0]), 2);
-    assert.equal(coherenceScore(item.candidates[0], (a) => a.startsWith('e')), 2);
-    assert.equal(coherenceScore(item.candidates[0], (a) => a === 'other'), 0);
+    assert.equal(coherenceScore(item.candidates[0], (a) => a.annotator.startsWith('e')), 2);
+    assert.equal(coherenceScore(item.candidates[0], (a) => a.annotator === 'other'), 0);
     assert.equal(coherenceScore({ ...base().candidates[0], annotations: [{ annotator: 'x' }] }), null);
   });
 });

@@ -3,7 +3,7 @@
  * evaluator's scores and the coherence score, i.e. the number of annotators who said "coherent").
  */
 import { coherenceScore } from '../labels/annotate';
-import type { DialogueItem } from '../model/types';
+import type { Annotation, DialogueItem } from '../model/types';
 import { spearmanRho, type CorrelationResult } from '../stats/correlation';
 
 /** One row: an evaluator against the human coherence score. */
@@ -19,7 +19,7 @@ export interface CorrelationRow {
 /** Options of {@link correlationTable}. */
 export interface CorrelationTableOptions {
   /** Which annotators count toward the coherence score (default: all). */
-  annotators?: (id: string) => boolean;
+  annotators?: (a: Annotation) => boolean;
 }
 
 /**

@@ -39,10 +39,10 @@ export function annotationOf(candidate: Candidate, annotator: string): Annotatio
  * Returns `null` when no annotator has given a coherence label, so unlabelled candidates are left out of
  * correlations rather than counted as 0.
  *
- * @param annotators - restrict to these annotator ids (e.g. the experts); all annotators when omitted
+ * @param include - restrict to these annotations (e.g. the experts': `inGroup('experts')` from `./groups`); all when omitted
  */
-export function coherenceScore(candidate: Candidate, annotators?: (id: string) => boolean): number | null {
-  const labelled = candidate.annotations.filter((a) => typeof a.coherent === 'boolean' && (!annotators || annotators(a.annotator)));
+export function coherenceScore(candidate: Candidate, include?: (a: Annotation) => boolean): number | null {
+  const labelled = candidate.annotations.filter((a) => typeof a.coherent === 'boolean' && (!include || include(a)));
   if (labelled.length === 0) return null;
   return labelled.filter((a) => a.coherent).length;
 }
