@@ -52,7 +52,7 @@ describe('correlation table', () => {
   });
 
   it('restricts the coherence score to chosen annotators', () => {
-    const rows = correlationTable(items, { annotators: (a) => a === 'a0' });
+    const rows = correlationTable(items, { annotators: (a) => a.annotator === 'a0' });
     assert.equal(rows[0].n, 5);
   });
 });
