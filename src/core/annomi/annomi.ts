@@ -5,7 +5,6 @@
  */
 import { parse } from 'csv-parse/sync';
 import seedrandom from 'seedrandom';
-import { shuffled } from '../stats/shuffle';
 import { MAX_CONTEXT_TOKENS, turnsInWindow, type TextTokenizer } from '../generation/modelInput';
 import type { Candidate, DialogueItem, TherapistBehaviour, Turn } from '../model/types';
 
@@ -178,6 +177,16 @@ export function itemFor(dialogue: AnnoMIDialogue, index: number, sel: AnnoMISele
     },
     candidates,
   };
+}
+
+/** Fisher–Yates shuffle with a seeded generator (seedrandom's ARC4, so the same seed gives the same order anywhere). */
+function shuffled<T>(xs: readonly T[], rng: () => number): T[] {
+  const a = xs.slice();
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
 }
 
 /**
