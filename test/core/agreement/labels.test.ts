@@ -17,7 +17,7 @@ describe('first-study derived labels', () => {
     assert.equal(filledMostEvidentError(inc(['malformed'])), 'malformed');
     assert.equal(filledMostEvidentError(inc(['malformed', 'offTopic'])), undefined);
     assert.equal(filledMostEvidentError(inc(['malformed', 'offTopic'], 'offTopic')), 'offTopic');
-    assert.equal(filledMostEvidentError({ annotator: 'x', coherent: true }), undefined);
+    assert.equal(filledMostEvidentError({ coherent: true }), undefined);
     assert.equal(filledMostEvidentError(inc([])), undefined);
   });
 
