@@ -212,7 +212,8 @@ interface RowData {
  * - **Items** group rows by context: `annomi_dialogue_id` + `stage` + the parsed `dialogue_context` (JSON
  *   spacing does not matter). Item ids are `annomi-<dialogue id>-<stage slug>`, with `-2`, `-3`… when one
  *   dialogue and stage have several contexts, in order of first appearance.
- * - **Candidates** group an item's rows by (`reflection` text, `reflection_source`); the text is kept verbatim.
+ * - **Candidates** group an item's rows by (`reflection` text, `reflection_source`), ignoring whitespace around
+ *   the text and the case of the source; the first row's spellings are kept.
  *   Human sources (`humanSources`) get origin kind `human`, the others `model`, with `source` as written; a
  *   source listing several origins joined by ` | ` (as the exporter writes exact duplicates) gives
  *   `duplicateOrigins`. With `reference`, the item's human response becomes its `reference` and has id `ref`.
@@ -341,7 +342,8 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
     if (!item) items.set(key, (item = { key, dialogueId: r.dialogueId, stage: r.stage, context: r.context.turns, rows: [], candidates: new Map() }));
     item.rows.push(r);
     if (!r.reflection.trim() && !r.source && !r.annotator) continue; // a context without responses
-    const ckey = JSON.stringify([r.source, r.reflection]);
+    // one response: the same text (ignoring surrounding whitespace) from the same source (ignoring case)
+    const ckey = JSON.stringify([r.source.toLowerCase(), r.reflection.trim()]);
     let cand = item.candidates.get(ckey);
     if (!cand) item.candidates.set(ckey, (cand = { key: ckey, source: r.source, text: r.reflection, rows: [] }));
     cand.rows.push(r);
@@ -385,7 +387,7 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
       const sources = c.source.split(' | ').map((s) => s.trim()).filter(Boolean);
       const origins: CandidateOrigin[] = (sources.length ? sources : [c.source]).map((s) => ({ kind: humanSources.has(s.toLowerCase()) ? 'human' : 'model', source: s }));
       const human = origins[0].kind === 'human';
-      if (human) humans.push(c);
+      if (human && !humans.some((h) => h.text.trim() === c.text.trim())) humans.push(c);
       const stem = slug(sources[0] ?? '') || 'response';
       const n = (perSource.get(stem) ?? 0) + 1;
       perSource.set(stem, n);
