@@ -176,7 +176,8 @@ export class AnnotationTableError extends Error {
     readonly file: string,
     readonly problems: TableProblem[],
   ) {
-    const shown = problems.slice(0, 20).map((p) => `${file}:${p.line}: ${p.row !== p.line ? `row ${p.row}, ` : ''}${p.column ? `column "${p.column}": ` : ''}${p.message}`);
+    const where = (p: TableProblem) => [p.row !== p.line ? `row ${p.row}` : '', p.column ? `column "${p.column}"` : ''].filter(Boolean).join(', ');
+    const shown = problems.slice(0, 20).map((p) => `${file}:${p.line}: ${where(p) ? `${where(p)}: ` : ''}${p.message}`);
     if (problems.length > shown.length) shown.push(`… and ${problems.length - shown.length} more problem(s)`);
     super(problems.length === 1 ? shown[0] : `${problems.length} problems in ${file}:\n${shown.join('\n')}`);
     this.name = 'AnnotationTableError';
