@@ -165,6 +165,13 @@ function parseContext(v: string): Turns {
     const start = v.trim().slice(0, 40);
     throw new Error(`not valid JSON (${(err as Error).message}); expected a list like [{"therapist": "…"}, {"client": "…"}], got ${JSON.stringify(start)}${v.trim().length > 40 ? '…' : ''}`);
   }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    // lenient: {"turns": [...]} (one list inside an object), or {"0": {...}, "1": {...}} (turns keyed by position)
+    const vals = Object.values(value as Record<string, unknown>);
+    const lists = vals.filter(Array.isArray);
+    if (lists.length === 1 && vals.length === 1) value = lists[0];
+    else if (vals.length > 0 && vals.every((v) => v !== null && typeof v === 'object' && !Array.isArray(v))) value = vals;
+  }
   if (!Array.isArray(value)) throw new Error(`expected a JSON list of turns, got ${value === null ? 'null' : typeof value}`);
   const turns = value.map((t, i): Turn => {
     if (t === null || typeof t !== 'object' || Array.isArray(t)) throw new Error(`turn ${i + 1} is not an object like {"client": "…"}`);
@@ -229,7 +236,9 @@ interface RowData {
  *   for unlabelled candidates); with empty `reflection` and `reflection_source` too, an item without candidates.
  *
  * Nothing is skipped silently: every bad row is reported (line, spreadsheet row, column, what is wrong) in one
- * {@link AnnotationTableError}; an exact repeat of a (response, annotator) row is kept once, with a warning.
+ * {@link AnnotationTableError}; an exact repeat of a (response, annotator) row is kept once, with a warning. A
+ * response that *every* one of its annotators labelled k > 1 times was shown k times (e.g. two decoding runs gave
+ * the same text) and becomes k candidates, with a warning; other repeats that disagree are errors.
  *
  * @param csvText - the table (UTF-8 text; a BOM, CRLF line ends, tab or semicolon delimiters are accepted)
  * @throws AnnotationTableError listing every problem found
@@ -389,46 +398,60 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
       const human = origins[0].kind === 'human';
       if (human && !humans.some((h) => h.text.trim() === c.text.trim())) humans.push(c);
       const stem = slug(sources[0] ?? '') || 'response';
-      const n = (perSource.get(stem) ?? 0) + 1;
-      perSource.set(stem, n);
-      const annotations: Annotation[] = [];
-      const byAnnotator = new Map<string, RowData>();
-      for (const r of c.rows) {
-        if (!r.annotation) {
-          const lost = levels.filter((l) => l.level === 'annotation' && r.extra[l.name] !== '').map((l) => l.name);
-          if (lost.length) {
-            problems.push({ line: r.at.line, row: r.at.row, column: lost[0], message: `has no annotator, so its value(s) in ${lost.join(', ')} (which differ from row to row) have nowhere to be kept; fill in the annotator or empty them` });
-          } else if (c.rows.some((o) => o.annotation)) {
-            warnings.push({ line: r.at.line, row: r.at.row, message: 'has no annotator and no labels; the response is labelled on other rows, so this row adds nothing' });
-          }
-          continue;
-        }
-        const prev = byAnnotator.get(r.annotator);
-        if (prev) {
-          const same = JSON.stringify(prev.annotation) === JSON.stringify(r.annotation) && JSON.stringify(prev.extra) === JSON.stringify(r.extra);
-          if (!same) {
-            problems.push({ line: r.at.line, row: r.at.row, column: header.names[header.index.annotator], message: `${r.annotator} labelled this response already on line ${prev.at.line}, differently; keep one of the two rows` });
-          } else warnings.push({ line: r.at.line, row: r.at.row, message: `repeats line ${prev.at.line} exactly (same response, annotator and labels); kept once` });
-          continue;
-        }
-        byAnnotator.set(r.annotator, r);
-        const ann: Annotation = { ...r.annotation };
-        const extra = pick(r, (l) => l === 'annotation');
-        if (Object.keys(extra).length) ann.extraColumns = extra;
-        annotations.push(ann);
-        annotators.set(ann.annotator, /^expert/i.test(ann.group ?? '') ? 'expert' : 'layperson');
+      // A response that every annotator labelled k > 1 times was shown k times (e.g. two decoding runs gave the
+      // same text): k candidates, the j-th row of each annotator in the j-th. Otherwise one candidate.
+      const labelled = c.rows.filter((r) => r.annotation);
+      const perAnnotator = new Map<string, RowData[]>();
+      for (const r of labelled) perAnnotator.set(r.annotator, [...(perAnnotator.get(r.annotator) ?? []), r]);
+      const counts = new Set([...perAnnotator.values()].map((rs) => rs.length));
+      const k = counts.size === 1 ? [...counts][0] : 1;
+      if (k > 1) {
+        warnings.push({ line: labelled[0].at.line, row: labelled[0].at.row, message: `this response (${c.source}) has ${k} rows from each of its ${perAnnotator.size} annotators: imported as ${k} separate candidates` });
       }
-      const cand: Candidate = {
-        id: options.reference && human ? 'ref' : `${stem}-${n}`,
-        text: c.text,
-        origin: origins[0],
-        ...(origins.length > 1 ? { duplicateOrigins: origins.slice(1) } : {}),
-        annotations,
-        scores: {},
-      };
-      const extra = pick(c.rows[0], (l) => l === 'candidate');
-      if (Object.keys(extra).length) cand.extraColumns = extra;
-      candidates.push(cand);
+      const instances: RowData[][] = Array.from({ length: k }, (_, j) => (k === 1 ? c.rows : [...perAnnotator.values()].map((rs) => rs[j]).sort((a, b) => a.at.row - b.at.row)));
+      if (k > 1) instances[0] = [...c.rows.filter((r) => !r.annotation), ...instances[0]];
+      instances.forEach((rowsOf, j) => {
+        const annotations: Annotation[] = [];
+        const byAnnotator = new Map<string, RowData>();
+        for (const r of rowsOf) {
+          if (!r.annotation) {
+            const lost = levels.filter((l) => l.level === 'annotation' && r.extra[l.name] !== '').map((l) => l.name);
+            if (lost.length) {
+              problems.push({ line: r.at.line, row: r.at.row, column: lost[0], message: `has no annotator, so its value(s) in ${lost.join(', ')} (which differ from row to row) have nowhere to be kept; fill in the annotator or empty them` });
+            } else if (labelled.length) {
+              warnings.push({ line: r.at.line, row: r.at.row, message: 'has no annotator and no labels; the response is labelled on other rows, so this row adds nothing' });
+            }
+            continue;
+          }
+          const prev = byAnnotator.get(r.annotator);
+          if (prev) {
+            const same = JSON.stringify(prev.annotation) === JSON.stringify(r.annotation) && JSON.stringify(prev.extra) === JSON.stringify(r.extra);
+            if (!same) {
+              problems.push({ line: r.at.line, row: r.at.row, column: header.names[header.index.annotator], message: `${r.annotator} labelled this response already on line ${prev.at.line}, differently; keep one of the two rows` });
+            } else warnings.push({ line: r.at.line, row: r.at.row, message: `repeats line ${prev.at.line} exactly (same response, annotator and labels); kept once` });
+            continue;
+          }
+          byAnnotator.set(r.annotator, r);
+          const ann: Annotation = { ...r.annotation };
+          const extra = pick(r, (l) => l === 'annotation');
+          if (Object.keys(extra).length) ann.extraColumns = extra;
+          annotations.push(ann);
+          annotators.set(ann.annotator, /^expert/i.test(ann.group ?? '') ? 'expert' : 'layperson');
+        }
+        const n = (perSource.get(stem) ?? 0) + 1;
+        perSource.set(stem, n);
+        const cand: Candidate = {
+          id: options.reference && human ? (j === 0 ? 'ref' : `ref-${j + 1}`) : `${stem}-${n}`,
+          text: c.text,
+          origin: origins[0],
+          ...(origins.length > 1 ? { duplicateOrigins: origins.slice(1) } : {}),
+          annotations,
+          scores: {},
+        };
+        const extra = pick(c.rows[0], (l) => l === 'candidate');
+        if (Object.keys(extra).length) cand.extraColumns = extra;
+        candidates.push(cand);
+      });
     }
     const item: DialogueItem = {
       id,

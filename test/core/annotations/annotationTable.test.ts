@@ -89,10 +89,21 @@ describe('annotation tables: import', () => {
     assert.equal(e.problems.length, 1);
     assert.deepEqual([e.problems[0].line, e.problems[0].column], [5, 'annotator']);
     assert.match(e.problems[0].message, /Layperson 1 labelled this response already on line 4, differently/);
-    const ok = read('repeats.csv').split('\n').slice(0, 4).join('\n') + '\n';
-    const r = importAnnotationTable(ok);
+    const lines = read('repeats.csv').split('\n');
+    const r = importAnnotationTable([...lines.slice(0, 4), lines[5], ''].join('\n'));
     assert.deepEqual(r.warnings, [{ line: 3, row: 3, message: 'repeats line 2 exactly (same response, annotator and labels); kept once' }]);
-    assert.deepEqual(r.items[0].candidates[0].annotations.map((a) => a.annotator), ['Expert 1', 'Layperson 1']);
+    assert.deepEqual(r.items[0].candidates[0].annotations.map((a) => a.annotator), ['Expert 1', 'Layperson 1', 'Layperson 2']);
+  });
+
+  it('reads a response that every annotator labelled twice as two candidates, with a warning', () => {
+    const lines = read('repeats.csv').split('\n');
+    const r = importAnnotationTable(lines.slice(0, 5).join('\n') + '\n');
+    assert.deepEqual(r.warnings.map((w) => [w.line, w.message]), [[2, 'this response (GPT-2) has 2 rows from each of its 2 annotators: imported as 2 separate candidates']]);
+    const [a, b] = r.items[0].candidates;
+    assert.deepEqual([a.id, a.text, a.annotations.map((x) => [x.annotator, x.coherent])], ['gpt-2-1', 'Fine.', [['Expert 1', true], ['Layperson 1', true]]]);
+    assert.deepEqual([b.id, b.text, b.annotations.map((x) => [x.annotator, x.coherent])], ['gpt-2-2', 'Fine.', [['Expert 1', true], ['Layperson 1', false]]]);
+    // and they export and import back the same way
+    assert.deepEqual(importAnnotationTable(exportAnnotationTable(r.items).csv).items, r.items);
   });
 
   it('reads semicolon-delimited tables; two human texts for one context make the reference ambiguous', () => {
@@ -113,6 +124,16 @@ describe('annotation tables: import', () => {
     assert.match(problemsOf(() => importAnnotationTable('name,age\nann,3\n', { file: 'o.csv' })).message, /^o\.csv:1: this is not an annotation table/);
     assert.match(problemsOf(() => importAnnotationTable('', { file: 'e.csv' })).message, /e\.csv:1: the file is empty/);
     assert.match(problemsOf(() => importAnnotationTable('a,b\n1,"open\n2,3\n', { file: 'q.csv' })).message, /q\.csv:2: not a readable CSV file: Quote Not Closed/);
+  });
+
+  it('reads contexts given as an object holding the list, or as turns keyed by position', () => {
+    const head = 'annomi_dialogue_id,stage,dialogue_context,reflection_source,reflection,annotator,coherent_and_context_consistent,dialogue_contradicting,malformed,off_topic,on_topic_but_unverifiable,parroting\n';
+    const row = (ctx: string) => `1,s,"${ctx.replace(/"/g, '""')}",GPT-2,Hi.,Expert 1,Yes,,,,,\n`;
+    const want = [{ speaker: 'therapist', text: 'a' }, { speaker: 'client', text: 'b' }];
+    for (const ctx of ['{"turns": [{"therapist": "a"}, {"client": "b"}]}', '{"0": {"therapist": "a"}, "1": {"client": "b"}}', '[{"speaker": "Therapist", "text": "a"}, {"role": "client", "utterance": "b"}]']) {
+      assert.deepEqual(importAnnotationTable(head + row(ctx)).items[0].context, want, ctx);
+    }
+    assert.match(problemsOf(() => importAnnotationTable(head + row('"just text"'))).message, /expected a JSON list of turns, got string/);
   });
 
   it('reads Yes/No and Likert cells leniently but not anything', () => {
