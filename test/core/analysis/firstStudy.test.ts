@@ -53,4 +53,27 @@ describe('firstStudyAnalysis', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(a)), a);
     assert.match(firstStudyCsv(a), /^table,group,row,column,value\n/);
   });
+
+  it('a 3–3 tie among six annotators is "no majority"; the majority group and propagation are options', () => {
+    const six = ['Expert 1', 'Expert 2', 'Expert 3', 'Layperson 1', 'Layperson 2', 'Layperson 3'];
+    const item: DialogueItem = {
+      id: 'i2',
+      context: [],
+      candidates: [
+        // experts say coherent, laypeople incoherent (Parroting): a tie over all six
+        cand('t', gpt2(0.8), six.map((a) => (a.startsWith('Expert') ? yes(a) : no(a, 'parroting'))), { cluster: { id: 'c', representative: true, size: 2 } }),
+        cand('u', gpt2(0.8), [], { cluster: { id: 'c', representative: false, size: 2 } }),
+      ],
+    };
+    const all = firstStudyAnalysis([item]);
+    assert.equal(all.responses[0].majority, 'noMajority');
+    assert.equal(all.responses[1].majority, 'unlabelled'); // a tie is not a label to propagate
+    const lay = firstStudyAnalysis([item], { majorityGroup: 'laypeople', minResponses: 1 });
+    assert.deepEqual([lay.responses[0].majority, lay.responses[0].majorityError, lay.responses[1].propagatedFrom], ['incoherent', 'parroting', 't']);
+    assert.equal(lay.coherenceRates[0].incoherent, 2);
+    const noProp = firstStudyAnalysis([item], { majorityGroup: 'laypeople', propagateClusters: false });
+    assert.equal(noProp.responses[1].majority, 'unlabelled');
+    assert.deepEqual(all.responses[0].coherence, { all: { coherent: 3, labelled: 6 }, laypeople: { coherent: 0, labelled: 3 }, experts: { coherent: 3, labelled: 3 } });
+    assert.deepEqual(all.agreement.map((t) => t.group), ['all', 'laypeople', 'experts']);
+  });
 });
