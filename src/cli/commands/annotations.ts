@@ -21,7 +21,7 @@ function list(value: string, previous: string[] | undefined): string[] {
 /** Adds the options that say how a table is read (shared by `import annotations` and `agreement <table.csv>`). */
 export function tableReadingOptions(cmd: Command): Command {
   return cmd
-    .option('--expert-prefix <prefix>', 'annotator names starting with this (any case) are experts, the others laypeople', DEFAULT_EXPERT_PREFIX)
+    .option('--expert-prefix <prefix>', 'annotator names starting with this (any case) are experts, the others laypeople (in a dialogue file, for annotations without a group)', DEFAULT_EXPERT_PREFIX)
     .option('--reference', `make each context's human response its reference (human sources: ${DEFAULT_HUMAN_SOURCES.join(', ')})`)
     .option('--reference-source <names>', 'reflection_source values that mean a human response (comma-separated, repeatable; implies --reference)', list);
 }

@@ -13,6 +13,7 @@ import {
   mergedErrorLabel,
   type MergedErrorCategory,
 } from '../agreement/labels';
+import { coherenceScore } from '../labels/annotate';
 import { DEFAULT_GROUP_RULES, annotatorGroup, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { candidateOrigins, type Annotation, type Candidate, type DialogueItem } from '../model/types';
 import { spearmanRho, type CorrelationResult } from '../stats/correlation';
@@ -157,9 +158,9 @@ export interface FirstStudyAnalysis {
 
 const NO_MAJORITY_LABEL = 'No majority vote';
 
-function count(anns: readonly Annotation[], keep: (a: Annotation) => boolean): CoherenceCount {
-  const labelled = anns.filter((a) => typeof a.coherent === 'boolean' && keep(a));
-  return { coherent: labelled.filter((a) => a.coherent).length, labelled: labelled.length };
+/** Coherence score of one group (`coherenceScore` with an `inGroup` filter) and how many of the group labelled. */
+function count(c: Candidate, keep: (a: Annotation) => boolean): CoherenceCount {
+  return { coherent: coherenceScore(c, keep) ?? 0, labelled: c.annotations.filter((a) => typeof a.coherent === 'boolean' && keep(a)).length };
 }
 
 /** Own majority labels of a candidate from the annotations of `keep`. */
@@ -260,7 +261,7 @@ export function firstStudyAnalysis(items: readonly DialogueItem[], options: Firs
         itemId: item.id,
         candidateId: c.id,
         strategies: candidateOrigins(c).map((o) => decodingStrategy(o).label),
-        coherence: { all: count(c.annotations, () => true), laypeople: count(c.annotations, isLay), experts: count(c.annotations, isExpert) },
+        coherence: { all: count(c, () => true), laypeople: count(c, isLay), experts: count(c, isExpert) },
         majority: labels.majority,
         majorityError: labels.majorityError,
         ...(propagatedFrom ? { propagatedFrom } : {}),
