@@ -151,6 +151,14 @@ describe('annotation tables: export', () => {
     assert.equal(exportAnnotationTable(items).csv, text);
   });
 
+  it('keeps a pandas index column (an unnamed first column) and writes it back', () => {
+    const lines = readFileSync(join(root, 'data', 'annotations', 'synthetic-annotations.csv'), 'utf8').split('\n').filter(Boolean);
+    const withIndex = lines.map((l, i) => (i === 0 ? ',' : `${i - 1},`) + l).join('\n') + '\n';
+    const r = importAnnotationTable(withIndex);
+    assert.deepEqual(r.extraColumns[0], { name: '', level: 'annotation' });
+    assert.equal(exportAnnotationTable(r.items).csv, withIndex);
+  });
+
   it('round-trips the edge cases: every label, extra column and unlabelled response comes back', () => {
     for (const name of ['liberal.csv', 'semicolon-two-humans.csv']) {
       const first = importAnnotationTable(read(name), { file: name });
