@@ -2,6 +2,7 @@
  * ReflectEval's commands: thin glue from VS Code UI to the core, one module per command family.
  */
 import * as vscode from 'vscode';
+import { AgreementPanel } from '../agreementPanel';
 import { CorrelationPanel } from '../correlationPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
@@ -35,5 +36,6 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
     ...labellingCommands(editors),
+    vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
   ];
 }
