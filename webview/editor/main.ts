@@ -10,7 +10,8 @@
  * are kept from VS Code (except those with Ctrl/Alt/Meta, so Ctrl+S and Ctrl+Z still work).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import { applyLabelOpToAnnotation, ERROR_CATEGORY_ORDER, labelStatus, type LabelOp, type LabelStatus } from '../../src/core/labels/annotate';
+import { ERROR_CATEGORIES, ERROR_LABELS } from '../../src/core/agreement/labels';
+import { applyLabelOpToAnnotation, labelStatus, type LabelOp, type LabelStatus } from '../../src/core/labels/annotate';
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory, Score } from '../../src/core/model/types';
@@ -21,14 +22,14 @@ declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState
 const vscode = acquireVsCodeApi();
 const post = (msg: EditorWebviewMessage) => vscode.postMessage(msg);
 
-/** Error categories of the first study §4.1.3, as the chips and tooltips show them. */
-const ERRORS: Record<ErrorCategory, { name: string; description: string }> = {
-  malformed: { name: 'Malformed', description: 'feels broken: unclear references, incomprehensibly ungrammatical, or sentences fine alone but confusing together' },
-  dialogueContradicting: { name: 'Dialogue-contradicting', description: 'contradicts the context, partially or fully' },
-  parroting: { name: 'Parroting', description: 'repeats a part of the context in an unnatural way' },
-  offTopic: { name: 'Off-topic', description: 'has little to no relevance to the dialogue' },
-  onTopicButUnverifiable: { name: 'On-topic but unverifiable', description: 'on topic, but cannot be verified from the context' },
-  other: { name: 'Other', description: 'another error; describe it in the text field' },
+/** What each error category of the first study §4.1.3 means (chip tooltips). */
+const ERROR_DESCRIPTIONS: Record<ErrorCategory, string> = {
+  malformed: 'feels broken: unclear references, incomprehensibly ungrammatical, or sentences fine alone but confusing together',
+  dialogueContradicting: 'contradicts the context, partially or fully',
+  parroting: 'repeats a part of the context in an unnatural way',
+  offTopic: 'has little to no relevance to the dialogue',
+  onTopicButUnverifiable: 'on topic, but cannot be verified from the context',
+  other: 'another error; describe it in the text field',
 };
 /** The MI empathy statement and its 5-point scale (first study §4.2.3). */
 const EMPATHY_STATEMENT = 'The response candidate gives me the impression that the therapist understands the client’s perceptions, situation, meaning, and feelings.';
@@ -209,7 +210,7 @@ function onAction(action: EditorAction): void {
         return sendOp(c.id, { kind: 'empathy', value: action.n as 1 | 2 | 3 | 4 | 5 });
       }
       if (mine?.coherent === false) {
-        const error = ERROR_CATEGORY_ORDER[action.n - 1];
+        const error = ERROR_CATEGORIES[action.n - 1];
         if (!error) return;
         if (error === 'other' && !mine.errors?.includes('other')) focusOtherOf = c.id;
         return sendOp(c.id, { kind: 'toggleError', error });
@@ -217,7 +218,7 @@ function onAction(action: EditorAction): void {
       return hint(`Answer first: ${keysOf('reflectEval.label.coherent')} coherent, ${keysOf('reflectEval.label.incoherent')} incoherent.`);
     }
     case 'mostEvident': {
-      const error = ERROR_CATEGORY_ORDER[action.n - 1];
+      const error = ERROR_CATEGORIES[action.n - 1];
       if (!error) return;
       return sendOp(c.id, { kind: 'mostEvidentError', error: mine?.coherent === false && mine.mostEvidentError === error ? null : error });
     }
@@ -280,7 +281,7 @@ function scoreText(id: string, s: Score): string {
 function labelSummary(a: Annotation | undefined): string {
   if (!a || typeof a.coherent !== 'boolean') return '—';
   if (a.coherent) return `coherent${a.empathy ? ` · empathy ${a.empathy} (${LIKERT[a.empathy - 1]})` : ''}`;
-  const errors = (a.errors ?? []).map((e) => `${ERRORS[e].name}${a.mostEvidentError === e ? ' ★' : ''}`);
+  const errors = (a.errors ?? []).map((e) => `${ERROR_LABELS[e]}${a.mostEvidentError === e ? ' ★' : ''}`);
   return `incoherent${errors.length ? `: ${errors.join(', ')}` : ''}${a.otherText ? ` (“${a.otherText}”)` : ''}`;
 }
 
@@ -309,15 +310,15 @@ function empathyQuestion(c: CandidateView, mine: Annotation): HTMLElement {
 function errorQuestion(c: CandidateView, mine: Annotation): HTMLElement {
   const chosen = new Set(mine.errors ?? []);
   const several = chosen.size > 1;
-  const chips = ERROR_CATEGORY_ORDER.map((e, i) => {
+  const chips = ERROR_CATEGORIES.map((e, i) => {
     const n = i + 1;
     const isMee = mine.mostEvidentError === e || (chosen.size === 1 && chosen.has(e));
     const b = chip(
       { 'data-error': e, ...(isMee ? { 'data-mee': 'true' } : {}) },
       chosen.has(e),
-      `${ERRORS[e].name}: ${ERRORS[e].description} (${keysOf(`reflectEval.label.option${n}`)}; most evident: ${keysOf(`reflectEval.label.mostEvident${n}`)})`,
+      `${ERROR_LABELS[e]}: ${ERROR_DESCRIPTIONS[e]} (${keysOf(`reflectEval.label.option${n}`)}; most evident: ${keysOf(`reflectEval.label.mostEvident${n}`)})`,
       kbd(String(n)),
-      ` ${ERRORS[e].name}`,
+      ` ${ERROR_LABELS[e]}`,
       ...(chosen.has(e) && isMee ? [el('span', { class: 'mee-badge', title: several ? 'most evident error' : 'the only error is the most evident one' }, ' ★ most evident')] : []),
     );
     b.addEventListener('click', (ev) => {
@@ -337,8 +338,8 @@ function errorQuestion(c: CandidateView, mine: Annotation): HTMLElement {
         { class: 'mee-row' },
         el('span', { class: 'muted' }, 'Most evident: '),
         ...[...chosen].map((e) => {
-          const n = ERROR_CATEGORY_ORDER.indexOf(e) + 1;
-          const b = chip({ 'data-mee-choice': e }, mine.mostEvidentError === e, `Mark ${ERRORS[e].name} as the most evident error (${keysOf(`reflectEval.label.mostEvident${n}`)})`, kbd(`⇧${n}`), ` ${ERRORS[e].name}`);
+          const n = ERROR_CATEGORIES.indexOf(e) + 1;
+          const b = chip({ 'data-mee-choice': e }, mine.mostEvidentError === e, `Mark ${ERROR_LABELS[e]} as the most evident error (${keysOf(`reflectEval.label.mostEvident${n}`)})`, kbd(`⇧${n}`), ` ${ERROR_LABELS[e]}`);
           b.addEventListener('click', () => sendOp(c.id, { kind: 'mostEvidentError', error: mine.mostEvidentError === e ? null : e }));
           return b;
         }),

@@ -16,10 +16,8 @@
  * wins over a stashed one; the stashed one then stays stashed). Unchoosing `other` stashes `otherText` the same
  * way. So pressing Yes on an incoherent candidate and No again gives back the errors, MEE and free text.
  */
+import { ERROR_CATEGORIES } from '../agreement/labels';
 import type { Annotation, Candidate, DialogueItem, ErrorCategory, LikertAgreement, StashedLabels } from '../model/types';
-
-/** The error categories in the order of the first study §4.1.3 (the order of the number keys), then `other`. */
-export const ERROR_CATEGORY_ORDER: readonly ErrorCategory[] = ['malformed', 'dialogueContradicting', 'parroting', 'offTopic', 'onTopicButUnverifiable', 'other'];
 
 /** One change to an annotator's annotation, as the editor's keys and buttons produce it. */
 export type LabelOp =
@@ -51,7 +49,7 @@ const EMPATHY_KEYS = ['empathy'] as const;
 type StashKey = keyof StashedLabels;
 
 function isErrorCategory(e: unknown): e is ErrorCategory {
-  return (ERROR_CATEGORY_ORDER as readonly unknown[]).includes(e);
+  return (ERROR_CATEGORIES as readonly unknown[]).includes(e);
 }
 
 /** Moves the present `keys` of `a` into `a.stashed` (mutates `a`, a private copy). A newer value replaces a stashed one. */
@@ -101,7 +99,7 @@ function ensureIncoherent(a: Annotation): void {
 function addError(a: Annotation, error: ErrorCategory): void {
   const errors = new Set(a.errors ?? []);
   errors.add(error);
-  a.errors = ERROR_CATEGORY_ORDER.filter((e) => errors.has(e));
+  a.errors = ERROR_CATEGORIES.filter((e) => errors.has(e));
   if (error === 'other') unstash(a, ['otherText']);
 }
 
@@ -221,7 +219,7 @@ export function setCoherence(item: DialogueItem, candidateId: string, annotator:
 /**
  * Chooses `error` for `annotator`'s label of a candidate, or unchooses it when already chosen (first study
  * §4.2.3: "choose the applicable error category(ies)"). Choosing an error answers the coherence question with No
- * (stashing an empathy answer). Errors are kept in the order of {@link ERROR_CATEGORY_ORDER}. Unchoosing the MEE
+ * (stashing an empathy answer). Errors are kept in the order of `ERROR_CATEGORIES` (first study §4.1.3, then `other`; `../agreement/labels`). Unchoosing the MEE
  * removes the MEE mark; unchoosing `other` stashes its free text.
  *
  * @throws Error if the candidate does not exist or `annotator` is blank
