@@ -123,7 +123,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   /** The editor labelling commands act on: the one whose webview has focus, else the active one. */
   private target(): OpenEditor | undefined {
     const all = [...this.open];
-    return all.find((e) => e.focused) ?? all.find((e) => e.panel.active);
+    return all.find((e) => e.focused && e.panel.active) ?? all.find((e) => e.panel.active) ?? all.find((e) => e.focused);
   }
 
   /**
@@ -242,6 +242,10 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       }),
       panel.onDidChangeViewState(() => {
         if (panel.active) this.setActive(document);
+        if (!panel.visible && editor.focused) {
+          editor.focused = false;
+          this.updateFocusContext();
+        }
       }),
       webview.onDidReceiveMessage(async (msg: EditorWebviewMessage) => {
         try {
@@ -258,7 +262,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
               this.select({ document, itemIndex: msg.index, candidateId: msg.candidateId });
               break;
             case 'focus':
-              editor.focused = msg.focused;
+              // Only one webview has focus at a time; a hidden one may never report its blur.
+              if (msg.focused) for (const other of this.open) other.focused = false;
+              editor.focused = msg.focused && panel.visible;
               if (msg.focused) this.setActive(document);
               this.updateFocusContext();
               break;
