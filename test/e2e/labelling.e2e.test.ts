@@ -7,7 +7,7 @@
  * Run: `npm run build && npx mocha --config test/e2e/.mocharc.json test/e2e/labelling.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { blindOrder } from '../../src/core/labels/annotatorView';
@@ -253,6 +253,21 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     await panel.locator('#coherence-section').screenshot({ path: join(out, 'labelling-figure3.png') });
     await panel.locator('#errors-section').screenshot({ path: join(out, 'labelling-figure4.png') });
     await panel.locator('#kappa-section').screenshot({ path: join(out, 'labelling-table4.png') });
+
+    // CSV export of one table: the rows of `reflect-eval agreement --csv` for that table.
+    const ws = (wb as Workbench).workspace;
+    for (const table of ['agreement', 'coherence-rate'] as const) {
+      await panel.click(`button.csv[data-table="${table}"]`);
+      const input = p.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 30_000 });
+      await input.fill(join(ws, `${table}.csv`));
+      await p.waitForTimeout(300); // the simple file dialog validates the typed path
+      await p.keyboard.press('Enter');
+      const exported = await waitFor(`${table}.csv`, async () => existsSync(join(ws, `${table}.csv`)) && readFileSync(join(ws, `${table}.csv`), 'utf8'), 30_000);
+      runCli(['agreement', join(ws, SYNTHETIC), '--csv', join(ws, 'all.csv'), '--force']);
+      const all = readFileSync(join(ws, 'all.csv'), 'utf8').split('\n');
+      assert.equal(exported, [all[0], ...all.filter((l) => l.startsWith(`${table},`))].join('\n') + '\n');
+    }
 
     // Labelling updates the panel: one more annotation, and undo takes it back.
     const annotations = async () => Number(/(\d+) annotations/.exec((await panel.textContent('#summary')) ?? '')?.[1]);
