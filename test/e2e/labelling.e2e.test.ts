@@ -187,6 +187,31 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     await p.screenshot({ path: join(out, 'labelling-20.png') });
   });
 
+  it('takes the free text of Other without treating the typed letters and digits as keys', async () => {
+    const p = page as Page;
+    const frame = await editorFrame(p);
+    const id = (await frame.getAttribute('.candidate.focused', 'data-candidate-id'))!;
+    const itemId = (await frame.textContent('#item h2'))!;
+    await p.keyboard.press('n');
+    await p.keyboard.press('6');
+    await frame.waitForSelector(`.candidate[data-candidate-id="${id}"] .other-text:focus`, { timeout: 30_000 });
+    const text = 'says y, n and 1 2 3 twice; j k';
+    await p.keyboard.type(text);
+    await p.keyboard.press('Enter');
+    await waitFor('focus back on the candidate', async () => (await frame.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.candidateId)) === id, 30_000);
+    await p.keyboard.press('Control+s');
+    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
+    const a = await waitFor('the Other text on disk', async () => {
+      const c = onDisk().find((it) => it.id === itemId)!.candidates.find((x) => x.id === id)!;
+      return mine(c)?.otherText ? mine(c) : undefined;
+    }, 30_000);
+    assert.equal(a.otherText, text);
+    assert.equal(a.coherent, false);
+    assert.ok(a.errors?.includes('other'));
+    assert.equal(await frame.locator(`.candidate[data-candidate-id="${id}"] .other-text`).inputValue(), text);
+    assert.equal(await frame.getAttribute('.candidate.focused', 'data-candidate-id'), id, 'j and k typed in the field did not move focus');
+  });
+
   it('hides origins, scores and the reference in blind mode and shows the candidates in the annotator\'s order', async () => {
     const p = page as Page;
     await runCommand(p, 'ReflectEval: Toggle Blind Labelling Mode');
@@ -260,6 +285,8 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
       await panel.click(`button.csv[data-table="${table}"]`);
       const input = p.locator('.quick-input-widget input');
       await input.waitFor({ timeout: 30_000 });
+      // Type over the proposed name only once the dialog has filled it in (it would be appended to otherwise).
+      await waitFor('the proposed file name', async () => (await input.inputValue()).endsWith(`synthetic.${table}.csv`), 30_000);
       await input.fill(join(ws, `${table}.csv`));
       await p.waitForTimeout(300); // the simple file dialog validates the typed path
       await p.keyboard.press('Enter');
@@ -273,7 +300,8 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     const annotations = async () => Number(/(\d+) annotations/.exec((await panel.textContent('#summary')) ?? '')?.[1]);
     const n = await annotations();
     const frame = await frameWith(p, `#file:text-is("${SYNTHETIC}")`, 'the synthetic table in the editor');
-    await frame.locator('.candidate.focused').focus();
+    await p.keyboard.press('Control+1'); // View: Focus First Editor Group, i.e. the dialogue editor
+    await waitFor('focus inside the editor', () => frame.evaluate(() => document.hasFocus()), 30_000);
     await p.keyboard.press('y');
     await waitFor('the panel to count the new label', async () => (await annotations()) === n + 1, 30_000);
     await p.keyboard.press('Control+z');

@@ -42,6 +42,8 @@ const STATUS_TEXT: Record<LabelStatus, string> = {
   complete: 'labelled',
 };
 
+/** Keys that edit the text of a field: kept from VS Code's keybindings while a text field has focus. */
+const TEXT_EDITING_KEYS = new Set(['Backspace', 'Delete', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'Enter', 'Escape', 'Tab', 'PageUp', 'PageDown']);
 const ROW_HEIGHT = 28;
 interface SavedState {
   selected?: number;
@@ -353,12 +355,13 @@ function errorQuestion(c: CandidateView, mine: Annotation): HTMLElement {
       if (input.value !== (mine.otherText ?? '')) sendOp(c.id, { kind: 'otherText', text: input.value });
     };
     input.addEventListener('keydown', (ev) => {
-      // Plain typing stays in the field; VS Code still gets Ctrl/Alt/Meta combinations (save, undo).
-      if (!ev.ctrlKey && !ev.metaKey && !ev.altKey) ev.stopPropagation();
+      // Typing and editing stay in the field; VS Code still gets Ctrl/Alt/Meta combinations (save, undo) and
+      // keys that type nothing (F1, F-keys).
+      if (!ev.ctrlKey && !ev.metaKey && !ev.altKey && (ev.key.length === 1 || TEXT_EDITING_KEYS.has(ev.key))) ev.stopPropagation();
       if (ev.key === 'Enter' || ev.key === 'Escape') {
         if (ev.key === 'Escape') input.value = mine.otherText ?? '';
-        else commit();
-        (input.closest('.candidate') as HTMLElement | null)?.focus();
+        // Back to the candidate; leaving the field commits a changed text (the change event).
+        document.querySelector<HTMLElement>(`.candidate[data-candidate-id="${CSS.escape(c.id)}"]`)?.focus();
         ev.preventDefault();
       }
     });
