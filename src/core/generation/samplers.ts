@@ -72,6 +72,29 @@ export function sampleCategorical(scores: Scores, u: number, scratch?: Float64Ar
 }
 
 /**
+ * Draws an index by inversion from unnormalised weights, counting only weights ≥ `minWeight` (the others
+ * are excluded): the first index whose cumulative kept weight, summed in index order, exceeds u·Σ. With the
+ * weights exp(score − max) and `minWeight` the nucleus threshold, this is exactly
+ * {@link sampleCategorical} on the top-p-processed scores.
+ */
+export function sampleFromWeights(weights: Float64Array, minWeight: number, u: number): number {
+  const V = weights.length;
+  let z = 0;
+  for (let i = 0; i < V; i++) if (weights[i] >= minWeight) z += weights[i];
+  const target = u * z;
+  let cum = 0;
+  let last = 0;
+  for (let i = 0; i < V; i++) {
+    const w = weights[i];
+    if (w < minWeight || w === 0) continue;
+    cum += w;
+    last = i;
+    if (cum > target) return i;
+  }
+  return last;
+}
+
+/**
  * Natural-log softmax of `src` into `dst` (float64), as `torch.nn.functional.log_softmax`.
  *
  * @returns `dst`

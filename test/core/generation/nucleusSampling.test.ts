@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { decode } from '../../../src/core/generation/engine';
 import { TopPLogitsWarper } from '../../../src/core/generation/logitsProcess';
-import { sampleCategorical, sampleStream } from '../../../src/core/generation/samplers';
+import { sampleCategorical, sampleFromWeights, sampleStream } from '../../../src/core/generation/samplers';
 import type { StepScoresEvent } from '../../../src/core/generation/sequences';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 
@@ -79,6 +79,21 @@ describe('nucleus sampling (bundled GPT-2 fixture)', () => {
       const prob = Math.exp(logits[i] - max) / z;
       const freq = (counts.get(i) ?? 0) / N;
       assert.ok(Math.abs(freq - prob) < 4 * Math.sqrt((prob * (1 - prob)) / N) + 1e-3, `token ${i}: frequency ${freq} vs probability ${prob}`);
+    }
+  });
+
+  it('draws from the top-p weights exactly as from the processed scores (the fused path changes nothing)', () => {
+    for (const logits of recorded) {
+      for (const p of [0.4, 0.95]) {
+        const warper = new TopPLogitsWarper(p);
+        const scores = logits.slice();
+        warper.apply([], scores);
+        const nucleus = warper.lastNucleus(scores)!;
+        for (let i = 0; i < 200; i++) {
+          const u = (i + 0.5) / 200;
+          assert.equal(sampleFromWeights(nucleus.probs, nucleus.threshold, u), sampleCategorical(scores, u));
+        }
+      }
     }
   });
 
