@@ -43,7 +43,7 @@ export class RepetitionPenaltyLogitsProcessor implements LogitsProcessor {
     if (!(penalty > 0)) throw new RangeError(`repetitionPenalty must be > 0, got ${penalty}`);
   }
 
-  apply(inputIds: readonly number[], scores: Scores): void {
+  apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     if (this.seen.length < scores.length) this.seen = new Uint32Array(scores.length);
     if (++this.stamp === 0xffffffff) {
       this.seen.fill(0);
@@ -88,7 +88,7 @@ export class NoRepeatNGramLogitsProcessor implements LogitsProcessor {
     return banned;
   }
 
-  apply(inputIds: readonly number[], scores: Scores): void {
+  apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     for (const t of this.bannedTokens(inputIds)) scores[t] = -Infinity;
   }
 }
@@ -100,7 +100,7 @@ export class NoRepeatNGramLogitsProcessor implements LogitsProcessor {
 export class ForcedBOSTokenLogitsProcessor implements LogitsProcessor {
   constructor(readonly bosTokenId: number) {}
 
-  apply(inputIds: readonly number[], scores: Scores): void {
+  apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     if (inputIds.length !== 1) return;
     scores.fill(-Infinity);
     scores[this.bosTokenId] = 0;
@@ -130,7 +130,7 @@ export class TemperatureLogitsWarper implements LogitsProcessor {
     if (!(temperature > 0)) throw new RangeError(`temperature must be > 0, got ${temperature}`);
   }
 
-  apply(_inputIds: readonly number[], scores: Scores): void {
+  apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
     const t = this.temperature;
     for (let i = 0; i < scores.length; i++) scores[i] /= t;
   }
@@ -150,7 +150,7 @@ export class TopKLogitsWarper implements LogitsProcessor {
     if (!Number.isInteger(topK) || topK < 1) throw new RangeError(`topK must be an integer ≥ 1, got ${topK}`);
   }
 
-  apply(_inputIds: readonly number[], scores: Scores): void {
+  apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
     const k = Math.min(Math.max(this.topK, this.minTokensToKeep), scores.length);
     if (k >= scores.length) return;
     if (this.sorted.length !== scores.length) this.sorted = new Float64Array(scores.length);
@@ -258,7 +258,7 @@ export class TopPLogitsWarper implements LogitsProcessor {
     return cand[removed];
   }
 
-  apply(_inputIds: readonly number[], scores: Scores): void {
+  apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
     const t = this.threshold(scores);
     for (let i = 0; i < scores.length; i++) if (this.probs[i] < t) scores[i] = -Infinity;
     this.last = { scores, threshold: t };

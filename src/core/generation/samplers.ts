@@ -100,14 +100,29 @@ export function sampleFromWeights(weights: Float64Array, minWeight: number, u: n
  * @returns `dst`
  */
 export function logSoftmax(src: Scores, dst: Float64Array): Float64Array {
+  const lse = logSumExp(src);
+  for (let i = 0; i < src.length; i++) dst[i] = src[i] - lse;
+  return dst;
+}
+
+/** {@link logSumExp} of float32 logits (a monomorphic copy for the hot path of beam search). */
+export function logSumExpF32(src: Float32Array): number {
   const V = src.length;
   let max = -Infinity;
   for (let i = 0; i < V; i++) if (src[i] > max) max = src[i];
   let z = 0;
   for (let i = 0; i < V; i++) z += Math.exp(src[i] - max);
-  const lse = max + Math.log(z);
-  for (let i = 0; i < V; i++) dst[i] = src[i] - lse;
-  return dst;
+  return max + Math.log(z);
+}
+
+/** log Σ exp(`src`), computed as max + log Σ exp(x − max). */
+export function logSumExp(src: Scores): number {
+  const V = src.length;
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) if (src[i] > max) max = src[i];
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(src[i] - max);
+  return max + Math.log(z);
 }
 
 /** log softmax(`row`)[index] without materialising the whole distribution. */
