@@ -134,7 +134,7 @@ for (const folder of parityFolders()) {
       });
     }
 
-    it('gives the same results for all cases batched (left-padded for decoder-only) as one by one', async () => {
+    it('gives the same results for all cases decoded together (left-padded where positions allow it) as one by one', async () => {
       const prompts = parity.cases.map((c) => c.promptIds);
       for (const s of settings) {
         const batched = await decode(model, prompts, configOf(s));
