@@ -5,7 +5,7 @@
  *
  * Prompts: the fixture's held-out AnnoMI contexts (parity.json cases) and, to have more of them, contexts built
  * from data/annomi/AnnoMI-sample.csv with the seeds' input format. Each prompt is decoded on its own (batch 1,
- * as transformers.js decodes one prompt), `rounds` times, alternating the two engines so that a change in
+ * as transformers.js decodes one prompt), `rounds` times; the four runs of a prompt go back to back so that a change in
  * machine load hits both.
  *
  * Ratios printed (goals from issue 3):
@@ -66,47 +66,50 @@ export async function run(args: string[]): Promise<void> {
   tjs.env.allowRemoteModels = false;
   const theirs = await tjs.AutoModelForCausalLM.from_pretrained(folder, { local_files_only: true, dtype: 'fp32', device: 'cpu' });
 
-  /** Ours: new tokens (EOS included, as transformers.js counts it) per prompt. */
-  async function oursRun(config: GenerationConfig, t: Timing, out?: number[][]): Promise<void> {
-    for (const p of prompts) {
-      const timer = { runMs: 0, runs: 0 };
-      const t0 = performance.now();
-      const [seqs] = await decode(ours, [p], { ...config, maxNewTokens }, { timer });
-      t.wallMs += performance.now() - t0;
-      t.runMs += timer.runMs;
-      for (const s of seqs) t.tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0);
-      out?.push([...seqs[0].tokenIds, ...(seqs[0].endedWithEos ? [eos] : [])]);
-    }
+  /** Ours on one prompt: new tokens (EOS included, as transformers.js counts it). */
+  async function oursOne(p: number[], config: GenerationConfig, t: Timing): Promise<number[]> {
+    const timer = { runMs: 0, runs: 0 };
+    const t0 = performance.now();
+    const [seqs] = await decode(ours, [p], { ...config, maxNewTokens }, { timer });
+    t.wallMs += performance.now() - t0;
+    t.runMs += timer.runMs;
+    for (const s of seqs) t.tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0);
+    return [...seqs[0].tokenIds, ...(seqs[0].endedWithEos ? [eos] : [])];
   }
-  async function theirsRun(t: Timing, out?: number[][]): Promise<void> {
-    for (const p of prompts) {
-      const input = new tjs.Tensor('int64', BigInt64Array.from(p, BigInt), [1, p.length]);
-      const t0 = performance.now();
-      const seq = (await theirs.generate({ input_ids: input, attention_mask: new tjs.Tensor('int64', new BigInt64Array(p.length).fill(1n), [1, p.length]), max_new_tokens: maxNewTokens, do_sample: false })) as unknown as { tolist(): bigint[][] };
-      t.wallMs += performance.now() - t0;
-      const ids = seq.tolist()[0].slice(p.length).map(Number);
-      t.tokens += ids.length;
-      out?.push(ids);
-    }
+  async function theirsOne(p: number[], t: Timing): Promise<number[]> {
+    const input = new tjs.Tensor('int64', BigInt64Array.from(p, BigInt), [1, p.length]);
+    const mask = new tjs.Tensor('int64', new BigInt64Array(p.length).fill(1n), [1, p.length]);
+    const t0 = performance.now();
+    const seq = (await theirs.generate({ input_ids: input, attention_mask: mask, max_new_tokens: maxNewTokens, do_sample: false })) as unknown as { tolist(): bigint[][] };
+    t.wallMs += performance.now() - t0;
+    const ids = seq.tolist()[0].slice(p.length).map(Number);
+    t.tokens += ids.length;
+    return ids;
   }
-
-  // Warm-up (session initialisation, JIT), and the token check.
-  const ourTokens: number[][] = [];
-  const theirTokens: number[][] = [];
-  await oursRun({ strategy: 'greedy' }, { wallMs: 0, runMs: 0, tokens: 0 }, ourTokens);
-  await theirsRun({ wallMs: 0, runMs: 0, tokens: 0 }, theirTokens);
-  const same = ourTokens.every((t, i) => t.join(' ') === theirTokens[i].join(' '));
 
   const zero = (): Timing => ({ wallMs: 0, runMs: 0, tokens: 0 });
+  // Warm-up (session initialisation, JIT), and the token check.
+  let same = true;
+  for (const p of prompts) {
+    const a = await oursOne(p, { strategy: 'greedy' }, zero());
+    const b = await theirsOne(p, zero());
+    same &&= a.join(' ') === b.join(' ');
+    await oursOne(p, { strategy: 'beamSearch', numBeams: 5 }, zero());
+    await oursOne(p, { strategy: 'nucleusSampling', topP: 0.95, numReturnSequences: 5 }, zero());
+  }
+
+  // Measured rounds: the four runs of a prompt back to back, so that changes in machine load hit all of them.
   const greedy = zero();
   const tjsGreedy = zero();
   const beam = zero();
   const nucleus = zero();
   for (let r = 0; r < rounds; r++) {
-    await oursRun({ strategy: 'greedy' }, greedy);
-    await theirsRun(tjsGreedy);
-    await oursRun({ strategy: 'beamSearch', numBeams: 5 }, beam);
-    await oursRun({ strategy: 'nucleusSampling', topP: 0.95, numReturnSequences: 5, seed: r }, nucleus);
+    for (const p of prompts) {
+      await oursOne(p, { strategy: 'greedy' }, greedy);
+      await theirsOne(p, tjsGreedy);
+      await oursOne(p, { strategy: 'beamSearch', numBeams: 5 }, beam);
+      await oursOne(p, { strategy: 'nucleusSampling', topP: 0.95, numReturnSequences: 5, seed: r }, nucleus);
+    }
   }
   await ours.dispose();
   await theirs.dispose();
