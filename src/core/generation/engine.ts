@@ -93,6 +93,7 @@ export async function decode(model: GenerativeLM, prompts: number[][], config: G
     const results = await runBatch(model, batch, resolved, {
       signal: options.signal,
       timer: options.timer,
+      noKernel: options.noKernel,
       onStepScores: options.onStepScores && ((e) => options.onStepScores!({ ...e, prompt: indices[e.prompt] })),
       onStep: (tokens, done) => {
         tokensGenerated += tokens;

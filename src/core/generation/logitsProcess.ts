@@ -173,6 +173,7 @@ const TOP_P_BUCKETS = 128;
 export class TopPLogitsWarper implements LogitsProcessor {
   private probs = new Float64Array(0);
   private sorted = new Float64Array(0);
+  private bucketOf = new Uint8Array(0);
   private bucketMass = new Float64Array(TOP_P_BUCKETS + 1);
   private bucketCount = new Int32Array(TOP_P_BUCKETS + 1);
   /** The scores row of the last `apply` and its nucleus threshold (see {@link lastNucleus}). */
@@ -201,8 +202,10 @@ export class TopPLogitsWarper implements LogitsProcessor {
     if (this.probs.length !== V) {
       this.probs = new Float64Array(V);
       this.sorted = new Float64Array(V);
+      this.bucketOf = new Uint8Array(V);
     }
     const probs = this.probs;
+    const bucketOf = this.bucketOf;
     const B = TOP_P_BUCKETS;
     const mass = this.bucketMass.fill(0);
     const count = this.bucketCount.fill(0);
@@ -215,6 +218,7 @@ export class TopPLogitsWarper implements LogitsProcessor {
       probs[i] = e;
       z += e;
       const b = d < B / 4 ? (d * 4) | 0 : B;
+      bucketOf[i] = b;
       mass[b] += e;
       count[b]++;
     }
@@ -235,10 +239,7 @@ export class TopPLogitsWarper implements LogitsProcessor {
     let n = 0;
     let maxRemoved: number;
     if (bucket >= 0 && keptAbove + count[bucket] >= minKeep) {
-      for (let i = 0; i < V; i++) {
-        const d = max - scores[i];
-        if ((d < B / 4 ? (d * 4) | 0 : B) === bucket) this.sorted[n++] = probs[i];
-      }
+      for (let i = 0; i < V; i++) if (bucketOf[i] === bucket) this.sorted[n++] = probs[i];
       maxRemoved = Math.min(n - 1, keptAbove + n - minKeep);
     } else {
       // The limit is never exceeded (topP ≈ 0, rounding) or minTokensToKeep reaches below: sort everything.
