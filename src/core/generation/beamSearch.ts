@@ -126,8 +126,9 @@ export async function beamSearch(
   let logits = started.logits;
   let active = prompts.map((_, p) => p);
   const noProcessors = processors instanceof LogitsProcessorList && processors.length === 0;
-  // Without processors, steps 1–2 run in onnxruntime for the whole batch (see beamKernel.ts).
-  const kernel = noProcessors && K <= k * V && !hooks.noKernel ? await BeamKernel.get() : undefined;
+  // On steps where no processor acts, steps 1–2 run in onnxruntime for the whole batch (see beamKernel.ts).
+  const list = processors instanceof LogitsProcessorList ? processors : new LogitsProcessorList([processors]);
+  const kernel = K <= k * V && !hooks.noKernel ? await BeamKernel.get() : undefined;
   let kernelScores = new Float32Array(0);
   const lps = Array.from({ length: k }, () => new Float64Array(V));
   const top = new TopK(K);
@@ -141,7 +142,7 @@ export async function beamSearch(
     }
     const rowsBefore = active.length * k;
     let kernelOut: BeamTopK | undefined;
-    if (kernel) {
+    if (kernel && active.every((p) => list.inactive(states[p].running[0].history.length, t - 1))) {
       if (kernelScores.length < rowsBefore) kernelScores = new Float32Array(rowsBefore);
       active.forEach((p, i) => {
         for (let b = 0; b < k; b++) kernelScores[i * k + b] = states[p].running[b].score;

@@ -28,6 +28,11 @@ export interface LogitsProcessor {
    * @param step - tokens generated so far in this row (0 at the first new token)
    */
   apply(inputIds: readonly number[], scores: Scores, step: number): void;
+  /**
+   * Optional: true when `apply` would change nothing for a row of `inputLength` tokens at `step` (lets beam
+   * search use its batch kernel on such steps).
+   */
+  inactive?(inputLength: number, step: number): boolean;
 }
 
 /**
@@ -100,6 +105,10 @@ export class NoRepeatNGramLogitsProcessor implements LogitsProcessor {
 export class ForcedBOSTokenLogitsProcessor implements LogitsProcessor {
   constructor(readonly bosTokenId: number) {}
 
+  inactive(inputLength: number): boolean {
+    return inputLength !== 1;
+  }
+
   apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     if (inputIds.length !== 1) return;
     scores.fill(-Infinity);
@@ -116,6 +125,10 @@ export class ForcedEOSTokenLogitsProcessor implements LogitsProcessor {
     readonly maxNewTokens: number,
     readonly eosTokenIds: readonly number[],
   ) {}
+
+  inactive(_inputLength: number, step: number): boolean {
+    return step !== this.maxNewTokens - 1;
+  }
 
   apply(_inputIds: readonly number[], scores: Scores, step: number): void {
     if (step !== this.maxNewTokens - 1) return;
@@ -294,6 +307,11 @@ export class LogitsProcessorList implements LogitsProcessor {
 
   apply(inputIds: readonly number[], scores: Scores, step: number): void {
     for (const p of this.processors) p.apply(inputIds, scores, step);
+  }
+
+  /** True when every processor is inactive for such a row at `step` (an empty list always is). */
+  inactive(inputLength: number, step: number): boolean {
+    return this.processors.every((p) => p.inactive?.(inputLength, step) === true);
   }
 }
 
