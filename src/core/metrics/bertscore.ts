@@ -25,9 +25,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { EncoderModel, type EncoderDtype, type TokenEmbeddings } from '../models/encoder';
+import { EncoderModel, pythonStrip, type EncoderDtype, type TokenEmbeddings } from '../models/encoder';
 import { MetricConfigError, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
 import { REFLECT_EVAL_VERSION } from '../version';
+
+export { pythonStrip };
 
 /** The bert_score release whose algorithm is reproduced. */
 export const BERT_SCORE_REFERENCE = { version: '0.3.13', commit: '19e7f551fe4fa43fdd07b8129ae947015b902b2d' } as const;
@@ -92,15 +94,6 @@ export interface BertScoreResult {
 export interface IdfWeights {
   table: Map<number, number>;
   unseen: number;
-}
-
-// Python's str.isspace() characters (str.strip strips these), which differ from JavaScript's String.prototype.trim.
-const PY_SPACE = '\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
-
-/** Python's `str.strip()` (whitespace as `str.isspace`). */
-export function pythonStrip(s: string): string {
-  return s.replace(PY_STRIP, '');
 }
 
 /** Whether bert_score adds a prefix space for this tokenizer (`GPT2Tokenizer` / `RobertaTokenizer`). */

@@ -15,6 +15,15 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { defaultCacheDir, download, isHubId, ModelSourceError } from './modelSource';
 
+// Python's str.isspace() characters (str.strip strips these), which differ from JavaScript's String.prototype.trim.
+const PY_SPACE = '\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+
+/** Python's `str.strip()` (whitespace as `str.isspace`). */
+export function pythonStrip(s: string): string {
+  return s.replace(PY_STRIP, '');
+}
+
 /** Weight formats looked for: `onnx/model{suffix}.onnx` (transformers.js' naming). */
 export const ENCODER_DTYPES = { fp32: '', fp16: '_fp16', q8: '_quantized' } as const;
 export type EncoderDtype = keyof typeof ENCODER_DTYPES;
