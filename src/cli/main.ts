@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { log } from './common';
 import { registerImport, registerStats } from './commands/annomi';
 import { registerCorrelate } from './commands/correlate';
+import { registerDedup } from './commands/dedup';
 import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerJudge(program);
   registerCorrelate(program);
+  registerDedup(program);
   registerDemo(program);
   return program;
 }
