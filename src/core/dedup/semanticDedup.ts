@@ -179,3 +179,23 @@ export async function clusterCandidates(
   const sizes = perItem.flatMap((p) => p.sampledSizes);
   return { items: out, perItem, signature, meanSampledClusterSize: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : Number.NaN, cancelled };
 }
+
+/**
+ * `current` (the item as it is now) with the `cluster` of each candidate taken from `computed` (the same item after
+ * {@link clusterCandidates}), matched by candidate id; candidates added or whose text changed since are left as they
+ * are. Returns `current` itself when nothing changes.
+ */
+export function mergeClusters(current: DialogueItem, computed: DialogueItem): DialogueItem {
+  const byId = new Map(computed.candidates.map((c) => [c.id, c]));
+  const next = structuredClone(current);
+  let changed = false;
+  for (const c of next.candidates) {
+    const src = byId.get(c.id);
+    if (!src || src.text !== c.text) continue;
+    if (JSON.stringify(src.cluster) === JSON.stringify(c.cluster)) continue;
+    if (src.cluster) c.cluster = structuredClone(src.cluster);
+    else delete c.cluster;
+    changed = true;
+  }
+  return changed ? next : current;
+}

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { CorrelationPanel } from '../correlationPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { promptAnnotator } from '../settings';
+import { dedupCommand } from './dedup';
 import { generateCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
@@ -26,6 +27,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(importAnnoMICommand)),
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),

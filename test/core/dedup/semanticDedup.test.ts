@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { wardClusters } from '../../../src/core/dedup/agglomerative';
-import { clusterCandidates, representativeOf, sampleClusters, semanticDedupConfig } from '../../../src/core/dedup/semanticDedup';
+import { clusterCandidates, mergeClusters, representativeOf, sampleClusters, semanticDedupConfig } from '../../../src/core/dedup/semanticDedup';
 import type { Candidate, DialogueItem } from '../../../src/core/model/types';
 import { SentenceEmbedder } from '../../../src/core/models/sentenceEmbedding';
 
@@ -99,6 +99,21 @@ describe('semantic deduplication rules', () => {
     assert.ok([...s].every((x) => x >= 0 && x < 20));
     assert.deepEqual([...sampleClusters(20, 9, 0, 'i')], [...s]);
     assert.equal(sampleClusters(5, 0, 0, 'i').size, 0);
+  });
+
+  it('merges clusters into the current item by candidate id, leaving added or edited candidates alone', () => {
+    const computed = item('a', ['x', 'y']);
+    computed.candidates[0].cluster = { id: 'c0', representative: true, size: 1 };
+    computed.candidates[1].cluster = { id: 'c1', representative: true, size: 1 };
+    const current = item('a', ['x', 'y edited']);
+    current.candidates.push(cand('new', 'z'));
+    current.candidates[0].annotations.push({ annotator: 'E1', coherent: true });
+    const merged = mergeClusters(current, computed);
+    assert.deepEqual(merged.candidates[0].cluster, { id: 'c0', representative: true, size: 1 });
+    assert.deepEqual(merged.candidates[0].annotations, [{ annotator: 'E1', coherent: true }]);
+    assert.equal(merged.candidates[1].cluster, undefined);
+    assert.equal(merged.candidates[2].cluster, undefined);
+    assert.equal(mergeClusters(merged, computed), merged, 'unchanged: the same object');
   });
 
   it('validates the settings, naming the field', () => {
