@@ -7,3 +7,8 @@
 export { getMetric, listMetrics, registerMetric, scoreItems, unregisterMetric, type AnyMetric, type ScoreItemsOptions, type ScoreItemsResult } from './registry';
 export { metricEvaluatorId, MetricConfigError, type Metric, type MetricCard, type MetricInput, type MetricOutput, type MetricValues } from './metric';
 
+
+import { bertscore } from './bertscore';
+import { registerMetric as register } from './registry';
+
+register(bertscore);

@@ -186,3 +186,10 @@ describe('bertscore metric (registry contract)', () => {
     assert.deepEqual(got[10], { f1: null, precision: null, recall: null });
   });
 });
+
+describe('bertscore in the metric registry', () => {
+  it('is registered by the metrics index under its name', async () => {
+    const { getMetric } = await import('../../../src/core/metrics/index');
+    assert.equal(getMetric('bertscore'), bertscore);
+  });
+});
