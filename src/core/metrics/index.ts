@@ -9,6 +9,9 @@ export { metricEvaluatorId, MetricConfigError, type Metric, type MetricCard, typ
 
 
 import { bertscore } from './bertscore';
+import { followUpLikelihood, followUpLikelihoodFromFile } from './followUpLikelihood';
 import { registerMetric as register } from './registry';
 
 register(bertscore);
+// Your own follow-ups file (same format as data/followups/fed-followups.json) replaces the shipped list.
+register(process.env.REFLECT_EVAL_FOLLOWUPS ? followUpLikelihoodFromFile(process.env.REFLECT_EVAL_FOLLOWUPS) : followUpLikelihood);

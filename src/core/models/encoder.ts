@@ -250,11 +250,7 @@ export class EncoderModel {
   encode(text: string, maxLength: number = this.modelMaxLength): number[] {
     const withSpecial = this.tokenizer.encode(text, { add_special_tokens: true }).map(Number);
     if (withSpecial.length <= maxLength) return withSpecial;
-    const content = this.tokenizer.encode(text, { add_special_tokens: false }).map(Number);
-    const prefix = findPrefix(withSpecial, content);
-    const suffix = withSpecial.slice(prefix + content.length);
-    const keep = Math.max(0, maxLength - prefix - suffix.length);
-    return [...withSpecial.slice(0, prefix), ...content.slice(0, keep), ...suffix];
+    return truncateWithSpecialTokens(withSpecial, this.tokenizer.encode(text, { add_special_tokens: false }).map(Number), maxLength, 'right');
   }
 
   /** Token ids of `text` without special tokens and without truncation. */
@@ -309,8 +305,26 @@ export class EncoderModel {
   }
 }
 
+/**
+ * Truncates a sequence to `maxLength` tokens the way Hugging Face tokenizers truncate one sequence: content tokens are
+ * removed (from the end for `right`, from the start for `left`) and the special tokens around them are kept.
+ *
+ * @param withSpecial - the ids with special tokens (prefix + content + suffix)
+ * @param content - the same text's ids without special tokens
+ * @throws Error when `withSpecial` does not contain `content`
+ */
+export function truncateWithSpecialTokens(withSpecial: readonly number[], content: readonly number[], maxLength: number, side: 'left' | 'right'): number[] {
+  if (withSpecial.length <= maxLength) return [...withSpecial];
+  const prefix = findPrefix(withSpecial, content);
+  const head = withSpecial.slice(0, prefix);
+  const tail = withSpecial.slice(prefix + content.length);
+  const keep = Math.max(0, maxLength - head.length - tail.length);
+  const kept = side === 'right' ? content.slice(0, keep) : content.slice(content.length - keep);
+  return [...head, ...kept, ...tail];
+}
+
 /** Offset of `inner` inside `outer` (outer = prefix + inner + suffix). */
-function findPrefix(outer: number[], inner: number[]): number {
+function findPrefix(outer: readonly number[], inner: readonly number[]): number {
   for (let p = 0; p + inner.length <= outer.length; p++) {
     let ok = true;
     for (let k = 0; k < inner.length && ok; k++) ok = outer[p + k] === inner[k];
