@@ -4,6 +4,16 @@
  *
  * Each metric module registers with one line below.
  */
+import { bleu4 } from './bleu4';
+import { meteorMetric } from './meteor';
+import { registerMetric } from './registry';
+import { rougeLMetric } from './rougeL';
+import { sacrebleu } from './sacrebleu';
+
 export { getMetric, listMetrics, registerMetric, scoreItems, unregisterMetric, type AnyMetric, type ScoreItemsOptions, type ScoreItemsResult } from './registry';
 export { metricEvaluatorId, MetricConfigError, type Metric, type MetricCard, type MetricInput, type MetricOutput, type MetricValues } from './metric';
 
+registerMetric(bleu4);
+registerMetric(sacrebleu);
+registerMetric(rougeLMetric);
+registerMetric(meteorMetric);
