@@ -10,6 +10,7 @@ import { registerDedup } from './commands/dedup';
 import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
+import { registerScore } from './commands/score';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerStats(program);
   registerGenerate(program);
   registerJudge(program);
+  registerScore(program);
   registerCorrelate(program);
   registerDedup(program);
   registerDemo(program);

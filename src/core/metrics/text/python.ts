@@ -250,3 +250,29 @@ export function pyPositive(x: PyNumber): boolean {
 export function pyTruthy(x: PyNumber): boolean {
   return typeof x === 'number' ? x !== 0 : x.num !== 0n;
 }
+
+/** A finite double as `mantissa · 2^exponent` with an integer mantissa. */
+function decompose(x: number): { mant: bigint; exp: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const hi = view.getUint32(0);
+  const lo = view.getUint32(4);
+  const biased = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  if (biased !== 0) mant |= 1n << 52n;
+  return { mant, exp: (biased === 0 ? 1 : biased) - 1075 };
+}
+
+/**
+ * `x ** y` as C's `pow` in glibc computes it for Python floats: correctly rounded. Exact (through integers) for a
+ * positive finite `x` and an integer `y` in [0, 64] — METEOR's β = 3 — where JavaScript's `**` can be an ulp off;
+ * otherwise `Math.pow`.
+ */
+export function pyPow(x: number, y: number): number {
+  if (!(Number.isInteger(y) && y >= 0 && y <= 64 && x > 0 && Number.isFinite(x))) return x ** y;
+  if (y === 0) return 1;
+  const { mant, exp } = decompose(x);
+  const num = mant ** BigInt(y);
+  const e = exp * y;
+  return e >= 0 ? ratioToNumber(num << BigInt(e), 1n) : ratioToNumber(num, 1n << BigInt(-e));
+}
