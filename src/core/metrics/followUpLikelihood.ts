@@ -23,6 +23,7 @@ import { teacherForcing } from '../generation/teacherForcing';
 import type { Turn } from '../model/types';
 import { truncateWithSpecialTokens } from '../models/encoder';
 import type { GenerativeLM } from '../models/languageModel';
+import { ModelSourceError } from '../models/modelSource';
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricOutput, type MetricRunOptions, type MetricValues } from './metric';
 
@@ -201,7 +202,12 @@ const models = new Map<string, Promise<GenerativeLM>>();
 function seq2seqModel(ref: string): Promise<GenerativeLM> {
   let p = models.get(ref);
   if (!p) {
-    p = import('../models/loadModel').then(({ loadLanguageModel }) => loadLanguageModel(ref, { id: ref }));
+    p = import('../models/loadModel').then(({ loadLanguageModel }) =>
+      loadLanguageModel(ref, { id: ref }).catch((err: Error) => {
+        if (err instanceof ModelSourceError) throw err;
+        throw new ModelSourceError(`loading the follow-up likelihood model "${ref}" failed (${err.message}); without network, pass a local Optimum seq2seq folder (docs/metrics-neural.md)`);
+      }),
+    );
     p.catch(() => models.delete(ref));
     models.set(ref, p);
   }

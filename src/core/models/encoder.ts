@@ -69,9 +69,19 @@ export async function resolveEncoder(ref: string, options: { cwd?: string; cache
     if (!statSync(folder).isDirectory()) throw new ModelSourceError(`model "${ref}" is a file; expected a folder in the Hugging Face/Optimum ONNX layout`);
     return { folder, onnxFile: checkEncoderFolder(folder, dtype) };
   }
-  const folder = join(options.cacheDir ?? defaultCacheDir(), 'hub', ref.replace(/\//g, '--'));
+  try {
+    return await downloadEncoder(ref, options.cacheDir ?? defaultCacheDir(), options.revision ?? 'main', dtype);
+  } catch (err) {
+    if (err instanceof ModelSourceError) throw err;
+    throw new ModelSourceError(
+      `downloading hub model "${ref}" failed (${(err as Error).message}); without network, pass a local folder in the Hugging Face/Optimum ONNX layout (docs/metrics-neural.md)`,
+    );
+  }
+}
+
+async function downloadEncoder(ref: string, cacheDir: string, revision: string, dtype: EncoderDtype): Promise<{ folder: string; onnxFile: string }> {
+  const folder = join(cacheDir, 'hub', ref.replace(/\//g, '--'));
   const endpoint = (process.env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/$/, '');
-  const revision = options.revision ?? 'main';
   const token = process.env.HF_TOKEN;
   const url = (f: string) => `${endpoint}/${ref}/resolve/${revision}/${f}`;
   for (const f of [...ENCODER_CONFIG_FILES, ...ENCODER_OPTIONAL_FILES]) {
