@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { PLAN_CLUSTER_TEXTS } from '../helpers/reflections';
 
 const root = resolve(__dirname, '../..');
 const model = join(root, 'fixtures', 'models', 'reflect-roberta-tiny');
@@ -12,14 +13,7 @@ function cli(...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const TEXTS = [
-  'Okay. So, it sounds like you have a really good plan for your future.',
-  'Okay. So, it sounds like you have a pretty good plan in place for what you want to do with your life.',
-  'Okay. So, it sounds like you have a pretty good plan for your future.',
-  "You're worried about how much you drink.",
-  'You are worried about your drinking.',
-  'Yeah.',
-];
+const TEXTS = [...PLAN_CLUSTER_TEXTS.slice(0, 5), 'Yeah.'];
 
 describe('reflect-eval dedup', () => {
   const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-dedup-'));

@@ -11,17 +11,10 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { PLAN_CLUSTER_TEXTS } from '../helpers/reflections';
 
 const MODEL = join(root, 'fixtures', 'models', 'reflect-roberta-tiny');
-const TEXTS = [
-  'Okay. So, it sounds like you have a really good plan for your future.',
-  'Okay. So, it sounds like you have a pretty good plan in place for what you want to do with your life.',
-  'Okay. So, it sounds like you have a pretty good plan for your future.',
-  "You're worried about how much you drink.",
-  'You are worried about your drinking.',
-  'How many drinks do you have in a week?',
-  'Yeah.',
-];
+const TEXTS = PLAN_CLUSTER_TEXTS.slice(0, 7);
 
 describe('Cluster Candidates (semantic dedup) in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);

@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { EncoderModel, pythonStrip, type EncoderDtype, type TokenEmbeddings } from '../models/encoder';
+import { LoadCache } from '../models/loadCache';
 import { MetricConfigError, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
 import { REFLECT_EVAL_VERSION } from '../version';
 
@@ -264,29 +265,16 @@ function shortHash(parts: readonly string[]): string {
   return h.digest('hex').slice(0, 8);
 }
 
-const encoders = new Map<string, Promise<EncoderModel>>();
+const encoders = new LoadCache<EncoderModel>();
 
 /** The encoder for `model` (loaded once per process and dtype). */
 export function bertScoreEncoder(model: string, dtype: EncoderDtype = 'fp32'): Promise<EncoderModel> {
-  const key = `${resolveModelKey(model)}|${dtype}`;
-  let p = encoders.get(key);
-  if (!p) {
-    p = EncoderModel.load(model, { dtype, id: model });
-    p.catch(() => encoders.delete(key));
-    encoders.set(key, p);
-  }
-  return p;
-}
-
-function resolveModelKey(model: string): string {
-  return existsSync(model) ? resolve(model) : model;
+  return encoders.get(`${existsSync(model) ? resolve(model) : model}|${dtype}`, () => EncoderModel.load(model, { dtype, id: model }));
 }
 
 /** Releases every encoder BERTScore loaded. */
-export async function releaseBertScoreEncoders(): Promise<void> {
-  const all = [...encoders.values()];
-  encoders.clear();
-  for (const p of all) await (await p.catch(() => undefined))?.dispose();
+export function releaseBertScoreEncoders(): Promise<void> {
+  return encoders.clear();
 }
 
 const DEFAULTS: BertScoreConfig = {

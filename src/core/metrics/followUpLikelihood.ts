@@ -23,6 +23,7 @@ import { teacherForcing } from '../generation/teacherForcing';
 import type { Turn } from '../model/types';
 import { truncateWithSpecialTokens } from '../models/encoder';
 import type { GenerativeLM } from '../models/languageModel';
+import { LoadCache } from '../models/loadCache';
 import { ModelSourceError } from '../models/modelSource';
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricOutput, type MetricRunOptions, type MetricValues } from './metric';
@@ -196,29 +197,22 @@ function dataHash(data: FollowUpsData): string {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 8);
 }
 
-const models = new Map<string, Promise<GenerativeLM>>();
+const models = new LoadCache<GenerativeLM>();
 
 /** The seq2seq model for `ref`, loaded once per process. */
 function seq2seqModel(ref: string): Promise<GenerativeLM> {
-  let p = models.get(ref);
-  if (!p) {
-    p = import('../models/loadModel').then(({ loadLanguageModel }) =>
-      loadLanguageModel(ref, { id: ref }).catch((err: Error) => {
-        if (err instanceof ModelSourceError) throw err;
-        throw new ModelSourceError(`loading the follow-up likelihood model "${ref}" failed (${err.message}); without network, pass a local Optimum seq2seq folder (docs/metrics-neural.md)`);
-      }),
-    );
-    p.catch(() => models.delete(ref));
-    models.set(ref, p);
-  }
-  return p;
+  return models.get(ref, async () => {
+    const { loadLanguageModel } = await import('../models/loadModel');
+    return loadLanguageModel(ref, { id: ref }).catch((err: Error) => {
+      if (err instanceof ModelSourceError) throw err;
+      throw new ModelSourceError(`loading the follow-up likelihood model "${ref}" failed (${err.message}); without network, pass a local Optimum seq2seq folder (docs/metrics-neural.md)`);
+    });
+  });
 }
 
 /** Releases every model the follow-up likelihood metric loaded. */
-export async function releaseFollowUpModels(): Promise<void> {
-  const all = [...models.values()];
-  models.clear();
-  for (const p of all) await (await p.catch(() => undefined))?.dispose();
+export function releaseFollowUpModels(): Promise<void> {
+  return models.clear();
 }
 
 const DEFAULTS: FollowUpLikelihoodConfig = {

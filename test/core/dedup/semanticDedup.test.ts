@@ -4,20 +4,11 @@ import { wardClusters } from '../../../src/core/dedup/agglomerative';
 import { clusterCandidates, mergeClusters, representativeOf, sampleClusters, semanticDedupConfig } from '../../../src/core/dedup/semanticDedup';
 import type { Candidate, DialogueItem } from '../../../src/core/model/types';
 import { SentenceEmbedder } from '../../../src/core/models/sentenceEmbedding';
+import { PLAN_CLUSTER_TEXTS } from '../../helpers/reflections';
 
 const FULL = join(__dirname, '..', '..', '..', 'fixtures', 'models', 'reflect-roberta-tiny');
 
-// The first study's example cluster (§4.2.1: II has the most tokens) among other candidates.
-const TEXTS = [
-  'Okay. So, it sounds like you have a really good plan for your future.',
-  'Okay. So, it sounds like you have a pretty good plan in place for what you want to do with your life.',
-  'Okay. So, it sounds like you have a pretty good plan for your future.',
-  "You're worried about how much you drink.",
-  'You are worried about your drinking.',
-  'How many drinks do you have in a week?',
-  'Yeah.',
-  'Mm-hmm.',
-];
+const TEXTS: string[] = [...PLAN_CLUSTER_TEXTS];
 
 function cand(id: string, text: string, kind: 'model' | 'human' = 'model'): Candidate {
   return { id, text, origin: { kind, model: 'bundled:reflect-gpt2-tiny' }, annotations: [], scores: {} };
