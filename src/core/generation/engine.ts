@@ -66,7 +66,8 @@ function runBatch(model: GenerativeLM, prompts: number[][], config: ResolvedGene
  *
  * @param model - a decoder-only or encoder-decoder model ({@link loadLanguageModel})
  * @param prompts - token ids of each prompt (non-empty): decoder-only, the text to continue; encoder-decoder,
- *   the encoder input (with the tokenizer's special tokens, `tokenizer.encodeWithSpecialTokens`)
+ *   the encoder input, tokenized as the model was trained (the bundled BART fixture: `buildModelInput`'s ids;
+ *   a model trained with Python `tokenizer(text)` defaults: `tokenizer.encodeWithSpecialTokens`)
  * @returns per prompt, in prompt order: greedy, 1 sequence; beam search, the best `numReturnSequences`
  *   (default all k) hypotheses, best first, with `score`; sampling, `numReturnSequences` samples in
  *   sample-index order. Each sequence carries `settings` (the {@link DecodingSettings} to record on a
@@ -93,6 +94,7 @@ export async function decode(model: GenerativeLM, prompts: number[][], config: G
     const results = await runBatch(model, batch, resolved, {
       signal: options.signal,
       timer: options.timer,
+      noKernel: options.noKernel,
       onStepScores: options.onStepScores && ((e) => options.onStepScores!({ ...e, prompt: indices[e.prompt] })),
       onStep: (tokens, done) => {
         tokensGenerated += tokens;

@@ -14,6 +14,11 @@ export interface RunTimer {
   runMs: number;
   /** Number of `session.run` calls. */
   runs: number;
+  /**
+   * Milliseconds spent in ReflectEval's own helper graphs (beam search's log-softmax + top-k kernel), which
+   * are part of decoding, not of the model: kept out of `runMs` and `runs`.
+   */
+  helperMs?: number;
 }
 
 /** Token ids that decoding treats specially, read from the model's `config.json` / `generation_config.json`. */
