@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""PyTorch reference values for ReflectEval's follow-up likelihood on the BART fixture (fixtures/models/layouts/bart-split).
+"""PyTorch reference values for ReflectEval's follow-up likelihood on the BART fixtures.
 
     /usr/bin/python3 scripts/parity/followup_reference.py     # Debian python3-torch 1.13, python3-onnx 1.12
 
-The fixture's weights are read from its ONNX files into gen-fixtures' TinyBart (scripts/fixtures/build_bart_fixture.py,
+Fixtures: fixtures/models/reflect-bart-tiny (trained briefly on AnnoMI; Optimum merged decoder) and
+fixtures/models/layouts/bart-split (split decoder files). Each fixture's weights are read from its ONNX files into gen-fixtures' TinyBart (scripts/fixtures/build_bart_fixture.py,
 Hugging Face BART semantics) and run in float64. Inputs are built as FULL 0.0.3 builds them (github.com/maximedb/full,
 full/eval.py at c66eba64cca6c434ebb6ddefca5cd518bb2090d4): encoder text "\\t" + "\\t".join(last 50 turns + [response]),
 tokenized with add_prefix_space=True (a leading space) and the tokenizer's special tokens (BART: <s> … </s>),
@@ -16,7 +17,7 @@ Cases: contexts of AnnoMI reflections from the committed sample (data/annomi/Ann
 therapist's real reflection and another utterance as responses, scored for every follow-up of
 data/followups/fed-followups.json; one long context scored with both truncation sides.
 
-Output: test/core/metrics/fixtures/followup-reference.json.
+Output: test/core/metrics/fixtures/followup-reference.json (one entry per fixture).
 """
 import csv
 import json
@@ -28,20 +29,21 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "fixtures"))
 from fixture_common import FolderTokenizer  # noqa: E402
-from reference_outputs import BART_SPLIT, load_bart  # noqa: E402
+from reference_outputs import BART_MERGED, BART_SPLIT, load_bart  # noqa: E402
 
-FOLDER = os.path.join(ROOT, "fixtures", "models", "layouts", "bart-split")
+FIXTURES = {"reflect-bart-tiny": BART_MERGED, "layouts/bart-split": BART_SPLIT}
 OUT = os.path.join(ROOT, "test", "core", "metrics", "fixtures", "followup-reference.json")
 torch.set_num_threads(1)
 
 
-def main():
-    spec = load_bart(FOLDER, BART_SPLIT)
+def reference(name):
+    folder = os.path.join(ROOT, "fixtures", "models", name)
+    spec = load_bart(folder, FIXTURES[name])
     model = spec["adapter"].model.double().eval()
     start = spec["decoderStart"]
-    tcfg = json.load(open(os.path.join(FOLDER, "tokenizer_config.json")))
-    max_len = min(tcfg["model_max_length"], json.load(open(os.path.join(FOLDER, "config.json")))["max_position_embeddings"])
-    tok = FolderTokenizer(FOLDER, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    tcfg = json.load(open(os.path.join(folder, "tokenizer_config.json")))
+    max_len = min(tcfg["model_max_length"], json.load(open(os.path.join(folder, "config.json")))["max_position_embeddings"])
+    tok = FolderTokenizer(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
     bos, eos = tok.vocab["<s>"], tok.vocab["</s>"]
 
     def encode(text, side="right"):
@@ -97,12 +99,17 @@ def main():
         prompt = encode(text, side)
         cases.append({"context": context, "response": response, "truncationSide": side, "promptLength": len(prompt),
                       "untruncatedLength": len(tok.encode(" " + text)) + 2, "values": score(prompt)})
+    print(f"{name}: {len(cases)} cases × {len(followups)} follow-ups; long case {cases[-1]['untruncatedLength']} tokens")
+    return {"model": f"fixtures/models/{name}", "maxLength": max_len, "followUpIds": [f["id"] for f in followups], "cases": cases}
+
+
+def main():
+    models = {name: reference(name) for name in FIXTURES}
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     json.dump({"generatedBy": "scripts/parity/followup_reference.py", "torch": torch.__version__, "dtype": "float64",
-               "model": "fixtures/models/layouts/bart-split", "full": {"version": "0.0.3", "commit": "c66eba64cca6c434ebb6ddefca5cd518bb2090d4"},
-               "maxLength": max_len, "lookback": 50, "followUpIds": [f["id"] for f in followups], "cases": cases},
+               "full": {"version": "0.0.3", "commit": "c66eba64cca6c434ebb6ddefca5cd518bb2090d4"}, "lookback": 50, "models": models},
               open(OUT, "w", encoding="utf-8"), ensure_ascii=False)
-    print(f"{len(cases)} cases × {len(followups)} follow-ups → {os.path.relpath(OUT, ROOT)}; long case {cases[-1]['untruncatedLength']} tokens")
+    print(f"→ {os.path.relpath(OUT, ROOT)}")
 
 
 if __name__ == "__main__":

@@ -18,12 +18,14 @@ import type { GenerativeLM } from '../../../src/core/models/languageModel';
 import { loadLanguageModel } from '../../../src/core/models/loadModel';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const BART = join(ROOT, 'fixtures', 'models', 'layouts', 'bart-split');
+const BART = join(ROOT, 'fixtures', 'models', 'reflect-bart-tiny');
 const shipped = JSON.parse(readFileSync(join(ROOT, 'data', 'followups', 'fed-followups.json'), 'utf8')) as FollowUpsData;
-const ref = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'followup-reference.json'), 'utf8')) as {
+interface Reference {
   followUpIds: string[];
   cases: { context: { speaker: 'client' | 'therapist'; text: string }[]; response: string; truncationSide: 'left' | 'right'; promptLength: number; values: number[] }[];
-};
+}
+const refs = (JSON.parse(readFileSync(join(__dirname, 'fixtures', 'followup-reference.json'), 'utf8')) as { models: Record<string, Reference> }).models;
+const ref = refs['reflect-bart-tiny'];
 
 describe('follow-up likelihood on the BART fixture vs a float64 PyTorch reference (FULL 0.0.3 input format)', () => {
   let model: GenerativeLM;
@@ -35,21 +37,28 @@ describe('follow-up likelihood on the BART fixture vs a float64 PyTorch referenc
     await releaseFollowUpModels();
   });
 
-  it(`gives every follow-up's mean log-likelihood per token within 5e-6 (${ref.cases.length} contexts × ${ref.followUpIds.length} follow-ups, both truncation sides)`, async () => {
-    assert.deepEqual(ref.followUpIds, shipped.followUps.map((f) => f.id));
-    assert.equal(isByteLevelTokenizer(BART), true);
-    let max = 0;
-    for (const side of ['left', 'right'] as const) {
-      const cases = ref.cases.filter((c) => c.truncationSide === side);
-      const got = await computeFollowUpLikelihood(model, cases.map((c) => ({ context: c.context, response: c.response })), shipped, { truncationSide: side, addPrefixSpace: true });
-      got.forEach((g, i) => {
-        shipped.followUps.forEach((f, k) => {
-          max = Math.max(max, Math.abs(g.followUps.get(f.id)! - cases[i].values[k]));
-        });
-      });
-    }
-    assert.ok(max < 5e-6, `max |diff| ${max}`);
-  });
+  for (const [name, r] of Object.entries(refs)) {
+    it(`${name}: every follow-up's mean log-likelihood per token within 5e-6 (${r.cases.length} contexts × ${r.followUpIds.length} follow-ups, both truncation sides)`, async () => {
+      assert.deepEqual(r.followUpIds, shipped.followUps.map((f) => f.id));
+      const m = name === 'reflect-bart-tiny' ? model : await loadLanguageModel(join(ROOT, 'fixtures', 'models', name));
+      assert.equal(isByteLevelTokenizer(m.folder), true);
+      let max = 0;
+      try {
+        for (const side of ['left', 'right'] as const) {
+          const cases = r.cases.filter((c) => c.truncationSide === side);
+          const got = await computeFollowUpLikelihood(m, cases.map((c) => ({ context: c.context, response: c.response })), shipped, { truncationSide: side, addPrefixSpace: true });
+          got.forEach((g, i) => {
+            shipped.followUps.forEach((f, k) => {
+              max = Math.max(max, Math.abs(g.followUps.get(f.id)! - cases[i].values[k]));
+            });
+          });
+        }
+      } finally {
+        if (m !== model) await m.dispose();
+      }
+      assert.ok(max < 5e-6, `max |diff| ${max}`);
+    });
+  }
 
   it('right truncation (FULL) drops the response of a long history, left truncation keeps it', async () => {
     const long = ref.cases.filter((c) => c.context.length === 60);
