@@ -49,7 +49,8 @@ export function defaultCacheDir(): string {
   return process.env.REFLECT_EVAL_CACHE ?? join(homedir(), '.cache', 'reflect-eval');
 }
 
-async function download(url: string, dest: string, token?: string): Promise<boolean> {
+/** Downloads `url` to `dest` (via `dest.part`); false on HTTP 404. */
+export async function download(url: string, dest: string, token?: string): Promise<boolean> {
   const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   if (res.status === 404) return false;
   if (!res.ok) throw new ModelSourceError(`downloading ${url} failed: HTTP ${res.status}`);
