@@ -8,9 +8,11 @@ import { registerAgreement } from './commands/agreement';
 import { registerImport, registerStats } from './commands/annomi';
 import { registerAnnotationImport, registerExport } from './commands/annotations';
 import { registerCorrelate } from './commands/correlate';
+import { registerDedup } from './commands/dedup';
 import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
+import { registerScore } from './commands/score';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -24,8 +26,10 @@ export function buildProgram(): Command {
   registerStats(program);
   registerGenerate(program);
   registerJudge(program);
+  registerScore(program);
   registerCorrelate(program);
   registerAgreement(program);
+  registerDedup(program);
   registerDemo(program);
   return program;
 }

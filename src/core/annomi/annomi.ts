@@ -180,7 +180,7 @@ export function itemFor(dialogue: AnnoMIDialogue, index: number, sel: AnnoMISele
 }
 
 /** Fisher–Yates shuffle with a seeded generator (seedrandom's ARC4, so the same seed gives the same order anywhere). */
-function shuffled<T>(xs: readonly T[], rng: () => number): T[] {
+export function shuffled<T>(xs: readonly T[], rng: () => number): T[] {
   const a = xs.slice();
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(rng() * (i + 1));

@@ -7,10 +7,12 @@ import { CorrelationPanel } from '../correlationPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
+import { dedupCommand } from './dedup';
 import { generateCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
 import { labellingCommands } from './labelling';
+import { scoreCommand } from './score';
 
 /** Wraps a command so its failure becomes an error message instead of an unhandled rejection. */
 export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
@@ -31,7 +33,9 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.exportAnnotationTable', reportErrors(() => exportAnnotationTableCommand(editors))),
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.score', reportErrors(() => scoreCommand(editors))),
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),

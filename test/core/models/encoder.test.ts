@@ -1,0 +1,155 @@
+import { strict as assert } from 'node:assert';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EncoderModel, pythonStrip } from '../../../src/core/models/encoder';
+import { ModelSourceError } from '../../../src/core/models/modelSource';
+import { SentenceEmbedder } from '../../../src/core/models/sentenceEmbedding';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const FULL = join(ROOT, 'fixtures', 'models', 'reflect-roberta-tiny');
+const ref = JSON.parse(readFileSync(join(ROOT, 'test', 'core', 'metrics', 'fixtures', 'bertscore-reference.json'), 'utf8')) as {
+  numLayers: number;
+  sentences: string[];
+  sentenceEmbeddings: number[][];
+  layerMeans: { sentences: string[]; values: number[][][] };
+};
+
+describe('EncoderModel on the tiny encoder fixture (transformers.js) vs the float64 PyTorch reference', () => {
+  let enc: EncoderModel;
+  before(async () => {
+    enc = await EncoderModel.load(FULL);
+  });
+  after(() => enc.dispose());
+
+  it('reads the export: layers 0–4, RoBERTa special ids, model_max_length 128', () => {
+    assert.deepEqual(enc.availableLayers, [0, 1, 2, 3, 4]);
+    assert.deepEqual(enc.specialIds, { cls: 0, sep: 2, pad: 1 });
+    assert.equal(enc.modelMaxLength, 128);
+    assert.equal(enc.tokenizerClass, 'RobertaTokenizer');
+  });
+
+  it('gives every layer the hidden states of PyTorch within 1e-6 (token means of 3 sentences), batched with padding', async () => {
+    let max = 0;
+    for (let layer = 0; layer <= ref.numLayers; layer++) {
+      const hs = await enc.hiddenStates(ref.layerMeans.sentences.map((s) => enc.encode(s)), layer, { batchSize: 3 });
+      hs.forEach((h, i) => {
+        for (let k = 0; k < h.hiddenSize; k++) {
+          let m = 0;
+          for (let t = 0; t < h.length; t++) m += h.data[t * h.hiddenSize + k];
+          max = Math.max(max, Math.abs(m / h.length - ref.layerMeans.values[i][layer][k]));
+        }
+      });
+    }
+    assert.ok(max < 1e-6, `max |diff| ${max}`);
+  });
+
+  it('truncates the content, not the special tokens, to model_max_length', () => {
+    const long = 'so '.repeat(300);
+    const ids = enc.encode(long);
+    assert.equal(ids.length, 128);
+    assert.deepEqual([ids[0], ids[127]], [0, 2]);
+    assert.deepEqual(enc.encode(long, 10).slice(1, 9), enc.tokenize(long).slice(0, 8));
+  });
+
+  it('names the folder and the missing file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'enc-'));
+    try {
+      cpSync(FULL, dir, { recursive: true });
+      rmSync(join(dir, 'tokenizer.json'));
+      await assert.rejects(EncoderModel.load(dir), (e: Error) => e instanceof ModelSourceError && e.message.includes(`model folder ${dir} has no tokenizer.json`));
+      await assert.rejects(EncoderModel.load(join(dir, 'nope')), /does not exist/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SentenceEmbedder (mean pooling over the attention mask, L2 normalisation)', () => {
+  it('reproduces the float64 PyTorch embeddings within 1e-6, empty and over-long sentences included', async () => {
+    const e = await SentenceEmbedder.load(FULL);
+    try {
+      assert.deepEqual(e.spec, { pooling: 'mean', normalize: true, maxSeqLength: 128, lowerCase: false });
+      const got = await e.embed(ref.sentences, { batchSize: 5 });
+      let max = 0;
+      got.forEach((v, i) => v.forEach((x, k) => (max = Math.max(max, Math.abs(x - ref.sentenceEmbeddings[i][k])))));
+      assert.ok(max < 1e-6, `max |diff| ${max}`);
+      for (const v of got) assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-12);
+    } finally {
+      await e.dispose();
+    }
+  });
+
+  it('refuses a pooling mode other than mean and follows modules.json on normalisation', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'st-'));
+    try {
+      cpSync(FULL, dir, { recursive: true });
+      writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ pooling_mode_cls_token: true, pooling_mode_mean_tokens: false }));
+      await assert.rejects(SentenceEmbedder.load(dir), /asks for pooling_mode_cls_token; ReflectEval implements mean pooling/);
+      writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ pooling_mode_mean_tokens: true }));
+      writeFileSync(join(dir, 'modules.json'), JSON.stringify([{ type: 'sentence_transformers.models.Transformer' }, { type: 'sentence_transformers.models.Pooling' }]));
+      const e = await SentenceEmbedder.load(dir);
+      assert.equal(e.spec.normalize, false);
+      await e.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('strips like Python before embedding', async () => {
+    assert.equal(pythonStrip('\u00a0 Okay. \u001f'), 'Okay.');
+  });
+});
+
+describe('EncoderModel from a hub id (a stub hub over HTTP on loopback)', () => {
+  let server: Server;
+  let endpoint: string;
+  const saved = { HF_ENDPOINT: process.env.HF_ENDPOINT, REFLECT_EVAL_CACHE: process.env.REFLECT_EVAL_CACHE };
+  const cache = mkdtempSync(join(tmpdir(), 'hub-cache-'));
+  const requested: string[] = [];
+  before(async () => {
+    server = createServer((req, res) => {
+      requested.push(req.url!);
+      const m = /^\/stub\/tiny-encoder\/resolve\/main\/(.+)$/.exec(req.url ?? '');
+      const file = m ? join(FULL, decodeURIComponent(m[1])) : '';
+      if (!m || !existsSync(file)) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200).end(readFileSync(file));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    process.env.REFLECT_EVAL_CACHE = cache;
+  });
+  after(async () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await new Promise((r) => server.close(r));
+    rmSync(cache, { recursive: true, force: true });
+  });
+
+  it('downloads config, tokenizer, sentence-transformers files and onnx/model.onnx once, then loads from the cache', async () => {
+    process.env.HF_ENDPOINT = endpoint;
+    const e = await SentenceEmbedder.load('stub/tiny-encoder');
+    assert.equal(e.ref, 'stub/tiny-encoder');
+    assert.equal(e.encoder.availableLayers.length, 5);
+    assert.ok(existsSync(join(cache, 'hub', 'stub--tiny-encoder', 'onnx', 'model.onnx')));
+    assert.ok(existsSync(join(cache, 'hub', 'stub--tiny-encoder', '1_Pooling', 'config.json')));
+    await e.dispose();
+    const before = requested.filter((u) => u.endsWith('.onnx')).length;
+    await (await EncoderModel.load('stub/tiny-encoder')).dispose();
+    assert.equal(requested.filter((u) => u.endsWith('.onnx')).length, before, 'the ONNX file is not fetched again');
+  });
+
+  it('says what to do when the hub cannot be reached or has no ONNX export', async () => {
+    process.env.HF_ENDPOINT = 'http://127.0.0.1:9';
+    await assert.rejects(EncoderModel.load('stub/other-encoder'), (e: Error) => e instanceof ModelSourceError && /downloading hub model "stub\/other-encoder" failed .*pass a local folder/.test(e.message));
+    process.env.HF_ENDPOINT = endpoint;
+    await assert.rejects(EncoderModel.load('stub/missing'), /hub model "stub\/missing" has no config\.json/);
+  });
+});
