@@ -43,7 +43,7 @@ await Promise.all([
   }),
   build({
     ...common,
-    entryPoints: { editor: 'webview/editor/main.ts', correlation: 'webview/correlation/main.ts', preview: 'webview/preview/main.ts' },
+    entryPoints: { editor: 'webview/editor/main.ts', correlation: 'webview/correlation/main.ts', preview: 'webview/preview/main.ts', agreement: 'webview/agreement/main.ts' },
     outdir: 'dist/webview',
     platform: 'browser',
     format: 'esm',

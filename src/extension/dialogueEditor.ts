@@ -2,13 +2,19 @@
  * The dialogue editor: a CustomTextEditorProvider over `*.dialogues.jsonl`. The TextDocument is the single
  * source of truth; every change is a WorkspaceEdit on it (undo/redo, dirty state, save and hot exit then
  * behave as in any editor), and any change to the document — ours, undo, or an external edit — re-renders.
+ *
+ * Labelling: the webview sends one {@link LabelOp} per key press or click; they are applied in the order sent, each
+ * as one WorkspaceEdit (so each is one undo step). Labelling keys are VS Code keybindings on `reflectEval.label.*`
+ * commands (webview/editor/keys.ts); a command is routed here to the editor whose webview has focus.
  */
 import * as vscode from 'vscode';
-import { setCoherence } from '../core/labels/annotate';
+import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
+import { annotatorView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/model/types';
+import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
-import { getAnnotator } from './settings';
+import { getAnnotator, getBlindMode } from './settings';
 import { webviewPage } from './webviewHtml';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
@@ -54,12 +60,14 @@ export async function updateItems(document: vscode.TextDocument, update: (item: 
 function entryOf(item: DialogueItem, index: number, annotator: string | null): ItemEntry {
   const p = item.provenance;
   const label = p?.transcriptId !== undefined ? `${p.topic ?? p.dataset} · t${p.transcriptId}/u${p.utteranceId ?? '?'}` : item.id;
+  const mine = annotator ? item.candidates.map((c) => c.annotations.find((a) => a.annotator === annotator)) : [];
   return {
     index,
     id: item.id,
     label,
     candidates: item.candidates.length,
-    labelled: annotator ? item.candidates.filter((c) => c.annotations.some((a) => a.annotator === annotator && typeof a.coherent === 'boolean')).length : 0,
+    labelled: mine.filter((a) => typeof a?.coherent === 'boolean').length,
+    complete: mine.filter((a) => labelStatus(a) === 'complete').length,
   };
 }
 
@@ -68,6 +76,19 @@ export interface DialogueSelection {
   document: vscode.TextDocument;
   itemIndex: number;
   candidateId: string | null;
+}
+
+/** One open dialogue editor. */
+interface OpenEditor {
+  document: vscode.TextDocument;
+  panel: vscode.WebviewPanel;
+  send(msg: EditorHostMessage): void;
+  /** Whether its webview has keyboard focus. */
+  focused: boolean;
+  /** Whether it shows every annotator's labels. */
+  comparison: boolean;
+  /** Sends the index and the selected item again. */
+  refresh(): void;
 }
 
 /** Provider of the dialogue editor. Tracks the dialogue document last active, and its selection, for commands. */
@@ -80,6 +101,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   private readonly onDidChangeSelectionEmitter = new vscode.EventEmitter<DialogueSelection | undefined>();
   /** Fires when the selected item or candidate changes. */
   readonly onDidChangeSelection = this.onDidChangeSelectionEmitter.event;
+  private readonly open = new Set<OpenEditor>();
 
   /** The last selection in an open dialogue editor. */
   get selection(): DialogueSelection | undefined {
@@ -98,6 +120,37 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     return this.active && !this.active.isClosed ? this.active : undefined;
   }
 
+  /** The editor labelling commands act on: the one whose webview has focus, else the active one. */
+  private target(): OpenEditor | undefined {
+    const all = [...this.open];
+    return all.find((e) => e.focused && e.panel.active) ?? all.find((e) => e.panel.active) ?? all.find((e) => e.focused);
+  }
+
+  /**
+   * Runs a labelling action (a `reflectEval.label.*` command) in the focused dialogue editor.
+   *
+   * @returns false when no dialogue editor is open and active
+   */
+  dispatch(action: EditorAction): boolean {
+    const editor = this.target();
+    if (!editor) return false;
+    editor.send({ type: 'action', action });
+    return true;
+  }
+
+  /** Shows or hides every annotator's labels in the focused or active dialogue editor. */
+  toggleComparison(): boolean {
+    const editor = this.target();
+    if (!editor) return false;
+    editor.comparison = !editor.comparison;
+    editor.refresh();
+    return true;
+  }
+
+  private updateFocusContext(): void {
+    void vscode.commands.executeCommand('setContext', FOCUS_CONTEXT_KEY, [...this.open].some((e) => e.focused));
+  }
+
   async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
     const webview = panel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist'), vscode.Uri.joinPath(this.context.extensionUri, 'media')] };
@@ -107,20 +160,40 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       style: 'editor',
       body: `<div id="toolbar">
   <span id="file"></span><span id="busy" class="muted"></span><span class="spacer"></span>
+  <span id="mode" class="muted"></span>
   <span id="annotator" class="muted"></span>
   <vscode-button id="cmd-annotator" secondary>Annotator…</vscode-button>
+  <vscode-button id="cmd-blind" secondary title="Hide origins, scores and the reference; shuffle candidates per annotator">Blind</vscode-button>
+  <vscode-button id="cmd-compare" secondary title="Show every annotator's labels (others' read-only)">Compare</vscode-button>
   <vscode-button id="cmd-generate" secondary>Generate</vscode-button>
   <vscode-button id="cmd-judge" secondary>Judge</vscode-button>
-  <vscode-button id="cmd-correlation">Correlations</vscode-button>
+  <vscode-button id="cmd-correlation" secondary>Correlations</vscode-button>
+  <vscode-button id="cmd-agreement">Analyses</vscode-button>
 </div>
 <div id="problems" hidden></div>
 <div id="layout">
   <div id="item-list" role="listbox" aria-label="Items"><div id="item-list-spacer"></div><div id="item-list-rows"></div></div>
-  <div id="item"></div>
-</div>`,
+  <div id="item" aria-live="polite"></div>
+</div>
+<div id="legend" role="note" aria-label="Labelling keys"></div>`,
     });
     let selected = 0;
+    // Label operations are applied one at a time, in the order the webview sent them.
+    let queue: Promise<void> = Promise.resolve();
+    let applying = 0;
+    let applied = 0;
     const send = (msg: EditorHostMessage) => void webview.postMessage(msg);
+    const editor: OpenEditor = {
+      document,
+      panel,
+      send,
+      focused: false,
+      comparison: false,
+      refresh: () => {
+        sendIndex();
+        sendItem(selected);
+      },
+    };
     const sendIndex = () => {
       const doc = parseTextDocument(document);
       const annotator = getAnnotator();
@@ -130,23 +203,49 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         entries: documentItems(doc).map((it, i) => entryOf(it, i, annotator)),
         problems: doc.problems.map((p) => ({ line: p.line, field: p.field, message: p.message })),
         annotator,
+        blind: getBlindMode(),
+        comparison: editor.comparison,
       });
     };
     const sendItem = (index: number) => {
       const items = documentItems(parseTextDocument(document));
       const item = items[index];
-      if (item) send({ type: 'item', index, item });
+      if (!item) return;
+      const view = annotatorView(item, { annotator: getAnnotator(), blind: getBlindMode(), comparison: editor.comparison });
+      send({ type: 'item', index, view, ack: Math.max(applied, applying) });
+    };
+    const applyLabel = async (seq: number, itemId: string, candidateId: string, op: LabelOp) => {
+      applying = seq;
+      try {
+        const annotator = getAnnotator();
+        if (!annotator) {
+          await vscode.commands.executeCommand('reflectEval.setAnnotator');
+          return;
+        }
+        await updateItems(document, (item) => (item.id === itemId ? applyLabelOp(item, candidateId, annotator, op) : undefined));
+      } catch (err) {
+        void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
+      } finally {
+        applied = seq;
+        applying = 0;
+        send({ type: 'ack', seq });
+      }
     };
 
+    this.open.add(editor);
     const subscriptions = [
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document.uri.toString() === document.uri.toString() && e.contentChanges.length > 0) sendIndex();
+        if (e.document.uri.toString() === document.uri.toString() && e.contentChanges.length > 0) editor.refresh();
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('reflectEval.annotator')) sendIndex();
+        if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode')) editor.refresh();
       }),
       panel.onDidChangeViewState(() => {
         if (panel.active) this.setActive(document);
+        if (!panel.visible && editor.focused) {
+          editor.focused = false;
+          this.updateFocusContext();
+        }
       }),
       webview.onDidReceiveMessage(async (msg: EditorWebviewMessage) => {
         try {
@@ -162,17 +261,16 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
             case 'focusCandidate':
               this.select({ document, itemIndex: msg.index, candidateId: msg.candidateId });
               break;
-            case 'setCoherence': {
-              const annotator = getAnnotator();
-              if (!annotator) {
-                await vscode.commands.executeCommand('reflectEval.setAnnotator');
-                break;
-              }
-              await updateItems(document, (item) =>
-                item.id === msg.itemId ? setCoherence(item, msg.candidateId, annotator, msg.coherent ?? undefined) : undefined,
-              );
+            case 'focus':
+              // Only one webview has focus at a time; a hidden one may never report its blur.
+              if (msg.focused) for (const other of this.open) other.focused = false;
+              editor.focused = msg.focused && panel.visible;
+              if (msg.focused) this.setActive(document);
+              this.updateFocusContext();
               break;
-            }
+            case 'label':
+              queue = queue.then(() => applyLabel(msg.seq, msg.itemId, msg.candidateId, msg.op));
+              break;
             case 'command': {
               this.setActive(document);
               await vscode.commands.executeCommand(`reflectEval.${msg.command}`);
@@ -186,6 +284,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     ];
     panel.onDidDispose(() => {
       subscriptions.forEach((s) => s.dispose());
+      this.open.delete(editor);
+      this.updateFocusContext();
       if (this.active === document) this.setActive(undefined);
     });
     this.setActive(document);

@@ -1,25 +1,74 @@
 /**
  * The dialogue editor's webview: item list (virtualised, usable at 10,000 items), the selected context as a
- * transcript, the reference, and the candidates with their origin, labels and scores. It holds no document
- * state of its own: every change is sent to the host, which edits the TextDocument and re-renders us.
+ * transcript, the reference, and the candidates with their origin, labels and scores. The document is the
+ * truth: every label change is sent to the host as one operation, which edits the TextDocument and re-renders
+ * us. So that fast typing is interpreted right (e.g. `N` then `2`), operations the host has not acknowledged yet
+ * are re-applied on top of what it last sent, with the same pure functions the host uses.
+ *
+ * Keyboard: labelling keys are VS Code keybindings (keys.ts); VS Code forwards every key press in this webview
+ * to its keybinding service and the matching command comes back here as an `action`. Key presses in text fields
+ * are kept from VS Code (except those with Ctrl/Alt/Meta, so Ctrl+S and Ctrl+Z still work).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import type { Candidate, DialogueItem } from '../../src/core/model/types';
+import { ERROR_CATEGORIES, ERROR_LABELS } from '../../src/core/agreement/labels';
+import { applyLabelOpToAnnotation, labelStatus, type LabelOp, type LabelStatus } from '../../src/core/labels/annotate';
+import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
+import { annotatorGroup } from '../../src/core/labels/groups';
+import type { Annotation, CandidateOrigin, ErrorCategory, Score } from '../../src/core/model/types';
+import { keysOf, type EditorAction } from './keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 const post = (msg: EditorWebviewMessage) => vscode.postMessage(msg);
 
+/** What each error category of the first study §4.1.3 means (chip tooltips). */
+const ERROR_DESCRIPTIONS: Record<ErrorCategory, string> = {
+  malformed: 'feels broken: unclear references, incomprehensibly ungrammatical, or sentences fine alone but confusing together',
+  dialogueContradicting: 'contradicts the context, partially or fully',
+  parroting: 'repeats a part of the context in an unnatural way',
+  offTopic: 'has little to no relevance to the dialogue',
+  onTopicButUnverifiable: 'on topic, but cannot be verified from the context',
+  other: 'another error; describe it in the text field',
+};
+/** The MI empathy statement and its 5-point scale (first study §4.2.3). */
+const EMPATHY_STATEMENT = 'The response candidate gives me the impression that the therapist understands the client’s perceptions, situation, meaning, and feelings.';
+const LIKERT = ['disagree', 'somewhat disagree', 'neither agree nor disagree', 'somewhat agree', 'agree'];
+const STATUS_TEXT: Record<LabelStatus, string> = {
+  unlabelled: 'not labelled',
+  needsEmpathy: 'choose 1–5',
+  needsErrors: 'choose the errors (1–6)',
+  needsMostEvidentError: 'mark the most evident error (Shift+1–6)',
+  complete: 'labelled',
+};
+
+/** Keys that edit the text of a field: kept from VS Code's keybindings while a text field has focus. */
+const TEXT_EDITING_KEYS = new Set(['Backspace', 'Delete', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'Enter', 'Escape', 'Tab', 'PageUp', 'PageDown']);
 const ROW_HEIGHT = 28;
+interface SavedState {
+  selected?: number;
+  seq?: number;
+}
+const saved = (vscode.getState() as SavedState | undefined) ?? {};
 let entries: ItemEntry[] = [];
 let problems: ProblemEntry[] = [];
 let annotator: string | null = null;
-let selected = (vscode.getState() as { selected?: number } | undefined)?.selected ?? 0;
-let current: { index: number; item: DialogueItem } | null = null;
-/** The candidate whose judge prompt the preview panel shows. */
+let blind = false;
+let comparison = false;
+let selected = saved.selected ?? 0;
+let indexed = false;
+/** The selected item as the host last sent it. */
+let current: { index: number; view: ItemView } | null = null;
+/** Label operations sent but not yet acknowledged; `seq` survives reloads of the webview (setState). */
+let seq = saved.seq ?? 0;
+let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[] = [];
+/** The focused candidate (keys act on it). */
 let focused: string | null = null;
+/** Where focus goes when the next item arrives. */
+let focusOnArrival: 'first' | 'last' | 'firstIncomplete' = 'firstIncomplete';
+/** Focus the Other text field of this candidate after the next render. */
+let focusOtherOf: string | null = null;
+let renderedItemKey = '';
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 const list = $('#item-list');
@@ -33,6 +82,14 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
   return e;
 }
 
+const kbd = (k: string) => el('kbd', {}, k);
+
+function saveState(): void {
+  vscode.setState({ selected, seq } satisfies SavedState);
+}
+
+// ---------------------------------------------------------------------------------------------- item list
+
 function renderList(): void {
   spacer.style.height = `${entries.length * ROW_HEIGHT}px`;
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - 5);
@@ -40,13 +97,23 @@ function renderList(): void {
   rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
   rows.replaceChildren(
     ...entries.slice(first, last).map((e) => {
+      const done = annotator !== null && e.candidates > 0 && e.complete === e.candidates;
       const row = el(
         'div',
-        { class: `item-row${e.index === selected ? ' selected' : ''}`, 'data-item-index': String(e.index), title: e.id, role: 'option', 'aria-selected': String(e.index === selected) },
+        {
+          class: `item-row${e.index === selected ? ' selected' : ''}${done ? ' done' : ''}`,
+          'data-item-index': String(e.index),
+          title: `${e.id}: ${e.complete} of ${e.candidates} candidates fully labelled by you, ${e.labelled} answered`,
+          role: 'option',
+          'aria-selected': String(e.index === selected),
+        },
         el('span', { class: 'item-label' }, e.label),
-        el('span', { class: 'item-count' }, `${e.labelled}/${e.candidates}`),
+        el('span', { class: 'item-count' }, `${done ? '✓ ' : ''}${e.complete}/${e.candidates}`),
       );
-      row.addEventListener('click', () => select(e.index));
+      row.addEventListener('click', () => {
+        focusOnArrival = 'firstIncomplete';
+        select(e.index);
+      });
       return row;
     }),
   );
@@ -54,90 +121,422 @@ function renderList(): void {
 
 function select(index: number): void {
   if (index < 0 || index >= entries.length) return;
-  if (index !== selected) focused = null;
   selected = index;
-  vscode.setState({ selected });
+  saveState();
   renderList();
   const top = index * ROW_HEIGHT;
   if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_HEIGHT) list.scrollTop = top - list.clientHeight / 2;
   post({ type: 'select', index });
 }
 
-function originText(c: Candidate): string {
-  const o = c.origin;
+// ---------------------------------------------------------------------------------------------- labels
+
+/** The selected item with the unacknowledged operations applied to the annotator's own labels. */
+function displayed(): ItemView | null {
+  if (!current) return null;
+  const ops = pending.filter((p) => p.itemId === current!.view.id);
+  if (ops.length === 0 || !annotator) return current.view;
+  const now = new Date();
+  return {
+    ...current.view,
+    candidates: current.view.candidates.map((c) => {
+      let mine = c.mine;
+      for (const p of ops) if (p.candidateId === c.id) mine = applyLabelOpToAnnotation(mine, annotator!, p.op, now);
+      return mine === c.mine ? c : { ...c, mine };
+    }),
+  };
+}
+
+function focusedCandidate(): CandidateView | undefined {
+  return displayed()?.candidates.find((c) => c.id === focused);
+}
+
+function sendOp(candidateId: string, op: LabelOp): void {
+  if (!current) return;
+  if (!annotator) {
+    post({ type: 'command', command: 'setAnnotator' });
+    return;
+  }
+  seq += 1;
+  saveState();
+  pending.push({ seq, itemId: current.view.id, candidateId, op });
+  post({ type: 'label', seq, itemId: current.view.id, candidateId, op });
+  renderCandidates();
+}
+
+let hintTimer: ReturnType<typeof setTimeout> | undefined;
+function hint(text: string): void {
+  const h = $('#hint');
+  if (!h) return;
+  h.textContent = text;
+  clearTimeout(hintTimer);
+  hintTimer = setTimeout(() => (h.textContent = ''), 4000);
+}
+
+/** Actions that arrived while the selected item was on its way; they run, in order, once it is shown. */
+let deferred: EditorAction[] = [];
+
+function onAction(action: EditorAction): void {
+  if (!entries.length) return;
+  if (!current || current.index !== selected) {
+    deferred.push(action);
+    return;
+  }
+  switch (action.kind) {
+    case 'nextCandidate':
+    case 'previousCandidate':
+      moveFocus(action.kind === 'nextCandidate' ? 1 : -1);
+      return;
+    case 'nextItem':
+    case 'previousItem': {
+      const next = selected + (action.kind === 'nextItem' ? 1 : -1);
+      if (next < 0 || next >= entries.length) return hint(action.kind === 'nextItem' ? 'This is the last item.' : 'This is the first item.');
+      focusOnArrival = 'firstIncomplete';
+      select(next);
+      return;
+    }
+  }
+  const c = focusedCandidate();
+  if (!c) return hint('No candidate to label in this item.');
+  const mine = c.mine;
+  switch (action.kind) {
+    case 'coherent':
+      return sendOp(c.id, { kind: 'coherence', coherent: true });
+    case 'incoherent':
+      return sendOp(c.id, { kind: 'coherence', coherent: false });
+    case 'clear':
+      return sendOp(c.id, { kind: 'coherence', coherent: null });
+    case 'option': {
+      if (mine?.coherent === true) {
+        if (action.n > 5) return hint('The empathy scale is 1–5.');
+        return sendOp(c.id, { kind: 'empathy', value: action.n as 1 | 2 | 3 | 4 | 5 });
+      }
+      if (mine?.coherent === false) {
+        const error = ERROR_CATEGORIES[action.n - 1];
+        if (!error) return;
+        if (error === 'other' && !mine.errors?.includes('other')) focusOtherOf = c.id;
+        return sendOp(c.id, { kind: 'toggleError', error });
+      }
+      return hint(`Answer first: ${keysOf('reflectEval.label.coherent')} coherent, ${keysOf('reflectEval.label.incoherent')} incoherent.`);
+    }
+    case 'mostEvident': {
+      const error = ERROR_CATEGORIES[action.n - 1];
+      if (!error) return;
+      return sendOp(c.id, { kind: 'mostEvidentError', error: mine?.coherent === false && mine.mostEvidentError === error ? null : error });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- focus
+
+function candidateCards(): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>('#candidates .candidate')];
+}
+
+function setFocus(candidateId: string | null, moveDomFocus = true): void {
+  focused = candidateId;
+  for (const card of candidateCards()) {
+    const on = card.dataset.candidateId === candidateId;
+    card.classList.toggle('focused', on);
+    card.tabIndex = on ? 0 : -1;
+    if (on && moveDomFocus) {
+      const active = document.activeElement as HTMLElement | null;
+      if (!active?.closest('input, textarea') || !card.contains(active)) card.focus({ preventScroll: true });
+      card.scrollIntoView({ block: 'nearest' });
+    }
+  }
+  renderLegend();
+  const key = `${current?.index}\u0000${candidateId}`;
+  if (candidateId && current && key !== lastPostedFocus) post({ type: 'focusCandidate', index: current.index, candidateId });
+  lastPostedFocus = key;
+}
+let lastPostedFocus = '';
+
+function moveFocus(delta: number): void {
+  const view = displayed();
+  if (!view) return;
+  const ids = view.candidates.map((c) => c.id);
+  const at = focused ? ids.indexOf(focused) : -1;
+  const next = at + delta;
+  if (next >= 0 && next < ids.length) return setFocus(ids[next]);
+  // Past the ends: on to the neighbouring item.
+  const item = selected + (delta > 0 ? 1 : -1);
+  if (item < 0 || item >= entries.length) return hint(delta > 0 ? 'Last candidate of the last item.' : 'First candidate of the first item.');
+  focusOnArrival = delta > 0 ? 'first' : 'last';
+  select(item);
+}
+
+// ---------------------------------------------------------------------------------------------- rendering
+
+function originText(o: CandidateOrigin): string {
   if (o.kind === 'human') return o.source ?? 'human';
   const d = o.decoding;
   const params = d ? [d.strategy, d.numBeams ? `beams=${d.numBeams}` : '', d.topP !== undefined ? `p=${d.topP}` : '', d.sampleIndex !== undefined ? `#${d.sampleIndex}` : ''].filter(Boolean).join(' ') : '';
   return `${o.kind}: ${o.model ?? o.source ?? '?'}${params ? ` · ${params}` : ''}`;
 }
 
-function scoreText(id: string, s: { value: number | null; status: string; expected?: number }): string {
+function scoreText(id: string, s: Score): string {
   const v = s.status === 'ok' ? String(s.value) : s.status;
   return `${id.replace(/@[0-9a-f]{12}$/, '')}: ${v}${s.expected !== undefined ? ` (E=${s.expected.toFixed(2)})` : ''}`;
 }
 
-function renderCandidate(c: Candidate, index: number, itemId: string): HTMLElement {
-  const mine = annotator ? c.annotations.find((a) => a.annotator === annotator) : undefined;
+function labelSummary(a: Annotation | undefined): string {
+  if (!a || typeof a.coherent !== 'boolean') return '—';
+  if (a.coherent) return `coherent${a.empathy ? ` · empathy ${a.empathy} (${LIKERT[a.empathy - 1]})` : ''}`;
+  const errors = (a.errors ?? []).map((e) => `${ERROR_LABELS[e]}${a.mostEvidentError === e ? ' ★' : ''}`);
+  return `incoherent${errors.length ? `: ${errors.join(', ')}` : ''}${a.otherText ? ` (“${a.otherText}”)` : ''}`;
+}
+
+function chip(attrs: Record<string, string>, pressed: boolean, title: string, ...children: (Node | string)[]): HTMLButtonElement {
+  return el('button', { class: 'chip', type: 'button', tabindex: '-1', 'aria-pressed': String(pressed), title, ...attrs }, ...children);
+}
+
+function empathyQuestion(c: CandidateView, mine: Annotation): HTMLElement {
+  return el(
+    'div',
+    { class: 'question empathy' },
+    el('div', { class: 'statement' }, EMPATHY_STATEMENT),
+    el(
+      'div',
+      { class: 'chips', role: 'radiogroup', 'aria-label': 'Agreement with the statement' },
+      ...LIKERT.map((text, i) => {
+        const v = (i + 1) as 1 | 2 | 3 | 4 | 5;
+        const b = chip({ 'data-empathy': String(v), role: 'radio', 'aria-checked': String(mine.empathy === v) }, mine.empathy === v, `${text} (${keysOf(`reflectEval.label.option${v}`)})`, kbd(String(v)), ` ${text}`);
+        b.addEventListener('click', () => sendOp(c.id, { kind: 'empathy', value: mine.empathy === v ? null : v }));
+        return b;
+      }),
+    ),
+  );
+}
+
+function errorQuestion(c: CandidateView, mine: Annotation): HTMLElement {
+  const chosen = new Set(mine.errors ?? []);
+  const several = chosen.size > 1;
+  const chips = ERROR_CATEGORIES.map((e, i) => {
+    const n = i + 1;
+    const isMee = mine.mostEvidentError === e || (chosen.size === 1 && chosen.has(e));
+    const b = chip(
+      { 'data-error': e, ...(isMee ? { 'data-mee': 'true' } : {}) },
+      chosen.has(e),
+      `${ERROR_LABELS[e]}: ${ERROR_DESCRIPTIONS[e]} (${keysOf(`reflectEval.label.option${n}`)}; most evident: ${keysOf(`reflectEval.label.mostEvident${n}`)})`,
+      kbd(String(n)),
+      ` ${ERROR_LABELS[e]}`,
+      ...(chosen.has(e) && isMee ? [el('span', { class: 'mee-badge', title: several ? 'most evident error' : 'the only error is the most evident one' }, ' ★ most evident')] : []),
+    );
+    b.addEventListener('click', (ev) => {
+      if (ev.shiftKey) sendOp(c.id, { kind: 'mostEvidentError', error: mine.mostEvidentError === e ? null : e });
+      else {
+        if (e === 'other' && !chosen.has(e)) focusOtherOf = c.id;
+        sendOp(c.id, { kind: 'toggleError', error: e });
+      }
+    });
+    return b;
+  });
+  const parts: HTMLElement[] = [el('div', { class: 'chips', role: 'group', 'aria-label': 'Errors' }, ...chips)];
+  if (several) {
+    parts.push(
+      el(
+        'div',
+        { class: 'mee-row' },
+        el('span', { class: 'muted' }, 'Most evident: '),
+        ...[...chosen].map((e) => {
+          const n = ERROR_CATEGORIES.indexOf(e) + 1;
+          const b = chip({ 'data-mee-choice': e }, mine.mostEvidentError === e, `Mark ${ERROR_LABELS[e]} as the most evident error (${keysOf(`reflectEval.label.mostEvident${n}`)})`, kbd(`⇧${n}`), ` ${ERROR_LABELS[e]}`);
+          b.addEventListener('click', () => sendOp(c.id, { kind: 'mostEvidentError', error: mine.mostEvidentError === e ? null : e }));
+          return b;
+        }),
+      ),
+    );
+  }
+  if (chosen.has('other')) {
+    const input = el('input', { class: 'other-text', type: 'text', placeholder: 'Describe the other error (Enter saves, Esc returns)', 'aria-label': 'Other error' });
+    input.value = mine.otherText ?? '';
+    const commit = () => {
+      if (input.value !== (mine.otherText ?? '')) sendOp(c.id, { kind: 'otherText', text: input.value });
+    };
+    input.addEventListener('keydown', (ev) => {
+      // Typing and editing stay in the field; VS Code still gets Ctrl/Alt/Meta combinations (save, undo) and
+      // keys that type nothing (F1, F-keys).
+      if (!ev.ctrlKey && !ev.metaKey && !ev.altKey && (ev.key.length === 1 || TEXT_EDITING_KEYS.has(ev.key))) ev.stopPropagation();
+      if (ev.key === 'Enter' || ev.key === 'Escape') {
+        if (ev.key === 'Escape') input.value = mine.otherText ?? '';
+        // Back to the candidate; leaving the field commits a changed text (the change event).
+        document.querySelector<HTMLElement>(`.candidate[data-candidate-id="${CSS.escape(c.id)}"]`)?.focus();
+        ev.preventDefault();
+      }
+    });
+    input.addEventListener('change', commit);
+    parts.push(input);
+  }
+  return el('div', { class: 'question errors' }, ...parts);
+}
+
+function comparisonTable(c: CandidateView): HTMLElement {
+  const rowsOf = [...(c.mine ? [c.mine] : annotator ? [{ annotator } as Annotation] : []), ...(c.others ?? [])];
+  return el(
+    'table',
+    { class: 'comparison' },
+    el('tr', {}, el('th', {}, 'annotator'), el('th', {}, 'group'), el('th', {}, 'label')),
+    ...rowsOf.map((a) =>
+      el(
+        'tr',
+        { class: a.annotator === annotator ? 'mine' : 'other', 'data-annotator': a.annotator },
+        el('td', {}, a.annotator === annotator ? `${a.annotator} (you)` : a.annotator),
+        el('td', {}, annotatorGroup(a)),
+        el('td', {}, labelSummary(a)),
+      ),
+    ),
+  );
+}
+
+function renderCandidate(c: CandidateView, count: number): HTMLElement {
+  const mine = c.mine;
+  const status = labelStatus(mine);
   const state = mine?.coherent === true ? 'yes' : mine?.coherent === false ? 'no' : 'none';
-  const others = c.annotations.filter((a) => a.annotator !== annotator && typeof a.coherent === 'boolean').length;
-  const yes = el('vscode-button', { 'data-action': 'coherent-yes', ...(state === 'yes' ? {} : { secondary: '' }), title: 'Coherent and consistent with the dialogue' }, 'Coherent');
-  const no = el('vscode-button', { 'data-action': 'coherent-no', ...(state === 'no' ? {} : { secondary: '' }), title: 'Incoherent or inconsistent' }, 'Incoherent');
-  const send = (coherent: boolean) => () => {
-    if (!annotator) {
-      post({ type: 'command', command: 'setAnnotator' });
-      return;
-    }
-    const next = (coherent && state === 'yes') || (!coherent && state === 'no') ? null : coherent;
-    post({ type: 'setCoherence', index, itemId, candidateId: c.id, coherent: next });
+  const yes = el('vscode-button', { 'data-action': 'coherent-yes', ...(state === 'yes' ? {} : { secondary: '' }), title: `Coherent and consistent with the dialogue (${keysOf('reflectEval.label.coherent')})` }, 'Coherent ', kbd('Y'));
+  const no = el('vscode-button', { 'data-action': 'coherent-no', ...(state === 'no' ? {} : { secondary: '' }), title: `Incoherent or inconsistent with the dialogue (${keysOf('reflectEval.label.incoherent')})` }, 'Incoherent ', kbd('N'));
+  const answer = (coherent: boolean) => () => {
+    setFocus(c.id, false);
+    const same = (coherent && state === 'yes') || (!coherent && state === 'no');
+    sendOp(c.id, { kind: 'coherence', coherent: same ? null : coherent });
   };
-  yes.addEventListener('click', send(true));
-  no.addEventListener('click', send(false));
+  yes.addEventListener('click', answer(true));
+  no.addEventListener('click', answer(false));
   const scores = Object.entries(c.scores ?? {});
   const card = el(
     'div',
-    { class: `candidate${c.id === focused ? ' focused' : ''}`, 'data-candidate-id': c.id, 'data-coherent': state, title: 'Click to preview judge prompts for this candidate' },
+    {
+      class: `candidate${c.id === focused ? ' focused' : ''}`,
+      tabindex: c.id === focused ? '0' : '-1',
+      role: 'group',
+      'aria-label': `Candidate ${c.position} of ${count}, ${STATUS_TEXT[status]}`,
+      'data-candidate-id': c.id,
+      'data-coherent': state,
+      'data-status': status,
+    },
+    el('div', { class: 'candidate-head' }, el('span', { class: 'position' }, `#${c.position}`), el('span', { class: `status ${status}` }, STATUS_TEXT[status])),
     el('div', { class: 'candidate-text' }, c.text || '(empty)'),
-    el('div', { class: 'candidate-origin' }, originText(c)),
-    el('div', { class: 'candidate-actions' }, yes, no, el('span', { class: 'muted' }, others ? `${others} other annotator(s) labelled this` : '')),
+    ...(c.origin ? [el('div', { class: 'candidate-origin' }, originText(c.origin) + (c.duplicateOrigins?.length ? ` (+${c.duplicateOrigins.length} identical)` : ''))] : []),
+    el('div', { class: 'candidate-actions' }, yes, no),
+    ...(mine?.coherent === true ? [empathyQuestion(c, mine)] : mine?.coherent === false ? [errorQuestion(c, mine)] : []),
+    ...(comparison ? [comparisonTable(c)] : []),
     ...(scores.length ? [el('ul', { class: 'scores' }, ...scores.map(([id, s]) => el('li', { title: s.raw ? `raw reply: ${s.raw}` : '' }, scoreText(id, s))))] : []),
   );
   card.addEventListener('click', (e) => {
-    if ((e.target as HTMLElement).closest('vscode-button')) return;
-    focused = c.id;
-    document.querySelectorAll('.candidate.focused').forEach((x) => x.classList.remove('focused'));
-    card.classList.add('focused');
-    post({ type: 'focusCandidate', index, candidateId: c.id });
+    if ((e.target as HTMLElement).closest('vscode-button, button, input')) return;
+    setFocus(c.id);
+  });
+  card.addEventListener('focusin', () => {
+    if (focused !== c.id) setFocus(c.id, false);
   });
   return card;
 }
 
+/** Re-renders the candidates only, keeping scroll position and focus. */
+function renderCandidates(): void {
+  const box = document.getElementById('candidates');
+  const view = displayed();
+  if (!box || !view) return;
+  const hadFocus = document.hasFocus() && !!(document.activeElement as HTMLElement | null)?.closest('#candidates');
+  const typing = document.activeElement instanceof HTMLInputElement && document.activeElement.classList.contains('other-text') ? document.activeElement : null;
+  const typingIn = typing?.closest<HTMLElement>('.candidate')?.dataset.candidateId;
+  const draft = typing ? { value: typing.value, start: typing.selectionStart, end: typing.selectionEnd } : null;
+  box.replaceChildren(...view.candidates.map((c) => renderCandidate(c, view.candidates.length)));
+  if (typingIn && draft) {
+    const input = box.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(typingIn)}"] .other-text`);
+    if (input) {
+      input.value = draft.value;
+      input.focus();
+      input.setSelectionRange(draft.start, draft.end);
+      return renderLegend();
+    }
+  }
+  if (focusOtherOf) {
+    const input = box.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(focusOtherOf)}"] .other-text`);
+    if (input) {
+      focusOtherOf = null;
+      input.focus();
+      return renderLegend();
+    }
+  }
+  setFocus(focused, hadFocus || document.hasFocus());
+}
+
 function renderItem(): void {
   const main = $('#item');
-  if (!current) {
+  const view = displayed();
+  if (!current || !view) {
+    renderedItemKey = '';
     main.replaceChildren(el('p', { class: 'muted' }, entries.length ? 'Select an item.' : 'This file has no items yet.'));
+    renderLegend();
     return;
   }
-  const { item, index } = current;
-  const p = item.provenance;
+  const key = JSON.stringify([view.id, view.context, view.reference, view.blind, view.comparison]);
+  const fresh = key !== renderedItemKey;
+  if (!fresh) return renderCandidates();
+  const sameItem = renderedItemKey !== '' && JSON.parse(renderedItemKey)[0] === view.id;
+  renderedItemKey = key;
+  const ids = view.candidates.map((c) => c.id);
+  if (!sameItem || !focused || !ids.includes(focused)) {
+    const firstIncomplete = view.candidates.find((c) => labelStatus(c.mine) !== 'complete')?.id;
+    focused = focusOnArrival === 'last' ? ids[ids.length - 1] : focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
+    focusOnArrival = 'firstIncomplete';
+  }
+  const p = view.provenance;
   main.replaceChildren(
-    el('h2', {}, item.id),
+    el('h2', {}, view.id),
     el('div', { class: 'muted' }, p ? [p.dataset, p.topic, p.miQuality ? `MI quality: ${p.miQuality}` : ''].filter(Boolean).join(' · ') : ''),
-    el('h3', {}, `Context (${item.context.length} turns)`),
+    el('h3', {}, `Context (${view.context.length} turns)`),
     el(
       'div',
       { id: 'transcript' },
-      ...item.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, t.text))),
+      ...view.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, t.text))),
     ),
-    ...(item.reference ? [el('h3', {}, `Reference${item.reference.behaviour ? ` (${item.reference.behaviour})` : ''}`), el('div', { id: 'reference', class: 'turn therapist' }, item.reference.text)] : []),
-    el('h3', {}, `Candidates (${item.candidates.length})`),
-    el('div', { id: 'candidates' }, ...item.candidates.map((c) => renderCandidate(c, index, item.id))),
+    ...(view.reference ? [el('h3', {}, `Reference${view.reference.behaviour ? ` (${view.reference.behaviour})` : ''}`), el('div', { id: 'reference', class: 'turn therapist' }, view.reference.text)] : []),
+    el('h3', {}, `Candidates (${view.candidates.length})${view.blind ? ' · blind: shuffled for you, origins hidden' : ''}`),
+    el('div', { id: 'candidates' }),
   );
   const transcript = $('#transcript');
   transcript.scrollTop = transcript.scrollHeight;
+  renderCandidates();
+}
+
+function renderLegend(): void {
+  const box = $('#legend');
+  const c = focusedCandidate();
+  const k = (command: string) => kbd(keysOf(command));
+  const part = (...xs: (Node | string)[]) => el('span', { class: 'legend-part' }, ...xs);
+  const parts: HTMLElement[] = [
+    part(k('reflectEval.label.coherent'), ' coherent'),
+    part(k('reflectEval.label.incoherent'), ' incoherent'),
+  ];
+  if (c?.mine?.coherent === true) parts.push(part(kbd('1–5'), ' empathy: 1 disagree … 5 agree'));
+  else if (c?.mine?.coherent === false) parts.push(part(kbd('1–6'), ' errors'), part(kbd('Shift+1–6'), ' most evident'));
+  else parts.push(part(kbd('1–6'), ' errors or empathy, once answered'));
+  parts.push(
+    part(k('reflectEval.label.clear'), ' clear'),
+    part(k('reflectEval.label.nextCandidate'), ' ', k('reflectEval.label.previousCandidate'), ' candidate'),
+    part(k('reflectEval.label.nextItem'), ' ', k('reflectEval.label.previousItem'), ' item'),
+  );
+  const rebind = el('a', { href: '#', class: 'rebind', title: 'Open Keyboard Shortcuts filtered to the labelling commands' }, 'Keys…');
+  rebind.addEventListener('click', (e) => {
+    e.preventDefault();
+    post({ type: 'command', command: 'showLabellingKeys' });
+  });
+  box.replaceChildren(...parts, el('span', { id: 'hint', role: 'status' }, ($('#hint')?.textContent ?? '') as string), rebind);
 }
 
 function renderHeader(): void {
   $('#annotator').textContent = annotator ? `Annotator: ${annotator}` : 'No annotator set';
+  $('#mode').textContent = [blind ? 'Blind' : '', comparison ? 'Comparing annotators' : ''].filter(Boolean).join(' · ');
+  const toggle = (id: string, on: boolean) => {
+    const b = $(id);
+    if (on) b.removeAttribute('secondary');
+    else b.setAttribute('secondary', '');
+    b.setAttribute('aria-pressed', String(on));
+  };
+  toggle('#cmd-blind', blind);
+  toggle('#cmd-compare', comparison);
   const box = $('#problems');
   box.hidden = problems.length === 0;
   box.replaceChildren(
@@ -146,28 +545,49 @@ function renderHeader(): void {
   );
 }
 
+// ---------------------------------------------------------------------------------------------- messages
+
 window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
   const msg = event.data;
   switch (msg.type) {
-    case 'index':
+    case 'index': {
       entries = msg.entries;
       problems = msg.problems;
       annotator = msg.annotator;
+      blind = msg.blind;
+      comparison = msg.comparison;
       $('#file').textContent = msg.file;
       renderHeader();
-      if (selected >= entries.length) selected = Math.max(0, entries.length - 1);
+      const clamped = Math.min(selected, Math.max(0, entries.length - 1));
       renderList();
-      if (entries.length) post({ type: 'select', index: selected });
-      else {
+      if (!entries.length) {
         current = null;
         renderItem();
+      } else if (!indexed || clamped !== selected) {
+        selected = clamped;
+        select(selected);
+      }
+      indexed = true;
+      break;
+    }
+    case 'item':
+      pending = pending.filter((p) => p.seq > msg.ack);
+      if (msg.index === selected) {
+        current = { index: msg.index, view: msg.view };
+        renderItem();
+        const queued = deferred;
+        deferred = [];
+        for (const a of queued) onAction(a);
       }
       break;
-    case 'item':
-      if (msg.index === selected) {
-        current = { index: msg.index, item: msg.item };
-        renderItem();
-      }
+    case 'ack': {
+      const before = pending.length;
+      pending = pending.filter((p) => p.seq > msg.seq);
+      if (pending.length !== before) renderCandidates();
+      break;
+    }
+    case 'action':
+      onAction(msg.action);
       break;
     case 'busy':
       $('#busy').textContent = msg.message ?? '';
@@ -177,19 +597,24 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
 
 list.addEventListener('scroll', () => renderList());
 window.addEventListener('resize', () => renderList());
+// Keys that would scroll the page are VS Code keybindings here (next/previous candidate and item).
 window.addEventListener('keydown', (e) => {
   if ((e.target as HTMLElement).closest('input, textarea')) return;
-  if (e.key === 'j' || e.key === 'ArrowDown') select(selected + 1);
-  else if (e.key === 'k' || e.key === 'ArrowUp') select(selected - 1);
-  else return;
-  e.preventDefault();
+  if (['ArrowDown', 'ArrowUp', 'PageDown', 'PageUp', ' '].includes(e.key)) e.preventDefault();
 });
+window.addEventListener('focus', () => post({ type: 'focus', focused: true }));
+window.addEventListener('blur', () => post({ type: 'focus', focused: false }));
 for (const [id, command] of [
   ['#cmd-generate', 'generate'],
   ['#cmd-judge', 'judge'],
   ['#cmd-correlation', 'showCorrelation'],
+  ['#cmd-agreement', 'showAgreement'],
   ['#cmd-annotator', 'setAnnotator'],
+  ['#cmd-blind', 'toggleBlindMode'],
+  ['#cmd-compare', 'toggleComparison'],
 ] as const) {
   $(id).addEventListener('click', () => post({ type: 'command', command }));
 }
+renderLegend();
 post({ type: 'ready' });
+if (document.hasFocus()) post({ type: 'focus', focused: true });

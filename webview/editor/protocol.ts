@@ -2,7 +2,9 @@
  * The typed message protocol between the extension host and the dialogue editor webview. Both sides compile against these
  * definitions; nothing else crosses the boundary.
  */
-import type { DialogueItem } from '../../src/core/model/types';
+import type { LabelOp } from '../../src/core/labels/annotate';
+import type { ItemView } from '../../src/core/labels/annotatorView';
+import type { EditorAction } from './keys';
 
 /** One row of the item list (kept small so 10,000 items stay cheap to send). */
 export interface ItemEntry {
@@ -13,6 +15,8 @@ export interface ItemEntry {
   candidates: number;
   /** Candidates the current annotator has labelled (coherent yes/no). */
   labelled: number;
+  /** Candidates whose label by the current annotator is complete (empathy given, or errors and MEE). */
+  complete: number;
 }
 
 /** A line of the file that could not be read as an item; it is kept verbatim on save. */
@@ -23,13 +27,24 @@ export interface ProblemEntry {
 }
 
 export type EditorHostMessage =
-  | { type: 'index'; file: string; entries: ItemEntry[]; problems: ProblemEntry[]; annotator: string | null }
-  | { type: 'item'; index: number; item: DialogueItem }
+  | { type: 'index'; file: string; entries: ItemEntry[]; problems: ProblemEntry[]; annotator: string | null; blind: boolean; comparison: boolean }
+  /**
+   * The selected item as the annotator sees it. `ack`: the last label operation (by `seq`) the document already
+   * reflects; the webview re-applies its later ones on top until they are acknowledged.
+   */
+  | { type: 'item'; index: number; view: ItemView; ack: number }
+  /** Label operations up to `seq` have been applied (or rejected); the document is the truth for them now. */
+  | { type: 'ack'; seq: number }
+  /** A labelling key was pressed (a VS Code command ran): act on the focused candidate. */
+  | { type: 'action'; action: EditorAction }
   | { type: 'busy'; message: string | null };
 
 export type EditorWebviewMessage =
   | { type: 'ready' }
   | { type: 'select'; index: number }
-  | { type: 'setCoherence'; index: number; itemId: string; candidateId: string; coherent: boolean | null }
+  /** One change to the current annotator's label; `seq` increases by one per message from this webview. */
+  | { type: 'label'; seq: number; itemId: string; candidateId: string; op: LabelOp }
   | { type: 'focusCandidate'; index: number; candidateId: string }
-  | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'setAnnotator' };
+  /** The webview gained or lost keyboard focus (drives the `reflectEval.dialogueEditorFocus` context key). */
+  | { type: 'focus'; focused: boolean }
+  | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'showAgreement' | 'setAnnotator' | 'toggleBlindMode' | 'toggleComparison' | 'showLabellingKeys' };

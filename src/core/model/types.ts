@@ -114,6 +114,19 @@ export type ErrorCategory =
  */
 export type LikertAgreement = 1 | 2 | 3 | 4 | 5;
 
+/**
+ * Labels an annotator gave that do not apply to their current coherence answer (errors, MEE and `otherText`
+ * while coherent; empathy while incoherent; all while unanswered). The editor keeps them here instead of
+ * dropping them, and restores them when the answer flips back (`src/core/labels/annotate.ts`). Analyses ignore
+ * them.
+ */
+export interface StashedLabels {
+  errors?: ErrorCategory[];
+  mostEvidentError?: ErrorCategory;
+  otherText?: string;
+  empathy?: LikertAgreement;
+}
+
 /** One annotator's labels on one candidate (first study §4.2.3). */
 export interface Annotation {
   annotator: string;
@@ -129,6 +142,8 @@ export interface Annotation {
   otherText?: string;
   /** Empathy statement agreement, when coherent. */
   empathy?: LikertAgreement;
+  /** Labels set aside because they do not apply to the current coherence answer (see {@link StashedLabels}). */
+  stashed?: StashedLabels;
   /** ISO 8601 time of the last change. */
   updatedAt?: string;
   [key: string]: unknown;

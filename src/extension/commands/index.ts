@@ -2,6 +2,7 @@
  * ReflectEval's commands: thin glue from VS Code UI to the core, one module per command family.
  */
 import * as vscode from 'vscode';
+import { AgreementPanel } from '../agreementPanel';
 import { CorrelationPanel } from '../correlationPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
@@ -10,6 +11,7 @@ import { dedupCommand } from './dedup';
 import { generateCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
+import { labellingCommands } from './labelling';
 import { scoreCommand } from './score';
 
 /** Wraps a command so its failure becomes an error message instead of an unhandled rejection. */
@@ -37,5 +39,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
+    ...labellingCommands(editors),
+    vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
   ];
 }

@@ -1,0 +1,132 @@
+/**
+ * The agreement & error analyses panel: the first study's Table 4 (Fleiss' kappa), coherence scores by annotator
+ * group, Figure 3 (coherence rate per decoding strategy) and Figure 4 (majority-voted consensus-adjusted MEE
+ * per strategy), as charts and tables with CSV export. The numbers are `firstStudyAnalysis`'s, the same function
+ * `reflect-eval agreement` prints. It follows the active dialogue document and updates when it changes.
+ */
+import * as vscode from 'vscode';
+import { firstStudyAnalysis } from '../core/analysis/firstStudy';
+import { firstStudyCsv } from '../core/analysis/firstStudyCsv';
+import { DEFAULT_EXPERT_PREFIX } from '../core/annotations/layout';
+import { documentItems } from '../core/format/jsonl';
+import type { AgreementHostMessage, AgreementWebviewMessage, ExportableTable } from '../../webview/agreement/protocol';
+import { config } from './commands/common';
+import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
+import { webviewPage } from './webviewHtml';
+
+/** Recomputing waits this long after the last edit, so a burst of label keys costs one analysis. */
+const DEBOUNCE_MS = 250;
+
+function expertPrefix(): string {
+  return config().get<string>('annotations.expertPrefix')?.trim() || DEFAULT_EXPERT_PREFIX;
+}
+
+/** A shell word: quoted when it holds anything but safe characters. */
+function shellWord(s: string): string {
+  return /^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export class AgreementPanel {
+  private static current: AgreementPanel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private last: { document: vscode.TextDocument; analysis: ReturnType<typeof firstStudyAnalysis> } | undefined;
+
+  /** Shows the panel beside the dialogue editor (one panel; it follows the active dialogue document). */
+  static show(context: vscode.ExtensionContext, editors: DialogueEditorProvider): void {
+    if (AgreementPanel.current) {
+      AgreementPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
+      AgreementPanel.current.update();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel('reflectEval.agreement', 'ReflectEval: Agreement & Errors', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
+    });
+    AgreementPanel.current = new AgreementPanel(panel, context, editors);
+  }
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    private readonly editors: DialogueEditorProvider,
+  ) {
+    panel.webview.html = webviewPage(panel.webview, context.extensionUri, {
+      title: 'ReflectEval: Agreement & Errors',
+      script: 'agreement',
+      style: 'agreement',
+      body: `<header><h2 id="title">Agreement &amp; error analyses</h2><p id="summary" class="muted"></p></header>
+<section id="kappa-section"><h3>Inter-annotator agreement: Fleiss' kappa <span class="muted">(first study §5.1, Table 4)</span> <button class="csv" data-table="agreement">CSV</button></h3><div id="kappa"></div></section>
+<section id="groups-section"><h3>Coherence scores by annotator group <span class="muted">(ICMI 2023 §2.1)</span> <button class="csv" data-table="group-coherence">CSV</button></h3><div id="groups"></div></section>
+<section id="coherence-section"><h3>Figure 3: coherence rate per decoding strategy <span class="muted">(§5.2)</span> <button class="csv" data-table="coherence-rate">CSV</button></h3><div class="chart"><canvas id="coherence-chart" role="img"></canvas></div><div id="coherence"></div></section>
+<section id="errors-section"><h3>Figure 4: most evident error per decoding strategy <span class="muted">(§5.3)</span> <button class="csv" data-table="error-distribution">CSV</button></h3><div class="chart"><canvas id="error-chart" role="img"></canvas></div><div id="errors"></div></section>
+<footer id="cli" class="muted"></footer>`,
+    });
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage(async (m: AgreementWebviewMessage) => {
+        try {
+          if (m.type === 'ready') this.update();
+          else if (m.type === 'exportCsv') await this.exportCsv(m.table);
+        } catch (err) {
+          void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
+        }
+      }),
+      editors.onDidChangeActive(() => this.update()),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === this.editors.activeDocument && e.contentChanges.length > 0) this.scheduleUpdate();
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('reflectEval.annotations.expertPrefix')) this.update();
+      }),
+    );
+    panel.onDidDispose(() => {
+      AgreementPanel.current = undefined;
+      clearTimeout(this.timer);
+      this.disposables.forEach((d) => d.dispose());
+    });
+  }
+
+  private scheduleUpdate(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.update(), DEBOUNCE_MS);
+  }
+
+  private update(): void {
+    clearTimeout(this.timer);
+    const document = this.editors.activeDocument;
+    let msg: AgreementHostMessage;
+    if (!document) {
+      this.last = undefined;
+      msg = { type: 'analysis', file: null, analysis: null, cli: null };
+    } else {
+      const file = vscode.workspace.asRelativePath(document.uri);
+      const prefix = expertPrefix();
+      const cli = `reflect-eval agreement ${shellWord(file)}${prefix === DEFAULT_EXPERT_PREFIX ? '' : ` --expert-prefix ${shellWord(prefix)}`}`;
+      try {
+        const analysis = firstStudyAnalysis(documentItems(parseTextDocument(document)), { groupRules: { expertPrefix: prefix } });
+        this.last = { document, analysis };
+        const { responses: _, ...view } = analysis;
+        msg = { type: 'analysis', file, analysis: view, cli };
+      } catch (err) {
+        this.last = undefined;
+        msg = { type: 'analysis', file, analysis: null, cli, error: (err as Error).message };
+      }
+    }
+    void this.panel.webview.postMessage(msg);
+  }
+
+  /** Writes one part of the analysis as CSV (the tidy layout of `reflect-eval agreement --csv`) where the user picks. */
+  private async exportCsv(table: ExportableTable): Promise<void> {
+    if (!this.last || this.last.document.isClosed) throw new Error('no analysis to export: open a dialogue file in the ReflectEval editor');
+    const source = this.last.document.uri;
+    const base = source.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: source.with({ path: `${base}.${table}.csv` }),
+      filters: { CSV: ['csv'] },
+      title: `Export ${table} as CSV`,
+    });
+    if (!target) return;
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(firstStudyCsv(this.last.analysis, [table])));
+    void vscode.window.showInformationMessage(`ReflectEval: wrote ${vscode.workspace.asRelativePath(target)}`);
+  }
+}
