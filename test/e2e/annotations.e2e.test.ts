@@ -3,22 +3,12 @@
  * file dialogs, the imported file opening in the ReflectEval editor, then "ReflectEval: Export Annotation Table
  * (CSV)…" writing the table back — byte for byte the synthetic table we started from.
  *
- * Run: `npm run build && npx mocha --config test/e2e/.mocharc.json test/e2e/annotations.e2e.test.ts`.
+ * Run: `npm run build && npx mocha --no-config --node-option import=tsx --timeout 600000 test/e2e/annotations.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { editorFrame, launchWorkbench, out, prerequisitesPresent, root, runCommand, waitFor, type Workbench } from './harness';
-
-/** Answers VS Code's simple file dialog (a quick input holding a path) with `path`. */
-async function answerFileDialog(page: Page, path: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 30_000 });
-  await input.fill(path);
-  await page.waitForTimeout(300); // the dialog validates the typed path
-  await page.keyboard.press('Enter');
-}
+import { answerFileDialog, editorFrame, launchWorkbench, out, prerequisitesPresent, root, runCommand, waitFor, type Workbench } from './harness';
 
 describe('annotation tables in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);

@@ -76,6 +76,27 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 }
 
 /**
+ * Answers VS Code's simple file dialog (a quick input holding a path) with `path`. The dialog fills in its
+ * proposed path asynchronously after it opens; typing before that lands in the wrong place, so wait until the
+ * proposed value is present and has stopped changing, then replace it.
+ */
+export async function answerFileDialog(page: Page, path: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 30_000 });
+  let previous = '';
+  await waitFor('the file dialog to propose a path', async () => {
+    const value = await input.inputValue();
+    const settled = value !== '' && value === previous;
+    previous = value;
+    return settled;
+  }, 30_000, 300);
+  await input.fill(path);
+  await waitFor('the typed path in the file dialog', async () => (await input.inputValue()) === path, 10_000);
+  await page.waitForTimeout(300); // the dialog validates the typed path
+  await page.keyboard.press('Enter');
+}
+
+/**
  * Opens `fileName` from the Explorer in the ReflectEval editor, as a user would. Until the extension host has
  * registered the editor, VS Code opens the file as text: close and retry.
  */
