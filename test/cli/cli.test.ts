@@ -69,9 +69,10 @@ describe('reflect-eval CLI', () => {
     writeFileSync(file, JSON.stringify({ id: 'i', context: [], candidates: cands }) + '\n');
     const r = cli('correlate', file, '--json');
     assert.equal(r.code, 0, r.stderr);
-    const rows = JSON.parse(r.stdout);
-    assert.equal(rows[0].evaluatorId, 'judge:x');
-    assert.equal(rows[0].n, 4);
-    assert.equal(rows[0].result.statistic, 1);
+    const table = JSON.parse(r.stdout);
+    assert.equal(table.rows[0].evaluatorId, 'judge:x');
+    assert.deepEqual(table.columns.map((c: { key: string }) => c.key), ['model', 'all']);
+    assert.equal(table.rows[0].cells[1].n, 4);
+    assert.equal(table.rows[0].cells[1].statistic, 1);
   });
 });
