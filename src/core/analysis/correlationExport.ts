@@ -25,6 +25,7 @@ const SECTION: Record<EvaluatorKind, string> = {
 
 /** A correlation to 3 decimals (as the paper), or `undefined (<reason>)` — never NaN. */
 export function formatStatistic(cell: Pick<CorrelationCell, 'statistic' | 'undefinedReason'>): string {
+  if (cell.undefinedReason === 'not-in-configuration') return '—';
   return cell.statistic === null ? `undefined (${cell.undefinedReason ?? 'n/a'})` : cell.statistic.toFixed(3);
 }
 
@@ -47,7 +48,10 @@ export function describeTable(t: CorrelationTable): string {
   const boot = t.bootstrap
     ? ` ${Math.round(t.bootstrap.level * 100)}% percentile intervals from ${t.bootstrap.resamples} bootstrap resamples of the ${t.items} items (seed ${t.bootstrap.seed}).`
     : '';
-  return `${METHOD_NAME[t.method]} between each evaluator and ${human}, by ${t.groupBy}. p < ${t.alpha} marked, best per column (${best}) marked; n = responses with both a score and a label.${boot}`;
+  const pinned = t.configurations && t.configurations.length > 1
+    ? ` Side by side: ${t.configurations.map((c) => `"${c.label}" (${METHOD_NAME[c.method]}, ${c.human}, by ${c.groupBy}${c.variant ? `, judges under ${c.variant}` : ''})`).join('; ')}.`
+    : '';
+  return `${METHOD_NAME[t.method]} between each evaluator and ${human}, by ${t.groupBy}.${pinned} p < ${t.alpha} marked, best per column (${best}) marked; n = responses with both a score and a label.${boot}`;
 }
 
 function rowsWithReference(t: CorrelationTable): CorrelationRow[] {
@@ -112,7 +116,7 @@ function latexNumber(v: number): string {
 }
 
 function latexCell(cell: CorrelationCell): string {
-  if (cell.statistic === null) return `undefined (${cell.undefinedReason ?? 'n/a'})`;
+  if (cell.statistic === null) return cell.undefinedReason === 'not-in-configuration' ? '--' : `undefined (${cell.undefinedReason ?? 'n/a'})`;
   let v = latexNumber(cell.statistic);
   if (cell.significant) v = `\\textit{${v}}`;
   if (cell.best) v = `\\textbf{${v}}`;
@@ -137,7 +141,7 @@ export function tableToLatex(t: CorrelationTable): string {
     `\\caption{${METHOD_LATEX[t.method]} between evaluators and ${who} judgement (coherence scores). Significant ($p < ${t.alpha}$) correlations are \\textit{italicised}. Best performance is in \\textbf{bold}. ${nRange} responses per cell.${boot}}`,
     `\\begin{tabular}{l${'r'.repeat(t.columns.length)}}`,
     '\\toprule',
-    `Evaluator & ${t.columns.map((c) => (c.key === 'all' ? 'On All Reflections' : `On ${latexEscape(c.label)} Reflections`)).join(' & ')} \\\\`,
+    `Evaluator & ${t.columns.map((c) => (t.configurations && t.configurations.length > 1 ? latexEscape(c.label) : c.key === 'all' ? 'On All Reflections' : `On ${latexEscape(c.label)} Reflections`)).join(' & ')} \\\\`,
     '\\midrule',
     `Laypeople--Experts Correlation & ${t.reference.cells.map(latexCell).join(' & ')} \\\\`,
   ];

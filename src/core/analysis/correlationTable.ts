@@ -82,8 +82,11 @@ export interface CorrelationCell {
   statistic: number | null;
   /** Two-sided p-value, or null when undefined. */
   pValue: number | null;
-  /** Why the correlation is undefined: fewer than 3 pairs, or a constant column (scipy gives nan). */
-  undefinedReason?: 'too-few' | 'constant-input';
+  /**
+   * Why the correlation is undefined: fewer than 3 pairs, a constant column (scipy gives nan), or (side-by-side
+   * tables only) the evaluator is not part of that column's configuration.
+   */
+  undefinedReason?: 'too-few' | 'constant-input' | 'not-in-configuration';
   /** Kendall only: exact or asymptotic p-value (scipy's `method='auto'`). */
   pMethod?: 'exact' | 'asymptotic';
   /** p < α. */
@@ -131,6 +134,8 @@ export interface CorrelationTable {
   /** Items that hold at least one candidate: the units resampled by the bootstrap. */
   items: number;
   bootstrap?: { resamples: number; seed: number | string; level: number };
+  /** Side-by-side tables: the pinned configurations, in column order (see `sideBySide`). */
+  configurations?: { label: string; method: CorrelationMethod; human: HumanGroup; groupBy: string; variant?: string }[];
 }
 
 /** Group keys accepted by {@link candidateGroups}, besides any dotted candidate field path. */
@@ -407,7 +412,6 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
       };
       if (r.undefinedReason) cell.undefinedReason = r.undefinedReason;
       if ('pMethod' in r && r.pMethod) cell.pMethod = r.pMethod;
-      if (resamples) cell.ci = cellInterval(method, pairs, resamples, level);
       return cell;
     }),
   });
@@ -416,6 +420,8 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     .map((id) => makeRow(id, names.get(id) as string))
     .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.displayName.localeCompare(b.displayName, 'en', { numeric: true }) || a.evaluatorId.localeCompare(b.evaluatorId));
   markBest(rows, bestRule);
+  const reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
+  if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level)) task();
   return {
     method,
     human: data.human,
@@ -425,10 +431,41 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     alpha,
     columns: data.columns,
     rows,
-    reference: makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts'),
+    reference,
     items: data.itemIds.length,
     ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } } : {}),
   };
+}
+
+/** One closure per cell that computes and stores its bootstrap interval. */
+function intervalTasks(data: CorrelationData, method: CorrelationMethod, rows: readonly CorrelationRow[], resamples: readonly Int32Array[], level: number): (() => void)[] {
+  return rows.flatMap((row) =>
+    row.cells.map((cell) => () => {
+      cell.ci = cellInterval(method, cellPairs(data, row.evaluatorId, cell.column), resamples, level);
+    }),
+  );
+}
+
+/**
+ * {@link correlationTable} for interactive use: the same table, but the bootstrap intervals are computed cell by
+ * cell, yielding to the event loop between cells (so an editor stays responsive) and stopping with an AbortError
+ * as soon as `signal` aborts (e.g. the document changed again).
+ */
+export async function correlationTableAsync(items: readonly DialogueItem[], options: CorrelationTableOptions = {}, signal?: AbortSignal): Promise<CorrelationTable> {
+  const table = correlationTable(items, { ...options, bootstrap: undefined });
+  if (!options.bootstrap) return table;
+  const level = options.bootstrap.level ?? 0.95;
+  if (!(level > 0 && level < 1)) throw new RangeError(`bootstrap level must be in (0, 1) (got ${level})`);
+  const data = correlationData(items, options);
+  if (data.itemIds.length === 0) return table;
+  const resamples = bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed);
+  for (const task of intervalTasks(data, table.method, [table.reference, ...table.rows], resamples, level)) {
+    signal?.throwIfAborted();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    task();
+  }
+  return { ...table, bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } };
 }
 
 /** Marks the best cell(s) of every column (see {@link correlationTable}). Exported for pinned, merged tables. */
