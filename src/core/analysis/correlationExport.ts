@@ -7,6 +7,9 @@ import { stringify } from 'csv-stringify/sync';
 import type { EvaluatorComparison } from './compareEvaluators';
 import type { CorrelationCell, CorrelationMethod, CorrelationRow, CorrelationTable } from './correlationTable';
 import type { EvaluatorKind } from './evaluatorNames';
+import { formatInterval, formatP, formatStatistic } from './format';
+
+export { formatInterval, formatP, formatStatistic };
 
 export type ExportFormat = 'text' | 'md' | 'latex' | 'csv';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['text', 'md', 'latex', 'csv'];
@@ -22,24 +25,6 @@ const SECTION: Record<EvaluatorKind, string> = {
   judge: 'LLM judges',
   other: 'Other evaluators',
 };
-
-/** A correlation to 3 decimals (as the paper), or `undefined (<reason>)` — never NaN. */
-export function formatStatistic(cell: Pick<CorrelationCell, 'statistic' | 'undefinedReason'>): string {
-  if (cell.undefinedReason === 'not-in-configuration') return '—';
-  return cell.statistic === null ? `undefined (${cell.undefinedReason ?? 'n/a'})` : cell.statistic.toFixed(3);
-}
-
-/** A p-value: 4 decimals, or 2 significant digits in exponent form below 1e-4; empty when undefined. */
-export function formatP(p: number | null): string {
-  if (p === null) return '';
-  return p < 1e-4 ? p.toExponential(2) : p.toFixed(4);
-}
-
-/** `[lower, upper]` to 3 decimals, `[undefined]` when too few resamples were defined, empty without bootstrap. */
-export function formatInterval(cell: Pick<CorrelationCell, 'ci'>): string {
-  if (!cell.ci) return '';
-  return cell.ci.lower === null || cell.ci.upper === null ? '[undefined]' : `[${cell.ci.lower.toFixed(3)}, ${cell.ci.upper.toFixed(3)}]`;
-}
 
 /** One sentence saying what the table shows, how it is marked, and how it was computed. */
 export function describeTable(t: CorrelationTable): string {
