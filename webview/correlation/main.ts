@@ -185,7 +185,7 @@ function renderTable(): void {
     t,
   );
   const tr = (r: CorrelationRow, cls = '') => el('tr', { 'data-evaluator': r.evaluatorId, ...(cls ? { class: cls } : {}) }, el('td', { class: 'evaluator', title: r.evaluatorId }, r.displayName), ...r.cells.map((c) => td(c, groupOf(c.column))));
-  const table = el('table', { id: 'correlations' }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r))));
+  const table = el('table', { id: 'correlations', 'data-method': t.method, 'data-human': t.human, 'data-columns': String(t.columns.length) }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r))));
   const hidden = t.rows.length - rows.length;
   host.replaceChildren(table, ...(hidden ? [el('p', { class: 'muted' }, `${hidden} evaluator(s) hidden by the filter.`)] : []));
 }
