@@ -6,7 +6,7 @@
 import type { DialogueItem } from '../model/types';
 import { bootstrapIndices, bootstrapPValue, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
-import { correlate, correlationData, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
+import { correlate, correlationData, weightedCorrelation, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
 import { displayNames } from './evaluatorNames';
 
 /** Triples of one column for two evaluators, per item: candidates with usable scores from both and a label. */
@@ -134,7 +134,21 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
       steiger,
     };
     if (resamples) {
-      const diffs = resamples.map((idx) => difference(method, flatten(t, idx)));
+      let diffs: (number | null)[];
+      if (method === 'kendall') diffs = resamples.map((idx) => difference(method, flatten(t, idx)));
+      else {
+        // Weighted by item draw counts: the same numbers as on the concatenated resample (see cellInterval).
+        const ra = weightedCorrelation({ x: t.a, y: t.h }, method === 'spearman');
+        const rb = weightedCorrelation({ x: t.b, y: t.h }, method === 'spearman');
+        const counts = new Int32Array(t.a.length);
+        diffs = resamples.map((idx) => {
+          counts.fill(0);
+          for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+          const x = ra(counts);
+          const y = rb(counts);
+          return x === null || y === null ? null : x - y;
+        });
+      }
       out.bootstrap = { ...percentileInterval(diffs, level), pValue: bootstrapPValue(diffs) };
     }
     return out;

@@ -347,16 +347,119 @@ export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayL
 }
 
 /**
- * Percentile bootstrap interval of one cell's correlation over the given item resamples: each resample
- * concatenates the pairs of its items ({@link resamplePairs}) and recomputes the correlation; resamples where it
- * is undefined are counted and left out (see {@link percentileInterval}).
+ * Percentile bootstrap interval of one cell's correlation over the given item resamples: each resample is the
+ * concatenation of the pairs of its items ({@link resamplePairs}), the correlation is recomputed on it, and
+ * resamples where it is undefined are counted and left out (see {@link percentileInterval}).
+ *
+ * Spearman and Pearson are computed without building the resample: a pair drawn w times (w = how often its item
+ * was drawn) is weighted by w, ranks are average ranks among the weighted copies, and r is the weighted Pearson
+ * correlation — the same number as on the concatenated resample (up to rounding, ~1e-15), in O(n) per resample
+ * after one sort. Kendall's tau-b is recomputed on the concatenation (scipy's O(n²) pair count).
  */
 export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95): BootstrapInterval {
-  const stats = resamples.map((idx) => {
-    const r = resamplePairs(pairs, idx);
-    return correlate(method, r.x, r.y).statistic;
+  if (method === 'kendall') {
+    return percentileInterval(
+      resamples.map((idx) => {
+        const r = resamplePairs(pairs, idx);
+        return correlate(method, r.x, r.y).statistic;
+      }),
+      level,
+    );
+  }
+  const weighted = weightedCorrelation(pairs, method === 'spearman');
+  const counts = new Int32Array(pairs.x.length);
+  return percentileInterval(
+    resamples.map((idx) => {
+      counts.fill(0);
+      for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+      return weighted(counts);
+    }),
+    level,
+  );
+}
+
+/**
+ * A function of item draw counts giving Pearson's r (or Spearman's rho when `ranks`) of the cell's pairs, each
+ * repeated as often as its item was drawn; null when fewer than 3 pairs are drawn or a column is constant.
+ */
+export function weightedCorrelation(pairs: Pick<CellPairs, 'x' | 'y'>, ranks: boolean): (counts: Int32Array) => number | null {
+  const item: number[] = [];
+  const x: number[] = [];
+  const y: number[] = [];
+  pairs.x.forEach((xs, k) => {
+    for (let j = 0; j < xs.length; j++) {
+      item.push(k);
+      x.push(xs[j]);
+      y.push(pairs.y[k][j]);
+    }
   });
-  return percentileInterval(stats, level);
+  const n = x.length;
+  const orderX = Array.from({ length: n }, (_, i) => i).sort((a, b) => x[a] - x[b]);
+  const orderY = Array.from({ length: n }, (_, i) => i).sort((a, b) => y[a] - y[b]);
+  const w = new Float64Array(n);
+  const rx = new Float64Array(n);
+  const ry = new Float64Array(n);
+  /** Average ranks of the weighted copies in `out`; returns false when fewer than two distinct values are drawn. */
+  const rank = (values: number[], order: number[], out: Float64Array): boolean => {
+    let before = 0;
+    let groups = 0;
+    for (let i = 0; i < n; ) {
+      let j = i;
+      let weight = 0;
+      while (j < n && values[order[j]] === values[order[i]]) weight += w[order[j++]];
+      if (weight > 0) {
+        groups++;
+        const r = before + (weight + 1) / 2;
+        for (let k = i; k < j; k++) out[order[k]] = r;
+        before += weight;
+      }
+      i = j;
+    }
+    return groups >= 2;
+  };
+  const distinct = (values: number[], order: number[]): boolean => {
+    let first: number | null = null;
+    for (const i of order) {
+      if (w[i] === 0) continue;
+      if (first === null) first = values[i];
+      else if (values[i] !== first) return true;
+    }
+    return false;
+  };
+  return (counts) => {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += w[i] = counts[item[i]];
+    if (total < 3) return null;
+    let a: ArrayLike<number> = x;
+    let b: ArrayLike<number> = y;
+    if (ranks) {
+      if (!rank(x, orderX, rx) || !rank(y, orderY, ry)) return null;
+      a = rx;
+      b = ry;
+    } else if (!distinct(x, orderX) || !distinct(y, orderY)) return null;
+    let ma = 0;
+    let mb = 0;
+    for (let i = 0; i < n; i++) {
+      if (w[i] === 0) continue;
+      ma += w[i] * a[i];
+      mb += w[i] * b[i];
+    }
+    ma /= total;
+    mb /= total;
+    let sab = 0;
+    let saa = 0;
+    let sbb = 0;
+    for (let i = 0; i < n; i++) {
+      if (w[i] === 0) continue;
+      const da = a[i] - ma;
+      const db = b[i] - mb;
+      sab += w[i] * da * db;
+      saa += w[i] * da * da;
+      sbb += w[i] * db * db;
+    }
+    if (saa === 0 || sbb === 0) return null;
+    return Math.max(-1, Math.min(1, sab / Math.sqrt(saa * sbb)));
+  };
 }
 
 /**
