@@ -5,6 +5,7 @@
  */
 import type { DialogueItem } from '../model/types';
 import { bootstrapIndices, bootstrapPValue, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
+import { kendallTauBStatistic } from '../stats/correlation';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
 import { correlate, correlationData, weightedCorrelation, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
 import { displayNames } from './evaluatorNames';
@@ -73,13 +74,6 @@ function flatten(t: TriplePairs, indices: ArrayLike<number>): { a: number[]; b: 
   return { a, b, h };
 }
 
-/** rA − rB on one sample, or null when either correlation is undefined. */
-function difference(method: CorrelationMethod, s: { a: number[]; b: number[]; h: number[] }): number | null {
-  const ra = correlate(method, s.a, s.h).statistic;
-  const rb = correlate(method, s.b, s.h).statistic;
-  return ra === null || rb === null ? null : ra - rb;
-}
-
 /**
  * Compares evaluators A and B against the human score on every column of the table `options` describe.
  *
@@ -135,7 +129,13 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
     };
     if (resamples) {
       let diffs: (number | null)[];
-      if (method === 'kendall') diffs = resamples.map((idx) => difference(method, flatten(t, idx)));
+      if (method === 'kendall')
+        diffs = resamples.map((idx) => {
+          const s = flatten(t, idx);
+          const x = kendallTauBStatistic(s.a, s.h);
+          const y = kendallTauBStatistic(s.b, s.h);
+          return x === null || y === null ? null : x - y;
+        });
       else {
         // Weighted by item draw counts: the same numbers as on the concatenated resample (see cellInterval).
         const ra = weightedCorrelation({ x: t.a, y: t.h }, method === 'spearman');

@@ -10,7 +10,7 @@ import { coherenceScore } from '../labels/annotate';
 import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { candidateOrigins, type Candidate, type DialogueItem } from '../model/types';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
-import { kendallTauB, pearsonR, spearmanRho } from '../stats/correlation';
+import { kendallTauB, kendallTauBStatistic, pearsonR, spearmanRho } from '../stats/correlation';
 import { displayNames, evaluatorKind, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind } from './evaluatorNames';
 
 /** Correlation coefficient: Spearman's rho (ICMI 2023's choice), Pearson's r, or Kendall's tau-b. */
@@ -354,14 +354,15 @@ export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayL
  * Spearman and Pearson are computed without building the resample: a pair drawn w times (w = how often its item
  * was drawn) is weighted by w, ranks are average ranks among the weighted copies, and r is the weighted Pearson
  * correlation — the same number as on the concatenated resample (up to rounding, ~1e-15), in O(n) per resample
- * after one sort. Kendall's tau-b is recomputed on the concatenation (scipy's O(n²) pair count).
+ * after one sort. Kendall's tau-b is recomputed on the concatenation with Knight's O(n log n) algorithm
+ * ({@link kendallTauBStatistic}).
  */
 export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95): BootstrapInterval {
   if (method === 'kendall') {
     return percentileInterval(
       resamples.map((idx) => {
         const r = resamplePairs(pairs, idx);
-        return correlate(method, r.x, r.y).statistic;
+        return kendallTauBStatistic(r.x, r.y);
       }),
       level,
     );
