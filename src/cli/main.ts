@@ -4,7 +4,9 @@
  */
 import { Command } from 'commander';
 import { log } from './common';
+import { registerAgreement } from './commands/agreement';
 import { registerImport, registerStats } from './commands/annomi';
+import { registerAnnotationImport, registerExport } from './commands/annotations';
 import { registerCorrelate } from './commands/correlate';
 import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
@@ -17,11 +19,13 @@ export function buildProgram(): Command {
     .description('Generate, label, score, judge and correlate counselling reflections (ReflectEval)')
     .version(packageVersion())
     .showHelpAfterError();
-  registerImport(program);
+  registerAnnotationImport(registerImport(program));
+  registerExport(program);
   registerStats(program);
   registerGenerate(program);
   registerJudge(program);
   registerCorrelate(program);
+  registerAgreement(program);
   registerDemo(program);
   return program;
 }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { CorrelationPanel } from '../correlationPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
+import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
 import { generateCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
@@ -24,6 +25,8 @@ export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
 export function registerCommands(context: vscode.ExtensionContext, editors: DialogueEditorProvider): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(importAnnoMICommand)),
+    vscode.commands.registerCommand('reflectEval.importAnnotationTable', reportErrors(importAnnotationTableCommand)),
+    vscode.commands.registerCommand('reflectEval.exportAnnotationTable', reportErrors(() => exportAnnotationTableCommand(editors))),
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
