@@ -11,6 +11,7 @@ import { registerCorrelate } from './commands/correlate';
 import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
+import { registerScore } from './commands/score';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerStats(program);
   registerGenerate(program);
   registerJudge(program);
+  registerScore(program);
   registerCorrelate(program);
   registerAgreement(program);
   registerDemo(program);
