@@ -4,23 +4,24 @@
  * comparison of two evaluators — and follows a change to the document without a reload. Screenshots go to
  * test-output/e2e/.
  *
- * Data: test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl (written in the JSONL format by
- * scripts/fixtures/correlation_sample.py: AnnoMI contexts, 3 experts + 3 laypeople per response, metric, follow-up
- * and judge scores), until the annotation-table importer and the metrics CLI are merged.
+ * Data: the committed synthetic annotation table (data/annotations/synthetic-annotations.csv, the ACL 2023 long
+ * layout: 24 AnnoMI contexts, GPT-2, GPT-3 and human responses, 3 experts + 3 laypeople each) imported with
+ * `reflect-eval import annotations --reference`, then scored with `reflect-eval score --metric bleu4 rougeL meteor`.
  *
  * Run alone: `npm run build && npx mocha --no-config --node-option import=tsx --timeout 600000 test/e2e/correlation.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { CorrelationTable } from '../../src/core/analysis/correlationTable';
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
 import { frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
-const FIXTURE = join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl');
-const RATE = 'judge:api:gpt-3.5-turbo:instructions×rating@a1b2c3d4e5f6';
-const SCORE = 'judge:api:gpt-3.5-turbo:instructions×scoring@0f1e2d3c4b5a';
+const TABLE = join(root, 'data/annotations/synthetic-annotations.csv');
+let BLEU = '';
+let METEOR = '';
+let ROUGE = '';
 
 interface PanelCell {
   group: string;
@@ -83,7 +84,13 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     if (!prerequisitesPresent()) this.skip();
     wb = await launchWorkbench((ws) => {
       file = join(ws, 'study.dialogues.jsonl');
-      copyFileSync(FIXTURE, file);
+      runCli(['import', 'annotations', TABLE, '--reference', '-o', file]);
+      runCli(['score', file, '--metric', 'bleu4', 'rougeL', 'meteor']);
+      const ids = cliTable(file).rows.map((r) => r.evaluatorId);
+      BLEU = ids.find((id) => id.startsWith('metric:bleu4.')) as string;
+      METEOR = ids.find((id) => id.startsWith('metric:meteor.')) as string;
+      ROUGE = ids.find((id) => id.startsWith('metric:rougeL.f@')) as string;
+      assert.ok(BLEU && METEOR && ROUGE, ids.join(', '));
     });
     page = wb.page;
   });
@@ -106,12 +113,16 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     await waitFor('the panel to match the CLI', async () => JSON.stringify(await readPanel(panel as Frame)) === JSON.stringify(want), 30_000).catch(async (err) => {
       assert.deepEqual(await readPanel(panel as Frame), want, (err as Error).message);
     });
-    // ICMI 2023 styling: the best judge on GPT-2 is bold and italic; a constant metric is undefined, not NaN.
-    const best = panel.locator(`tr[data-evaluator="${RATE}"] td[data-group="GPT-2"]`);
-    assert.equal(await best.evaluate((td) => getComputedStyle(td.querySelector('.stat') as Element).fontWeight), '700');
-    assert.equal(await best.evaluate((td) => getComputedStyle(td.querySelector('.stat') as Element).fontStyle), 'italic');
+    // ICMI 2023 styling: best in bold, p < 0.05 in italics, plain otherwise; an undefined cell says so, never NaN.
+    const styles = await panel.$$eval('#correlations td.cell', (tds) =>
+      tds.map((td) => ({ best: td.classList.contains('best'), significant: td.classList.contains('significant'), weight: getComputedStyle(td.querySelector('.stat') as Element).fontWeight, style: getComputedStyle(td.querySelector('.stat') as Element).fontStyle })),
+    );
+    assert.ok(styles.some((c) => c.best) && styles.some((c) => c.significant));
+    for (const c of styles) {
+      assert.equal(c.weight, c.best ? '700' : '400');
+      assert.equal(c.style, c.significant ? 'italic' : 'normal');
+    }
     assert.doesNotMatch((await panel.textContent('#correlations')) ?? '', /NaN/);
-    assert.match((await panel.textContent('#correlations')) ?? '', /undefined \(constant-input\)/);
     await p.screenshot({ path: join(out, 'correlation-panel.png') });
   });
 
@@ -146,30 +157,31 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     assert.deepEqual((await headers()).slice(1, 3), ['GPT-2 · tau', 'GPT-2 · current (spearman · auto)']);
     const tau = cliTable(file, '--method', 'kendall');
     const rho = cliTable(file);
-    const row = (await readPanel(f)).find((r) => r.id === SCORE) as PanelRow;
-    assert.equal(row.cells[0].stat, tau.rows.find((r) => r.evaluatorId === SCORE)?.cells[0].statistic?.toFixed(3));
-    assert.equal(row.cells[1].stat, rho.rows.find((r) => r.evaluatorId === SCORE)?.cells[0].statistic?.toFixed(3));
-    // Filter to judges, sort by the current configuration's GPT-3.5 column (strongest first).
-    await f.fill('#filter', 'judge');
-    await f.selectOption('#sort', '1:GPT-3.5');
+    const row = (await readPanel(f)).find((r) => r.id === METEOR) as PanelRow;
+    assert.equal(row.cells[0].stat, tau.rows.find((r) => r.evaluatorId === METEOR)?.cells[0].statistic?.toFixed(3));
+    assert.equal(row.cells[1].stat, rho.rows.find((r) => r.evaluatorId === METEOR)?.cells[0].statistic?.toFixed(3));
+    // Filter to ROUGE-L's outputs, sort by the current configuration's GPT-3 column (strongest first).
+    await f.fill('#filter', 'rouge');
+    await f.selectOption('#sort', '1:GPT-3');
     const ids = (await readPanel(f)).slice(1).map((r) => r.id);
-    assert.ok(ids.length === 3 && ids.every((id) => id.startsWith('judge:')), ids.join(', '));
-    const byGpt35 = rho.rows.filter((r) => r.kind === 'judge').sort((a, b) => Math.abs(b.cells[1].statistic ?? 0) - Math.abs(a.cells[1].statistic ?? 0));
-    assert.deepEqual(ids, byGpt35.map((r) => r.evaluatorId));
+    assert.ok(ids.length === 3 && ids.every((id) => id.startsWith('metric:rougeL.')), ids.join(', '));
+    const col = rho.columns.findIndex((c) => c.key === 'GPT-3');
+    const strongest = rho.rows.filter((r) => r.evaluatorId.startsWith('metric:rougeL.')).sort((a, b) => Math.abs(b.cells[col].statistic ?? 0) - Math.abs(a.cells[col].statistic ?? 0));
+    assert.deepEqual(ids, strongest.map((r) => r.evaluatorId));
     await (page as Page).screenshot({ path: join(out, 'correlation-pinned.png') });
     await f.fill('#filter', '');
     await f.click('.pin button.unpin');
-    await f.waitForSelector('#correlations[data-columns="3"]');
+    await f.waitForSelector('#correlations[data-columns="4"]');
   });
 
-  it('compares two judges: difference, Williams, Steiger as the CLI', async () => {
+  it('compares two metrics: difference, Williams, Steiger as the CLI', async () => {
     const f = panel as Frame;
-    await f.selectOption('#compare-a', RATE);
-    await f.selectOption('#compare-b', SCORE);
+    await f.selectOption('#compare-a', METEOR);
+    await f.selectOption('#compare-b', BLEU);
     await f.click('#compare-run');
     await f.waitForSelector('#comparison-table tbody tr');
     const got = await f.$$eval('#comparison-table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    const want = JSON.parse(runCli(['correlate', file, '--json', '--compare', RATE, SCORE])) as EvaluatorComparison[];
+    const want = JSON.parse(runCli(['correlate', file, '--json', '--compare', METEOR, BLEU])) as EvaluatorComparison[];
     assert.equal(got.length, want.length);
     want.forEach((c, i) => {
       assert.equal(got[i][0], c.column);
@@ -178,26 +190,28 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
       assert.equal(got[i][8], `${c.williams?.statistic?.toFixed(3)} (${c.williams?.df})`);
       assert.equal(got[i][10], c.steiger?.statistic?.toFixed(3));
     });
+    await f.locator('#comparison-table').scrollIntoViewIfNeeded();
     await (page as Page).screenshot({ path: join(out, 'correlation-compare.png') });
   });
 
   it('follows a change to the document without a reload', async () => {
     const f = panel as Frame;
-    const n = async () => (await f.textContent(`tr[data-evaluator="${RATE}"] td[data-group="GPT-2"] .n`)) ?? '';
+    const n = async () => (await f.textContent(`tr[data-evaluator="${METEOR}"] td[data-group="GPT-2"] .n`)) ?? '';
     const before = await n();
-    // An external edit: item 4's first GPT-2 response, unlabelled so far, gets the three experts' labels.
+    // An external edit: the experts' labels of the first item's first GPT-2 response are withdrawn.
     const lines = readFileSync(file, 'utf8').split('\n');
-    const item = JSON.parse(lines[3]);
-    const cand = item.candidates.find((c: { id: string }) => c.id === 'g2-0');
-    assert.equal(cand.annotations.length, 0);
-    cand.annotations = ['Expert-1', 'Expert-2', 'Expert-3'].map((annotator, k) => ({ annotator, coherent: k > 0 }));
-    lines[3] = JSON.stringify(item);
+    const item = JSON.parse(lines[0]);
+    const cand = item.candidates.find((c: { origin: { source?: string } }) => c.origin.source === 'GPT-2');
+    const experts = cand.annotations.filter((a: { group?: string; annotator: string }) => /^expert/i.test(a.group ?? a.annotator));
+    assert.ok(experts.length > 0);
+    cand.annotations = cand.annotations.filter((a: object) => !experts.includes(a));
+    lines[0] = JSON.stringify(item);
     const t0 = Date.now();
     writeFileSync(file, lines.join('\n'));
     await waitFor('the panel to update', async () => (await n()) !== before, 60_000);
     console.log(`      panel updated ${Date.now() - t0} ms after the file was written (includes VS Code's file watcher)`);
     assert.deepEqual(await readPanel(f), expected(cliTable(file)));
-    assert.equal(await n(), `n = ${Number(before.slice(4)) + 1}`);
+    assert.equal(await n(), `n = ${Number(before.slice(4)) - 1}`);
     await (page as Page).screenshot({ path: join(out, 'correlation-updated.png') });
   });
 });

@@ -92,9 +92,10 @@ export function registerCorrelate(program: Command): void {
         const table = correlationTable(items, options);
         output = opts.json ? JSON.stringify(table, null, 2) : table.rows.length === 0 && table.reference.cells.every((c) => c.n === 0) ? 'no evaluator scores or human labels in this file' : exportTable(table, opts.format as ExportFormat);
       }
-      if (bootstrap) log(`computed in ${Date.now() - started} ms (${bootstrap.resamples} resamples)`);
+      const ms = Date.now() - started;
       if (!output.endsWith('\n')) output += '\n';
       process.stdout.write(output);
+      if (bootstrap) log(`computed in ${ms} ms (${bootstrap.resamples} resamples)`);
       if (opts.out) {
         writeFileSync(opts.out as string, output);
         log(`wrote ${opts.out as string}`);
