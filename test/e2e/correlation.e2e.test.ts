@@ -11,7 +11,7 @@
  * Run alone: `npm run build && npx mocha --no-config --node-option import=tsx --timeout 600000 test/e2e/correlation.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { CorrelationTable } from '../../src/core/analysis/correlationTable';
@@ -213,5 +213,20 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     assert.deepEqual(await readPanel(f), expected(cliTable(file)));
     assert.equal(await n(), `n = ${Number(before.slice(4)) - 1}`);
     await (page as Page).screenshot({ path: join(out, 'correlation-updated.png') });
+  });
+
+  it('exports the table on screen as LaTeX through the save dialog, identical to the CLI’s', async () => {
+    const p = page as Page;
+    const f = panel as Frame;
+    // The dialog proposes <file>.correlation.tex beside the dialogue file; accept it.
+    const target = join((wb as Workbench).workspace, 'study.correlation.tex');
+    await f.click('#export-latex');
+    const input = p.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 30_000 });
+    await waitFor('the proposed file name', async () => (await input.inputValue()).endsWith('study.correlation.tex'), 30_000);
+    await p.waitForTimeout(300); // the dialog validates the path
+    await p.keyboard.press('Enter');
+    await waitFor('the exported file', async () => existsSync(target), 30_000);
+    assert.equal(readFileSync(target, 'utf8'), runCli(['correlate', file, '--format', 'latex']));
   });
 });
