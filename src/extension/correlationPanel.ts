@@ -1,19 +1,48 @@
 /**
- * The correlation panel: a webview beside the dialogue editor showing, for every evaluator id, Spearman's
- * rho against the human coherence score, with n and p. It follows the active dialogue document and
- * updates on every change to it.
+ * The correlation panel: a webview beside the dialogue editor showing the correlation table (ICMI 2023 Tables
+ * 2–5) of the active dialogue document — every evaluator against the human coherence score, by response group,
+ * with n, p, significance and best marks, optional bootstrap intervals, pinned configurations side by side, a
+ * comparison of two evaluators, and exports. It follows the active document and recomputes on every change to it:
+ * the table at once, the intervals (when switched on) debounced and cooperatively, cancelled by the next change.
  */
 import * as vscode from 'vscode';
-import { correlationTable } from '../core/analysis/correlationTable';
-import { coherenceScore } from '../core/labels/annotate';
+import { compareEvaluators } from '../core/analysis/compareEvaluators';
+import { exportTable } from '../core/analysis/correlationExport';
+import type { CorrelationTable, CorrelationTableOptions } from '../core/analysis/correlationTable';
+import { displayNames, parseJudgeId } from '../core/analysis/evaluatorNames';
+import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/analysis/sideBySide';
 import { documentItems } from '../core/format/jsonl';
-import type { CorrelationHostMessage, CorrelationWebviewMessage } from '../../webview/correlation/protocol';
+import type { DialogueItem } from '../core/model/types';
+import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings, type PinView } from '../../webview/correlation/protocol';
 import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
 import { webviewPage } from './webviewHtml';
+
+const STATE_KEY = 'reflectEval.correlation.settings';
+/** Wait this long after the last change before starting the bootstrap. */
+const INTERVAL_DEBOUNCE_MS = 400;
+
+function toOptions(s: PanelSettings, withBootstrap: boolean): CorrelationTableOptions {
+  return {
+    method: s.method,
+    human: s.human,
+    groupBy: s.groupBy.trim() || 'origin',
+    best: s.best,
+    ...(withBootstrap && s.intervals ? { bootstrap: { resamples: s.resamples, seed: s.seed } } : {}),
+  };
+}
+
+function configLabel(s: PanelSettings): string {
+  return [s.method, s.human, s.groupBy !== 'origin' ? `by ${s.groupBy}` : '', s.variant].filter(Boolean).join(' · ');
+}
 
 export class CorrelationPanel {
   private static current: CorrelationPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  private settings: PanelSettings;
+  private pins: PinView[] = [];
+  private lastTable: CorrelationTable | null = null;
+  private pending: AbortController | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   static show(context: vscode.ExtensionContext, editors: DialogueEditorProvider): void {
     if (CorrelationPanel.current) {
@@ -23,6 +52,7 @@ export class CorrelationPanel {
     }
     const panel = vscode.window.createWebviewPanel('reflectEval.correlation', 'ReflectEval: Correlations', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
       enableScripts: true,
+      retainContextWhenHidden: true,
       localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
     });
     CorrelationPanel.current = new CorrelationPanel(panel, context, editors);
@@ -30,19 +60,18 @@ export class CorrelationPanel {
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
-    context: vscode.ExtensionContext,
+    private readonly context: vscode.ExtensionContext,
     private readonly editors: DialogueEditorProvider,
   ) {
+    this.settings = { ...DEFAULT_SETTINGS, ...(context.workspaceState.get<Partial<PanelSettings>>(STATE_KEY) ?? {}) };
     panel.webview.html = webviewPage(panel.webview, context.extensionUri, {
       title: 'ReflectEval: Correlations',
       script: 'correlation',
       style: 'correlation',
-      body: '<h2 id="title">Correlations</h2><p id="summary" class="muted"></p><div id="table"></div>',
+      body: '<div id="app"><h2 id="title">Correlations</h2><p id="summary" class="muted"></p></div>',
     });
     this.disposables.push(
-      panel.webview.onDidReceiveMessage((m: CorrelationWebviewMessage) => {
-        if (m.type === 'ready') this.update();
-      }),
+      panel.webview.onDidReceiveMessage((m: CorrelationWebviewMessage) => void this.onMessage(m)),
       editors.onDidChangeActive(() => this.update()),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document === this.editors.activeDocument && e.contentChanges.length > 0) this.update();
@@ -50,33 +79,135 @@ export class CorrelationPanel {
     );
     panel.onDidDispose(() => {
       CorrelationPanel.current = undefined;
+      this.cancelIntervals();
       this.disposables.forEach((d) => d.dispose());
     });
   }
 
-  private update(): void {
-    const document = this.editors.activeDocument;
-    let msg: CorrelationHostMessage;
-    if (!document) {
-      msg = { type: 'table', file: null, rows: [], labelledCandidates: 0, totalCandidates: 0 };
-    } else {
-      const items = documentItems(parseTextDocument(document));
-      const candidates = items.flatMap((i) => i.candidates);
-      msg = {
-        type: 'table',
-        file: vscode.workspace.asRelativePath(document.uri),
-        rows: correlationTable(items).map((r) => ({
-          evaluatorId: r.evaluatorId,
-          n: r.n,
-          excluded: r.excluded,
-          rho: r.result.statistic,
-          pValue: r.result.pValue,
-          undefinedReason: r.result.undefinedReason,
-        })),
-        labelledCandidates: candidates.filter((c) => coherenceScore(c) !== null).length,
-        totalCandidates: candidates.length,
-      };
+  private async onMessage(m: CorrelationWebviewMessage): Promise<void> {
+    try {
+      switch (m.type) {
+        case 'ready':
+          return this.update();
+        case 'settings':
+          this.settings = m.settings;
+          await this.context.workspaceState.update(STATE_KEY, this.settings);
+          return this.update();
+        case 'pin':
+          this.pins.push({ label: m.label.trim() || configLabel(this.settings), settings: { ...this.settings } });
+          return this.update();
+        case 'unpin':
+          this.pins.splice(m.index, 1);
+          return this.update();
+        case 'compare':
+          return this.compare(m.a, m.b);
+        case 'export':
+          return await this.export(m.format);
+      }
+    } catch (err) {
+      void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
     }
+  }
+
+  private items(): { document: vscode.TextDocument; items: DialogueItem[] } | null {
+    const document = this.editors.activeDocument;
+    return document ? { document, items: documentItems(parseTextDocument(document)) } : null;
+  }
+
+  /** The pinned configurations followed by the current one. */
+  private configurations(): PinnedConfiguration[] {
+    const all = [...this.pins, { label: this.pins.length ? `current (${configLabel(this.settings)})` : configLabel(this.settings), settings: this.settings }];
+    return all.map((p) => ({ label: p.label, options: toOptions(p.settings, true), ...(p.settings.variant ? { variant: p.settings.variant } : {}) }));
+  }
+
+  private cancelIntervals(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending?.abort();
+    this.pending = undefined;
+  }
+
+  /** Recomputes the table at once, then (debounced) the intervals when switched on. */
+  private update(): void {
+    this.cancelIntervals();
+    const started = performance.now();
+    const active = this.items();
+    if (!active) {
+      this.lastTable = null;
+      this.post({ type: 'table', file: null, table: null, settings: this.settings, pins: this.pins, evaluators: [], variants: [], labelledCandidates: 0, totalCandidates: 0, timing: { tableMs: 0, candidates: 0 }, intervals: 'off' });
+      return;
+    }
+    const { document, items } = active;
+    const configs = this.configurations();
+    const noBootstrap = configs.map((c) => ({ ...c, options: { ...c.options, bootstrap: undefined } }));
+    const table = sideBySide(items, noBootstrap);
+    const tableMs = performance.now() - started;
+    this.lastTable = table;
+    const candidates = items.flatMap((i) => i.candidates);
+    const ids = [...new Set(candidates.flatMap((c) => Object.keys(c.scores ?? {})))].sort();
+    const names = displayNames(ids);
+    const base = {
+      type: 'table' as const,
+      file: vscode.workspace.asRelativePath(document.uri),
+      settings: this.settings,
+      pins: this.pins,
+      evaluators: ids.map((id) => ({ id, name: names.get(id) as string })),
+      variants: [...new Set(ids.map(parseJudgeId).filter((j) => j !== null).map((j) => `${j.body}×${j.request}`))].sort(),
+      labelledCandidates: candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length,
+      totalCandidates: candidates.length,
+    };
+    const wantIntervals = configs.some((c) => c.options.bootstrap);
+    this.post({ ...base, table, timing: { tableMs, candidates: candidates.length }, intervals: wantIntervals ? 'computing' : 'off' });
+    if (!wantIntervals) return;
+    const controller = new AbortController();
+    this.pending = controller;
+    this.timer = setTimeout(() => {
+      const t0 = performance.now();
+      sideBySideAsync(items, configs, controller.signal).then(
+        (withIntervals) => {
+          if (controller.signal.aborted) return;
+          this.lastTable = withIntervals;
+          this.post({ ...base, table: withIntervals, timing: { tableMs, intervalsMs: performance.now() - t0, candidates: candidates.length }, intervals: 'done' });
+        },
+        (err: Error) => {
+          if (controller.signal.aborted) return;
+          this.post({ ...base, table, timing: { tableMs, candidates: candidates.length }, intervals: 'failed', message: err.message });
+        },
+      );
+    }, INTERVAL_DEBOUNCE_MS);
+  }
+
+  private compare(a: string, b: string): void {
+    const active = this.items();
+    if (!active) return;
+    const t0 = performance.now();
+    let msg: CorrelationHostMessage;
+    try {
+      const comparisons = compareEvaluators(active.items, a, b, toOptions(this.settings, true));
+      msg = { type: 'comparison', comparisons, ms: performance.now() - t0 };
+    } catch (err) {
+      msg = { type: 'comparison', comparisons: null, error: (err as Error).message, ms: performance.now() - t0 };
+    }
+    this.post(msg);
+  }
+
+  /** Writes the table on screen (with its intervals when computed) to a file the user picks. */
+  private async export(format: 'md' | 'latex' | 'csv'): Promise<void> {
+    const document = this.editors.activeDocument;
+    if (!document || !this.lastTable) throw new Error('open a dialogue file first');
+    const ext = format === 'latex' ? 'tex' : format;
+    const base = document.uri.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: document.uri.with({ path: `${base}.correlation.${ext}` }),
+      filters: { [format === 'md' ? 'Markdown' : format === 'latex' ? 'LaTeX' : 'CSV']: [ext] },
+      saveLabel: 'Export',
+    });
+    if (!target) return;
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(this.lastTable, format) + '\n'));
+    void vscode.window.showInformationMessage(`ReflectEval: correlation table written to ${vscode.workspace.asRelativePath(target)}`);
+  }
+
+  private post(msg: CorrelationHostMessage): void {
     void this.panel.webview.postMessage(msg);
   }
 }

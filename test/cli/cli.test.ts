@@ -69,9 +69,36 @@ describe('reflect-eval CLI', () => {
     writeFileSync(file, JSON.stringify({ id: 'i', context: [], candidates: cands }) + '\n');
     const r = cli('correlate', file, '--json');
     assert.equal(r.code, 0, r.stderr);
-    const rows = JSON.parse(r.stdout);
-    assert.equal(rows[0].evaluatorId, 'judge:x');
-    assert.equal(rows[0].n, 4);
-    assert.equal(rows[0].result.statistic, 1);
+    const table = JSON.parse(r.stdout);
+    assert.equal(table.rows[0].evaluatorId, 'judge:x');
+    assert.deepEqual(table.columns.map((c: { key: string }) => c.key), ['model', 'all']);
+    assert.equal(table.rows[0].cells[1].n, 4);
+    assert.equal(table.rows[0].cells[1].statistic, 1);
+  });
+
+  it('correlate: prints and writes the same table in every format, compares two evaluators, averages rows', () => {
+    const study = join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl');
+    for (const format of ['text', 'md', 'latex', 'csv']) {
+      const out = join(dir, `table.${format}`);
+      const r = cli('correlate', study, '--format', format, '-o', out, '--method', 'pearson', '--human', 'all');
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(readFileSync(out, 'utf8'), r.stdout);
+      assert.doesNotMatch(r.stdout, /NaN/);
+    }
+    // By display name and by unique id prefix.
+    const cmp = cli('correlate', study, '--compare', 'instructions × rating · gpt-3.5-turbo', 'judge:api:gpt-3.5-turbo:instructions×scoring', '--json');
+    assert.equal(cmp.code, 0, cmp.stderr);
+    const cs = JSON.parse(cmp.stdout);
+    assert.deepEqual(cs.map((c: { column: string }) => c.column), ['GPT-2', 'GPT-3.5', 'all']);
+    assert.ok(cs.every((c: { williams: { df: number }; n: number }) => c.williams.df === c.n - 3));
+    const bad = cli('correlate', study, '--compare', 'judge:', 'BLEU-4');
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /matches several evaluators/);
+    const avg = cli('correlate', study, '--json', '--average', 'both follow-ups=metric:followUpLikelihood.You\'re not understanding me!@model:blenderbot-400M-distill|rv:0.1.0+metric:followUpLikelihood.That makes no sense!@model:blenderbot-400M-distill|rv:0.1.0');
+    assert.equal(avg.code, 0, avg.stderr);
+    const row = JSON.parse(avg.stdout).rows.find((r: { evaluatorId: string }) => r.evaluatorId === 'average:both follow-ups');
+    assert.equal(row.cells[2].n, 225);
+    const boot = cli('correlate', study, '--bootstrap', '50', '--seed', '4', '--format', 'csv');
+    assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4$/);
   });
 });

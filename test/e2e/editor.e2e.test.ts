@@ -101,9 +101,10 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
       return undefined;
     });
     const row = panel.locator('#table tr[data-evaluator^="judge:local:bundled:reflect-gpt2-tiny:instructions×rating@"]');
-    // One candidate is labelled (by the previous test): n = 1, too few for a correlation.
-    await waitFor('n = 1 in the judge row', async () => (await row.locator('td').nth(1).textContent()) === '1');
-    assert.match((await row.locator('td').nth(3).textContent()) ?? '', /undefined \(too-few\)/);
+    // One candidate is labelled (by the previous test): n = 1 in the column of all responses, too few for a correlation.
+    const all = row.locator('td[data-group="all"]');
+    await waitFor('n = 1 in the judge row', async () => (await all.locator('.n').textContent()) === 'n = 1');
+    assert.match((await all.locator('.stat').textContent()) ?? '', /undefined \(too-few\)/);
     await p.screenshot({ path: join(out, 'correlation.png') });
   });
 

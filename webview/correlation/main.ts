@@ -1,50 +1,287 @@
-/** The correlation panel's webview: renders the table the host computes. */
-import type { CorrelationHostMessage, CorrelationRowView, CorrelationWebviewMessage } from './protocol';
+/**
+ * The correlation panel's webview: controls (method, human group, grouping, best rule, judge variant, intervals),
+ * pinned configurations, the table the host computes (sorted and filtered here), the comparison of two
+ * evaluators, and export buttons. All numbers come from the host; this file only lays them out.
+ */
+import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
+import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/analysis/correlationTable';
+import { formatInterval, formatP, formatStatistic } from '../../src/core/analysis/format';
+import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
 
-declare function acquireVsCodeApi(): { postMessage(msg: unknown): void };
+declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 const post = (m: CorrelationWebviewMessage) => vscode.postMessage(m);
 
-function td(text: string, cls = ''): HTMLTableCellElement {
-  const c = document.createElement('td');
-  c.textContent = text;
-  if (cls) c.className = cls;
-  return c;
+interface ViewState {
+  filter: string;
+  /** `kind` (evaluator kind, then name), `name`, or a column key (strongest first). */
+  sort: string;
+  compareA: string;
+  compareB: string;
+}
+const view: ViewState = { filter: '', sort: 'kind', compareA: '', compareB: '', ...((vscode.getState() as Partial<ViewState> | undefined) ?? {}) };
+let settings: PanelSettings = { ...DEFAULT_SETTINGS };
+let lastTable: CorrelationTable | null = null;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
 }
 
-function formatP(p: number | null): string {
-  if (p === null) return '';
-  return p < 1e-4 ? p.toExponential(2) : p.toFixed(4);
+function select(id: string, label: string, options: [string, string][], value: string, onChange: (v: string) => void): HTMLElement {
+  const s = el('select', { id });
+  for (const [v, text] of options) s.append(el('option', { value: v }, text));
+  s.value = value;
+  s.addEventListener('change', () => onChange(s.value));
+  return el('label', {}, `${label} `, s);
 }
 
-function row(r: CorrelationRowView): HTMLTableRowElement {
-  const tr = document.createElement('tr');
-  tr.dataset.evaluator = r.evaluatorId;
-  const rho = r.rho === null ? `undefined (${r.undefinedReason ?? 'n/a'})` : r.rho.toFixed(3);
-  tr.append(td(r.evaluatorId, 'evaluator'), td(String(r.n), 'num'), td(String(r.excluded), 'num'), td(rho, `num${r.pValue !== null && r.pValue < 0.05 ? ' significant' : ''}`), td(formatP(r.pValue), 'num'));
-  return tr;
+function changeSettings(patch: Partial<PanelSettings>): void {
+  settings = { ...settings, ...patch };
+  post({ type: 'settings', settings });
+}
+
+function saveView(): void {
+  vscode.setState(view);
+}
+
+/** Builds the static skeleton once. */
+function skeleton(): void {
+  const app = document.getElementById('app') as HTMLElement;
+  app.append(
+    el('div', { id: 'controls', class: 'controls' }),
+    el('div', { id: 'pins', class: 'pins' }),
+    el('p', { id: 'status', class: 'muted' }),
+    el('div', { id: 'table' }),
+    el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
+  );
+}
+
+function renderControls(variants: string[]): void {
+  const box = document.getElementById('controls') as HTMLElement;
+  const groupBy = el('input', { id: 'group-by', list: 'group-keys', value: settings.groupBy, size: '18', title: 'origin, model, strategy, source, kind, none, or a candidate field path such as origin.decoding.topP' });
+  groupBy.addEventListener('change', () => changeSettings({ groupBy: groupBy.value.trim() || 'origin' }));
+  const keys = el('datalist', { id: 'group-keys' }, ...['origin', 'model', 'strategy', 'source', 'kind', 'none', 'origin.decoding.topP', 'origin.decoding.numBeams', 'cluster.representative'].map((k) => el('option', { value: k })));
+  const intervals = el('input', { id: 'intervals', type: 'checkbox' });
+  intervals.checked = settings.intervals;
+  intervals.addEventListener('change', () => changeSettings({ intervals: intervals.checked }));
+  const resamples = el('input', { id: 'resamples', type: 'number', min: '10', step: '100', value: String(settings.resamples), size: '6' });
+  resamples.addEventListener('change', () => changeSettings({ resamples: Math.max(1, Math.round(Number(resamples.value) || DEFAULT_SETTINGS.resamples)) }));
+  const seed = el('input', { id: 'seed', type: 'number', value: String(settings.seed), size: '6' });
+  seed.addEventListener('change', () => changeSettings({ seed: Math.round(Number(seed.value) || 0) }));
+  const filter = el('input', { id: 'filter', type: 'search', placeholder: 'filter evaluators', value: view.filter });
+  filter.addEventListener('input', () => {
+    view.filter = filter.value;
+    saveView();
+    renderTable();
+  });
+  const pinLabel = el('input', { id: 'pin-label', placeholder: 'label (optional)', size: '14' });
+  const pin = el('button', { id: 'pin', title: 'Keep this configuration as columns beside the current one' }, 'Pin configuration');
+  pin.addEventListener('click', () => {
+    post({ type: 'pin', label: pinLabel.value });
+    pinLabel.value = '';
+  });
+  const exports = (['md', 'latex', 'csv'] as const).map((f) => {
+    const b = el('button', { id: `export-${f}`, class: 'secondary' }, `Export ${f === 'md' ? 'Markdown' : f === 'latex' ? 'LaTeX' : 'CSV'}`);
+    b.addEventListener('click', () => post({ type: 'export', format: f }));
+    return b;
+  });
+  box.replaceChildren(
+    el(
+      'div',
+      { class: 'row' },
+      select('method', 'Method', [['spearman', "Spearman's ρ"], ['pearson', "Pearson's r"], ['kendall', "Kendall's τ-b"]], settings.method, (v) => changeSettings({ method: v as PanelSettings['method'] })),
+      select('human', 'Human score', [['auto', 'auto (experts if any)'], ['experts', 'experts'], ['laypeople', 'laypeople'], ['all', 'all annotators']], settings.human, (v) => changeSettings({ human: v as PanelSettings['human'] })),
+      el('label', {}, 'Group by ', groupBy, keys),
+      select('best', 'Best', [['absolute', 'largest |r|'], ['signed', 'largest r']], settings.best, (v) => changeSettings({ best: v as PanelSettings['best'] })),
+      select('variant', 'Judge variant', [['', 'every variant'], ...variants.map((v): [string, string] => [v, v])], settings.variant, (v) => changeSettings({ variant: v })),
+    ),
+    el('div', { class: 'row' }, el('label', {}, intervals, ' bootstrap 95% intervals, B = '), resamples, el('label', {}, ' seed ', seed), filter, el('label', {}, ' sort ', sortSelect())),
+    el('div', { class: 'row' }, pinLabel, pin, ...exports),
+  );
+}
+
+function sortSelect(): HTMLSelectElement {
+  const s = el('select', { id: 'sort' });
+  const options: [string, string][] = [['kind', 'by kind'], ['name', 'by name'], ...(lastTable?.columns ?? []).map((c): [string, string] => [c.key, `by ${c.label}`])];
+  for (const [v, t] of options) s.append(el('option', { value: v }, t));
+  s.value = options.some(([v]) => v === view.sort) ? view.sort : 'kind';
+  s.addEventListener('change', () => {
+    view.sort = s.value;
+    saveView();
+    renderTable();
+  });
+  return s;
+}
+
+function renderPins(pins: { label: string }[]): void {
+  const box = document.getElementById('pins') as HTMLElement;
+  box.replaceChildren(
+    ...pins.map((p, i) => {
+      const x = el('button', { class: 'unpin', title: 'Unpin', 'data-index': String(i) }, '×');
+      x.addEventListener('click', () => post({ type: 'unpin', index: i }));
+      return el('span', { class: 'pin' }, `📌 ${p.label} `, x);
+    }),
+  );
+}
+
+function cellTitle(c: CorrelationCell): string {
+  const parts = [`n = ${c.n}`];
+  if (c.pValue !== null) parts.push(`p = ${formatP(c.pValue)}${c.pMethod ? ` (${c.pMethod})` : ''}`);
+  if (c.excluded) parts.push(`${c.excluded} left out: ${c.missingScore} without a usable score, ${c.missingLabel} without a label`);
+  if (c.ci) parts.push(`${Math.round(c.ci.level * 100)}% CI over ${c.ci.resamples} resamples, ${c.ci.undefinedResamples} undefined`);
+  return parts.join('; ');
+}
+
+function td(c: CorrelationCell, group: string): HTMLTableCellElement {
+  const cls = ['cell'];
+  if (c.significant) cls.push('significant');
+  if (c.best) cls.push('best');
+  if (c.statistic === null) cls.push('undefined');
+  const cell = el('td', { class: cls.join(' '), 'data-column': c.column, 'data-group': group, title: cellTitle(c) }, el('span', { class: 'stat' }, formatStatistic(c)));
+  const ci = formatInterval(c);
+  if (ci) cell.append(el('span', { class: 'ci' }, ci));
+  if (c.undefinedReason !== 'not-in-configuration') cell.append(el('span', { class: 'n' }, `n = ${c.n}`));
+  if (c.pValue !== null) cell.append(el('span', { class: 'p' }, `p = ${formatP(c.pValue)}`));
+  return cell;
+}
+
+function sortRows(rows: CorrelationRow[], t: CorrelationTable): CorrelationRow[] {
+  if (view.sort === 'kind') return rows;
+  if (view.sort === 'name') return [...rows].sort((a, b) => a.displayName.localeCompare(b.displayName, 'en', { numeric: true }));
+  const col = t.columns.findIndex((c) => c.key === view.sort);
+  if (col < 0) return rows;
+  const key = (r: CorrelationRow) => {
+    const s = r.cells[col]?.statistic;
+    return s === null || s === undefined ? -Infinity : t.best === 'absolute' ? Math.abs(s) : s;
+  };
+  return [...rows].sort((a, b) => key(b) - key(a));
+}
+
+function renderTable(): void {
+  const host = document.getElementById('table') as HTMLElement;
+  const t = lastTable;
+  if (!t) {
+    host.replaceChildren();
+    return;
+  }
+  const groupOf = (key: string) => key.slice(key.indexOf(':') + 1);
+  const head = el('tr', {}, el('th', {}, 'Evaluator'));
+  for (const c of t.columns) {
+    const th = el('th', { 'data-column': c.key, class: `sortable${view.sort === c.key ? ' sorted' : ''}`, title: `${c.candidates} responses in ${c.items} items; click to sort` }, c.label);
+    th.addEventListener('click', () => {
+      view.sort = view.sort === c.key ? 'kind' : c.key;
+      saveView();
+      renderTable();
+      (document.getElementById('sort') as HTMLSelectElement | null)?.replaceWith(sortSelect());
+    });
+    head.append(th);
+  }
+  const f = view.filter.trim().toLowerCase();
+  const rows = sortRows(
+    t.rows.filter((r) => !f || r.displayName.toLowerCase().includes(f) || r.evaluatorId.toLowerCase().includes(f)),
+    t,
+  );
+  const tr = (r: CorrelationRow, cls = '') => el('tr', { 'data-evaluator': r.evaluatorId, ...(cls ? { class: cls } : {}) }, el('td', { class: 'evaluator', title: r.evaluatorId }, r.displayName), ...r.cells.map((c) => td(c, groupOf(c.column))));
+  const table = el('table', { id: 'correlations', 'data-method': t.method, 'data-human': t.human, 'data-columns': String(t.columns.length) }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r))));
+  const hidden = t.rows.length - rows.length;
+  host.replaceChildren(table, ...(hidden ? [el('p', { class: 'muted' }, `${hidden} evaluator(s) hidden by the filter.`)] : []));
+}
+
+function renderCompareControls(evaluators: { id: string; name: string }[]): void {
+  const box = document.getElementById('compare-controls') as HTMLElement;
+  const ids = evaluators.map((e) => e.id);
+  if (!ids.includes(view.compareA)) view.compareA = ids.find((id) => id.startsWith('judge:')) ?? ids[0] ?? '';
+  if (!ids.includes(view.compareB)) view.compareB = ids.find((id) => id !== view.compareA) ?? '';
+  const pick = (id: string, value: string, set: (v: string) => void) => {
+    const s = el('select', { id });
+    for (const e of evaluators) s.append(el('option', { value: e.id, title: e.id }, e.name));
+    s.value = value;
+    s.addEventListener('change', () => {
+      set(s.value);
+      saveView();
+    });
+    return s;
+  };
+  const run = el('button', { id: 'compare-run' }, 'Compare');
+  run.addEventListener('click', () => {
+    if (view.compareA && view.compareB) post({ type: 'compare', a: view.compareA, b: view.compareB });
+  });
+  box.replaceChildren(el('label', {}, 'A ', pick('compare-a', view.compareA, (v) => (view.compareA = v))), el('label', {}, ' B ', pick('compare-b', view.compareB, (v) => (view.compareB = v))), run);
+}
+
+function fmt(v: number | null | undefined): string {
+  return v === null || v === undefined ? 'undefined' : v.toFixed(3);
+}
+
+function renderComparison(cs: EvaluatorComparison[] | null, error: string | undefined, ms: number): void {
+  const host = document.getElementById('comparison') as HTMLElement;
+  if (!cs) {
+    host.replaceChildren(el('p', { class: 'error' }, error ?? 'no comparison'));
+    return;
+  }
+  const head = ['Group', 'n', 'r(A)', 'r(B)', 'r(A,B)', 'Difference', 'CI (bootstrap)', 'p (bootstrap)', "Williams' t (df)", 'p', "Steiger's z", 'p'];
+  const rows = cs.map((c) =>
+    el(
+      'tr',
+      { 'data-column': c.column },
+      ...[
+        c.column,
+        String(c.n),
+        fmt(c.rA),
+        fmt(c.rB),
+        fmt(c.rAB),
+        fmt(c.difference),
+        c.bootstrap ? (c.bootstrap.lower === null ? '[undefined]' : `[${fmt(c.bootstrap.lower)}, ${fmt(c.bootstrap.upper)}]`) : 'intervals off',
+        c.bootstrap ? formatP(c.bootstrap.pValue) : '',
+        c.williams ? (c.williams.statistic === null ? `undefined (${c.williams.undefinedReason})` : `${fmt(c.williams.statistic)} (${c.williams.df})`) : 'n/a (Kendall)',
+        c.williams ? formatP(c.williams.pValue) : '',
+        c.steiger ? (c.steiger.statistic === null ? `undefined (${c.steiger.undefinedReason})` : fmt(c.steiger.statistic)) : 'n/a (Kendall)',
+        c.steiger ? formatP(c.steiger.pValue) : '',
+      ].map((v, i) => el('td', { class: i === 0 ? '' : 'num' }, v)),
+    ),
+  );
+  const c0 = cs[0];
+  host.replaceChildren(
+    el('p', { class: 'muted' }, `A = ${c0?.displayA ?? ''}, B = ${c0?.displayB ?? ''}: difference = r(A, human) − r(B, human) on the responses both scored (${Math.round(ms)} ms).`),
+    el('table', { id: 'comparison-table' }, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))), el('tbody', {}, ...rows)),
+  );
 }
 
 window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => {
   const m = e.data;
-  if (m.type !== 'table') return;
-  (document.getElementById('title') as HTMLElement).textContent = m.file ? `Correlations: ${m.file}` : 'Correlations';
-  (document.getElementById('summary') as HTMLElement).textContent = m.file
-    ? `Spearman's rho between each evaluator and the human coherence score (number of annotators who said coherent). ${m.labelledCandidates} of ${m.totalCandidates} candidates have a coherence label. p from Student's t with n−2 df; p < 0.05 in italics.`
-    : 'Open a dialogue file in the ReflectEval editor.';
-  const host = document.getElementById('table') as HTMLElement;
-  if (m.rows.length === 0) {
-    host.textContent = m.file ? 'No evaluator scores in this file yet: run Generate and Judge.' : '';
+  if (m.type === 'comparison') {
+    renderComparison(m.comparisons, m.error, m.ms);
     return;
   }
-  const table = document.createElement('table');
-  const head = document.createElement('tr');
-  for (const h of ['evaluator', 'n', 'left out', "Spearman's ρ", 'p']) {
-    const th = document.createElement('th');
-    th.textContent = h;
-    head.append(th);
+  if (m.type !== 'table') return;
+  settings = m.settings;
+  lastTable = m.table;
+  const app = document.getElementById('app') as HTMLElement;
+  app.dataset.state = m.intervals;
+  (document.getElementById('title') as HTMLElement).textContent = m.file ? `Correlations: ${m.file}` : 'Correlations';
+  const summary = document.getElementById('summary') as HTMLElement;
+  if (!m.file || !m.table) {
+    summary.textContent = 'Open a dialogue file in the ReflectEval editor.';
+    (document.getElementById('table') as HTMLElement).replaceChildren();
+    (document.getElementById('status') as HTMLElement).textContent = '';
+    return;
   }
-  table.append(head, ...m.rows.map(row));
-  host.replaceChildren(table);
+  const t = m.table;
+  const human = t.human === 'experts' ? "the experts'" : t.human === 'laypeople' ? "the laypeople's" : "all annotators'";
+  summary.textContent = `Correlation with ${human} coherence score (number who said coherent) over ${m.labelledCandidates} labelled of ${m.totalCandidates} responses. p from scipy's formulas; italics: p < ${t.alpha}; bold: best in column (${t.best === 'absolute' ? 'largest |r|' : 'largest r'}); the first row is the laypeople–experts reference.`;
+  const status = document.getElementById('status') as HTMLElement;
+  const intervals = m.intervals === 'computing' ? 'computing intervals…' : m.intervals === 'done' ? `intervals ${Math.round(m.timing.intervalsMs ?? 0)} ms (B = ${m.settings.resamples}, seed ${m.settings.seed})` : m.intervals === 'failed' ? `intervals failed: ${m.message}` : 'intervals off';
+  status.textContent = `table ${m.timing.tableMs.toFixed(1)} ms for ${m.timing.candidates} responses · ${intervals}`;
+  status.dataset.tableMs = String(m.timing.tableMs);
+  if (m.timing.intervalsMs !== undefined) status.dataset.intervalsMs = String(m.timing.intervalsMs);
+  renderControls(m.variants);
+  renderPins(m.pins);
+  renderTable();
+  renderCompareControls(m.evaluators);
 });
+
+skeleton();
 post({ type: 'ready' });

@@ -2,18 +2,60 @@
  * The typed message protocol between the extension host and the correlation panel webview. Both sides compile against these
  * definitions; nothing else crosses the boundary.
  */
+import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
+import type { BestRule, CorrelationMethod, CorrelationTable, HumanChoice } from '../../src/core/analysis/correlationTable';
 
-/** One evaluator row as shown in the panel. */
-export interface CorrelationRowView {
-  evaluatorId: string;
-  n: number;
-  excluded: number;
-  rho: number | null;
-  pValue: number | null;
-  undefinedReason?: string;
+/** The controls of the panel: one configuration of the table. */
+export interface PanelSettings {
+  method: CorrelationMethod;
+  human: HumanChoice;
+  /** `origin` | `model` | `strategy` | `source` | `kind` | `none` | a candidate field path. */
+  groupBy: string;
+  best: BestRule;
+  /** Judge prompt variant `<body>×<request>` to line judges up by (empty: every variant as its own row). */
+  variant: string;
+  /** Compute bootstrap intervals (after each change, debounced, cooperatively). */
+  intervals: boolean;
+  resamples: number;
+  seed: number;
 }
 
-export type CorrelationHostMessage =
-  | { type: 'table'; file: string | null; rows: CorrelationRowView[]; labelledCandidates: number; totalCandidates: number };
+export const DEFAULT_SETTINGS: PanelSettings = { method: 'spearman', human: 'auto', groupBy: 'origin', best: 'absolute', variant: '', intervals: false, resamples: 1000, seed: 1 };
 
-export type CorrelationWebviewMessage = { type: 'ready' };
+/** A pinned configuration as the panel shows it. */
+export interface PinView {
+  label: string;
+  settings: PanelSettings;
+}
+
+/** State of the bootstrap intervals of the table on screen. */
+export type IntervalState = 'off' | 'computing' | 'done' | 'failed';
+
+export type CorrelationHostMessage =
+  | {
+      type: 'table';
+      file: string | null;
+      /** Null when no dialogue file is active. */
+      table: CorrelationTable | null;
+      settings: PanelSettings;
+      pins: PinView[];
+      /** Evaluators of the file (id, display name), for the comparison pickers. */
+      evaluators: { id: string; name: string }[];
+      /** Judge prompt variants present in the file (`body×request`). */
+      variants: string[];
+      labelledCandidates: number;
+      totalCandidates: number;
+      /** Milliseconds the host spent: parsing + table, and the intervals when computed. */
+      timing: { tableMs: number; intervalsMs?: number; candidates: number };
+      intervals: IntervalState;
+      message?: string;
+    }
+  | { type: 'comparison'; comparisons: EvaluatorComparison[] | null; error?: string; ms: number };
+
+export type CorrelationWebviewMessage =
+  | { type: 'ready' }
+  | { type: 'settings'; settings: PanelSettings }
+  | { type: 'pin'; label: string }
+  | { type: 'unpin'; index: number }
+  | { type: 'compare'; a: string; b: string }
+  | { type: 'export'; format: 'md' | 'latex' | 'csv' };

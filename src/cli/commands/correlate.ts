@@ -1,19 +1,104 @@
 /**
- * `reflect-eval correlate`.
+ * `reflect-eval correlate`: the correlation table (or the comparison of two evaluators) of a dialogue file, printed
+ * and optionally written, in text, Markdown, LaTeX or CSV.
  */
-import type { Command } from 'commander';
-import { correlationTable, formatCorrelationTable } from '../../core/analysis/correlationTable';
-import { openDialogues } from '../common';
+import { writeFileSync } from 'node:fs';
+import { InvalidArgumentError, type Command } from 'commander';
+import { compareEvaluators } from '../../core/analysis/compareEvaluators';
+import { exportComparison, exportTable, EXPORT_FORMATS, type ExportFormat } from '../../core/analysis/correlationExport';
+import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/analysis/correlationTable';
+import { displayNames } from '../../core/analysis/evaluatorNames';
+import type { DialogueItem } from '../../core/model/types';
+import { log, openDialogues, positiveInt } from '../common';
+
+function oneOf<T extends string>(values: readonly T[]): (v: string) => T {
+  return (v) => {
+    if (!values.includes(v as T)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
+    return v as T;
+  };
+}
+
+function average(v: string, prev: AverageEvaluator[] = []): AverageEvaluator[] {
+  const m = /^([^=]+)=(.+)$/.exec(v);
+  if (!m) throw new InvalidArgumentError('expected <label>=<evaluator>+<evaluator>[+…]');
+  const members = m[2].split('+').map((s) => s.trim()).filter(Boolean);
+  if (members.length < 2) throw new InvalidArgumentError('an average needs at least two evaluators joined by +');
+  return [...prev, { label: m[1].trim(), members }];
+}
+
+/**
+ * Resolves what the user typed to an evaluator id of the file: the exact id, else the only id starting with it,
+ * else the only id whose display name equals it (case-insensitive).
+ *
+ * @throws Error naming the candidates when there is no match or more than one
+ */
+export function resolveEvaluator(items: readonly DialogueItem[], typed: string, options: CorrelationTableOptions): string {
+  const ids = correlationData(items, { ...options, evaluators: undefined }).evaluatorIds;
+  if (ids.includes(typed)) return typed;
+  const names = displayNames(ids);
+  const byPrefix = ids.filter((id) => id.startsWith(typed));
+  if (byPrefix.length === 1) return byPrefix[0];
+  const byName = ids.filter((id) => (names.get(id) ?? '').toLowerCase() === typed.toLowerCase());
+  if (byName.length === 1) return byName[0];
+  const many = byPrefix.length > 1 ? byPrefix : byName;
+  if (many.length > 1) throw new Error(`"${typed}" matches several evaluators: ${many.join(', ')}`);
+  throw new Error(`no evaluator "${typed}" in this file; evaluators: ${ids.map((id) => `${names.get(id)} = ${id}`).join('; ') || 'none'}`);
+}
 
 export function registerCorrelate(program: Command): void {
   program
     .command('correlate <file>')
-    .description("Spearman's rho of every evaluator against the human coherence score (annotators who said coherent)")
-    .option('--json', 'print JSON')
+    .description('Correlation of every evaluator with the human coherence score (ICMI 2023 Tables 2–5), by response group; or --compare two evaluators')
+    .option('--method <method>', `correlation: ${CORRELATION_METHODS.join(' | ')}`, oneOf(CORRELATION_METHODS), 'spearman')
+    .option('--human <group>', 'whose coherence labels: experts | laypeople | all | auto (experts when any expert label exists, else all)', oneOf(['experts', 'laypeople', 'all', 'auto'] as const), 'auto')
+    .option('--group-by <key>', 'columns: origin (source label, else model, else kind) | model | strategy | source | kind | none | a candidate field path such as origin.decoding.topP', 'origin')
+    .option('--no-all', 'leave out the column of all responses')
+    .option('--best <rule>', 'best per column: absolute (largest |r|) | signed (largest r)', oneOf(['absolute', 'signed'] as const), 'absolute')
+    .option('--bootstrap [B]', 'percentile bootstrap intervals over items with B resamples (default 1000 when given without a number)', positiveInt)
+    .option('--seed <seed>', 'seed of the bootstrap', '1')
+    .option('--level <level>', 'confidence level of the intervals', (v) => {
+      const n = Number(v);
+      if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be in (0, 1)');
+      return n;
+    }, 0.95)
+    .option('--filter <text...>', 'keep evaluators whose id or name contains one of these')
+    .option('--average <label=a+b>', 'add a row averaging evaluators (ids joined by +); repeatable', average)
+    .option('--compare <evaluators...>', 'compare two evaluators (ids, unique id prefixes or display names): difference, bootstrap interval and p, Williams\' t, Steiger\'s z')
+    .option('--format <format>', `output: ${EXPORT_FORMATS.join(' | ')}`, oneOf(EXPORT_FORMATS), 'text')
+    .option('-o, --out <file>', 'also write the output to this file')
+    .option('--json', 'print the full result as JSON instead')
     .action((file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
-      const rows = correlationTable(items);
-      if (opts.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
-      else process.stdout.write((rows.length ? formatCorrelationTable(rows) : 'no evaluator scores in this file') + '\n');
+      const bootstrap = opts.bootstrap === undefined ? undefined : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string), level: opts.level as number };
+      const options: CorrelationTableOptions = {
+        method: opts.method as CorrelationMethod,
+        human: opts.human as HumanChoice,
+        groupBy: opts.groupBy as string,
+        includeAll: opts.all as boolean,
+        best: opts.best as 'absolute' | 'signed',
+        bootstrap,
+        evaluators: opts.filter as string[] | undefined,
+        averages: opts.average as AverageEvaluator[] | undefined,
+      };
+      let output: string;
+      const started = Date.now();
+      if (opts.compare) {
+        const ids = opts.compare as string[];
+        if (ids.length !== 2) throw new Error(`--compare takes exactly two evaluators (got ${ids.length})`);
+        const [a, b] = ids.map((id) => resolveEvaluator(items, id, options));
+        const result = compareEvaluators(items, a, b, options);
+        output = opts.json ? JSON.stringify(result, null, 2) : exportComparison(result, opts.format as ExportFormat);
+      } else {
+        const table = correlationTable(items, options);
+        output = opts.json ? JSON.stringify(table, null, 2) : table.rows.length === 0 && table.reference.cells.every((c) => c.n === 0) ? 'no evaluator scores or human labels in this file' : exportTable(table, opts.format as ExportFormat);
+      }
+      const ms = Date.now() - started;
+      if (!output.endsWith('\n')) output += '\n';
+      process.stdout.write(output);
+      if (bootstrap) log(`computed in ${ms} ms (${bootstrap.resamples} resamples)`);
+      if (opts.out) {
+        writeFileSync(opts.out as string, output);
+        log(`wrote ${opts.out as string}`);
+      }
     });
 }

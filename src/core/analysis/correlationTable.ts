@@ -1,70 +1,587 @@
 /**
- * The evaluator × human correlation table (Wu et al., ICMI 2023 §3: Spearman's correlation between an
- * evaluator's scores and the coherence score, i.e. the number of annotators who said "coherent").
+ * The evaluator × response-group correlation table (Wu et al., ICMI 2023 §3, Tables 2–5): for every evaluator
+ * (metric, follow-up, average of follow-ups, judge variant) and every group of responses (by origin: source
+ * model, decoding strategy, source label, or any candidate field), the correlation between the evaluator's scores
+ * and the human coherence score (the number of annotators of the chosen group who said "coherent", §2.1), with n,
+ * the two-sided p-value as scipy.stats computes it, significance (p < α), the best evaluator per column, a seeded
+ * item-bootstrap percentile interval, and a human reference row (laypeople against experts, Table 2).
  */
 import { coherenceScore } from '../labels/annotate';
-import type { Annotation, DialogueItem } from '../model/types';
-import { spearmanRho, type CorrelationResult } from '../stats/correlation';
+import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
+import { candidateOrigins, type Candidate, type DialogueItem } from '../model/types';
+import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
+import { kendallTauB, kendallTauBStatistic, pearsonR, spearmanRho } from '../stats/correlation';
+import { displayNames, evaluatorKind, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind } from './evaluatorNames';
 
-/** One row: an evaluator against the human coherence score. */
-export interface CorrelationRow {
-  evaluatorId: string;
-  /** Candidates with both an `ok` score from this evaluator and at least one coherence label. */
-  n: number;
-  /** Candidates that have a score (any status) but were left out: no label, or a score that is not `ok`. */
-  excluded: number;
-  result: CorrelationResult;
+/** Correlation coefficient: Spearman's rho (ICMI 2023's choice), Pearson's r, or Kendall's tau-b. */
+export type CorrelationMethod = 'spearman' | 'pearson' | 'kendall';
+export const CORRELATION_METHODS: readonly CorrelationMethod[] = ['spearman', 'pearson', 'kendall'];
+
+/** Whose coherence labels make the human score; `auto`: the experts' when any expert label exists, else everyone's. */
+export type HumanChoice = HumanGroup | 'auto';
+
+/**
+ * Which cell of a column is "best" (bold): `absolute` — the largest |correlation| (ICMI 2023 §3.2 ranks follow-ups
+ * by absolute correlation, since an unfavourable follow-up should correlate negatively); `signed` — the largest
+ * correlation (Table 5, where every evaluator is meant to agree positively).
+ */
+export type BestRule = 'absolute' | 'signed';
+
+/** Bootstrap settings: B resamples of the items, a seed, and the interval's confidence level. */
+export interface BootstrapSettings {
+  resamples: number;
+  seed: number | string;
+  /** Default 0.95. */
+  level?: number;
 }
 
-/** Options of {@link correlationTable}. */
+/** A derived evaluator: the mean of several evaluators' scores (ICMI 2023 Table 4, likelihood-averaged follow-ups). */
+export interface AverageEvaluator {
+  /** Row label; the row's id is `average:<label>`. */
+  label: string;
+  /** Evaluator ids averaged; a candidate gets a value only when every member has an `ok` score on it. */
+  members: string[];
+}
+
+/** Options of {@link correlationTable}; every field has a default. */
 export interface CorrelationTableOptions {
-  /** Which annotators count toward the coherence score (default: all). */
-  annotators?: (a: Annotation) => boolean;
+  /** Default `spearman`. */
+  method?: CorrelationMethod;
+  /** Default `auto`. */
+  human?: HumanChoice;
+  /** Column grouping (see {@link candidateGroups}); default `origin`. */
+  groupBy?: string;
+  /** Add the column of all candidates (key `all`), last. Default true. */
+  includeAll?: boolean;
+  /** Default `absolute`. */
+  best?: BestRule;
+  /** Significance level for the italics. Default 0.05. */
+  alpha?: number;
+  /** Percentile intervals for every cell, when given. */
+  bootstrap?: BootstrapSettings;
+  /** Keep only evaluators whose id or display name contains one of these strings (case-insensitive). */
+  evaluators?: string[];
+  /** Extra rows: averages of evaluators. */
+  averages?: AverageEvaluator[];
+  /** Annotator groups (default: ids starting with `Expert` are experts unless an annotation says its group). */
+  groupRules?: GroupRules;
+}
+
+/** One cell: an evaluator against the human score on one group of responses. */
+export interface CorrelationCell {
+  column: string;
+  /** Candidates of the column with both a usable score and a human label: the pairs correlated. */
+  n: number;
+  /** Candidates of the column left out: no usable (`ok`, numeric) score, or no label from the chosen annotators. */
+  excluded: number;
+  /** Of those, how many had no usable score (a candidate can lack both). */
+  missingScore: number;
+  /** Of those, how many had no label from the chosen annotators. */
+  missingLabel: number;
+  /** The correlation in [-1, 1], or null when undefined. */
+  statistic: number | null;
+  /** Two-sided p-value, or null when undefined. */
+  pValue: number | null;
+  /**
+   * Why the correlation is undefined: fewer than 3 pairs, a constant column (scipy gives nan), or (side-by-side
+   * tables only) the evaluator is not part of that column's configuration.
+   */
+  undefinedReason?: 'too-few' | 'constant-input' | 'not-in-configuration';
+  /** Kendall only: exact or asymptotic p-value (scipy's `method='auto'`). */
+  pMethod?: 'exact' | 'asymptotic';
+  /** p < α. */
+  significant: boolean;
+  /** The best defined cell of its column among the evaluator rows (ties all marked); never on the human row. */
+  best: boolean;
+  /** Percentile bootstrap interval, when asked for. */
+  ci?: BootstrapInterval;
+}
+
+/** One row of the table. */
+export interface CorrelationRow {
+  evaluatorId: string;
+  displayName: string;
+  kind: EvaluatorKind;
+  /** One cell per column, in the table's column order. */
+  cells: CorrelationCell[];
+}
+
+/** A column: one group of responses. */
+export interface CorrelationColumn {
+  /** Group value (`all` for every candidate). */
+  key: string;
+  label: string;
+  /** Candidates in the group. */
+  candidates: number;
+  /** Items with at least one candidate in the group. */
+  items: number;
+}
+
+/** The whole table, with everything needed to reproduce it. */
+export interface CorrelationTable {
+  method: CorrelationMethod;
+  /** The human score used (after resolving `auto`). */
+  human: HumanGroup;
+  humanRequested: HumanChoice;
+  groupBy: string;
+  best: BestRule;
+  alpha: number;
+  columns: CorrelationColumn[];
+  /** Evaluator rows, by kind (metrics, follow-ups, averages, judges) then display name. */
+  rows: CorrelationRow[];
+  /** Laypeople's coherence scores against the experts' on the same candidates (ICMI 2023 Table 2). */
+  reference: CorrelationRow;
+  /** Items that hold at least one candidate: the units resampled by the bootstrap. */
+  items: number;
+  bootstrap?: { resamples: number; seed: number | string; level: number };
+  /** Side-by-side tables: the pinned configurations, in column order (see `sideBySide`). */
+  configurations?: { label: string; method: CorrelationMethod; human: HumanGroup; groupBy: string; variant?: string }[];
+}
+
+/** Group keys accepted by {@link candidateGroups}, besides any dotted candidate field path. */
+export const GROUP_KEYS = ['origin', 'model', 'strategy', 'source', 'kind', 'none'] as const;
+
+/** The value at a dotted path of an object (`a.b.c`), or undefined. */
+function pathValue(obj: unknown, path: readonly string[]): unknown {
+  let v: unknown = obj;
+  for (const p of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[p];
+  }
+  return v;
+}
+
+function groupLabel(v: unknown): string | null {
+  if (v === undefined || v === null || v === '') return null;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
 /**
- * For every evaluator id found on any candidate, Spearman's rho between its scores and the human coherence
- * score over the candidates that have both, with n and the two-sided p-value (Student's t, n − 2 df, as
- * scipy.stats.spearmanr). Rows are sorted by evaluator id.
+ * The groups (column keys) a candidate belongs to under `groupBy`:
+ * - `origin` (default): the origin's `source` label, else its `model`, else its `kind` — e.g. `GPT-2` in an
+ *   imported annotation table, `bundled:reflect-gpt2-tiny` for generated candidates, `human` for the reference;
+ * - `model`: `origin.model`; `strategy`: `origin.decoding.strategy`; `source`: `origin.source`; `kind`: `origin.kind`;
+ * - `none`: no groups (only the `all` column);
+ * - any other string is a dotted path into the candidate, e.g. `origin.decoding.topP`, `cluster.representative`.
+ *
+ * Paths into the origin (`origin`, `model`, `strategy`, `source`, `kind`, `origin.…`) are read on every origin of
+ * the candidate ({@link candidateOrigins}), so an exact duplicate produced by two models counts in both groups.
+ * A candidate with no value is in the group `(none)`. The table shows a group as a column only when at least one
+ * of its responses has a coherence label from anyone (so the gold references, never labelled, get no column).
  */
-export function correlationTable(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationRow[] {
-  const pairs = new Map<string, { x: number[]; y: number[]; excluded: number }>();
-  for (const item of items) {
-    for (const c of item.candidates) {
-      const human = coherenceScore(c, options.annotators);
-      for (const [id, score] of Object.entries(c.scores ?? {})) {
-        let p = pairs.get(id);
-        if (!p) pairs.set(id, (p = { x: [], y: [], excluded: 0 }));
-        if (human === null || score.status !== 'ok' || typeof score.value !== 'number') {
-          p.excluded++;
-          continue;
-        }
-        p.x.push(score.value);
-        p.y.push(human);
+export function candidateGroups(candidate: Candidate, groupBy: string): string[] {
+  if (groupBy === 'none') return [];
+  const alias: Record<string, string> = { model: 'origin.model', strategy: 'origin.decoding.strategy', decoding: 'origin.decoding.strategy', source: 'origin.source', kind: 'origin.kind' };
+  const path = alias[groupBy] ?? groupBy;
+  const values = new Set<string>();
+  if (path === 'origin' || path.startsWith('origin.')) {
+    for (const o of candidateOrigins(candidate)) {
+      const v = path === 'origin' ? groupLabel(o.source) ?? groupLabel(o.model) ?? groupLabel(o.kind) : groupLabel(pathValue(o, path.split('.').slice(1)));
+      values.add(v ?? '(none)');
+    }
+  } else {
+    values.add(groupLabel(pathValue(candidate, path.split('.'))) ?? '(none)');
+  }
+  return [...values];
+}
+
+/** The correlation of x with y by `method`, as scipy.stats 1.10 computes it. */
+export function correlate(method: CorrelationMethod, x: readonly number[], y: readonly number[]) {
+  return method === 'spearman' ? spearmanRho(x, y) : method === 'pearson' ? pearsonR(x, y) : kendallTauB(x, y);
+}
+
+/** `experts` when any annotation in `items` with a coherence label is an expert's, else `all`. */
+export function resolveHuman(items: readonly DialogueItem[], choice: HumanChoice, rules: GroupRules = DEFAULT_GROUP_RULES): HumanGroup {
+  if (choice !== 'auto') return choice;
+  for (const it of items) for (const c of it.candidates) for (const a of c.annotations) if (typeof a.coherent === 'boolean' && annotatorGroup(a, rules) === 'expert') return 'experts';
+  return 'all';
+}
+
+/** Pairs of one cell, kept per item so the bootstrap can resample items. */
+export interface CellPairs {
+  /** x (evaluator) and y (human) values of the item's candidates in this cell, indexed by item. */
+  x: number[][];
+  y: number[][];
+  n: number;
+  excluded: number;
+  missingScore: number;
+  missingLabel: number;
+}
+
+/** One candidate reduced to what the table needs. */
+interface Observation {
+  item: number;
+  groups: string[];
+  human: number | null;
+  lay: number | null;
+  expert: number | null;
+  /** Evaluator id → usable value, or null when the score exists but is not usable. */
+  scores: Map<string, number | null>;
+}
+
+/** The candidates of a file, reduced for correlating: built once, queried per cell. */
+export interface CorrelationData {
+  /** Items with at least one candidate (resampling units), by index. */
+  itemIds: string[];
+  evaluatorIds: string[];
+  columns: CorrelationColumn[];
+  human: HumanGroup;
+  observations: Observation[];
+}
+
+function usable(c: Candidate, id: string): number | null | undefined {
+  const s = c.scores?.[id];
+  if (!s) return undefined;
+  return s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value) ? s.value : null;
+}
+
+/** Reduces `items` for {@link correlationTable} and {@link compareEvaluators}. */
+export function correlationData(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationData {
+  const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
+  const human = resolveHuman(items, options.human ?? 'auto', rules);
+  const groupBy = options.groupBy ?? 'origin';
+  const includeAll = options.includeAll ?? true;
+  const humanFilter = inGroup(human, rules);
+  const layFilter = inGroup('laypeople', rules);
+  const expertFilter = inGroup('experts', rules);
+  const itemIds: string[] = [];
+  const observations: Observation[] = [];
+  const ids = new Set<string>();
+  const groupCounts = new Map<string, { candidates: number; items: Set<number>; labelled: number }>();
+  const count = (key: string, item: number, labelled: boolean) => {
+    let g = groupCounts.get(key);
+    if (!g) groupCounts.set(key, (g = { candidates: 0, items: new Set(), labelled: 0 }));
+    g.candidates++;
+    g.items.add(item);
+    if (labelled) g.labelled++;
+  };
+  for (const it of items) {
+    if (it.candidates.length === 0) continue;
+    const item = itemIds.length;
+    itemIds.push(it.id);
+    for (const c of it.candidates) {
+      const scores = new Map<string, number | null>();
+      for (const id of Object.keys(c.scores ?? {})) {
+        ids.add(id);
+        scores.set(id, usable(c, id) ?? null);
       }
+      for (const avg of options.averages ?? []) {
+        const vals = avg.members.map((m) => usable(c, m));
+        if (vals.every((v) => v === undefined)) continue;
+        scores.set(`average:${avg.label}`, vals.every((v): v is number => typeof v === 'number') ? vals.reduce((a, b) => a + b, 0) / vals.length : null);
+      }
+      const groups = candidateGroups(c, groupBy);
+      if (includeAll) groups.push('all');
+      const labelled = c.annotations.some((a) => typeof a.coherent === 'boolean');
+      for (const g of groups) count(g, item, labelled);
+      observations.push({
+        item,
+        groups,
+        human: coherenceScore(c, humanFilter),
+        lay: coherenceScore(c, layFilter),
+        expert: coherenceScore(c, expertFilter),
+        scores,
+      });
     }
   }
-  return [...pairs.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([evaluatorId, p]) => ({ evaluatorId, n: p.x.length, excluded: p.excluded, result: spearmanRho(p.x, p.y) }));
+  for (const avg of options.averages ?? []) ids.add(`average:${avg.label}`);
+  const filters = (options.evaluators ?? []).map((f) => f.toLowerCase()).filter(Boolean);
+  const names = displayNames([...ids]);
+  const evaluatorIds = [...ids].filter((id) => filters.length === 0 || filters.some((f) => id.toLowerCase().includes(f) || (names.get(id) ?? '').toLowerCase().includes(f)));
+  // A group none of whose responses anyone has labelled (e.g. the gold references) gets no column.
+  const keys = [...groupCounts.keys()].filter((k) => k !== 'all' && (groupCounts.get(k)?.labelled ?? 0) > 0).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  if (includeAll && groupCounts.has('all')) keys.push('all');
+  const columns = keys.map((key) => {
+    const g = groupCounts.get(key) as { candidates: number; items: Set<number>; labelled: number };
+    return { key, label: key === 'all' ? 'All' : key, candidates: g.candidates, items: g.items.size };
+  });
+  return { itemIds, evaluatorIds, columns, human, observations };
 }
 
-/** Formats a number to 3 decimals, or the reason it is undefined. */
-function cell(v: number | null, reason?: string): string {
-  return v === null ? `undefined (${reason ?? 'n/a'})` : v.toFixed(3);
+/**
+ * The (x, y) pairs of one cell, per item. `evaluatorId` may be {@link HUMAN_REFERENCE_ID}: then x is the
+ * laypeople's and y the experts' coherence score.
+ */
+export function cellPairs(data: CorrelationData, evaluatorId: string, column: string): CellPairs {
+  const m = data.itemIds.length;
+  const x: number[][] = Array.from({ length: m }, () => []);
+  const y: number[][] = Array.from({ length: m }, () => []);
+  let n = 0;
+  let excluded = 0;
+  let missingScore = 0;
+  let missingLabel = 0;
+  const reference = evaluatorId === HUMAN_REFERENCE_ID;
+  for (const o of data.observations) {
+    if (!o.groups.includes(column)) continue;
+    const xv = reference ? o.lay : o.scores.get(evaluatorId);
+    const yv = reference ? o.expert : o.human;
+    const noX = xv === null || xv === undefined;
+    const noY = yv === null;
+    if (noX || noY) {
+      excluded++;
+      if (noX) missingScore++;
+      if (noY) missingLabel++;
+      continue;
+    }
+    x[o.item].push(xv);
+    y[o.item].push(yv);
+    n++;
+  }
+  return { x, y, n, excluded, missingScore, missingLabel };
 }
 
-/** The table as aligned plain text (for the CLI). */
-export function formatCorrelationTable(rows: CorrelationRow[]): string {
-  const header = ['evaluator', 'n', 'excluded', 'spearman rho', 'p'];
-  const body = rows.map((r) => [
-    r.evaluatorId,
-    String(r.n),
-    String(r.excluded),
-    cell(r.result.statistic, r.result.undefinedReason),
-    r.result.pValue === null ? '' : r.result.pValue < 1e-4 ? r.result.pValue.toExponential(2) : r.result.pValue.toFixed(4),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (cols: string[]) => cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+/** Concatenates the per-item pairs of the items in `indices` (with repetition), in that order. */
+export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayLike<number>): { x: number[]; y: number[] } {
+  const x: number[] = [];
+  const y: number[] = [];
+  for (let i = 0; i < indices.length; i++) {
+    const k = indices[i];
+    const px = pairs.x[k];
+    const py = pairs.y[k];
+    for (let j = 0; j < px.length; j++) {
+      x.push(px[j]);
+      y.push(py[j]);
+    }
+  }
+  return { x, y };
+}
+
+/**
+ * Percentile bootstrap interval of one cell's correlation over the given item resamples: each resample is the
+ * concatenation of the pairs of its items ({@link resamplePairs}), the correlation is recomputed on it, and
+ * resamples where it is undefined are counted and left out (see {@link percentileInterval}).
+ *
+ * Spearman and Pearson are computed without building the resample: a pair drawn w times (w = how often its item
+ * was drawn) is weighted by w, ranks are average ranks among the weighted copies, and r is the weighted Pearson
+ * correlation — the same number as on the concatenated resample (up to rounding, ~1e-15), in O(n) per resample
+ * after one sort. Kendall's tau-b is recomputed on the concatenation with Knight's O(n log n) algorithm
+ * ({@link kendallTauBStatistic}).
+ */
+export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95): BootstrapInterval {
+  if (method === 'kendall') {
+    return percentileInterval(
+      resamples.map((idx) => {
+        const r = resamplePairs(pairs, idx);
+        return kendallTauBStatistic(r.x, r.y);
+      }),
+      level,
+    );
+  }
+  const weighted = weightedCorrelation(pairs, method === 'spearman');
+  const counts = new Int32Array(pairs.x.length);
+  return percentileInterval(
+    resamples.map((idx) => {
+      counts.fill(0);
+      for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+      return weighted(counts);
+    }),
+    level,
+  );
+}
+
+/**
+ * A function of item draw counts giving Pearson's r (or Spearman's rho when `ranks`) of the cell's pairs, each
+ * repeated as often as its item was drawn; null when fewer than 3 pairs are drawn or a column is constant.
+ */
+export function weightedCorrelation(pairs: Pick<CellPairs, 'x' | 'y'>, ranks: boolean): (counts: Int32Array) => number | null {
+  const item: number[] = [];
+  const x: number[] = [];
+  const y: number[] = [];
+  pairs.x.forEach((xs, k) => {
+    for (let j = 0; j < xs.length; j++) {
+      item.push(k);
+      x.push(xs[j]);
+      y.push(pairs.y[k][j]);
+    }
+  });
+  const n = x.length;
+  const orderX = Array.from({ length: n }, (_, i) => i).sort((a, b) => x[a] - x[b]);
+  const orderY = Array.from({ length: n }, (_, i) => i).sort((a, b) => y[a] - y[b]);
+  const w = new Float64Array(n);
+  const rx = new Float64Array(n);
+  const ry = new Float64Array(n);
+  /** Average ranks of the weighted copies in `out`; returns false when fewer than two distinct values are drawn. */
+  const rank = (values: number[], order: number[], out: Float64Array): boolean => {
+    let before = 0;
+    let groups = 0;
+    for (let i = 0; i < n; ) {
+      let j = i;
+      let weight = 0;
+      while (j < n && values[order[j]] === values[order[i]]) weight += w[order[j++]];
+      if (weight > 0) {
+        groups++;
+        const r = before + (weight + 1) / 2;
+        for (let k = i; k < j; k++) out[order[k]] = r;
+        before += weight;
+      }
+      i = j;
+    }
+    return groups >= 2;
+  };
+  const distinct = (values: number[], order: number[]): boolean => {
+    let first: number | null = null;
+    for (const i of order) {
+      if (w[i] === 0) continue;
+      if (first === null) first = values[i];
+      else if (values[i] !== first) return true;
+    }
+    return false;
+  };
+  return (counts) => {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += w[i] = counts[item[i]];
+    if (total < 3) return null;
+    let a: ArrayLike<number> = x;
+    let b: ArrayLike<number> = y;
+    if (ranks) {
+      if (!rank(x, orderX, rx) || !rank(y, orderY, ry)) return null;
+      a = rx;
+      b = ry;
+    } else if (!distinct(x, orderX) || !distinct(y, orderY)) return null;
+    let ma = 0;
+    let mb = 0;
+    for (let i = 0; i < n; i++) {
+      if (w[i] === 0) continue;
+      ma += w[i] * a[i];
+      mb += w[i] * b[i];
+    }
+    ma /= total;
+    mb /= total;
+    let sab = 0;
+    let saa = 0;
+    let sbb = 0;
+    for (let i = 0; i < n; i++) {
+      if (w[i] === 0) continue;
+      const da = a[i] - ma;
+      const db = b[i] - mb;
+      sab += w[i] * da * db;
+      saa += w[i] * da * da;
+      sbb += w[i] * db * db;
+    }
+    if (saa === 0 || sbb === 0) return null;
+    return Math.max(-1, Math.min(1, sab / Math.sqrt(saa * sbb)));
+  };
+}
+
+/**
+ * The correlation table of `items`.
+ *
+ * Rows: every evaluator id found on any candidate (filtered by `evaluators`), plus the requested averages, sorted
+ * by kind then display name; the human reference row separately. Columns: the groups of {@link candidateGroups}
+ * under `groupBy`, sorted (numbers numerically), then `all`. Each cell correlates, over the column's candidates
+ * that have both a usable score and a label from the chosen annotators, the evaluator's score with the coherence
+ * score ({@link coherenceScore}); candidates lacking either are left out and counted. p-values as scipy.stats 1.10
+ * (`spearmanr`, `pearsonr`, `kendalltau`); undefined correlations (n < 3, constant column) have null statistics
+ * and a reason, never NaN.
+ *
+ * Best per column: among evaluator rows with a defined statistic, the largest |value| (`best: 'absolute'`) or value
+ * (`'signed'`); every cell within 1e-12 of it is marked (ties share the bold); a column with fewer than two
+ * defined evaluator cells has no best; undefined cells and the human reference row are never best. Significance
+ * (p < α) is independent of best.
+ *
+ * With `bootstrap`, every cell (and the reference row) gets a percentile interval from the same B item resamples
+ * ({@link bootstrapIndices} over the items holding candidates, seeded): items, not candidates, are resampled, so
+ * candidates of one dialogue context stay together.
+ *
+ * @throws RangeError on bad bootstrap settings (B < 1, level outside (0, 1))
+ */
+export function correlationTable(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationTable {
+  const method = options.method ?? 'spearman';
+  const alpha = options.alpha ?? 0.05;
+  const bestRule = options.best ?? 'absolute';
+  const data = correlationData(items, options);
+  const level = options.bootstrap?.level ?? 0.95;
+  if (options.bootstrap && !(level > 0 && level < 1)) throw new RangeError(`bootstrap level must be in (0, 1) (got ${level})`);
+  const resamples = options.bootstrap && data.itemIds.length > 0 ? bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed) : null;
+  const names = displayNames(data.evaluatorIds);
+
+  const makeRow = (evaluatorId: string, displayName: string): CorrelationRow => ({
+    evaluatorId,
+    displayName,
+    kind: evaluatorKind(evaluatorId),
+    cells: data.columns.map((col) => {
+      const pairs = cellPairs(data, evaluatorId, col.key);
+      const flat = resamplePairs(pairs, Array.from(pairs.x.keys()));
+      const r = correlate(method, flat.x, flat.y);
+      const cell: CorrelationCell = {
+        column: col.key,
+        n: pairs.n,
+        excluded: pairs.excluded,
+        missingScore: pairs.missingScore,
+        missingLabel: pairs.missingLabel,
+        statistic: r.statistic,
+        pValue: r.pValue,
+        significant: r.pValue !== null && r.pValue < alpha,
+        best: false,
+      };
+      if (r.undefinedReason) cell.undefinedReason = r.undefinedReason;
+      if ('pMethod' in r && r.pMethod) cell.pMethod = r.pMethod;
+      return cell;
+    }),
+  });
+
+  const rows = data.evaluatorIds
+    .map((id) => makeRow(id, names.get(id) as string))
+    .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.displayName.localeCompare(b.displayName, 'en', { numeric: true }) || a.evaluatorId.localeCompare(b.evaluatorId));
+  markBest(rows, bestRule);
+  const reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
+  if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level)) task();
+  return {
+    method,
+    human: data.human,
+    humanRequested: options.human ?? 'auto',
+    groupBy: options.groupBy ?? 'origin',
+    best: bestRule,
+    alpha,
+    columns: data.columns,
+    rows,
+    reference,
+    items: data.itemIds.length,
+    ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } } : {}),
+  };
+}
+
+/** One closure per cell that computes and stores its bootstrap interval. */
+function intervalTasks(data: CorrelationData, method: CorrelationMethod, rows: readonly CorrelationRow[], resamples: readonly Int32Array[], level: number): (() => void)[] {
+  return rows.flatMap((row) =>
+    row.cells.map((cell) => () => {
+      cell.ci = cellInterval(method, cellPairs(data, row.evaluatorId, cell.column), resamples, level);
+    }),
+  );
+}
+
+/**
+ * {@link correlationTable} for interactive use: the same table, but the bootstrap intervals are computed cell by
+ * cell, yielding to the event loop between cells (so an editor stays responsive) and stopping with an AbortError
+ * as soon as `signal` aborts (e.g. the document changed again).
+ */
+export async function correlationTableAsync(items: readonly DialogueItem[], options: CorrelationTableOptions = {}, signal?: AbortSignal): Promise<CorrelationTable> {
+  const table = correlationTable(items, { ...options, bootstrap: undefined });
+  if (!options.bootstrap) return table;
+  const level = options.bootstrap.level ?? 0.95;
+  if (!(level > 0 && level < 1)) throw new RangeError(`bootstrap level must be in (0, 1) (got ${level})`);
+  const data = correlationData(items, options);
+  if (data.itemIds.length === 0) return table;
+  const resamples = bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed);
+  for (const task of intervalTasks(data, table.method, [table.reference, ...table.rows], resamples, level)) {
+    signal?.throwIfAborted();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    task();
+  }
+  return { ...table, bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } };
+}
+
+/** Marks the best cell(s) of every column (see {@link correlationTable}). Exported for pinned, merged tables. */
+export function markBest(rows: readonly CorrelationRow[], rule: BestRule): void {
+  if (rows.length === 0) return;
+  const width = rows[0].cells.length;
+  for (let c = 0; c < width; c++) {
+    const score = (cell: CorrelationCell | undefined) => (cell?.statistic == null ? null : rule === 'absolute' ? Math.abs(cell.statistic) : cell.statistic);
+    const defined = rows.filter((r) => r.kind !== 'human' && score(r.cells[c]) !== null);
+    for (const r of rows) if (r.cells[c]) r.cells[c].best = false;
+    if (defined.length < 2) continue;
+    const top = Math.max(...defined.map((r) => score(r.cells[c]) as number));
+    for (const r of defined) if ((score(r.cells[c]) as number) >= top - 1e-12) r.cells[c].best = true;
+  }
 }

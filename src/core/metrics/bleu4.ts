@@ -5,8 +5,8 @@
  */
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
-import { clippedMatches } from './text/ngrams';
-import { Fraction, fsum, pyAdd, pyDiv, pyMul, pyPositive, pyTruthy, toFloat, type PyNumber } from './text/python';
+import { ngramStats } from './text/ngrams';
+import { Fraction, fsum, fsum4, pyAdd, pyDiv, pyMul, pyPositive, pyTruthy, toFloat, type PyNumber } from './text/python';
 import { WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
 
 /** NLTK's smoothing functions: `none` is NLTK's default (`method0`); `method1`–`method7` are Chen & Cherry (2014). */
@@ -47,21 +47,24 @@ export class NltkBleuError extends Error {}
 export function nltkSentenceBleu(reference: readonly string[], hypothesis: readonly string[], config: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k' | 'autoReweigh'>): number {
   const hypLen = hypothesis.length;
   const refLen = reference.length;
-  const num: number[] = [];
-  const den: number[] = [];
-  for (let n = 1; n <= 4; n++) {
-    const { matches, total } = clippedMatches(hypothesis, reference, n);
-    num.push(matches);
-    den.push(Math.max(1, total));
-  }
+  const stats = ngramStats(hypothesis, reference, config.smoothing === 'method5' || config.smoothing === 'method7' ? 5 : 4);
+  const num = stats.matches;
+  const den = [Math.max(1, stats.totals[0]), Math.max(1, stats.totals[1]), Math.max(1, stats.totals[2]), Math.max(1, stats.totals[3]), Math.max(1, stats.totals[4] ?? 0)];
   const bp = hypLen > refLen ? 1 : hypLen === 0 ? 0 : Math.exp(1 - refLen / hypLen);
   if (num[0] === 0) return 0;
-  let p: PyNumber[] = num.map((x, i) => Fraction.of(x, den[i]));
-  p = smooth(p, config, reference, hypothesis);
+  if (config.smoothing === 'none' && !(config.autoReweigh && hypLen < 4)) {
+    // NLTK's default (method0), the common case, without the general machinery: every precision is positive.
+    const t0 = 0.25 * Math.log(num[0] / den[0]);
+    const t1 = 0.25 * Math.log(num[1] === 0 ? FLOAT_MIN : num[1] / den[1]);
+    const t2 = 0.25 * Math.log(num[2] === 0 ? FLOAT_MIN : num[2] / den[2]);
+    const t3 = 0.25 * Math.log(num[3] === 0 ? FLOAT_MIN : num[3] / den[3]);
+    return bp * Math.exp(fsum4(t0, t1, t2, t3));
+  }
+  const p = smooth(num, den, config, hypLen);
   let weights = [0.25, 0.25, 0.25, 0.25];
   if (config.autoReweigh && hypLen < 4) weights = new Array<number>(hypLen).fill(1 / hypLen);
   const terms: number[] = [];
-  for (let i = 0; i < Math.min(weights.length, p.length); i++) if (pyPositive(p[i])) terms.push(weights[i] * Math.log(toFloat(p[i])));
+  for (let i = 0; i < Math.min(weights.length, 4); i++) if (pyPositive(p[i])) terms.push(weights[i] * Math.log(toFloat(p[i])));
   return bp * Math.exp(fsum(terms));
 }
 
@@ -70,78 +73,72 @@ function pyNumber(x: number): PyNumber {
   return Number.isInteger(x) ? Fraction.of(x) : x;
 }
 
-function isZeroFraction(x: PyNumber): boolean {
-  return typeof x !== 'number' && x.num === 0n;
-}
-
-function method4(p: PyNumber[], hypLen: number, k: number): PyNumber[] {
-  let incvnt = 1;
-  return p.map((pi) => {
-    if (isZeroFraction(pi) && hypLen > 1) {
-      const numerator = 1 / ((2 ** incvnt * k) / Math.log(hypLen));
-      incvnt++;
-      return numerator / Number((pi as Fraction).den);
+/**
+ * NLTK's `SmoothingFunction().method<k>` applied to the precisions num[i]/den[i] (orders 1–4; index 4 holds the
+ * 5-gram precision that method5 reads). Where NLTK keeps a `Fraction`, the value is the exact ratio: a plain
+ * number num/den (correctly rounded, as Python's `float(Fraction)`) when only its float value is used later, a
+ * {@link Fraction} where NLTK does exact arithmetic on it (methods 2, 5, 6, 7).
+ */
+function smooth(num: readonly number[], den: readonly number[], c: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k'>, hypLen: number): PyNumber[] {
+  const orders = [0, 1, 2, 3];
+  const fractions = (): PyNumber[] => orders.map((i) => Fraction.of(num[i], den[i]));
+  /** method4 on the four orders: 1/(2^i·k/ln(len)) / den for zero matches (when len > 1), the precision otherwise. */
+  const method4 = (): PyNumber[] => {
+    let incvnt = 1;
+    return orders.map((i) => {
+      if (num[i] === 0 && hypLen > 1) {
+        const numerator = 1 / ((2 ** incvnt * c.k) / Math.log(hypLen));
+        incvnt++;
+        return numerator / den[i];
+      }
+      return Fraction.of(num[i], den[i]);
+    });
+  };
+  /** method5: each order averaged with its neighbours, m[-1] = p1 + 1 and the 5-gram precision after p4. */
+  const method5 = (p: PyNumber[]): PyNumber[] => {
+    const plus1 = [...p, Fraction.of(num[4], den[4])];
+    const out = [...p];
+    let prev = pyAdd(p[0], Fraction.of(1));
+    for (let i = 0; i < 4; i++) {
+      out[i] = pyDiv(pyAdd(pyAdd(prev, out[i]), plus1[i + 1]), Fraction.of(3));
+      prev = out[i];
     }
-    return pi;
-  });
-}
-
-function method5(p: PyNumber[], reference: readonly string[], hypothesis: readonly string[]): PyNumber[] {
-  const five = clippedMatches(hypothesis, reference, 5);
-  const plus1 = [...p, Fraction.of(five.matches, Math.max(1, five.total))];
-  const out = [...p];
-  let prev = pyAdd(p[0], Fraction.of(1));
-  for (let i = 0; i < out.length; i++) {
-    out[i] = pyDiv(pyAdd(pyAdd(prev, out[i]), plus1[i + 1]), Fraction.of(3));
-    prev = out[i];
-  }
-  return out;
-}
-
-function method6(p: PyNumber[], hypothesis: readonly string[], alpha: number): PyNumber[] {
-  if (!pyTruthy(p[2])) throw new NltkBleuError('smoothing method6 requires a non-zero trigram precision (NLTK raises AssertionError)');
-  const out = [...p];
-  for (let i = 2; i < out.length; i++) {
-    const m = (p[i] as Fraction).num;
-    const l = Math.max(0, hypothesis.length - i);
-    const prior2 = out[i - 2];
-    const isZero = typeof prior2 === 'number' ? prior2 === 0 : prior2.num === 0n;
-    if (isZero) {
-      // pi0 is the int 0: (m + alpha·0) / (l + alpha) is Python int/int (or float) true division.
-      out[i] = Number(m) / (l + alpha);
-    } else {
-      const prev = out[i - 1];
-      const pi0 = pyDiv(pyMul(prev, prev), prior2);
-      out[i] = pyDiv(pyAdd(new Fraction(m, 1n), pyMul(pyNumber(alpha), pi0)), pyNumber(l + alpha));
-    }
-  }
-  return out;
-}
-
-function smooth(p: PyNumber[], c: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k'>, reference: readonly string[], hypothesis: readonly string[]): PyNumber[] {
-  const hypLen = hypothesis.length;
+    return out;
+  };
   switch (c.smoothing) {
     case 'none':
-      return p.map((pi) => (isZeroFraction(pi) ? FLOAT_MIN : pi));
+      return orders.map((i) => (num[i] === 0 ? FLOAT_MIN : num[i] / den[i]));
     case 'method1':
-      return p.map((pi) => (isZeroFraction(pi) ? (0 + c.epsilon) / Number((pi as Fraction).den) : pi));
+      return orders.map((i) => (num[i] === 0 ? (0 + c.epsilon) / den[i] : num[i] / den[i]));
     case 'method2':
-      return p.map((pi, i) => (i === 0 ? pi : new Fraction((pi as Fraction).num + 1n, (pi as Fraction).den + 1n)));
+      return orders.map((i) => (i === 0 ? num[0] / den[0] : new Fraction(BigInt(num[i] + 1), BigInt(den[i] + 1))));
     case 'method3': {
       let incvnt = 1;
-      return p.map((pi) => {
-        if (!isZeroFraction(pi)) return pi;
-        return 1 / (2 ** incvnt++ * Number((pi as Fraction).den));
-      });
+      return orders.map((i) => (num[i] === 0 ? 1 / (2 ** incvnt++ * den[i]) : num[i] / den[i]));
     }
     case 'method4':
-      return method4(p, hypLen, c.k);
+      return method4();
     case 'method5':
-      return method5(p, reference, hypothesis);
-    case 'method6':
-      return method6(p, hypothesis, c.alpha);
+      return method5(fractions());
+    case 'method6': {
+      if (num[2] === 0) throw new NltkBleuError('smoothing method6 requires a non-zero trigram precision (NLTK raises AssertionError)');
+      const out = fractions();
+      for (let i = 2; i < 4; i++) {
+        const l = Math.max(0, hypLen - i);
+        const prior2 = out[i - 2];
+        if (!pyTruthy(prior2)) {
+          // pi0 is the int 0: (m + alpha·0) / (l + alpha) is Python int/int (or float) true division.
+          out[i] = num[i] / (l + c.alpha);
+        } else {
+          const prev = out[i - 1];
+          const pi0 = pyDiv(pyMul(prev, prev), prior2);
+          out[i] = pyDiv(pyAdd(Fraction.of(num[i]), pyMul(pyNumber(c.alpha), pi0)), pyNumber(l + c.alpha));
+        }
+      }
+      return out;
+    }
     case 'method7':
-      return method5(method4(p, hypLen, c.k), reference, hypothesis);
+      return method5(method4());
   }
 }
 

@@ -29,62 +29,83 @@ export interface MeteorConfig {
   gamma: number;
 }
 
-type Enum = [index: number, word: string];
+/**
+ * The words still unmatched after a stage: their positions in the original hypothesis/reference and the words
+ * (original, or stems after the stem stage), in original order — NLTK's enumerated lists.
+ */
+interface Rest {
+  pos: number[];
+  words: string[];
+}
 
-/** `_match_enums`: exact matches, hypothesis words from last to first, each against reference words from last to first. */
-function matchEnums(hyp: Enum[], ref: Enum[], matches: [number, number][]): void {
-  for (let i = hyp.length - 1; i >= 0; i--) {
-    for (let j = ref.length - 1; j >= 0; j--) {
-      if (hyp[i][1] === ref[j][1]) {
-        matches.push([hyp[i][0], ref[j][0]]);
-        hyp.splice(i, 1);
-        ref.splice(j, 1);
-        break;
-      }
+/**
+ * `_match_enums`: hypothesis words from last to first, each matched with the last still-unmatched reference word
+ * equal to it. Records `refOf[hypothesis position] = reference position`; returns what is left on both sides.
+ * (NLTK scans the reference list from its end; taking the largest remaining position of the same word is the
+ * same choice.)
+ */
+function exactStage(hyp: Rest, ref: Rest, refOf: Int32Array): [Rest, Rest] {
+  const positions = new Map<string, number[]>();
+  for (let j = 0; j < ref.words.length; j++) {
+    const list = positions.get(ref.words[j]);
+    if (list) list.push(j);
+    else positions.set(ref.words[j], [j]);
+  }
+  const refUsed = new Uint8Array(ref.words.length);
+  const hypUsed = new Uint8Array(hyp.words.length);
+  let any = false;
+  for (let i = hyp.words.length - 1; i >= 0; i--) {
+    const list = positions.get(hyp.words[i]);
+    if (list && list.length) {
+      const j = list.pop()!;
+      refOf[hyp.pos[i]] = ref.pos[j];
+      refUsed[j] = 1;
+      hypUsed[i] = 1;
+      any = true;
     }
   }
+  return any ? [rest(hyp, hypUsed), rest(ref, refUsed)] : [hyp, ref];
+}
+
+function rest(r: Rest, used: Uint8Array): Rest {
+  const out: Rest = { pos: [], words: [] };
+  for (let k = 0; k < r.words.length; k++) {
+    if (!used[k]) {
+      out.pos.push(r.pos[k]);
+      out.words.push(r.words[k]);
+    }
+  }
+  return out;
 }
 
 const stem = memoStemmer();
 
-/** `_enum_stem_match`: exact matching of Porter stems of the words left; the lists keep the stems (as NLTK's do). */
-function stemMatch(hyp: Enum[], ref: Enum[], matches: [number, number][]): [Enum[], Enum[]] {
-  const h = hyp.map(([i, w]): Enum => [i, stem(w)]);
-  const r = ref.map(([i, w]): Enum => [i, stem(w)]);
-  matchEnums(h, r, matches);
-  return [h, r];
-}
-
-/** `_enum_wordnetsyn_match`: a reference word matches when it is among the hypothesis word's WordNet synonyms. */
-function synonymMatch(hyp: Enum[], ref: Enum[], wordnet: WordNet, matches: [number, number][]): void {
-  for (let i = hyp.length - 1; i >= 0; i--) {
-    if (ref.length === 0) break;
-    const syns = wordnet.synonyms(hyp[i][1]);
-    for (let j = ref.length - 1; j >= 0; j--) {
-      if (syns.has(ref[j][1])) {
-        matches.push([hyp[i][0], ref[j][0]]);
-        hyp.splice(i, 1);
-        ref.splice(j, 1);
+/**
+ * `_enum_wordnetsyn_match`: hypothesis words from last to first, each matched with the last unmatched reference
+ * word among its WordNet synonyms.
+ */
+function synonymStage(hyp: Rest, ref: Rest, wordnet: WordNet, refOf: Int32Array): void {
+  const refUsed = new Uint8Array(ref.words.length);
+  let left = ref.words.length;
+  for (let i = hyp.words.length - 1; i >= 0 && left > 0; i--) {
+    const syns = wordnet.synonyms(hyp.words[i]);
+    for (let j = ref.words.length - 1; j >= 0; j--) {
+      if (!refUsed[j] && syns.has(ref.words[j])) {
+        refOf[hyp.pos[i]] = ref.pos[j];
+        refUsed[j] = 1;
+        left--;
         break;
       }
     }
   }
 }
 
-/** `_count_chunks` on matches sorted by hypothesis position. */
-function countChunks(matches: readonly [number, number][]): number {
-  let chunks = 1;
-  for (let i = 0; i < matches.length - 1; i++) {
-    if (!(matches[i + 1][0] === matches[i][0] + 1 && matches[i + 1][1] === matches[i][1] + 1)) chunks++;
-  }
-  return chunks;
-}
-
 /**
- * NLTK 3.8 `single_meteor_score(reference, hypothesis)` on already lowercased words: exact, then Porter-stem,
- * then WordNet-synonym alignment (the stem stage passes stems on to the synonym stage, as NLTK does); then
- * P = m/|h|, R = m/|r|, Fmean = PR/(αP + (1−α)R), penalty = γ·(chunks/m)^β, score = (1 − penalty)·Fmean, and
- * 0 when |h|, |r| or m is 0.
+ * NLTK 3.8 `single_meteor_score(reference, hypothesis)` on already lowercased words: exact, then Porter-stem
+ * (`_enum_stem_match`: exact matching of the stems of the words left; the synonym stage then sees those stems, as
+ * in NLTK), then WordNet-synonym alignment; then P = m/|h|, R = m/|r|, Fmean = PR/(αP + (1−α)R),
+ * penalty = γ·(chunks/m)^β with chunks counted over the matches in hypothesis order (`_count_chunks`),
+ * score = (1 − penalty)·Fmean, and 0 when |h|, |r| or m is 0.
  *
  * @returns the score in [0, 1)
  */
@@ -92,21 +113,31 @@ export function meteorFromWords(reference: readonly string[], hypothesis: readon
   const translationLength = hypothesis.length;
   const referenceLength = reference.length;
   if (translationLength === 0 || referenceLength === 0) return 0.0;
-  let hyp: Enum[] = hypothesis.map((w, i) => [i, w]);
-  let ref: Enum[] = reference.map((w, i) => [i, w]);
-  const matches: [number, number][] = [];
-  matchEnums(hyp, ref, matches);
-  if (hyp.length && ref.length) {
-    [hyp, ref] = stemMatch(hyp, ref, matches);
-    if (hyp.length && ref.length) synonymMatch(hyp, ref, wordnet, matches);
+  const refOf = new Int32Array(translationLength).fill(-1);
+  let hyp: Rest = { pos: hypothesis.map((_, i) => i), words: [...hypothesis] };
+  let ref: Rest = { pos: reference.map((_, i) => i), words: [...reference] };
+  [hyp, ref] = exactStage(hyp, ref, refOf);
+  if (hyp.words.length && ref.words.length) {
+    [hyp, ref] = exactStage({ pos: hyp.pos, words: hyp.words.map(stem) }, { pos: ref.pos, words: ref.words.map(stem) }, refOf);
+    if (hyp.words.length && ref.words.length) synonymStage(hyp, ref, wordnet, refOf);
   }
-  const m = matches.length;
+  let m = 0;
+  let chunks = 0;
+  let prevHyp = -2;
+  let prevRef = -2;
+  for (let h = 0; h < translationLength; h++) {
+    const r = refOf[h];
+    if (r < 0) continue;
+    m++;
+    if (!(h === prevHyp + 1 && r === prevRef + 1)) chunks++;
+    prevHyp = h;
+    prevRef = r;
+  }
   if (m === 0) return 0.0;
-  matches.sort((a, b) => a[0] - b[0]);
   const precision = m / translationLength;
   const recall = m / referenceLength;
   const fmean = (precision * recall) / (c.alpha * precision + (1 - c.alpha) * recall);
-  const fragFrac = countChunks(matches) / m;
+  const fragFrac = chunks / m;
   const penalty = c.gamma * pyPow(fragFrac, c.beta);
   return (1 - penalty) * fmean;
 }

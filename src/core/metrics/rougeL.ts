@@ -19,23 +19,42 @@ export interface RougeLScore {
   f: number;
 }
 
-/** Length of the longest common subsequence of two token lists (the last cell of rouge-score's `_lcs_table`). */
+/**
+ * Length of the longest common subsequence of two token lists: the last cell of rouge-score's `_lcs_table`,
+ * computed with the bit-parallel recurrence of Crochemore et al. (2001), V' = (V + (V & M_b)) | (V & ~M_b) over
+ * the positions of `a`, in 32-bit words; the LCS length is the number of zero bits of V.
+ */
 export function lcsLength(a: readonly string[], b: readonly string[]): number {
-  if (a.length === 0 || b.length === 0) return 0;
-  // Map tokens to small integers, then one row of the table at a time.
-  const ids = new Map<string, number>();
-  const ai = Int32Array.from(a, (t) => ids.get(t) ?? (ids.set(t, ids.size), ids.size - 1));
-  const bi = Int32Array.from(b, (t) => ids.get(t) ?? -1);
-  let prev = new Int32Array(bi.length + 1);
-  let cur = new Int32Array(bi.length + 1);
-  for (let i = 1; i <= ai.length; i++) {
-    const x = ai[i - 1];
-    for (let j = 1; j <= bi.length; j++) {
-      cur[j] = x === bi[j - 1] ? prev[j - 1] + 1 : prev[j] > cur[j - 1] ? prev[j] : cur[j - 1];
-    }
-    [prev, cur] = [cur, prev];
+  const m = a.length;
+  if (m === 0 || b.length === 0) return 0;
+  const words = (m + 31) >>> 5;
+  const masks = new Map<string, Uint32Array>();
+  for (let i = 0; i < m; i++) {
+    let mask = masks.get(a[i]);
+    if (mask === undefined) masks.set(a[i], (mask = new Uint32Array(words)));
+    mask[i >>> 5] |= 1 << (i & 31);
   }
-  return prev[bi.length];
+  const v = new Uint32Array(words).fill(0xffffffff);
+  for (let j = 0; j < b.length; j++) {
+    const mask = masks.get(b[j]);
+    if (mask === undefined) continue; // V & M = 0: V unchanged
+    let carry = 0;
+    for (let w = 0; w < words; w++) {
+      const vw = v[w];
+      const u = (vw & mask[w]) >>> 0;
+      const sum = vw + u + carry; // exact in a double: < 2^34
+      carry = sum > 0xffffffff ? 1 : 0;
+      v[w] = (sum >>> 0) | (vw & ~mask[w]);
+    }
+  }
+  let ones = 0;
+  for (let w = 0; w < words; w++) {
+    let x = w === words - 1 && (m & 31) !== 0 ? v[w] & ((1 << (m & 31)) - 1) : v[w];
+    x = x - ((x >>> 1) & 0x55555555);
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    ones += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+  }
+  return m - ones;
 }
 
 /**

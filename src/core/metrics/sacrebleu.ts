@@ -8,7 +8,7 @@
  */
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
-import { clippedMatches } from './text/ngrams';
+import { ngramStats } from './text/ngrams';
 import { pyLower, pyRstrip, pySplit } from './text/python';
 import { tokenize13a } from './text/tokenize';
 
@@ -77,13 +77,7 @@ function preprocess(text: string, c: Pick<SacreBleuConfig, 'lowercase' | 'tokeni
 export function sacreSentenceBleu(candidate: string, reference: string, c: SacreBleuConfig): number {
   const hyp = preprocess(candidate, c);
   const ref = preprocess(reference, c);
-  const correct: number[] = [];
-  const total: number[] = [];
-  for (let n = 1; n <= 4; n++) {
-    const m = clippedMatches(hyp, ref, n);
-    correct.push(m.matches);
-    total.push(m.total);
-  }
+  const { matches: correct, totals: total } = ngramStats(hyp, ref, 4);
   return sacreBleuFromStats(correct, total, hyp.length, ref.length, c);
 }
 

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import seedrandom from 'seedrandom';
 import { getMetric, listMetrics, MetricConfigError, scoreItems } from '../../../src/core/metrics';
 import { bleu4 } from '../../../src/core/metrics/bleu4';
 import type { DialogueItem } from '../../../src/core/model/types';
 import { Fraction, fsum, pyLen, pyPow, pySplit, pyRstrip, ratioToNumber } from '../../../src/core/metrics/text/python';
+import { ngramStats } from '../../../src/core/metrics/text/ngrams';
 import { porterStem } from '../../../src/core/metrics/text/porter';
+import { lcsLength } from '../../../src/core/metrics/rougeL';
 import { rougeTokens, tokenize13a, wordTokens } from '../../../src/core/metrics/text/tokenize';
 import { REFLECT_EVAL_VERSION } from '../../../src/core/version';
 
@@ -46,6 +49,28 @@ describe('Python semantics the reference metrics rely on', () => {
     assert.equal(pyPow(0.5, 3), 0.125);
     assert.equal(pyPow(2, 0.5), Math.SQRT2);
   });
+
+  it('float ** int equals the exactly computed power rounded once, on 60,000 random bases and every chunks/matches ratio', () => {
+    const exact = (x: number, y: number): number => {
+      const view = new DataView(new ArrayBuffer(8));
+      view.setFloat64(0, x);
+      const hi = view.getUint32(0);
+      const biased = (hi >>> 20) & 0x7ff;
+      let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+      if (biased) mant |= 1n << 52n;
+      const e = ((biased || 1) - 1075) * y;
+      const num = mant ** BigInt(y);
+      return e >= 0 ? ratioToNumber(num << BigInt(e), 1n) : ratioToNumber(num, 1n << BigInt(-e));
+    };
+    const rng = seedrandom('pow');
+    const wrong: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const x = rng() * (i % 3 ? 1 : 1000);
+      for (const y of [2, 3, 4, 7]) if (pyPow(x, y) !== exact(x, y)) wrong.push(`${x}**${y}`);
+    }
+    for (let m = 1; m <= 80; m++) for (let c = 1; c <= m; c++) if (pyPow(c / m, 3) !== exact(c / m, 3)) wrong.push(`(${c}/${m})**3`);
+    assert.deepEqual(wrong.slice(0, 5), []);
+  });
 });
 
 describe('tokenizers of the reference implementations', () => {
@@ -78,6 +103,49 @@ describe('tokenizers of the reference implementations', () => {
       ['by', 'by'],
     ];
     for (const [w, s] of cases) assert.equal(porterStem(w), s, w);
+  });
+});
+
+describe('fast kernels against their textbook definitions (random token sequences)', () => {
+  const rng = seedrandom('kernels');
+  const seq = (len: number, vocab: number): string[] => Array.from({ length: len }, () => `w${Math.floor(rng() * vocab)}`);
+
+  it("LCS length: the bit-parallel recurrence equals rouge-score's dynamic-programming table, across word boundaries", () => {
+    const table = (a: string[], b: string[]): number => {
+      const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+      for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) t[i][j] = a[i - 1] === b[j - 1] ? t[i - 1][j - 1] + 1 : Math.max(t[i - 1][j], t[i][j - 1]);
+      return t[a.length][b.length];
+    };
+    for (let k = 0; k < 600; k++) {
+      const a = seq(Math.floor(rng() * 140), 2 + Math.floor(rng() * 20));
+      const b = seq(Math.floor(rng() * 140), 2 + Math.floor(rng() * 20));
+      assert.equal(lcsLength(a, b), table(a, b), `${a.length}×${b.length}`);
+    }
+  });
+
+  it('n-gram statistics equal counting n-gram tuples, including references too varied for numeric keys', () => {
+    const naive = (hyp: string[], ref: string[], n: number): number => {
+      const count = (xs: string[]) => {
+        const m = new Map<string, number>();
+        for (let i = 0; i + n <= xs.length; i++) m.set(xs.slice(i, i + n).join('\u0000'), (m.get(xs.slice(i, i + n).join('\u0000')) ?? 0) + 1);
+        return m;
+      };
+      const r = count(ref);
+      let total = 0;
+      for (const [g, c] of count(hyp)) total += Math.min(c, r.get(g) ?? 0);
+      return total;
+    };
+    const cases: [string[], string[]][] = [];
+    for (let k = 0; k < 500; k++) cases.push([seq(Math.floor(rng() * 60), 1 + Math.floor(rng() * 8)), seq(Math.floor(rng() * 60), 1 + Math.floor(rng() * 8))]);
+    const wide = Array.from({ length: 1500 }, (_, i) => `v${i}`);
+    cases.push([[...wide.slice(10, 400), ...wide.slice(0, 5)], wide]);
+    for (const [hyp, ref] of cases) {
+      const s = ngramStats(hyp, ref, 5);
+      for (let n = 1; n <= 5; n++) {
+        assert.equal(s.matches[n - 1], naive(hyp, ref, n), `order ${n}`);
+        assert.equal(s.totals[n - 1], Math.max(0, hyp.length - n + 1));
+      }
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kendallExactP, kendallTauB, pearsonR, spearmanRho } from '../../../src/core/stats/correlation';
+import { kendallExactP, kendallTauB, kendallTauBStatistic, pearsonR, spearmanRho } from '../../../src/core/stats/correlation';
 import { rankAverage } from '../../../src/core/stats/rank';
 
 interface Ref {
@@ -44,6 +44,17 @@ describe(`correlations: parity with scipy ${ref.scipy} (scripts/parity/stats_ref
       assert.ok(maxStat < 1e-9 && maxP < 1e-9);
     });
   }
+});
+
+describe("Kendall's tau-b in O(n log n) (Knight 1966)", () => {
+  it(`equals scipy's statistic within 1e-9 on all ${ref.cases.length} cases, and undefined where scipy gives nan`, () => {
+    for (const c of ref.cases) {
+      const got = kendallTauBStatistic(c.x, c.y);
+      if (c.kendall.statistic === null) assert.equal(got, null, c.name);
+      else assert.ok(got !== null && Math.abs(got - c.kendall.statistic) <= 1e-9, `${c.name}: ${got} vs ${c.kendall.statistic}`);
+    }
+    assert.equal(kendallTauBStatistic([1, 2], [2, 1]), null);
+  });
 });
 
 describe('ranks and hand-worked cases', () => {

@@ -30,17 +30,24 @@ export function isPythonSpace(cp: number): boolean {
 
 // Python whitespace as a regular-expression class (all BMP, so UTF-16 units suffice).
 const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const PY_SPACE_RUN = new RegExp(`[${PY_SPACE}]+`);
 const PY_TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
-const ONLY_ASCII_WORDS = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
 
 /** Python's `s.split()`: split on runs of Python whitespace, no empty strings. */
 export function pySplit(s: string): string[] {
-  if (ONLY_ASCII_WORDS.test(s)) return s.split(' ');
-  const parts = s.split(PY_SPACE_RUN);
-  if (parts.length && parts[0] === '') parts.shift();
-  if (parts.length && parts[parts.length - 1] === '') parts.pop();
-  return parts;
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const space = c <= 0x20 ? c === 0x20 || (c >= 0x09 && c <= 0x0d) || c >= 0x1c : c >= 0x85 && isPythonSpace(c);
+    if (space) {
+      if (start >= 0) {
+        out.push(s.slice(start, i));
+        start = -1;
+      }
+    } else if (start < 0) start = i;
+  }
+  if (start >= 0) out.push(s.slice(start));
+  return out;
 }
 
 /** Python's `s.rstrip()` (no argument). */
@@ -117,6 +124,16 @@ export function fsum(values: Iterable<number>): number {
     }
   }
   return hi;
+}
+
+const four = [0, 0, 0, 0];
+/** {@link fsum} of four numbers, without allocating. */
+export function fsum4(a: number, b: number, c: number, d: number): number {
+  four[0] = a;
+  four[1] = b;
+  four[2] = c;
+  four[3] = d;
+  return fsum(four);
 }
 
 function bitLength(n: bigint): number {
@@ -263,14 +280,33 @@ function decompose(x: number): { mant: bigint; exp: number } {
   return { mant, exp: (biased === 0 ? 1 : biased) - 1075 };
 }
 
+/** Dekker's exact product: a·b = p + e with p = fl(a·b) (no overflow or underflow in the operands' range). */
+function twoProduct(a: number, b: number): [number, number] {
+  const p = a * b;
+  const SPLIT = 134217729; // 2^27 + 1
+  let t = SPLIT * a;
+  const ah = t - (t - a);
+  const al = a - ah;
+  t = SPLIT * b;
+  const bh = t - (t - b);
+  const bl = b - bh;
+  return [p, ah * bh - p + ah * bl + al * bh + al * bl];
+}
+
 /**
- * `x ** y` as C's `pow` in glibc computes it for Python floats: correctly rounded. Exact (through integers) for a
- * positive finite `x` and an integer `y` in [0, 64] — METEOR's β = 3 — where JavaScript's `**` can be an ulp off;
- * otherwise `Math.pow`.
+ * `x ** y` as C's `pow` in glibc computes it for Python floats: correctly rounded. Exact for a positive finite `x`
+ * (in [2^-300, 2^300]) and an integer `y` in [0, 64] — METEOR's β = 3 — where JavaScript's `**` can be an ulp off:
+ * for y ≤ 4 the power is kept as an exact sum of doubles (Dekker products) and rounded once by {@link fsum};
+ * beyond, through integers. Otherwise `Math.pow`.
  */
 export function pyPow(x: number, y: number): number {
-  if (!(Number.isInteger(y) && y >= 0 && y <= 64 && x > 0 && Number.isFinite(x))) return x ** y;
+  if (!(Number.isInteger(y) && y >= 0 && y <= 64 && x >= 2 ** -300 && x <= 2 ** 300)) return x ** y;
   if (y === 0) return 1;
+  if (y <= 4) {
+    let terms = [x];
+    for (let k = 1; k < y; k++) terms = terms.flatMap((t) => twoProduct(t, x));
+    return fsum(terms);
+  }
   const { mant, exp } = decompose(x);
   const num = mant ** BigInt(y);
   const e = exp * y;

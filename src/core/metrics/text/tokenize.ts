@@ -58,6 +58,7 @@ export function wordTokens(text: string, tokenizer: WordTokenizer): string[] {
 
 const NON_ALNUM = /[^a-z0-9]+/g;
 const VALID_TOKEN = /^[a-z0-9]+$/;
+const NON_ASCII = /[^\x00-\x7f]/;
 const rougeStem = memoStemmer();
 
 /**
@@ -66,9 +67,25 @@ const rougeStem = memoStemmer();
  * whitespace; with `stem`, NLTK's Porter stemmer on tokens longer than 3 characters; drop empty tokens.
  */
 export function rougeTokens(text: string, stem: boolean): string[] {
-  const tokens = pyLower(text).replace(NON_ALNUM, ' ').split(' ');
   const out: string[] = [];
-  for (const t of tokens) {
+  if (!NON_ASCII.test(text)) {
+    // ASCII text: Python's lower() is ASCII lower-casing, so scan once for runs of [a-z0-9].
+    const lower = text.toLowerCase();
+    let start = -1;
+    for (let i = 0; i <= lower.length; i++) {
+      const c = i < lower.length ? lower.charCodeAt(i) : 0;
+      const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+      if (alnum) {
+        if (start < 0) start = i;
+      } else if (start >= 0) {
+        const t = lower.slice(start, i);
+        out.push(stem && t.length > 3 ? rougeStem(t) : t);
+        start = -1;
+      }
+    }
+    return out;
+  }
+  for (const t of pyLower(text).replace(NON_ALNUM, ' ').split(' ')) {
     if (t === '') continue;
     const s = stem && t.length > 3 ? rougeStem(t) : t;
     if (VALID_TOKEN.test(s)) out.push(s);

@@ -1,0 +1,105 @@
+/**
+ * Side by side: several configurations (method, human group, grouping, judge prompt variant) of the correlation
+ * table pinned into one table, their columns for the same response group adjacent — e.g. GPT-2 under Spearman
+ * next to GPT-2 under Kendall, or a judge under prompt variant A next to the same judge under variant B.
+ */
+import type { DialogueItem } from '../model/types';
+import {
+  correlationTable,
+  correlationTableAsync,
+  type CorrelationCell,
+  type CorrelationColumn,
+  type CorrelationRow,
+  type CorrelationTable,
+  type CorrelationTableOptions,
+} from './correlationTable';
+import { parseJudgeId } from './evaluatorNames';
+
+/** One pinned configuration. */
+export interface PinnedConfiguration {
+  /** Shown in the column headers, e.g. `spearman · experts` or `tutorial prompt`. */
+  label: string;
+  options: CorrelationTableOptions;
+  /**
+   * A judge prompt variant `<body>×<request>` (e.g. `instructions×rating`): the configuration keeps only that
+   * variant's judge rows and files them under the judge (`judge:<judge id>`), so one judge's variants line up in
+   * one row across configurations. Metric rows are unaffected.
+   */
+  variant?: string;
+}
+
+/** Row key of an evaluator in a configuration: a judge's id without its variant when the configuration has one. */
+function rowKey(evaluatorId: string, variant: string | undefined): string | null {
+  if (!variant) return evaluatorId;
+  const j = parseJudgeId(evaluatorId);
+  if (!j) return evaluatorId;
+  return `${j.body}×${j.request}` === variant ? `judge:${j.judge}` : null;
+}
+
+function judgeName(key: string): string {
+  return `${key.slice('judge:'.length).replace(/^(local|api):/, '')} (judge)`;
+}
+
+function absentCell(column: string): CorrelationCell {
+  return { column, n: 0, excluded: 0, missingScore: 0, missingLabel: 0, statistic: null, pValue: null, undefinedReason: 'not-in-configuration', significant: false, best: false };
+}
+
+/**
+ * Merges the tables of `configs` (computed on the same items) into one: for each response group, in order of first
+ * appearance, one column per configuration that has it (key `<config index>:<group>`, label `<group> · <config
+ * label>`); rows keyed by evaluator id (or by judge, see {@link PinnedConfiguration.variant}), in the order of first
+ * appearance; a row a configuration lacks gets `undefined (not-in-configuration)` cells. Significance and best
+ * marks are those of each configuration's own table.
+ */
+export function mergeTables(configs: readonly PinnedConfiguration[], tables: readonly CorrelationTable[]): CorrelationTable {
+  if (configs.length === 0 || configs.length !== tables.length) throw new Error('mergeTables needs one table per configuration');
+  const groups: string[] = [];
+  for (const t of tables) for (const c of t.columns) if (!groups.includes(c.key)) groups.push(c.key);
+  if (groups.includes('all')) groups.push(...groups.splice(groups.indexOf('all'), 1));
+  const columns: (CorrelationColumn & { config: number; group: string })[] = [];
+  for (const g of groups) {
+    tables.forEach((t, i) => {
+      const col = t.columns.find((c) => c.key === g);
+      if (col) columns.push({ ...col, key: `${i}:${g}`, label: configs.length > 1 ? `${col.label} · ${configs[i].label}` : col.label, config: i, group: g });
+    });
+  }
+  const rowOrder: string[] = [];
+  const rowInfo = new Map<string, Omit<CorrelationRow, 'cells'>>();
+  const cellOf = new Map<string, CorrelationCell>();
+  tables.forEach((t, i) => {
+    for (const r of t.rows) {
+      const key = rowKey(r.evaluatorId, configs[i].variant);
+      if (key === null) continue;
+      if (!rowInfo.has(key)) {
+        rowOrder.push(key);
+        rowInfo.set(key, { evaluatorId: key, displayName: key === r.evaluatorId ? r.displayName : judgeName(key), kind: r.kind });
+      }
+      for (const c of r.cells) cellOf.set(`${key}\u0000${i}:${c.column}`, { ...c, column: `${i}:${c.column}` });
+    }
+    for (const c of t.reference.cells) cellOf.set(`\u0001ref\u0000${i}:${c.column}`, { ...c, column: `${i}:${c.column}` });
+  });
+  const cellsFor = (key: string) => columns.map((col) => cellOf.get(`${key}\u0000${col.key}`) ?? absentCell(col.key));
+  const t0 = tables[0];
+  return {
+    ...t0,
+    columns: columns.map(({ config: _c, group: _g, ...c }) => c),
+    rows: rowOrder.map((key) => ({ ...(rowInfo.get(key) as Omit<CorrelationRow, 'cells'>), cells: cellsFor(key) })),
+    reference: { ...t0.reference, cells: cellsFor('\u0001ref') },
+    configurations: configs.map((c, i) => ({ label: c.label, method: tables[i].method, human: tables[i].human, groupBy: tables[i].groupBy, ...(c.variant ? { variant: c.variant } : {}) })),
+  };
+}
+
+/** The side-by-side table of `configs` on `items` (see {@link mergeTables}). */
+export function sideBySide(items: readonly DialogueItem[], configs: readonly PinnedConfiguration[]): CorrelationTable {
+  return mergeTables(
+    configs,
+    configs.map((c) => correlationTable(items, c.options)),
+  );
+}
+
+/** {@link sideBySide} with the bootstrap computed cooperatively (see `correlationTableAsync`). */
+export async function sideBySideAsync(items: readonly DialogueItem[], configs: readonly PinnedConfiguration[], signal?: AbortSignal): Promise<CorrelationTable> {
+  const tables: CorrelationTable[] = [];
+  for (const c of configs) tables.push(await correlationTableAsync(items, c.options, signal));
+  return mergeTables(configs, tables);
+}
