@@ -55,8 +55,9 @@ export interface RunProgress {
   contextsDone: number;
   contextsTotal: number;
   tokensGenerated: number;
+  /** Wall time since the run started (model loading included). */
   elapsedMs: number;
-  /** tokensGenerated / elapsed seconds. */
+  /** tokensGenerated / seconds spent generating (model loading excluded). */
   tokensPerSecond: number;
 }
 
@@ -75,7 +76,10 @@ export interface RunResult {
   contextsDone: number;
   contextsTotal: number;
   tokensGenerated: number;
+  /** Wall time of the run, model loading included. */
   elapsedMs: number;
+  /** Time spent generating, model loading excluded. */
+  generatingMs: number;
   cancelled: boolean;
   /** Settings a generator could not run, with the reason (once per generator × setting). */
   skipped: string[];
@@ -109,6 +113,7 @@ export async function runGeneration(
     contextsTotal: items.length * generators.length,
     tokensGenerated: 0,
     elapsedMs: 0,
+    generatingMs: 0,
     cancelled: false,
     skipped: [],
     failures: [],
@@ -134,6 +139,7 @@ export async function runGeneration(
             aborted = true;
             break;
           }
+          const t0 = performance.now();
           try {
             const out = await generator.generate(item, spec, run, (options.now?.() ?? new Date()).toISOString(), signal);
             if (signal?.aborted) {
@@ -152,6 +158,8 @@ export async function runGeneration(
             }
             result.failures.push({ generator: generator.id, itemId: item.id, setting: describeSpec(spec), message: (err as Error).message });
             options.onLog?.(`${generator.id} on ${item.id}, ${describeSpec(spec)}: ${(err as Error).message}`);
+          } finally {
+            result.generatingMs += performance.now() - t0;
           }
         }
         if (aborted) break;
@@ -165,7 +173,7 @@ export async function runGeneration(
           contextsTotal: result.contextsTotal,
           tokensGenerated: result.tokensGenerated,
           elapsedMs,
-          tokensPerSecond: result.tokensGenerated / Math.max(elapsedMs / 1000, 1e-9),
+          tokensPerSecond: result.tokensGenerated / Math.max(result.generatingMs / 1000, 1e-9),
         });
       }
     } finally {
