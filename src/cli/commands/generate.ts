@@ -55,6 +55,7 @@ export async function generateWithProgress(items: DialogueItem[], handles: Gener
     bar.stop();
   }
   if (result.cancelled) log('interrupted: keeping the contexts finished so far');
+  for (const e of result.loadErrors) log(`could not load ${e.generator}: ${e.message}`);
   for (const s of result.skipped) log(s);
   for (const f of result.failures) log(`failed: ${f.generator} on ${f.itemId}, ${f.setting}: ${f.message}`);
   const { items: updated, counts } = applyGenerated(items, result.generated);
@@ -111,12 +112,14 @@ export function registerGenerate(program: Command): void {
       const onSigint = () => (abort.signal.aborted ? process.exit(130) : abort.abort());
       process.on('SIGINT', onSigint);
       let updated: DialogueItem[];
+      let result: RunResult;
       try {
-        ({ items: updated } = await generateWithProgress(items, run.generators.map((g) => generatorHandle(g, env)), run, abort.signal));
+        ({ items: updated, result } = await generateWithProgress(items, run.generators.map((g) => generatorHandle(g, env)), run, abort.signal));
       } finally {
         process.off('SIGINT', onSigint);
       }
       const n = writeItemsBack(doc, updated, resolve((opts.out as string | undefined) ?? file));
       log(`updated ${n} items`);
+      if (result.loadErrors.length) throw new Error(`${result.loadErrors.length} generator(s) could not be loaded (the others' candidates were written)`);
     });
 }

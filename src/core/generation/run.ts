@@ -84,6 +84,8 @@ export interface RunResult {
   /** Settings a generator could not run, with the reason (once per generator × setting). */
   skipped: string[];
   failures: RunFailure[];
+  /** Generators that could not be loaded (the run went on with the others), with the reason. */
+  loadErrors: { generator: string; message: string }[];
 }
 
 function isAbort(err: unknown, signal?: AbortSignal): boolean {
@@ -96,8 +98,10 @@ function isAbort(err: unknown, signal?: AbortSignal): boolean {
  * Cancellation (`signal`) stops at the next opportunity; the context being generated when it fires is dropped
  * (its sequences may be cut short), every context finished before is kept.
  *
+ * A generator that cannot be loaded (e.g. a model folder that lacks a file: ModelSourceError) is listed in
+ * `loadErrors` and the run goes on with the others.
+ *
  * @param settings - decoding settings, each with `maxNewTokens`
- * @throws whatever loading a generator throws (e.g. ModelSourceError for a model folder that lacks a file)
  */
 export async function runGeneration(
   items: readonly DialogueItem[],
@@ -117,12 +121,20 @@ export async function runGeneration(
     cancelled: false,
     skipped: [],
     failures: [],
+    loadErrors: [],
   };
   const start = performance.now();
   for (const handle of generators) {
     if (signal?.aborted) break;
     options.onLog?.(`loading ${handle.label}`);
-    const generator = await handle.open();
+    let generator: CandidateGenerator;
+    try {
+      generator = await handle.open();
+    } catch (err) {
+      result.loadErrors.push({ generator: handle.label, message: (err as Error).message });
+      options.onLog?.(`${handle.label} could not be loaded: ${(err as Error).message}`);
+      continue;
+    }
     try {
       const runnable = settings.filter((s) => {
         const why = generator.unsupported(s);

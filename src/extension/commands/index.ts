@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { CorrelationPanel } from '../correlationPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { promptAnnotator } from '../settings';
-import { generateCommand } from './generate';
+import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
 
@@ -30,5 +30,6 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
+    vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),
   ];
 }
