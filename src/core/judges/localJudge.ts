@@ -8,17 +8,10 @@
  * `expected` is Σ a·P(a) / Σ P(a) over the valid answers. Prompts longer than the model's positions are
  * left-truncated, keeping the request at the end.
  */
-import type { OnnxCausalLM } from '../models/causalLM';
+import { teacherForcing } from '../generation/teacherForcing';
+import type { GenerativeLM } from '../models/languageModel';
 import type { Judge, JudgeRequest, JudgeResult } from './judge';
 import type { RequestSpec } from './prompts';
-
-function logSoftmaxAt(logits: Float32Array, offset: number, n: number, index: number): number {
-  let max = -Infinity;
-  for (let i = 0; i < n; i++) max = Math.max(max, logits[offset + i]);
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += Math.exp(logits[offset + i] - max);
-  return logits[offset + index] - max - Math.log(sum);
-}
 
 /** The valid answers of a request as numbers (integers from min to max). */
 export function validAnswers(spec: RequestSpec): number[] {
@@ -28,53 +21,24 @@ export function validAnswers(spec: RequestSpec): number[] {
 }
 
 /**
- * Log-probabilities of each answer string as a continuation of `promptIds`.
+ * Log-probabilities of each answer string as a continuation of `promptIds`, by teacher forcing
+ * ({@link teacherForcing}: the prompt encoded once, the answers scored in one batch on its tiled cache).
  *
  * @returns one natural-log probability per answer, in order
  */
-export async function answerLogProbs(model: OnnxCausalLM, promptIds: number[], answers: number[][]): Promise<number[]> {
-  const L = promptIds.length;
-  const first = await model.forward(
-    BigInt64Array.from(promptIds, BigInt),
-    new BigInt64Array(L).fill(1n),
-    BigInt64Array.from(promptIds.map((_, i) => BigInt(i))),
-    1,
-    L,
-    model.emptyCache(1),
-  );
-  const lastOffset = (L - 1) * first.vocab;
-  const scores = answers.map((a) => logSoftmaxAt(first.logits, lastOffset, first.vocab, a[0]));
-  const multi = answers.map((a, i) => ({ a, i })).filter(({ a }) => a.length > 1);
-  if (multi.length > 0) {
-    // Feed tokens 0..n-2 of each multi-token answer after the cached prompt; right padding is harmless
-    // because of the causal mask (later pads cannot affect earlier positions).
-    const width = Math.max(...multi.map(({ a }) => a.length - 1));
-    const batch = multi.length;
-    const ids = new BigInt64Array(batch * width);
-    const pos = new BigInt64Array(batch * width);
-    const mask = new BigInt64Array(batch * (L + width)).fill(1n);
-    multi.forEach(({ a }, b) => {
-      for (let t = 0; t < width; t++) {
-        ids[b * width + t] = BigInt(a[Math.min(t, a.length - 2)]);
-        pos[b * width + t] = BigInt(L + t);
-      }
-    });
-    const res = await model.forward(ids, mask, pos, batch, width, model.repeatCache(first.present, batch));
-    multi.forEach(({ a, i }, b) => {
-      for (let t = 1; t < a.length; t++) scores[i] += logSoftmaxAt(res.logits, (b * width + t - 1) * res.vocab, res.vocab, a[t]);
-    });
-  }
-  return scores;
+export async function answerLogProbs(model: GenerativeLM, promptIds: number[], answers: number[][]): Promise<number[]> {
+  const results = await teacherForcing(model, answers.map((a) => ({ promptIds, continuationIds: a })));
+  return results.map((r) => r.sumLogProb);
 }
 
 /** Creates a local judge on a loaded model. Its id is `local:<model reference>`. */
-export function localOnnxJudge(model: OnnxCausalLM, id = `local:${model.ref}`): Judge {
+export function localOnnxJudge(model: GenerativeLM, id = `local:${model.ref}`): Judge {
   return {
     id,
     async judge(req: JudgeRequest): Promise<JudgeResult> {
       const values = validAnswers(req.spec);
       const answers = values.map((v) => model.tokenizer.encode(` ${v}`));
-      const room = model.config.maxPositions - Math.max(...answers.map((a) => a.length));
+      const room = model.maxPositions - Math.max(...answers.map((a) => a.length));
       const ids = model.tokenizer.encode(req.prompt);
       const promptIds = ids.length > room ? ids.slice(ids.length - room) : ids;
       const lps = await answerLogProbs(model, promptIds, answers);

@@ -1,27 +1,28 @@
 /**
  * A decoder-only causal language model exported by Hugging Face Optimum, run with onnxruntime-node.
  *
- * Supported layouts: `onnx/model.onnx` (or `onnx/decoder_model_merged.onnx` with its `use_cache_branch`
- * input), inputs `input_ids`, `attention_mask`, optional `position_ids`, and `past_key_values.{i}.key|value`;
- * outputs `logits` and `present.{i}.key|value`.
+ * Layouts (see {@link checkModelFolder}): `onnx/model.onnx`, `onnx/decoder_model_merged.onnx` (its
+ * `use_cache_branch` fed false on the first step and true afterwards, with empty `[batch, heads, 0, headDim]`
+ * past tensors on the first step, as transformers.js and Optimum feed it), or `onnx/decoder_model.onnx` +
+ * `onnx/decoder_with_past_model.onnx`. Inputs `input_ids`, `attention_mask`, optional `position_ids`,
+ * `past_key_values.{i}.key|value`; outputs `logits`, `present.{i}.key|value`.
+ *
+ * Batches of prompts are left-padded; `attention_mask` masks the padding and `position_ids` are
+ * cumsum(mask) − 1 with padding positions set to 1, as Hugging Face transformers prepares them for GPT-2
+ * (`GPT2LMHeadModel.prepare_inputs_for_generation`, v4.x). Models without a `position_ids` input derive
+ * positions themselves and are fed the mask only.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type * as ort from 'onnxruntime-common';
-import { ModelSourceError, resolveCausalLM } from './modelSource';
+import { gatherRows, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
+import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
+import { readCausalLMConfig, readModelConfigs, readSpecialTokens, type CausalLMConfig } from './modelConfig';
+import { ModelSourceError, resolveModel } from './modelSource';
+import { Int64Scratch, OnnxGraph, ortRuntime, type OrtModule, type SessionOptions } from './onnxGraph';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';
 
-/** Shapes read from `config.json`. */
-export interface CausalLMConfig {
-  modelType: string;
-  numLayers: number;
-  /** Key/value heads (equals attention heads unless the model uses grouped-query attention). */
-  numKeyValueHeads: number;
-  headDim: number;
-  vocabSize: number;
-  /** Longest sequence (prompt + generated) the position embeddings allow. */
-  maxPositions: number;
-}
+export type { CausalLMConfig } from './modelConfig';
+export { readCausalLMConfig } from './modelConfig';
+export type { RunTimer } from './languageModel';
 
 /** The key/value cache: one tensor per `past_key_values.*` input, shape [batch, kvHeads, pastLength, headDim]. */
 export type KVCache = Map<string, ort.Tensor>;
@@ -37,135 +38,133 @@ export interface ForwardOutput {
   present: KVCache;
 }
 
-/** Time spent inside `session.run`, in milliseconds, for benchmarks. */
-export interface RunTimer {
-  runMs: number;
-  runs: number;
-}
-
-type OrtModule = typeof import('onnxruntime-node');
-let ortModule: OrtModule | undefined;
-async function ortRuntime(): Promise<OrtModule> {
-  ortModule ??= await import('onnxruntime-node');
-  return ortModule;
-}
-
-function num(config: Record<string, unknown>, keys: string[], folder: string): number {
-  for (const k of keys) if (typeof config[k] === 'number') return config[k] as number;
-  throw new ModelSourceError(`model folder ${folder}: config.json has none of ${keys.join(', ')}`);
-}
-
-/** Reads the shapes the decoder needs from a `config.json` object. */
-export function readCausalLMConfig(config: Record<string, unknown>, folder: string): CausalLMConfig {
-  const numLayers = num(config, ['n_layer', 'num_hidden_layers', 'num_layers'], folder);
-  const numHeads = num(config, ['n_head', 'num_attention_heads'], folder);
-  const hidden = num(config, ['n_embd', 'hidden_size', 'd_model'], folder);
-  const numKeyValueHeads = typeof config.num_key_value_heads === 'number' ? config.num_key_value_heads : numHeads;
-  const headDim = typeof config.head_dim === 'number' ? config.head_dim : hidden / numHeads;
-  return {
-    modelType: String(config.model_type ?? 'unknown'),
-    numLayers,
-    numKeyValueHeads,
-    headDim,
-    vocabSize: num(config, ['vocab_size'], folder),
-    maxPositions: num(config, ['n_positions', 'max_position_embeddings', 'n_ctx'], folder),
-  };
-}
-
 /** A loaded ONNX causal LM with its tokenizer. */
-export class OnnxCausalLM {
+export class OnnxCausalLM implements GenerativeLM {
+  readonly architecture = 'decoder-only' as const;
+
   private constructor(
-    /** The model reference as given (folder or hub id), or the `id` passed to `load`; recorded in candidate origins. */
     readonly ref: string,
     readonly folder: string,
     readonly config: CausalLMConfig,
     readonly tokenizer: ModelTokenizer,
-    private readonly session: ort.InferenceSession,
-    private readonly ort: OrtModule,
+    readonly specialTokens: SpecialTokens,
+    private readonly rt: OrtModule,
+    /** Graph of the first step (no past). */
+    private readonly first: OnnxGraph,
+    /** Graph of later steps (the same graph unless the layout is split). */
+    private readonly next: OnnxGraph,
     private readonly pastNames: string[],
-    private readonly usesPositionIds: boolean,
-    private readonly usesCacheBranch: boolean,
   ) {}
+
+  get vocabSize(): number {
+    return this.config.vocabSize;
+  }
+
+  get maxPositions(): number {
+    return this.config.maxPositions;
+  }
+
+  /** Whether the graphs take `position_ids`. */
+  get usesPositionIds(): boolean {
+    return this.next.inputs.has('position_ids');
+  }
 
   /**
    * Loads a model from a local folder or a hub id.
    *
    * @param options.id - name recorded in candidate origins instead of `ref` (e.g. for a bundled model whose
    *   absolute path means nothing on another machine)
-   * @throws ModelSourceError when the folder lacks a file or the ONNX inputs do not match the expected names
+   * @throws ModelSourceError when the folder lacks a file, holds an encoder-decoder model, or its ONNX inputs
+   *   and outputs do not match the expected names (one error naming the folder, the file and every mismatch)
    */
-  static async load(ref: string, options: { cwd?: string; intraOpNumThreads?: number; id?: string } = {}): Promise<OnnxCausalLM> {
-    const { folder, onnxFile } = await resolveCausalLM(ref, { cwd: options.cwd });
-    const rawConfig = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, unknown>;
-    const config = readCausalLMConfig(rawConfig, folder);
-    const tokenizer = await loadTokenizer(folder, rawConfig as { eos_token_id?: number | number[]; pad_token_id?: number });
-    const rt = await ortRuntime();
-    const session = await rt.InferenceSession.create(onnxFile, {
-      graphOptimizationLevel: 'all',
-      ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
-    });
-    const inputs = session.inputNames;
-    for (const need of ['input_ids', 'attention_mask']) {
-      if (!inputs.includes(need)) throw new ModelSourceError(`model ${onnxFile} has no "${need}" input (inputs: ${inputs.join(', ')})`);
+  static async load(ref: string, options: { cwd?: string; id?: string } & SessionOptions = {}): Promise<OnnxCausalLM> {
+    const { folder, layout } = await resolveModel(ref, { cwd: options.cwd });
+    if (layout.architecture !== 'decoder-only') {
+      throw new ModelSourceError(`model folder ${folder} holds an encoder-decoder model (config.json is_encoder_decoder); load it with OnnxSeq2SeqLM or loadLanguageModel`);
     }
-    if (!session.outputNames.includes('logits')) throw new ModelSourceError(`model ${onnxFile} has no "logits" output`);
+    const { config: raw, generation } = readModelConfigs(folder);
+    const config = readCausalLMConfig(raw, folder);
+    const tokenizer = await loadTokenizer(folder, raw as { eos_token_id?: number | number[]; pad_token_id?: number });
+    const special = readSpecialTokens(raw, generation, 'decoder-only', { eos: tokenizer.eosTokenIds[0], pad: tokenizer.padTokenId });
     const pastNames: string[] = [];
+    const presentNames: string[] = [];
     for (let i = 0; i < config.numLayers; i++) {
       for (const kv of ['key', 'value']) {
-        const name = `past_key_values.${i}.${kv}`;
-        if (!inputs.includes(name)) {
-          throw new ModelSourceError(`model ${onnxFile} has no "${name}" input: ReflectEval needs an Optimum export with KV cache (config says ${config.numLayers} layers)`);
-        }
-        if (!session.outputNames.includes(`present.${i}.${kv}`)) throw new ModelSourceError(`model ${onnxFile} has no "present.${i}.${kv}" output`);
-        pastNames.push(name);
+        pastNames.push(`past_key_values.${i}.${kv}`);
+        presentNames.push(`present.${i}.${kv}`);
       }
     }
-    return new OnnxCausalLM(options.id ?? ref, folder, config, tokenizer, session, rt, pastNames, inputs.includes('position_ids'), inputs.includes('use_cache_branch'));
+    const rt = await ortRuntime();
+    const base = ['input_ids', 'attention_mask'];
+    const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids'], requiredOutputs: ['logits', ...presentNames] };
+    let first: OnnxGraph;
+    let next: OnnxGraph;
+    if (layout.kind === 'split') {
+      first = await OnnxGraph.open(rt, folder, layout.decoder, { requiredInputs: base, optionalInputs: ['position_ids'], requiredOutputs: ['logits', ...presentNames] }, options);
+      next = await OnnxGraph.open(rt, folder, layout.decoderWithPast, withPast, options);
+    } else {
+      const contract = layout.kind === 'merged' ? { ...withPast, requiredInputs: [...withPast.requiredInputs, 'use_cache_branch'] } : withPast;
+      first = next = await OnnxGraph.open(rt, folder, layout.decoder, contract, options);
+    }
+    // The cache shapes come from the graph when it declares them; config.json otherwise.
+    const heads = next.inputDim(pastNames[0], 1);
+    const headDim = next.inputDim(pastNames[0], 3);
+    if ((heads !== undefined && heads !== config.numKeyValueHeads) || (headDim !== undefined && headDim !== config.headDim)) {
+      throw new ModelSourceError(`model folder ${folder}: ${next.name} has past_key_values of ${heads} heads × ${headDim}, config.json says ${config.numKeyValueHeads} × ${config.headDim}`);
+    }
+    return new OnnxCausalLM(options.id ?? ref, folder, config, tokenizer, special, rt, first, next, pastNames);
   }
 
   /** An empty cache for `batch` rows (past length 0). */
   emptyCache(batch: number): KVCache {
     const { numKeyValueHeads: h, headDim: d } = this.config;
-    return new Map(this.pastNames.map((n) => [n, new this.ort.Tensor('float32', new Float32Array(0), [batch, h, 0, d])]));
+    return new Map(this.pastNames.map((n) => [n, new this.rt.Tensor('float32', new Float32Array(0), [batch, h, 0, d])]));
   }
 
   /**
-   * One forward pass.
+   * One forward pass (low level; decoding goes through {@link startDecoding}).
    *
    * @param inputIds - [batch, seq] token ids, row-major
    * @param attentionMask - [batch, past + seq] of 0/1, row-major
    * @param positionIds - [batch, seq] positions, row-major (ignored by models without `position_ids`)
    * @param past - cache from the previous step, or `emptyCache(batch)`
    */
-  async forward(
+  async forward(inputIds: BigInt64Array, attentionMask: BigInt64Array, positionIds: BigInt64Array, batch: number, seq: number, past: KVCache, timer?: RunTimer): Promise<ForwardOutput> {
+    const pastLen = attentionMask.length / batch - seq;
+    const out = await this.run(inputIds, attentionMask, positionIds, batch, seq, pastLen, past, timer);
+    return { logits: out.logits.data as Float32Array, batch, seq, vocab: out.logits.dims[2], present: this.presents(out) };
+  }
+
+  /** Runs the right graph for a step with `pastLen` cached positions. */
+  private async run(
     inputIds: BigInt64Array,
     attentionMask: BigInt64Array,
     positionIds: BigInt64Array,
     batch: number,
     seq: number,
+    pastLen: number,
     past: KVCache,
     timer?: RunTimer,
-  ): Promise<ForwardOutput> {
-    const T = this.ort.Tensor;
-    const pastLen = attentionMask.length / batch - seq;
+  ): Promise<ort.InferenceSession.ReturnType> {
+    const T = this.rt.Tensor;
+    const graph = pastLen === 0 ? this.first : this.next;
     const feeds: Record<string, ort.Tensor> = {
       input_ids: new T('int64', inputIds, [batch, seq]),
       attention_mask: new T('int64', attentionMask, [batch, pastLen + seq]),
     };
-    if (this.usesPositionIds) feeds.position_ids = new T('int64', positionIds, [batch, seq]);
-    if (this.usesCacheBranch) feeds.use_cache_branch = new T('bool', new Uint8Array([pastLen > 0 ? 1 : 0]), [1]);
-    for (const [name, tensor] of past) feeds[name] = tensor;
-    const t0 = timer ? performance.now() : 0;
-    const out = await this.session.run(feeds);
-    if (timer) {
-      timer.runMs += performance.now() - t0;
-      timer.runs++;
+    if (graph.inputs.has('position_ids')) feeds.position_ids = new T('int64', positionIds, [batch, seq]);
+    if (graph.inputs.has('use_cache_branch')) feeds.use_cache_branch = new T('bool', new Uint8Array([pastLen > 0 ? 1 : 0]), [1]);
+    if (graph.inputs.has(this.pastNames[0])) {
+      const cache = past.size > 0 ? past : this.emptyCache(batch);
+      for (const [name, tensor] of cache) feeds[name] = tensor;
     }
+    return graph.run(feeds, timer);
+  }
+
+  private presents(out: ort.InferenceSession.ReturnType): KVCache {
     const present: KVCache = new Map();
     for (const name of this.pastNames) present.set(name, out[name.replace('past_key_values.', 'present.')]);
-    const logits = out.logits;
-    const vocab = logits.dims[2];
-    return { logits: logits.data as Float32Array, batch, seq, vocab, present };
+    return present;
   }
 
   /**
@@ -174,17 +173,123 @@ export class OnnxCausalLM {
    */
   repeatCache(past: KVCache, times: number): KVCache {
     const out: KVCache = new Map();
-    for (const [name, t] of past) {
-      const data = t.data as Float32Array;
-      const tiled = new Float32Array(data.length * times);
-      for (let i = 0; i < times; i++) tiled.set(data, i * data.length);
-      out.set(name, new this.ort.Tensor('float32', tiled, [times, ...t.dims.slice(1)]));
-    }
+    for (const [name, t] of past) out.set(name, repeatRows(this.rt.Tensor, t, times));
     return out;
   }
 
-  /** Releases the ONNX session. */
+  /**
+   * Encodes the prompts in one left-padded batch and returns a session of `prompts.length × expand` rows.
+   *
+   * @throws RangeError on an empty prompt or one longer than `maxPositions − 1`
+   */
+  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer } = {}): Promise<StartedDecoding> {
+    const expand = options.expand ?? 1;
+    if (!Number.isInteger(expand) || expand < 1) throw new RangeError(`expand must be an integer ≥ 1, got ${expand}`);
+    prompts.forEach((p, i) => {
+      if (p.length === 0) throw new RangeError(`prompt ${i} is empty`);
+      if (p.length >= this.maxPositions) throw new RangeError(`prompt ${i} has ${p.length} tokens; the model allows ${this.maxPositions} positions in all`);
+    });
+    const n = prompts.length;
+    const longest = Math.max(...prompts.map((p) => p.length));
+    const pad = this.specialTokens.padTokenId;
+    const ids = new BigInt64Array(n * longest);
+    const pos = new BigInt64Array(n * longest);
+    const mask = new BigInt64Array(n * longest);
+    const padLen = new Int32Array(n);
+    prompts.forEach((p, b) => {
+      const padding = longest - p.length;
+      padLen[b] = padding;
+      for (let t = 0; t < longest; t++) {
+        const real = t >= padding;
+        ids[b * longest + t] = BigInt(real ? p[t - padding] : pad);
+        pos[b * longest + t] = BigInt(real ? t - padding : 1);
+        mask[b * longest + t] = real ? 1n : 0n;
+      }
+    });
+    const out = await this.run(ids, mask, pos, n, longest, 0, new Map(), options.timer);
+    const vocab = out.logits.dims[2];
+    const logits = lastPositionLogits(out.logits.data as Float32Array, n, longest, vocab, expand);
+    let past = this.presents(out);
+    if (expand > 1) past = this.repeatCache(past, expand);
+    const rowPad = new Int32Array(n * expand);
+    for (let r = 0; r < n * expand; r++) rowPad[r] = padLen[Math.floor(r / expand)];
+    const history: number[][] = [];
+    for (let r = 0; r < n * expand; r++) history.push([...prompts[Math.floor(r / expand)]]);
+    const session = new CausalDecodingSession(this, vocab, past, longest, rowPad, options.timer);
+    return { session, logits, history };
+  }
+
+  /** @internal one step of a {@link CausalDecodingSession}. */
+  async runSession(ids: BigInt64Array, mask: BigInt64Array, pos: BigInt64Array, rows: number, width: number, pastLen: number, past: KVCache, timer?: RunTimer) {
+    const out = await this.run(ids, mask, pos, rows, width, pastLen, past, timer);
+    return { logits: out.logits.data as Float32Array, present: this.presents(out) };
+  }
+
+  /** @internal */
+  gather(past: KVCache, indices: ArrayLike<number>): KVCache {
+    const out: KVCache = new Map();
+    for (const [name, t] of past) out.set(name, gatherRows(this.rt.Tensor, t, indices));
+    return out;
+  }
+
+  /** Releases the ONNX sessions. */
   async dispose(): Promise<void> {
-    await this.session.release();
+    await this.first.release();
+    if (this.next !== this.first) await this.next.release();
+  }
+}
+
+/** The rows of a decoder-only model being decoded: left padding per row, the cache, and the past length. */
+class CausalDecodingSession implements DecodingSession {
+  private readonly ids = new Int64Scratch();
+  private readonly masks = new Int64Scratch();
+  private readonly positions = new Int64Scratch();
+
+  constructor(
+    private readonly model: OnnxCausalLM,
+    readonly vocab: number,
+    private past: KVCache,
+    /** Positions in the cache (padding included); the same for every row. */
+    private pastLen: number,
+    /** Left padding of each row. */
+    private padLen: Int32Array,
+    private readonly timer?: RunTimer,
+  ) {}
+
+  get rows(): number {
+    return this.padLen.length;
+  }
+
+  step(tokens: ArrayLike<number>): Promise<Float32Array> {
+    return this.extend(tokens, 1);
+  }
+
+  async extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array> {
+    const rows = this.rows;
+    if (tokens.length !== rows * width) throw new RangeError(`expected ${rows}×${width} tokens, got ${tokens.length}`);
+    const total = this.pastLen + width;
+    if (total - Math.min(...this.padLen) > this.model.maxPositions) throw new RangeError(`sequence of ${total} positions exceeds the model's ${this.model.maxPositions}`);
+    const ids = this.ids.view(rows * width);
+    const pos = this.positions.view(rows * width);
+    const mask = this.masks.view(rows * total);
+    for (let r = 0; r < rows; r++) {
+      const p = this.padLen[r];
+      mask.fill(0n, r * total, r * total + p);
+      mask.fill(1n, r * total + p, (r + 1) * total);
+      for (let t = 0; t < width; t++) {
+        ids[r * width + t] = BigInt(tokens[r * width + t]);
+        pos[r * width + t] = BigInt(this.pastLen - p + t);
+      }
+    }
+    const { logits, present } = await this.model.runSession(ids, mask, pos, rows, width, this.pastLen, this.past, this.timer);
+    this.past = present;
+    this.pastLen = total;
+    return logits;
+  }
+
+  select(indices: ArrayLike<number>): void {
+    if (isIdentity(indices, this.rows)) return;
+    this.past = this.model.gather(this.past, indices);
+    this.padLen = Int32Array.from(indices, (i) => this.padLen[i]);
   }
 }

@@ -10,6 +10,11 @@ export interface ModelTokenizer extends TextTokenizer {
   eosTokenIds: number[];
   /** Padding id used for left padding (the pad token, else the first EOS id). */
   padTokenId: number;
+  /**
+   * Token ids of `text` with the tokenizer's special tokens added, as `tokenizer(text)` does in Python (BART:
+   * `<s> … </s>`; GPT-2: none). Encoder inputs of encoder-decoder models are encoded this way.
+   */
+  encodeWithSpecialTokens(text: string): number[];
 }
 
 /**
@@ -26,6 +31,7 @@ export async function loadTokenizer(folder: string, config: { eos_token_id?: num
   const pad = config.pad_token_id ?? (tok.pad_token_id !== undefined && tok.pad_token_id !== null ? Number(tok.pad_token_id) : eos[0] ?? 0);
   return {
     encode: (text: string) => tok.encode(text, { add_special_tokens: false }).map(Number),
+    encodeWithSpecialTokens: (text: string) => tok.encode(text, { add_special_tokens: true }).map(Number),
     decode: (ids: number[]) => tok.decode(ids, { skip_special_tokens: true }),
     eosTokenIds: eos,
     padTokenId: pad,

@@ -1,0 +1,101 @@
+/**
+ * The decoding engine's entry point: a batch of prompts, one {@link GenerationConfig}, and per prompt the
+ * sequences it produced with the settings that made them.
+ *
+ * Strategies (GEM 2022 §3.4): greedy (`greedy.ts`), beam search returning all k hypotheses (`beamSearch.ts`),
+ * nucleus sampling with n samples (`nucleusSampling.ts`); logits processors in `logitsProcess.ts`. Prompts
+ * are decoded `batchSize` at a time; the k beams or n samples of a prompt are rows of the same batch over one
+ * encoding of the prompt.
+ */
+import type { GenerativeLM } from '../models/languageModel';
+import { beamSearch } from './beamSearch';
+import { decodingSettingsOf, resolveGenerationConfig, type GenerationConfig, type ResolvedGenerationConfig } from './config';
+import { greedyDecode } from './greedy';
+import { buildLogitsProcessors } from './logitsProcess';
+import { nucleusSampling } from './nucleusSampling';
+import type { DecodeOptions, GeneratedSequence, LoopHooks, RowResult } from './sequences';
+
+/** Rows kept in one batch when `batchSize` is not given. */
+export const DEFAULT_MAX_BATCH_ROWS = 16;
+
+function checkPrompts(model: GenerativeLM, prompts: number[][], config: ResolvedGenerationConfig): void {
+  prompts.forEach((p, i) => {
+    if (p.length === 0) throw new RangeError(`prompt ${i} is empty`);
+    if (!p.every((t) => Number.isInteger(t) && t >= 0 && t < model.vocabSize)) throw new RangeError(`prompt ${i} has a token id outside [0, ${model.vocabSize})`);
+  });
+  if (model.architecture === 'decoder-only') {
+    const longest = Math.max(...prompts.map((p) => p.length));
+    if (longest + config.maxNewTokens > model.maxPositions) {
+      throw new RangeError(`prompt of ${longest} tokens + ${config.maxNewTokens} new tokens exceeds the model's ${model.maxPositions} positions`);
+    }
+  } else if (1 + config.maxNewTokens > model.maxPositions) {
+    throw new RangeError(`${config.maxNewTokens} new tokens exceed the decoder's ${model.maxPositions} positions`);
+  }
+}
+
+/** Runs the strategy's loop on one batch. */
+function runBatch(model: GenerativeLM, prompts: number[][], config: ResolvedGenerationConfig, hooks: LoopHooks): Promise<RowResult[][]> {
+  switch (config.strategy) {
+    case 'greedy':
+      return greedyDecode(model, prompts, config, hooks);
+    case 'nucleusSampling':
+      return nucleusSampling(model, prompts, config, hooks);
+    case 'beamSearch':
+      return beamSearch(model, prompts, config, buildLogitsProcessors(config, false, config.numBeams), hooks);
+  }
+}
+
+/**
+ * Decodes every prompt under `config`.
+ *
+ * @param model - a decoder-only or encoder-decoder model ({@link loadLanguageModel})
+ * @param prompts - token ids of each prompt (non-empty): decoder-only, the text to continue; encoder-decoder,
+ *   the encoder input (with the tokenizer's special tokens, `tokenizer.encodeWithSpecialTokens`)
+ * @returns per prompt, in prompt order: greedy, 1 sequence; beam search, the best `numReturnSequences`
+ *   (default all k) hypotheses, best first, with `score`; sampling, `numReturnSequences` samples in
+ *   sample-index order. Each sequence carries `settings` (the {@link DecodingSettings} to record on a
+ *   candidate, with `beamRank`/`beamScore` or `sampleIndex`). After an abort, prompts not started get `[]`
+ *   and started ones what they had (`finishReason: "aborted"`).
+ * @throws RangeError on an invalid configuration, an empty prompt, a token id outside the vocabulary, or a
+ *   prompt too long for `maxNewTokens` more positions
+ */
+export async function decode(model: GenerativeLM, prompts: number[][], config: GenerationConfig, options: DecodeOptions = {}): Promise<GeneratedSequence[][]> {
+  const resolved = resolveGenerationConfig(config, model.specialTokens);
+  checkPrompts(model, prompts, resolved);
+  const rowsPerPrompt = resolved.strategy === 'beamSearch' ? resolved.numBeams : resolved.numReturnSequences;
+  const batchSize = Math.max(1, options.batchSize ?? Math.floor(DEFAULT_MAX_BATCH_ROWS / rowsPerPrompt));
+  const settings = decodingSettingsOf(resolved);
+  const stripForcedBos = model.architecture === 'encoder-decoder' && resolved.forcedBosTokenId !== null;
+  const start = performance.now();
+  let tokensGenerated = 0;
+  let promptsDone = 0;
+  const out: GeneratedSequence[][] = prompts.map(() => []);
+  for (let first = 0; first < prompts.length; first += batchSize) {
+    if (options.signal?.aborted) break;
+    const batch = prompts.slice(first, first + batchSize);
+    const doneBefore = promptsDone;
+    const results = await runBatch(model, batch, resolved, {
+      signal: options.signal,
+      timer: options.timer,
+      onStepScores: options.onStepScores && ((e) => options.onStepScores!({ ...e, prompt: first + e.prompt })),
+      onStep: (tokens, done) => {
+        tokensGenerated += tokens;
+        promptsDone = doneBefore + done;
+        options.onProgress?.({ tokensGenerated, promptsDone, promptsTotal: prompts.length, elapsedMs: performance.now() - start });
+      },
+    });
+    results.forEach((rows, i) => {
+      out[first + i] = rows.map((r, j) => {
+        const tokenIds = stripForcedBos && r.tokens[0] === resolved.forcedBosTokenId ? r.tokens.slice(1) : r.tokens;
+        const extra =
+          resolved.strategy === 'beamSearch'
+            ? { beamRank: j, ...(r.score !== null ? { beamScore: r.score } : {}) }
+            : resolved.strategy === 'nucleusSampling'
+              ? { sampleIndex: j }
+              : {};
+        return { tokenIds, endedWithEos: r.finishReason === 'eos', finishReason: r.finishReason, score: r.score, settings: { ...settings, ...extra } };
+      });
+    });
+  }
+  return out;
+}

@@ -1,0 +1,97 @@
+/**
+ * Choosing a token from one row of processed scores: arg-max (greedy) or a categorical draw (sampling), and
+ * the seeded random streams the draws use.
+ *
+ * Random numbers: `seedrandom`'s Alea generator (Johannes Baagøe's algorithm; seedrandom 3.x). Alea is
+ * specified entirely in IEEE-754 double arithmetic that ECMAScript defines exactly, so a seed gives the same
+ * stream on every machine, OS and Node version; it passes the usual statistical test batteries, and
+ * seedrandom is a long-lived, widely used library already among our dependencies. It is not torch's
+ * generator: a seed does not reproduce a Python `torch.manual_seed` run, only our own runs.
+ *
+ * Each sampled sequence has its own stream, keyed by the run's seed and the sequence's sample index
+ * (`"<seed>:<sampleIndex>"`), and draws one number per generated token. A sample therefore does not depend
+ * on how many other prompts or samples share its batch.
+ */
+import seedrandom from 'seedrandom';
+import type { Scores } from './logitsProcess';
+
+/** A stream of uniform numbers in [0, 1) with 53 bits of precision. */
+export type UniformStream = () => number;
+
+/** The stream of sample `sampleIndex` of a run seeded with `seed`. */
+export function sampleStream(seed: number, sampleIndex: number): UniformStream {
+  const rng = seedrandom.alea(`${seed}:${sampleIndex}`);
+  return () => rng.double();
+}
+
+/** Index of the largest value in `scores[offset, offset + n)` (the first on ties, as `torch.argmax`). */
+export function argmax(scores: Scores, offset = 0, n = scores.length - offset): number {
+  let best = 0;
+  let bestValue = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const v = scores[offset + i];
+    if (v > bestValue) {
+      bestValue = v;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/**
+ * Draws a token from softmax(`scores`) by inversion (HF: `torch.multinomial(softmax(scores), 1)`): the first
+ * index whose cumulative probability, summed in index order, exceeds `u`. Tokens with score −∞ have
+ * probability 0 and are never drawn.
+ *
+ * @param u - uniform number in [0, 1)
+ * @param scratch - optional buffer of at least `scores.length` doubles, to avoid allocating
+ * @throws RangeError when every score is −∞
+ */
+export function sampleCategorical(scores: Scores, u: number, scratch?: Float64Array): number {
+  const V = scores.length;
+  const e = scratch && scratch.length >= V ? scratch : new Float64Array(V);
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) if (scores[i] > max) max = scores[i];
+  if (max === -Infinity) throw new RangeError('every token has probability 0');
+  let z = 0;
+  for (let i = 0; i < V; i++) {
+    const x = Math.exp(scores[i] - max);
+    e[i] = x;
+    z += x;
+  }
+  const target = u * z;
+  let cum = 0;
+  let last = 0;
+  for (let i = 0; i < V; i++) {
+    if (e[i] === 0) continue;
+    cum += e[i];
+    last = i;
+    if (cum > target) return i;
+  }
+  return last; // rounding left `target` at the very end: the last token of non-zero probability
+}
+
+/**
+ * Natural-log softmax of `src` into `dst` (float64), as `torch.nn.functional.log_softmax`.
+ *
+ * @returns `dst`
+ */
+export function logSoftmax(src: Scores, dst: Float64Array): Float64Array {
+  const V = src.length;
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) if (src[i] > max) max = src[i];
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(src[i] - max);
+  const lse = max + Math.log(z);
+  for (let i = 0; i < V; i++) dst[i] = src[i] - lse;
+  return dst;
+}
+
+/** log softmax(`row`)[index] without materialising the whole distribution. */
+export function logSoftmaxAt(row: Scores, index: number): number {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  let z = 0;
+  for (let i = 0; i < row.length; i++) z += Math.exp(row[i] - max);
+  return row[index] - max - Math.log(z);
+}

@@ -1,0 +1,87 @@
+/**
+ * Teacher forcing: the log-probability of a given continuation of a prompt, token by token, from the raw
+ * logits (no processors): log P(c_j | prompt, c_<j) = log_softmax(logits)[c_j], natural log. Used for
+ * perplexity, the local judge's answer scores, and follow-up likelihood.
+ *
+ * Decoder-only: the prompt is the text the continuation follows. Encoder-decoder: the prompt is the encoder
+ * input, and the decoder reads `[decoderStartTokenId, c_0, …, c_{n−2}]`; a continuation that should begin
+ * with a BOS (BART's labels `<s> … </s>`) must include it.
+ *
+ * Requests with the same prompt share one encoding of it (cache tiled over their continuations, which run
+ * right-padded in one batch: padding after a token cannot change it under the causal mask).
+ */
+import type { GenerativeLM, RunTimer } from '../models/languageModel';
+import { logSoftmaxAt } from './samplers';
+
+/** A continuation to score after a prompt. */
+export interface TeacherForcingRequest {
+  /** Non-empty token ids of the prompt (encoder input for encoder-decoder models). */
+  promptIds: number[];
+  /** Token ids to score (may be empty). Append the EOS id yourself if its probability should count. */
+  continuationIds: number[];
+}
+
+/** Log-probabilities of one continuation. */
+export interface TeacherForcingResult {
+  /** Natural-log probability of each continuation token given everything before it. */
+  tokenLogProbs: number[];
+  /** Their sum: log P(continuation | prompt). */
+  sumLogProb: number;
+}
+
+/**
+ * Scores every request by teacher forcing.
+ *
+ * @param options.maxRows - continuations of one prompt run at most this many at a time (default 16)
+ * @returns one result per request, in order
+ * @throws RangeError on an empty prompt or a sequence longer than the model's positions
+ */
+export async function teacherForcing(
+  model: GenerativeLM,
+  requests: TeacherForcingRequest[],
+  options: { timer?: RunTimer; signal?: AbortSignal; maxRows?: number } = {},
+): Promise<TeacherForcingResult[]> {
+  const maxRows = Math.max(1, options.maxRows ?? 16);
+  const results: TeacherForcingResult[] = new Array(requests.length);
+  const groups = new Map<string, number[]>();
+  requests.forEach((r, i) => {
+    if (r.promptIds.length === 0) throw new RangeError(`request ${i} has an empty prompt`);
+    const budget = model.architecture === 'decoder-only' ? r.promptIds.length + r.continuationIds.length : 1 + r.continuationIds.length;
+    if (budget > model.maxPositions + (model.architecture === 'decoder-only' ? 1 : 0)) {
+      throw new RangeError(`request ${i}: ${budget} positions exceed the model's ${model.maxPositions}`);
+    }
+    const key = r.promptIds.join(',');
+    const g = groups.get(key);
+    if (g) g.push(i);
+    else groups.set(key, [i]);
+  });
+  for (const members of groups.values()) {
+    for (let from = 0; from < members.length; from += maxRows) {
+      options.signal?.throwIfAborted();
+      const chunk = members.slice(from, from + maxRows);
+      const conts = chunk.map((i) => requests[i].continuationIds);
+      const { session, logits } = await model.startDecoding([requests[chunk[0]].promptIds], { expand: chunk.length, timer: options.timer });
+      const V = session.vocab;
+      const lps = conts.map((c, row) => (c.length > 0 ? [logSoftmaxAt(logits.subarray(row * V, (row + 1) * V), c[0])] : []));
+      const width = Math.max(0, ...conts.map((c) => c.length - 1));
+      if (width > 0) {
+        const pad = model.specialTokens.padTokenId;
+        const tokens = new Array<number>(chunk.length * width);
+        conts.forEach((c, row) => {
+          for (let t = 0; t < width; t++) tokens[row * width + t] = t < c.length - 1 ? c[t] : pad;
+        });
+        const out = await session.extend(tokens, width);
+        conts.forEach((c, row) => {
+          for (let j = 1; j < c.length; j++) {
+            const off = (row * width + j - 1) * V;
+            lps[row].push(logSoftmaxAt(out.subarray(off, off + V), c[j]));
+          }
+        });
+      }
+      chunk.forEach((i, row) => {
+        results[i] = { tokenLogProbs: lps[row], sumLogProb: lps[row].reduce((s, x) => s + x, 0) };
+      });
+    }
+  }
+  return results;
+}

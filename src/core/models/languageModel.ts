@@ -1,0 +1,96 @@
+/**
+ * What the decoding engine needs from a model, whatever its family: a decoder-only causal LM
+ * ({@link OnnxCausalLM}) or an encoder-decoder model ({@link OnnxSeq2SeqLM}).
+ *
+ * The engine never sees ONNX tensors: it starts a {@link DecodingSession} on a batch of prompts, feeds one
+ * token per row per step, reads next-token logits, and reorders or drops rows (beam search, finished rows).
+ * The session owns the KV cache and gathers its rows instead of recomputing them.
+ */
+import type { ModelTokenizer } from './tokenizer';
+
+/** Time spent inside `session.run` (all ONNX sessions of a model), for benchmarks and progress reports. */
+export interface RunTimer {
+  /** Milliseconds spent in `session.run`. */
+  runMs: number;
+  /** Number of `session.run` calls. */
+  runs: number;
+}
+
+/** Token ids that decoding treats specially, read from the model's `config.json` / `generation_config.json`. */
+export interface SpecialTokens {
+  /** End-of-sequence ids (a sequence ends when it emits any of them). */
+  eosTokenIds: number[];
+  /** Padding id (left padding of decoder-only prompts, right padding of encoder inputs). */
+  padTokenId: number;
+  /** Encoder-decoder only: the first decoder input (HF `decoder_start_token_id`); null for decoder-only models. */
+  decoderStartTokenId: number | null;
+  /** Token forced at the first generated position (HF `forced_bos_token_id`, BART); null if none. */
+  forcedBosTokenId: number | null;
+  /** Token forced at the last allowed position (HF `forced_eos_token_id`); null if none. */
+  forcedEosTokenId: number | null;
+}
+
+/** A decoding session: the KV cache of `rows` sequences being decoded in one batch. */
+export interface DecodingSession {
+  /** Current number of rows. */
+  readonly rows: number;
+  /** Vocabulary size (width of a logits row). */
+  readonly vocab: number;
+  /**
+   * Feeds one token per row and runs the decoder once.
+   *
+   * @param tokens - `rows` token ids, row order
+   * @returns next-token logits, row-major [rows, vocab]; the array is the caller's to modify
+   */
+  step(tokens: ArrayLike<number>): Promise<Float32Array>;
+  /**
+   * Feeds `width` tokens per row (teacher forcing) and runs the decoder once.
+   *
+   * @param tokens - row-major [rows, width]
+   * @returns logits, row-major [rows, width, vocab]: position t predicts the token after `tokens[row][t]`
+   */
+  extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array>;
+  /**
+   * Keeps the rows `indices` (in that order, repetitions allowed): the cache of new row i is a copy of old row
+   * `indices[i]`. Beam search reorders beams with it; finished rows are dropped with it.
+   */
+  select(indices: ArrayLike<number>): void;
+}
+
+/** A session started on prompts, with the logits after the last prompt token. */
+export interface StartedDecoding {
+  session: DecodingSession;
+  /** Next-token logits after the prompt, row-major [rows, vocab] (rows = prompts × expand). */
+  logits: Float32Array;
+  /**
+   * Per row, the token sequence logits processors see (HF `input_ids`): decoder-only, the prompt (without
+   * padding); encoder-decoder, `[decoderStartTokenId]`.
+   */
+  history: number[][];
+}
+
+/** A language model the engine can decode from and score with. */
+export interface GenerativeLM {
+  /** The model reference as given (folder or hub id) or the `id` passed to `load`; recorded in candidate origins. */
+  readonly ref: string;
+  /** Local folder the model was loaded from. */
+  readonly folder: string;
+  readonly architecture: 'decoder-only' | 'encoder-decoder';
+  readonly tokenizer: ModelTokenizer;
+  readonly vocabSize: number;
+  /**
+   * Longest decoder sequence the positions allow: decoder-only, prompt + generated tokens; encoder-decoder,
+   * start token + generated tokens (the encoder input has the same limit).
+   */
+  readonly maxPositions: number;
+  readonly specialTokens: SpecialTokens;
+  /**
+   * Encodes `prompts` (non-empty token id lists) once and returns a session of `prompts.length × expand` rows
+   * (row r continues prompt ⌊r / expand⌋), the cache tiled rather than recomputed.
+   *
+   * @throws RangeError on an empty prompt or one longer than the model allows
+   */
+  startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer }): Promise<StartedDecoding>;
+  /** Releases the ONNX sessions. */
+  dispose(): Promise<void>;
+}

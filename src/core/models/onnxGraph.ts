@@ -1,0 +1,114 @@
+/**
+ * One ONNX graph of a model folder, opened with onnxruntime-node: its input and output names checked against
+ * what ReflectEval feeds (one {@link ModelSourceError} listing every mismatch), and `run` timed.
+ */
+import { relative } from 'node:path';
+import type * as ort from 'onnxruntime-common';
+import type { RunTimer } from './languageModel';
+import { ModelSourceError } from './modelSource';
+
+export type OrtModule = typeof import('onnxruntime-node');
+let ortModule: OrtModule | undefined;
+
+/** The onnxruntime-node module, imported once on first use. */
+export async function ortRuntime(): Promise<OrtModule> {
+  ortModule ??= await import('onnxruntime-node');
+  return ortModule;
+}
+
+/** Options for opening ONNX sessions. */
+export interface SessionOptions {
+  /** Threads inside one operator (onnxruntime default: one per core). */
+  intraOpNumThreads?: number;
+}
+
+/** What a graph must declare and may declare; anything else is an input ReflectEval cannot feed. */
+export interface GraphContract {
+  requiredInputs: string[];
+  optionalInputs?: string[];
+  requiredOutputs: string[];
+}
+
+/** An opened ONNX graph. */
+export class OnnxGraph {
+  readonly inputs: ReadonlySet<string>;
+  readonly outputs: ReadonlySet<string>;
+
+  private constructor(
+    /** Path of the `.onnx` file. */
+    readonly file: string,
+    /** Path relative to the model folder, for messages. */
+    readonly name: string,
+    readonly session: ort.InferenceSession,
+  ) {
+    this.inputs = new Set(session.inputNames);
+    this.outputs = new Set(session.outputNames);
+  }
+
+  /**
+   * Opens `file` and checks its names against `contract`.
+   *
+   * @throws ModelSourceError naming the folder, the file and every missing or unexpected input/output
+   */
+  static async open(rt: OrtModule, folder: string, file: string, contract: GraphContract, options: SessionOptions = {}): Promise<OnnxGraph> {
+    const name = relative(folder, file) || file;
+    let session: ort.InferenceSession;
+    try {
+      session = await rt.InferenceSession.create(file, {
+        graphOptimizationLevel: 'all',
+        ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
+      });
+    } catch (e) {
+      throw new ModelSourceError(`model folder ${folder}: ${name} could not be loaded by onnxruntime (${(e as Error).message.split('\n')[0]})`);
+    }
+    const g = new OnnxGraph(file, name, session);
+    const problems: string[] = [];
+    const missingIn = contract.requiredInputs.filter((n) => !g.inputs.has(n));
+    if (missingIn.length) problems.push(`no input ${missingIn.map((n) => `"${n}"`).join(', ')}`);
+    const known = new Set([...contract.requiredInputs, ...(contract.optionalInputs ?? [])]);
+    const unknown = session.inputNames.filter((n) => !known.has(n));
+    if (unknown.length) problems.push(`unexpected input ${unknown.map((n) => `"${n}"`).join(', ')}`);
+    const missingOut = contract.requiredOutputs.filter((n) => !g.outputs.has(n));
+    if (missingOut.length) problems.push(`no output ${missingOut.map((n) => `"${n}"`).join(', ')}`);
+    if (problems.length) {
+      await session.release();
+      throw new ModelSourceError(
+        `model folder ${folder}: ${name} does not match the Optimum export ReflectEval expects: ${problems.join('; ')} ` +
+          `(inputs: ${session.inputNames.join(', ')}; outputs: ${session.outputNames.join(', ')})`,
+      );
+    }
+    return g;
+  }
+
+  /** The declared static size of dimension `dim` of input `name`, or undefined when symbolic. */
+  inputDim(name: string, dim: number): number | undefined {
+    const meta = this.session.inputMetadata.find((m) => m.name === name);
+    if (!meta || !meta.isTensor) return undefined;
+    const d = meta.shape[dim];
+    return typeof d === 'number' && d > 0 ? d : undefined;
+  }
+
+  /** Runs the graph, adding the time spent to `timer`. */
+  async run(feeds: Record<string, ort.Tensor>, timer?: RunTimer): Promise<ort.InferenceSession.ReturnType> {
+    if (!timer) return this.session.run(feeds);
+    const t0 = performance.now();
+    const out = await this.session.run(feeds);
+    timer.runMs += performance.now() - t0;
+    timer.runs++;
+    return out;
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+}
+
+/** A reusable int64 buffer handing out exact-length views, so per-step masks and ids do not allocate. */
+export class Int64Scratch {
+  private buf = new ArrayBuffer(0);
+  /** A zero-copy view of `length` elements (contents unspecified). Valid until the next call. */
+  view(length: number): BigInt64Array {
+    if (this.buf.byteLength < length * 8) this.buf = new ArrayBuffer(Math.max(length * 8, this.buf.byteLength * 2));
+    return new BigInt64Array(this.buf, 0, length);
+  }
+}

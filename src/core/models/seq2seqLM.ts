@@ -1,0 +1,252 @@
+/**
+ * An encoder-decoder model (BART-style) exported by Hugging Face Optimum, run with onnxruntime-node.
+ *
+ * Layouts (see {@link checkModelFolder}): `onnx/encoder_model.onnx` (inputs `input_ids`, `attention_mask`;
+ * output `last_hidden_state`) plus either `onnx/decoder_model_merged.onnx` or `onnx/decoder_model.onnx` +
+ * `onnx/decoder_with_past_model.onnx`. Decoder inputs: `input_ids`, `encoder_attention_mask`,
+ * `encoder_hidden_states` (the with-past graph may omit it), `use_cache_branch` (merged only) and
+ * `past_key_values.{i}.decoder|encoder.key|value`; outputs `logits` and `present.{i}.decoder|encoder.key|value`
+ * (the with-past graph: decoder presents only).
+ *
+ * Feeding follows transformers.js (`models.js`: `addPastKeyValues`, `getPastKeyValues`) and Optimum's
+ * `ORTModelForSeq2SeqLM`: the first decoder step gets empty `[batch, heads, 0, headDim]` past tensors and
+ * `use_cache_branch = false`; later steps `use_cache_branch = true`, the decoder self-attention cache from
+ * the previous step's `present.*.decoder.*`, and the cross-attention cache (`present.*.encoder.*`) of the
+ * first step, kept as is (the merged graph's later encoder outputs are constants and are ignored).
+ *
+ * Encoder inputs of a batch are right-padded with the pad id and masked (BART's learned positions start at
+ * 0 on the left, as the Python tokenizer pads).
+ */
+import type * as ort from 'onnxruntime-common';
+import { gatherRows, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
+import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
+import { readModelConfigs, readSeq2SeqConfig, readSpecialTokens, type Seq2SeqConfig } from './modelConfig';
+import { ModelSourceError, resolveModel } from './modelSource';
+import { Int64Scratch, OnnxGraph, ortRuntime, type OrtModule, type SessionOptions } from './onnxGraph';
+import { loadTokenizer, type ModelTokenizer } from './tokenizer';
+
+type Cache = Map<string, ort.Tensor>;
+
+/** A loaded ONNX encoder-decoder model with its tokenizer. */
+export class OnnxSeq2SeqLM implements GenerativeLM {
+  readonly architecture = 'encoder-decoder' as const;
+
+  private constructor(
+    readonly ref: string,
+    readonly folder: string,
+    readonly config: Seq2SeqConfig,
+    readonly tokenizer: ModelTokenizer,
+    readonly specialTokens: SpecialTokens,
+    private readonly rt: OrtModule,
+    private readonly encoder: OnnxGraph,
+    private readonly first: OnnxGraph,
+    private readonly next: OnnxGraph,
+    /** `past_key_values.{i}.decoder.key|value` */
+    private readonly selfNames: string[],
+    /** `past_key_values.{i}.encoder.key|value` */
+    private readonly crossNames: string[],
+  ) {}
+
+  get vocabSize(): number {
+    return this.config.vocabSize;
+  }
+
+  get maxPositions(): number {
+    return this.config.maxPositions;
+  }
+
+  /**
+   * Loads a model from a local folder or a hub id.
+   *
+   * @param options.id - name recorded in candidate origins instead of `ref`
+   * @throws ModelSourceError when the folder lacks a file, holds a decoder-only model, or an ONNX graph's
+   *   inputs and outputs do not match the expected names (one error naming the folder, the file and every mismatch)
+   */
+  static async load(ref: string, options: { cwd?: string; id?: string } & SessionOptions = {}): Promise<OnnxSeq2SeqLM> {
+    const { folder, layout } = await resolveModel(ref, { cwd: options.cwd });
+    if (layout.architecture !== 'encoder-decoder') throw new ModelSourceError(`model folder ${folder} holds a decoder-only model; load it with OnnxCausalLM or loadLanguageModel`);
+    const { config: raw, generation } = readModelConfigs(folder);
+    const config = readSeq2SeqConfig(raw, folder);
+    const tokenizer = await loadTokenizer(folder, raw as { eos_token_id?: number | number[]; pad_token_id?: number });
+    const special = readSpecialTokens(raw, generation, 'encoder-decoder', { eos: tokenizer.eosTokenIds[0], pad: tokenizer.padTokenId });
+    const selfNames: string[] = [];
+    const crossNames: string[] = [];
+    for (let i = 0; i < config.decoderLayers; i++) {
+      for (const kv of ['key', 'value']) {
+        selfNames.push(`past_key_values.${i}.decoder.${kv}`);
+        crossNames.push(`past_key_values.${i}.encoder.${kv}`);
+      }
+    }
+    const present = (names: string[]) => names.map((n) => n.replace('past_key_values.', 'present.'));
+    const rt = await ortRuntime();
+    const encoder = await OnnxGraph.open(rt, folder, layout.encoder, { requiredInputs: ['input_ids', 'attention_mask'], requiredOutputs: ['last_hidden_state'] }, options);
+    const decoderIn = ['input_ids', 'encoder_attention_mask'];
+    let first: OnnxGraph;
+    let next: OnnxGraph;
+    try {
+      if (layout.kind === 'merged') {
+        first = next = await OnnxGraph.open(
+          rt,
+          folder,
+          layout.decoder,
+          {
+            requiredInputs: [...decoderIn, 'encoder_hidden_states', 'use_cache_branch', ...selfNames, ...crossNames],
+            requiredOutputs: ['logits', ...present(selfNames), ...present(crossNames)],
+          },
+          options,
+        );
+      } else {
+        first = await OnnxGraph.open(rt, folder, layout.decoder, { requiredInputs: [...decoderIn, 'encoder_hidden_states'], requiredOutputs: ['logits', ...present(selfNames), ...present(crossNames)] }, options);
+        next = await OnnxGraph.open(
+          rt,
+          folder,
+          layout.decoderWithPast,
+          { requiredInputs: [...decoderIn, ...selfNames, ...crossNames], optionalInputs: ['encoder_hidden_states'], requiredOutputs: ['logits', ...present(selfNames)] },
+          options,
+        );
+      }
+    } catch (e) {
+      await encoder.release();
+      throw e;
+    }
+    return new OnnxSeq2SeqLM(options.id ?? ref, folder, config, tokenizer, special, rt, encoder, first, next, selfNames, crossNames);
+  }
+
+  private empty(names: string[], rows: number): Cache {
+    const h = this.config.decoderHeads;
+    const d = this.config.headDim;
+    return new Map(names.map((n) => [n, new this.rt.Tensor('float32', new Float32Array(0), [rows, h, 0, d])]));
+  }
+
+  /**
+   * Runs the encoder once on the (right-padded) prompts, then the first decoder step on
+   * `[decoderStartTokenId]`, and tiles both caches `expand` times.
+   *
+   * @throws RangeError on an empty prompt or one longer than the model's positions
+   */
+  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer } = {}): Promise<StartedDecoding> {
+    const expand = options.expand ?? 1;
+    if (!Number.isInteger(expand) || expand < 1) throw new RangeError(`expand must be an integer ≥ 1, got ${expand}`);
+    prompts.forEach((p, i) => {
+      if (p.length === 0) throw new RangeError(`prompt ${i} is empty`);
+      if (p.length > this.maxPositions) throw new RangeError(`prompt ${i} has ${p.length} tokens; the encoder allows ${this.maxPositions}`);
+    });
+    const start = this.specialTokens.decoderStartTokenId;
+    if (start === null) throw new ModelSourceError(`model folder ${this.folder}: config.json has no decoder_start_token_id`);
+    const T = this.rt.Tensor;
+    const n = prompts.length;
+    const S = Math.max(...prompts.map((p) => p.length));
+    const ids = new BigInt64Array(n * S).fill(BigInt(this.specialTokens.padTokenId));
+    const mask = new BigInt64Array(n * S);
+    prompts.forEach((p, b) => {
+      for (let t = 0; t < p.length; t++) {
+        ids[b * S + t] = BigInt(p[t]);
+        mask[b * S + t] = 1n;
+      }
+    });
+    const maskTensor = new T('int64', mask, [n, S]);
+    const enc = await this.encoder.run({ input_ids: new T('int64', ids, [n, S]), attention_mask: maskTensor }, options.timer);
+    const hidden = enc.last_hidden_state;
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new T('int64', new BigInt64Array(n).fill(BigInt(start)), [n, 1]),
+      encoder_attention_mask: maskTensor,
+      encoder_hidden_states: hidden,
+    };
+    if (this.first.inputs.has('use_cache_branch')) feeds.use_cache_branch = new T('bool', new Uint8Array([0]), [1]);
+    if (this.first.inputs.has(this.selfNames[0])) {
+      for (const [k, v] of this.empty(this.selfNames, n)) feeds[k] = v;
+      for (const [k, v] of this.empty(this.crossNames, n)) feeds[k] = v;
+    }
+    const out = await this.first.run(feeds, options.timer);
+    const vocab = out.logits.dims[2];
+    const logits = lastPositionLogits(out.logits.data as Float32Array, n, 1, vocab, expand);
+    const tile = (t: ort.Tensor) => repeatRows(T, t, expand);
+    const selfPast: Cache = new Map(this.selfNames.map((name) => [name, tile(out[name.replace('past_key_values.', 'present.')])]));
+    const crossPast: Cache = new Map(this.crossNames.map((name) => [name, tile(out[name.replace('past_key_values.', 'present.')])]));
+    const rowContext = new Int32Array(n * expand);
+    for (let r = 0; r < n * expand; r++) rowContext[r] = Math.floor(r / expand);
+    const session = new Seq2SeqDecodingSession(this, vocab, selfPast, crossPast, tile(hidden), tile(maskTensor), rowContext, options.timer);
+    return { session, logits, history: Array.from({ length: n * expand }, () => [start]) };
+  }
+
+  /** @internal one decoder step with a cache (the with-past graph). */
+  async runWithPast(ids: BigInt64Array, rows: number, width: number, selfPast: Cache, crossPast: Cache, hidden: ort.Tensor, encMask: ort.Tensor, timer?: RunTimer) {
+    const T = this.rt.Tensor;
+    const g = this.next;
+    const feeds: Record<string, ort.Tensor> = { input_ids: new T('int64', ids, [rows, width]), encoder_attention_mask: encMask };
+    if (g.inputs.has('encoder_hidden_states')) feeds.encoder_hidden_states = hidden;
+    if (g.inputs.has('use_cache_branch')) feeds.use_cache_branch = new T('bool', new Uint8Array([1]), [1]);
+    for (const [k, v] of selfPast) feeds[k] = v;
+    for (const [k, v] of crossPast) feeds[k] = v;
+    const out = await g.run(feeds, timer);
+    const present: Cache = new Map(this.selfNames.map((name) => [name, out[name.replace('past_key_values.', 'present.')]]));
+    return { logits: out.logits.data as Float32Array, present };
+  }
+
+  /** @internal */
+  gather(cache: Cache, indices: ArrayLike<number>): Cache {
+    const out: Cache = new Map();
+    for (const [name, t] of cache) out.set(name, gatherRows(this.rt.Tensor, t, indices));
+    return out;
+  }
+
+  /** @internal */
+  gatherTensor(t: ort.Tensor, indices: ArrayLike<number>): ort.Tensor {
+    return gatherRows(this.rt.Tensor, t, indices);
+  }
+
+  async dispose(): Promise<void> {
+    await this.encoder.release();
+    await this.first.release();
+    if (this.next !== this.first) await this.next.release();
+  }
+}
+
+/** The rows of an encoder-decoder model being decoded. */
+class Seq2SeqDecodingSession implements DecodingSession {
+  private readonly ids = new Int64Scratch();
+
+  constructor(
+    private readonly model: OnnxSeq2SeqLM,
+    readonly vocab: number,
+    private selfPast: Cache,
+    private crossPast: Cache,
+    private hidden: ort.Tensor,
+    private encMask: ort.Tensor,
+    /** Which prompt each row continues: rows of one prompt share the encoder states and cross-attention cache. */
+    private rowContext: Int32Array,
+    private readonly timer?: RunTimer,
+  ) {}
+
+  get rows(): number {
+    return this.rowContext.length;
+  }
+
+  step(tokens: ArrayLike<number>): Promise<Float32Array> {
+    return this.extend(tokens, 1);
+  }
+
+  async extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array> {
+    const rows = this.rows;
+    if (tokens.length !== rows * width) throw new RangeError(`expected ${rows}×${width} tokens, got ${tokens.length}`);
+    const ids = this.ids.view(rows * width);
+    for (let i = 0; i < ids.length; i++) ids[i] = BigInt(tokens[i]);
+    const { logits, present } = await this.model.runWithPast(ids, rows, width, this.selfPast, this.crossPast, this.hidden, this.encMask, this.timer);
+    this.selfPast = present;
+    return logits;
+  }
+
+  select(indices: ArrayLike<number>): void {
+    if (isIdentity(indices, this.rows)) return;
+    this.selfPast = this.model.gather(this.selfPast, indices);
+    const ctx = Int32Array.from(indices, (i) => this.rowContext[i]);
+    // Rows of one prompt have identical encoder states: reordering beams within prompts needs no copy.
+    const same = ctx.length === this.rowContext.length && ctx.every((c, i) => c === this.rowContext[i]);
+    if (!same) {
+      this.crossPast = this.model.gather(this.crossPast, indices);
+      this.hidden = this.model.gatherTensor(this.hidden, indices);
+      this.encMask = this.model.gatherTensor(this.encMask, indices);
+    }
+    this.rowContext = ctx;
+  }
+}
