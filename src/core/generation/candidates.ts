@@ -13,11 +13,19 @@ export interface GeneratedCandidate {
   origin: CandidateOrigin;
 }
 
-/** True when two origins describe the same generation (everything equal except `createdAt`). */
+/**
+ * True when two origins describe the same generation: everything equal except `createdAt` and the beam score
+ * (an output, whose last bits may differ between machines; the beam rank is compared).
+ */
 export function sameOrigin(a: CandidateOrigin, b: CandidateOrigin): boolean {
-  const { createdAt: _a, ...ra } = a;
-  const { createdAt: _b, ...rb } = b;
-  return isDeepStrictEqual(ra, rb);
+  const strip = ({ createdAt: _t, ...rest }: CandidateOrigin) => {
+    if (rest.decoding && 'beamScore' in rest.decoding) {
+      const { beamScore: _s, ...decoding } = rest.decoding;
+      return { ...rest, decoding };
+    }
+    return rest;
+  };
+  return isDeepStrictEqual(strip(a), strip(b));
 }
 
 /** What {@link addGeneratedCandidates} did. */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { BUNDLED_MODEL_ID } from '../judges/createJudge';
 import { ResponseCache } from '../judges/cache';
-import { OnnxCausalLM } from '../models/causalLM';
+import { loadLanguageModel } from '../models/loadModel';
 import { ModelSourceError } from '../models/modelSource';
 import { apiCandidateGenerator, ApiGenerator, type ApiReply } from './apiGenerator';
 import { findChatTemplate, loadChatTemplate } from './chatTemplate';
@@ -72,7 +72,7 @@ export function generatorHandle(spec: GeneratorSpec, env: GeneratorEnvironment):
     async open() {
       if (spec.backend === 'local') {
         const { path, id } = resolveLocalModel(spec.model ?? DEFAULT_LOCAL_MODEL, env);
-        return localCandidateGenerator(await OnnxCausalLM.load(path, { id, cwd: env.baseDir }));
+        return localCandidateGenerator(await loadLanguageModel(path, { id, cwd: env.baseDir }));
       }
       const apiKey = await env.apiKey(spec);
       if (!apiKey) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${env.apiKeyHint(spec)}`);
