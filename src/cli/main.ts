@@ -9,6 +9,7 @@ import { registerCorrelate } from './commands/correlate';
 import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
+import { registerPerplexity } from './commands/perplexity';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerImport(program);
   registerStats(program);
   registerGenerate(program);
+  registerPerplexity(program);
   registerJudge(program);
   registerCorrelate(program);
   registerDemo(program);

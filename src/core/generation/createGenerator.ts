@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { BUNDLED_MODEL_ID } from '../judges/createJudge';
 import { ResponseCache } from '../judges/cache';
+import type { GenerativeLM } from '../models/languageModel';
 import { loadLanguageModel } from '../models/loadModel';
 import { ModelSourceError } from '../models/modelSource';
 import { apiCandidateGenerator, ApiGenerator, type ApiReply } from './apiGenerator';
@@ -61,6 +62,16 @@ export function resolveLocalModel(ref: string, env: Pick<GeneratorEnvironment, '
 }
 
 /**
+ * Loads a local model by reference (`bundled:<name>`, a folder relative to `baseDir` or absolute, a hub id).
+ *
+ * @throws ModelSourceError naming the folder and the missing piece
+ */
+export async function loadLocalModel(ref: string, env: Pick<GeneratorEnvironment, 'bundledModels' | 'baseDir'>): Promise<GenerativeLM> {
+  const { path, id } = resolveLocalModel(ref, env);
+  return loadLanguageModel(path, { id, cwd: env.baseDir });
+}
+
+/**
  * A handle that loads the generator a spec describes when the run reaches it.
  *
  * @throws (from `open`) ModelSourceError for a model folder that lacks a file, Error for an API generator without
@@ -71,8 +82,7 @@ export function generatorHandle(spec: GeneratorSpec, env: GeneratorEnvironment):
     label: generatorLabel(spec),
     async open() {
       if (spec.backend === 'local') {
-        const { path, id } = resolveLocalModel(spec.model ?? DEFAULT_LOCAL_MODEL, env);
-        return localCandidateGenerator(await loadLanguageModel(path, { id, cwd: env.baseDir }));
+        return localCandidateGenerator(await loadLocalModel(spec.model ?? DEFAULT_LOCAL_MODEL, env));
       }
       const apiKey = await env.apiKey(spec);
       if (!apiKey) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${env.apiKeyHint(spec)}`);

@@ -8,6 +8,7 @@ import { promptAnnotator } from '../settings';
 import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
+import { perplexityCommand } from './perplexity';
 
 /** Wraps a command so its failure becomes an error message instead of an unhandled rejection. */
 export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
@@ -30,6 +31,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
+    vscode.commands.registerCommand('reflectEval.perplexity', reportErrors(() => perplexityCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),
   ];
 }
