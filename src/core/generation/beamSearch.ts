@@ -28,9 +28,57 @@
  */
 import type { GenerativeLM } from '../models/languageModel';
 import type { ResolvedGenerationConfig } from './config';
-import type { LogitsProcessor } from './logitsProcess';
-import { logSoftmax } from './samplers';
+import { LogitsProcessorList, type LogitsProcessor } from './logitsProcess';
+import { logSoftmax, logSumExpF32 } from './samplers';
 import type { LoopHooks, RowResult } from './sequences';
+
+/**
+ * The K largest values offered (value + offset), best first; ties keep the earlier-offered index. Two
+ * monomorphic scanners (float32 logits, float64 log-probabilities) keep the hot loop fast.
+ */
+class TopK {
+  readonly values: Float64Array;
+  readonly indices: Float64Array;
+  private count = 0;
+
+  constructor(readonly K: number) {
+    this.values = new Float64Array(K);
+    this.indices = new Float64Array(K);
+  }
+
+  reset(): void {
+    this.count = 0;
+  }
+
+  private insert(val: number, index: number): void {
+    const vals = this.values;
+    const idx = this.indices;
+    let j = this.count < this.K ? this.count++ : this.K - 1;
+    while (j > 0 && vals[j - 1] < val) {
+      vals[j] = vals[j - 1];
+      idx[j] = idx[j - 1];
+      j--;
+    }
+    vals[j] = val;
+    idx[j] = index;
+  }
+
+  offerF32(row: Float32Array, offset: number, firstIndex: number): void {
+    const K = this.K;
+    for (let v = 0; v < row.length; v++) {
+      const val = row[v] + offset;
+      if (this.count < K || val > this.values[K - 1]) this.insert(val, firstIndex + v);
+    }
+  }
+
+  offerF64(row: Float64Array, offset: number, firstIndex: number): void {
+    const K = this.K;
+    for (let v = 0; v < row.length; v++) {
+      const val = row[v] + offset;
+      if (this.count < K || val > this.values[K - 1]) this.insert(val, firstIndex + v);
+    }
+  }
+}
 
 interface Hypothesis {
   /** The processors' view of the sequence: initial history + generated tokens. */
@@ -76,9 +124,9 @@ export async function beamSearch(
   });
   let logits = started.logits;
   let active = prompts.map((_, p) => p);
+  const noProcessors = processors instanceof LogitsProcessorList && processors.length === 0;
   const lps = Array.from({ length: k }, () => new Float64Array(V));
-  const topVal = new Float64Array(K);
-  const topIdx = new Float64Array(K);
+  const top = new TopK(K);
   let aborted = false;
   let promptsDone = 0;
 
@@ -94,34 +142,21 @@ export async function beamSearch(
     active.forEach((p, i) => {
       const s = states[p];
       // 1–2. processed log-probs plus running scores; top K over beams × vocabulary.
-      let count = 0;
+      top.reset();
       for (let b = 0; b < k; b++) {
-        const lpRow = logSoftmax(logits.subarray((i * k + b) * V, (i * k + b + 1) * V), lps[b]);
-        processors.apply(s.running[b].history, lpRow, t - 1);
+        const raw = logits.subarray((i * k + b) * V, (i * k + b + 1) * V);
         const base = s.running[b].score;
-        for (let v = 0; v < V; v++) {
-          const val = lpRow[v] + base;
-          if (count < K) {
-            let j = count++;
-            while (j > 0 && topVal[j - 1] < val) {
-              topVal[j] = topVal[j - 1];
-              topIdx[j] = topIdx[j - 1];
-              j--;
-            }
-            topVal[j] = val;
-            topIdx[j] = b * V + v;
-          } else if (val > topVal[K - 1]) {
-            let j = K - 1;
-            while (j > 0 && topVal[j - 1] < val) {
-              topVal[j] = topVal[j - 1];
-              topIdx[j] = topIdx[j - 1];
-              j--;
-            }
-            topVal[j] = val;
-            topIdx[j] = b * V + v;
-          }
+        if (noProcessors) {
+          // Log-probabilities read off the logits (x − logsumexp) as they are scanned.
+          top.offerF32(raw, base - logSumExpF32(raw), b * V);
+        } else {
+          const lpRow = logSoftmax(raw, lps[b]);
+          processors.apply(s.running[b].history, lpRow, t - 1);
+          top.offerF64(lpRow, base, b * V);
         }
       }
+      const topVal = top.values;
+      const topIdx = top.indices;
       const cands = Array.from({ length: K }, (_, j) => {
         const beam = Math.floor(topIdx[j] / V);
         const token = topIdx[j] - beam * V;

@@ -43,7 +43,7 @@ export class RepetitionPenaltyLogitsProcessor implements LogitsProcessor {
     if (!(penalty > 0)) throw new RangeError(`repetitionPenalty must be > 0, got ${penalty}`);
   }
 
-  apply(inputIds: readonly number[], scores: Scores): void {
+  apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     if (this.seen.length < scores.length) this.seen = new Uint32Array(scores.length);
     if (++this.stamp === 0xffffffff) {
       this.seen.fill(0);
@@ -88,7 +88,7 @@ export class NoRepeatNGramLogitsProcessor implements LogitsProcessor {
     return banned;
   }
 
-  apply(inputIds: readonly number[], scores: Scores): void {
+  apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     for (const t of this.bannedTokens(inputIds)) scores[t] = -Infinity;
   }
 }
@@ -100,7 +100,7 @@ export class NoRepeatNGramLogitsProcessor implements LogitsProcessor {
 export class ForcedBOSTokenLogitsProcessor implements LogitsProcessor {
   constructor(readonly bosTokenId: number) {}
 
-  apply(inputIds: readonly number[], scores: Scores): void {
+  apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     if (inputIds.length !== 1) return;
     scores.fill(-Infinity);
     scores[this.bosTokenId] = 0;
@@ -130,7 +130,7 @@ export class TemperatureLogitsWarper implements LogitsProcessor {
     if (!(temperature > 0)) throw new RangeError(`temperature must be > 0, got ${temperature}`);
   }
 
-  apply(_inputIds: readonly number[], scores: Scores): void {
+  apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
     const t = this.temperature;
     for (let i = 0; i < scores.length; i++) scores[i] /= t;
   }
@@ -150,7 +150,7 @@ export class TopKLogitsWarper implements LogitsProcessor {
     if (!Number.isInteger(topK) || topK < 1) throw new RangeError(`topK must be an integer ≥ 1, got ${topK}`);
   }
 
-  apply(_inputIds: readonly number[], scores: Scores): void {
+  apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
     const k = Math.min(Math.max(this.topK, this.minTokensToKeep), scores.length);
     if (k >= scores.length) return;
     if (this.sorted.length !== scores.length) this.sorted = new Float64Array(scores.length);
@@ -167,9 +167,16 @@ export class TopKLogitsWarper implements LogitsProcessor {
  * most probable tokens are always kept. What remains is the smallest set of most probable tokens whose
  * probability reaches topP.
  */
+/** Top-p buckets: width 1/4 nat below the maximum logit; the last one holds everything 32 nats or more below. */
+const TOP_P_BUCKETS = 128;
+
 export class TopPLogitsWarper implements LogitsProcessor {
   private probs = new Float64Array(0);
   private sorted = new Float64Array(0);
+  private bucketMass = new Float64Array(TOP_P_BUCKETS + 1);
+  private bucketCount = new Int32Array(TOP_P_BUCKETS + 1);
+  /** The scores row of the last `apply` and its nucleus threshold (see {@link lastNucleus}). */
+  private last: { scores: Scores; threshold: number } | undefined;
 
   /** @param topP - in [0, 1]; 0 keeps only the most probable token, 1 keeps every token of non-zero probability */
   constructor(
@@ -181,8 +188,13 @@ export class TopPLogitsWarper implements LogitsProcessor {
   }
 
   /**
-   * The smallest probability kept: every token whose softmax probability is ≥ this value is in the nucleus.
-   * Leaves the unnormalised probabilities in `this.probs`.
+   * The smallest probability kept: every token whose (unnormalised) probability is ≥ this value is in the
+   * nucleus. Leaves the unnormalised probabilities exp(score − max) in `this.probs`.
+   *
+   * Same result as sorting the whole vocabulary, without sorting it: tokens are bucketed by how far their
+   * logit lies below the maximum, the bucket masses are summed from the least probable bucket up, and the
+   * bucket B in which the cumulative sum first exceeds (1 − topP)·Σ is the only one sorted. Buckets below B
+   * end with a cumulative sum ≤ the limit (all removed); buckets above B start above it (all kept).
    */
   private threshold(scores: Scores): number {
     const V = scores.length;
@@ -190,36 +202,81 @@ export class TopPLogitsWarper implements LogitsProcessor {
       this.probs = new Float64Array(V);
       this.sorted = new Float64Array(V);
     }
+    const probs = this.probs;
+    const B = TOP_P_BUCKETS;
+    const mass = this.bucketMass.fill(0);
+    const count = this.bucketCount.fill(0);
     let max = -Infinity;
     for (let i = 0; i < V; i++) if (scores[i] > max) max = scores[i];
     let z = 0;
     for (let i = 0; i < V; i++) {
-      const e = Math.exp(scores[i] - max);
-      this.probs[i] = e;
+      const d = max - scores[i];
+      const e = Math.exp(-d);
+      probs[i] = e;
       z += e;
+      const b = d < B / 4 ? (d * 4) | 0 : B;
+      mass[b] += e;
+      count[b]++;
     }
-    this.sorted.set(this.probs);
-    this.sorted.sort();
     const limit = (1 - this.topP) * z;
-    const maxRemoved = V - Math.min(this.minTokensToKeep, V);
-    let cum = 0;
+    const minKeep = Math.min(this.minTokensToKeep, V);
+    // Walk up from the least probable bucket to the one where the cumulative sum crosses the limit.
+    let cumBelow = 0;
+    let keptAbove = V;
+    let bucket = -1;
+    for (let b = B; b >= 0; b--) {
+      keptAbove -= count[b];
+      if (cumBelow + mass[b] > limit) {
+        bucket = b;
+        break;
+      }
+      cumBelow += mass[b];
+    }
+    let n = 0;
+    let maxRemoved: number;
+    if (bucket >= 0 && keptAbove + count[bucket] >= minKeep) {
+      for (let i = 0; i < V; i++) {
+        const d = max - scores[i];
+        if ((d < B / 4 ? (d * 4) | 0 : B) === bucket) this.sorted[n++] = probs[i];
+      }
+      maxRemoved = Math.min(n - 1, keptAbove + n - minKeep);
+    } else {
+      // The limit is never exceeded (topP ≈ 0, rounding) or minTokensToKeep reaches below: sort everything.
+      cumBelow = 0;
+      for (let i = 0; i < V; i++) this.sorted[n++] = probs[i];
+      maxRemoved = V - minKeep;
+    }
+    const cand = this.sorted.subarray(0, n);
+    cand.sort();
+    let cum = cumBelow;
     let removed = 0;
     while (removed < maxRemoved) {
-      cum += this.sorted[removed];
+      cum += cand[removed];
       if (cum > limit) break;
       removed++;
     }
-    return this.sorted[removed];
+    return cand[removed];
   }
 
-  apply(_inputIds: readonly number[], scores: Scores): void {
+  apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
     const t = this.threshold(scores);
     for (let i = 0; i < scores.length; i++) if (this.probs[i] < t) scores[i] = -Infinity;
+    this.last = { scores, threshold: t };
+  }
+
+  /**
+   * After `apply(…, scores)`: the unnormalised probabilities exp(score − max) it computed and the smallest one
+   * kept, so that a sampler can draw from the nucleus without another pass of exponentials (the values equal
+   * what softmax of the processed scores would compute). Undefined when `scores` is not the last row applied.
+   */
+  lastNucleus(scores: Scores): { probs: Float64Array; threshold: number } | undefined {
+    return this.last && this.last.scores === scores ? { probs: this.probs, threshold: this.last.threshold } : undefined;
   }
 
   /** Token ids of the nucleus of `scores` (not modified), ascending: for tests and inspection. */
   nucleus(scores: Scores): number[] {
     const t = this.threshold(scores);
+    this.last = undefined;
     const out: number[] = [];
     for (let i = 0; i < scores.length; i++) if (this.probs[i] >= t) out.push(i);
     return out;

@@ -7,9 +7,9 @@
  */
 import type { GenerativeLM } from '../models/languageModel';
 import type { ResolvedGenerationConfig } from './config';
-import { buildLogitsProcessors } from './logitsProcess';
+import { buildLogitsProcessors, TopPLogitsWarper } from './logitsProcess';
 import { sampleLoop } from './sampleLoop';
-import { sampleCategorical, sampleStream, type UniformStream } from './samplers';
+import { sampleCategorical, sampleFromWeights, sampleStream, type UniformStream } from './samplers';
 import type { LoopHooks, RowResult } from './sequences';
 
 /**
@@ -22,5 +22,12 @@ export async function nucleusSampling(model: GenerativeLM, prompts: number[][], 
   const processors = buildLogitsProcessors(config, true);
   const streams: UniformStream[] = Array.from({ length: prompts.length * n }, (_, row) => sampleStream(config.seed, row % n));
   const scratch = new Float64Array(model.vocabSize);
-  return sampleLoop(model, prompts, config, n, processors, (row, scores) => sampleCategorical(scores, streams[row](), scratch), hooks);
+  const last = processors.processors[processors.length - 1];
+  const topP = last instanceof TopPLogitsWarper ? last : undefined;
+  return sampleLoop(model, prompts, config, n, processors, (row, scores) => {
+    const u = streams[row]();
+    // TopP already computed exp(score − max) for the row: draw from those (the same numbers softmax would give).
+    const nucleus = topP?.lastNucleus(scores);
+    return nucleus ? sampleFromWeights(nucleus.probs, nucleus.threshold, u) : sampleCategorical(scores, u, scratch);
+  }, hooks);
 }

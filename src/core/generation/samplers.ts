@@ -72,19 +72,57 @@ export function sampleCategorical(scores: Scores, u: number, scratch?: Float64Ar
 }
 
 /**
+ * Draws an index by inversion from unnormalised weights, counting only weights ≥ `minWeight` (the others
+ * are excluded): the first index whose cumulative kept weight, summed in index order, exceeds u·Σ. With the
+ * weights exp(score − max) and `minWeight` the nucleus threshold, this is exactly
+ * {@link sampleCategorical} on the top-p-processed scores.
+ */
+export function sampleFromWeights(weights: Float64Array, minWeight: number, u: number): number {
+  const V = weights.length;
+  let z = 0;
+  for (let i = 0; i < V; i++) if (weights[i] >= minWeight) z += weights[i];
+  const target = u * z;
+  let cum = 0;
+  let last = 0;
+  for (let i = 0; i < V; i++) {
+    const w = weights[i];
+    if (w < minWeight || w === 0) continue;
+    cum += w;
+    last = i;
+    if (cum > target) return i;
+  }
+  return last;
+}
+
+/**
  * Natural-log softmax of `src` into `dst` (float64), as `torch.nn.functional.log_softmax`.
  *
  * @returns `dst`
  */
 export function logSoftmax(src: Scores, dst: Float64Array): Float64Array {
+  const lse = logSumExp(src);
+  for (let i = 0; i < src.length; i++) dst[i] = src[i] - lse;
+  return dst;
+}
+
+/** {@link logSumExp} of float32 logits (a monomorphic copy for the hot path of beam search). */
+export function logSumExpF32(src: Float32Array): number {
   const V = src.length;
   let max = -Infinity;
   for (let i = 0; i < V; i++) if (src[i] > max) max = src[i];
   let z = 0;
   for (let i = 0; i < V; i++) z += Math.exp(src[i] - max);
-  const lse = max + Math.log(z);
-  for (let i = 0; i < V; i++) dst[i] = src[i] - lse;
-  return dst;
+  return max + Math.log(z);
+}
+
+/** log Σ exp(`src`), computed as max + log Σ exp(x − max). */
+export function logSumExp(src: Scores): number {
+  const V = src.length;
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) if (src[i] > max) max = src[i];
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(src[i] - max);
+  return max + Math.log(z);
 }
 
 /** log softmax(`row`)[index] without materialising the whole distribution. */

@@ -19,6 +19,11 @@ export interface TeacherForcingRequest {
   promptIds: number[];
   /** Token ids to score (may be empty). Append the EOS id yourself if its probability should count. */
   continuationIds: number[];
+  /**
+   * Tokens fed between the prompt and the continuation but not scored (default none): e.g. BART's forced BOS,
+   * so that `decoderStartTokenId, forcedBosTokenId` precede the scored response, as in HF's `labels`.
+   */
+  prefixIds?: number[];
 }
 
 /** Log-probabilities of one continuation. */
@@ -46,7 +51,8 @@ export async function teacherForcing(
   const groups = new Map<string, number[]>();
   requests.forEach((r, i) => {
     if (r.promptIds.length === 0) throw new RangeError(`request ${i} has an empty prompt`);
-    const budget = model.architecture === 'decoder-only' ? r.promptIds.length + r.continuationIds.length : 1 + r.continuationIds.length;
+    const n = r.continuationIds.length + (r.prefixIds?.length ?? 0);
+    const budget = model.architecture === 'decoder-only' ? r.promptIds.length + n : 1 + n;
     if (budget > model.maxPositions + (model.architecture === 'decoder-only' ? 1 : 0)) {
       throw new RangeError(`request ${i}: ${budget} positions exceed the model's ${model.maxPositions}`);
     }
@@ -59,7 +65,7 @@ export async function teacherForcing(
     for (let from = 0; from < members.length; from += maxRows) {
       options.signal?.throwIfAborted();
       const chunk = members.slice(from, from + maxRows);
-      const conts = chunk.map((i) => requests[i].continuationIds);
+      const conts = chunk.map((i) => [...(requests[i].prefixIds ?? []), ...requests[i].continuationIds]);
       const { session, logits } = await model.startDecoding([requests[chunk[0]].promptIds], { expand: chunk.length, timer: options.timer });
       const V = session.vocab;
       const lps = conts.map((c, row) => (c.length > 0 ? [logSoftmaxAt(logits.subarray(row * V, (row + 1) * V), c[0])] : []));
@@ -79,7 +85,8 @@ export async function teacherForcing(
         });
       }
       chunk.forEach((i, row) => {
-        results[i] = { tokenLogProbs: lps[row], sumLogProb: lps[row].reduce((s, x) => s + x, 0) };
+        const scored = lps[row].slice(requests[i].prefixIds?.length ?? 0);
+        results[i] = { tokenLogProbs: scored, sumLogProb: scored.reduce((s, x) => s + x, 0) };
       });
     }
   }

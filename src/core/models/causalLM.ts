@@ -13,7 +13,7 @@
  * positions themselves and are fed the mask only.
  */
 import type * as ort from 'onnxruntime-common';
-import { gatherRows, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
+import { GatherPool, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { readCausalLMConfig, readModelConfigs, readSpecialTokens, type CausalLMConfig } from './modelConfig';
 import { ModelSourceError, resolveModel } from './modelSource';
@@ -225,11 +225,9 @@ export class OnnxCausalLM implements GenerativeLM {
     return { logits: out.logits.data as Float32Array, present: this.presents(out) };
   }
 
-  /** @internal */
-  gather(past: KVCache, indices: ArrayLike<number>): KVCache {
-    const out: KVCache = new Map();
-    for (const [name, t] of past) out.set(name, gatherRows(this.rt.Tensor, t, indices));
-    return out;
+  /** @internal a pool of gather buffers for one session */
+  gatherPool(): GatherPool {
+    return new GatherPool(this.rt.Tensor);
   }
 
   /** Releases the ONNX sessions. */
@@ -244,6 +242,7 @@ class CausalDecodingSession implements DecodingSession {
   private readonly ids = new Int64Scratch();
   private readonly masks = new Int64Scratch();
   private readonly positions = new Int64Scratch();
+  private readonly pool: GatherPool;
 
   constructor(
     private readonly model: OnnxCausalLM,
@@ -254,7 +253,9 @@ class CausalDecodingSession implements DecodingSession {
     /** Left padding of each row. */
     private padLen: Int32Array,
     private readonly timer?: RunTimer,
-  ) {}
+  ) {
+    this.pool = model.gatherPool();
+  }
 
   get rows(): number {
     return this.padLen.length;
@@ -289,7 +290,9 @@ class CausalDecodingSession implements DecodingSession {
 
   select(indices: ArrayLike<number>): void {
     if (isIdentity(indices, this.rows)) return;
-    this.past = this.model.gather(this.past, indices);
+    const past: KVCache = new Map();
+    for (const [name, t] of this.past) past.set(name, this.pool.gather(name, t, indices));
+    this.past = past;
     this.padLen = Int32Array.from(indices, (i) => this.padLen[i]);
   }
 }

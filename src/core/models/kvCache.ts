@@ -54,3 +54,36 @@ export function lastPositionLogits(logits: Float32Array, rows: number, seq: numb
   }
   return out;
 }
+
+/**
+ * Gathers rows into reused buffers instead of fresh ones: two buffers per cache name, used in turn, so a
+ * gather never writes into the buffer it reads from (the previous gather's result) and the cache of a long
+ * beam search does not churn the garbage collector. A buffer is reused only after the tensor built on it has
+ * been fed to a run and replaced by that run's outputs.
+ */
+export class GatherPool {
+  private readonly pools = new Map<string, [ArrayBuffer, ArrayBuffer]>();
+
+  constructor(private readonly T: TensorCtor) {}
+
+  /** As {@link gatherRows} (float32 tensors), into a pooled buffer for `name`. */
+  gather(name: string, t: ort.Tensor, indices: ArrayLike<number>): ort.Tensor {
+    if (t.type !== 'float32') return gatherRows(this.T, t, indices);
+    const size = rowSize(t);
+    const bytes = indices.length * size * 4;
+    let pair = this.pools.get(name);
+    if (!pair) {
+      pair = [new ArrayBuffer(0), new ArrayBuffer(0)];
+      this.pools.set(name, pair);
+    }
+    const src = t.data as Float32Array;
+    const slot = src.buffer === pair[0] ? 1 : 0;
+    if (pair[slot].byteLength < bytes) pair[slot] = new ArrayBuffer(Math.ceil(bytes * 1.25));
+    const out = new Float32Array(pair[slot], 0, indices.length * size);
+    for (let i = 0; i < indices.length; i++) {
+      const r = indices[i];
+      out.set(src.subarray(r * size, (r + 1) * size), i * size);
+    }
+    return make(this.T, t, out, indices.length);
+  }
+}

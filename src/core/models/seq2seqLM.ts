@@ -18,7 +18,7 @@
  * 0 on the left, as the Python tokenizer pads).
  */
 import type * as ort from 'onnxruntime-common';
-import { gatherRows, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
+import { GatherPool, gatherRows, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { readModelConfigs, readSeq2SeqConfig, readSpecialTokens, type Seq2SeqConfig } from './modelConfig';
 import { ModelSourceError, resolveModel } from './modelSource';
@@ -183,6 +183,11 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
     return { logits: out.logits.data as Float32Array, present };
   }
 
+  /** @internal a pool of gather buffers for one session */
+  gatherPool(): GatherPool {
+    return new GatherPool(this.rt.Tensor);
+  }
+
   /** @internal */
   gather(cache: Cache, indices: ArrayLike<number>): Cache {
     const out: Cache = new Map();
@@ -205,6 +210,7 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
 /** The rows of an encoder-decoder model being decoded. */
 class Seq2SeqDecodingSession implements DecodingSession {
   private readonly ids = new Int64Scratch();
+  private readonly pool: GatherPool;
 
   constructor(
     private readonly model: OnnxSeq2SeqLM,
@@ -216,7 +222,9 @@ class Seq2SeqDecodingSession implements DecodingSession {
     /** Which prompt each row continues: rows of one prompt share the encoder states and cross-attention cache. */
     private rowContext: Int32Array,
     private readonly timer?: RunTimer,
-  ) {}
+  ) {
+    this.pool = model.gatherPool();
+  }
 
   get rows(): number {
     return this.rowContext.length;
@@ -238,7 +246,9 @@ class Seq2SeqDecodingSession implements DecodingSession {
 
   select(indices: ArrayLike<number>): void {
     if (isIdentity(indices, this.rows)) return;
-    this.selfPast = this.model.gather(this.selfPast, indices);
+    const selfPast: Cache = new Map();
+    for (const [name, t] of this.selfPast) selfPast.set(name, this.pool.gather(name, t, indices));
+    this.selfPast = selfPast;
     const ctx = Int32Array.from(indices, (i) => this.rowContext[i]);
     // Rows of one prompt have identical encoder states: reordering beams within prompts needs no copy.
     const same = ctx.length === this.rowContext.length && ctx.every((c, i) => c === this.rowContext[i]);
