@@ -33,6 +33,7 @@ export function registerPerplexity(program: Command): void {
     .option('--transcripts <ids>', 'AnnoMI CSV: only these transcript ids (comma-separated)')
     .option('--max-context-tokens <n>', 'context window in tokens', positiveInt, MAX_CONTEXT_TOKENS)
     .option('--no-eos', 'do not score the EOS token after each response')
+    .option('--input-special-tokens', "wrap the input in the tokenizer's special tokens (BART: <s> … </s>), for models fine-tuned that way")
     .option('--json', 'print JSON')
     .action(async (file: string, opts: Record<string, unknown>) => {
       const examples = perplexityExamples(readItems(file, opts), opts.behaviour as TherapistBehaviour);
@@ -49,6 +50,7 @@ export function registerPerplexity(program: Command): void {
           const { perResponse: _each, ...r } = await perplexity(model, examples, {
             maxContextTokens: opts.maxContextTokens as number,
             includeEos: opts.eos as boolean,
+            inputSpecialTokens: Boolean(opts.inputSpecialTokens),
             behaviour: opts.behaviour as TherapistBehaviour,
             onProgress: (done) => bar.update(done),
           });

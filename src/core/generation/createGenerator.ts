@@ -82,7 +82,7 @@ export function generatorHandle(spec: GeneratorSpec, env: GeneratorEnvironment):
     label: generatorLabel(spec),
     async open() {
       if (spec.backend === 'local') {
-        return localCandidateGenerator(await loadLocalModel(spec.model ?? DEFAULT_LOCAL_MODEL, env));
+        return localCandidateGenerator(await loadLocalModel(spec.model ?? DEFAULT_LOCAL_MODEL, env), { inputSpecialTokens: spec.inputSpecialTokens });
       }
       const apiKey = await env.apiKey(spec);
       if (!apiKey) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${env.apiKeyHint(spec)}`);

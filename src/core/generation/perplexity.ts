@@ -20,8 +20,8 @@
  */
 import type { GenerativeLM } from '../models/languageModel';
 import type { DialogueItem, TherapistBehaviour, Turn } from '../model/types';
-import { inputWindow } from './localGenerator';
-import { buildModelInput, MAX_CONTEXT_TOKENS, MAX_RESPONSE_TOKENS, responseIds } from './modelInput';
+import { generatorInputIds, inputWindow } from './localGenerator';
+import { MAX_CONTEXT_TOKENS, MAX_RESPONSE_TOKENS, responseIds } from './modelInput';
 import { teacherForcing, type TeacherForcingRequest } from './teacherForcing';
 
 /** A reference response and the context it answered. */
@@ -51,6 +51,8 @@ export interface PerplexityOptions {
   includeEos?: boolean;
   /** Response type whose control code ends the input (default `reflection`: `<listening>`). */
   behaviour?: TherapistBehaviour;
+  /** Wrap the input in the tokenizer's special tokens, as the generator does with this option (default false). */
+  inputSpecialTokens?: boolean;
 }
 
 /** One response's share. */
@@ -97,7 +99,7 @@ export async function perplexity(
   // Decoder-only: the prompt and the response share the positions; keep the response whole.
   const window = inputWindow(model, options.maxContextTokens ?? MAX_CONTEXT_TOKENS, model.architecture === 'decoder-only' ? maxResponseTokens + 1 : 0);
   const requests: TeacherForcingRequest[] = examples.map((ex) => {
-    const promptIds = buildModelInput(ex.context, model.tokenizer, { behaviour, maxContextTokens: window }).inputIds;
+    const promptIds = generatorInputIds(ex.context, model, { behaviour, maxContextTokens: window, inputSpecialTokens: options.inputSpecialTokens });
     const response = responseIds(ex.response, model.tokenizer, maxResponseTokens);
     return { promptIds, continuationIds: [...(forcedBos !== null ? [forcedBos] : []), ...response, ...(includeEos ? [eos] : [])] };
   });
@@ -123,6 +125,6 @@ export async function perplexity(
     tokens,
     responses: perResponse.length,
     perResponse,
-    signature: `ppl|model:${model.ref}|ctx:${window}|resp:${maxResponseTokens}|eos:${includeEos ? 'yes' : 'no'}|input:gem2022-${behaviour}`,
+    signature: `ppl|model:${model.ref}|ctx:${window}|resp:${maxResponseTokens}|eos:${includeEos ? 'yes' : 'no'}|input:gem2022-${behaviour}${options.inputSpecialTokens ? '+special' : ''}`,
   };
 }

@@ -32,6 +32,11 @@ export interface GeneratorSpec {
   stop?: string[];
   maxRetries?: number;
   timeoutMs?: number;
+  /**
+   * `local`: wrap the model input in the tokenizer's special tokens (BART: `<s> … </s>`), for models fine-tuned on
+   * inputs made by Python's `tokenizer(text)`; default false (the seeds' format as both bundled fixtures read it).
+   */
+  inputSpecialTokens?: boolean;
 }
 
 /** Decoding strategies of the grid. */
@@ -99,7 +104,7 @@ export interface GenerationRunConfig {
 export const DEFAULT_MAX_NEW_TOKENS = 128;
 export const DEFAULT_SEED = 0;
 
-const GENERATOR_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'chatTemplate', 'stop', 'maxRetries', 'timeoutMs'];
+const GENERATOR_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'chatTemplate', 'stop', 'maxRetries', 'timeoutMs', 'inputSpecialTokens'];
 const SPEC_FIELDS = ['strategy', 'numBeams', 'numReturnSequences', 'lengthPenalty', 'earlyStopping', 'topP', 'topK', 'temperature', 'noRepeatNgramSize', 'repetitionPenalty', 'maxNewTokens'];
 const RUN_FIELDS = ['generators', 'preset', 'settings', 'seed', 'maxNewTokens', 'behaviour', 'maxContextTokens'];
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
@@ -161,6 +166,7 @@ export function validateGeneratorSpec(value: unknown, at: string, fail: Fail): G
   const f = (k: string) => `${at}.${k}`;
   if (!['local', 'openai-chat', 'openai-completions'].includes(String(g.backend))) fail(f('backend'), 'must be "local", "openai-chat" or "openai-completions"');
   if (g.model !== undefined && (typeof g.model !== 'string' || g.model.trim() === '')) fail(f('model'), 'must be a non-empty string');
+  if (g.inputSpecialTokens !== undefined && (typeof g.inputSpecialTokens !== 'boolean' || g.backend !== 'local')) fail(f('inputSpecialTokens'), 'must be true or false, for local generators only');
   if (g.backend === 'local') {
     for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'chatTemplate', 'stop', 'maxRetries', 'timeoutMs']) if (g[k] !== undefined) fail(f(k), 'applies to API generators only');
   } else {

@@ -11,13 +11,13 @@ import { activeDialogue, config, requireTrust } from './common';
 let channel: vscode.OutputChannel | undefined;
 
 /** The local generators of `reflectEval.generator.models` (else `reflectEval.generator.model`), offered in a pick when several. */
-async function pickLocalModels(): Promise<string[] | undefined> {
+async function pickLocalModels(): Promise<GeneratorSpec[] | undefined> {
   const { DEFAULT_LOCAL_MODEL } = await import('../../core/generation/createGenerator');
-  const specs = (config().get<GeneratorSpec[]>('generator.models') ?? []).filter((s) => s.backend === 'local');
-  const refs = specs.length ? specs.map((s) => s.model ?? DEFAULT_LOCAL_MODEL) : [config().get<string>('generator.model')?.trim() || DEFAULT_LOCAL_MODEL];
-  if (refs.length === 1) return refs;
-  const picked = await vscode.window.showQuickPick(refs.map((label) => ({ label, picked: true })), { title: 'Perplexity: models', canPickMany: true });
-  return picked?.length ? picked.map((p) => p.label) : undefined;
+  const configured = (config().get<GeneratorSpec[]>('generator.models') ?? []).filter((s) => s.backend === 'local');
+  const specs: GeneratorSpec[] = configured.length ? configured : [{ backend: 'local', model: config().get<string>('generator.model')?.trim() || DEFAULT_LOCAL_MODEL }];
+  if (specs.length === 1) return specs;
+  const picked = await vscode.window.showQuickPick(specs.map((spec) => ({ label: spec.model ?? DEFAULT_LOCAL_MODEL, picked: true, spec })), { title: 'Perplexity: models', canPickMany: true });
+  return picked?.length ? picked.map((p) => p.spec) : undefined;
 }
 
 export async function perplexityCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
@@ -39,14 +39,15 @@ export async function perplexityCommand(context: vscode.ExtensionContext, editor
     async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
-      const { loadLocalModel } = await import('../../core/generation/createGenerator');
+      const { loadLocalModel, DEFAULT_LOCAL_MODEL } = await import('../../core/generation/createGenerator');
       const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      for (const ref of models) {
+      for (const spec of models) {
         if (abort.signal.aborted) break;
+        const ref = spec.model ?? DEFAULT_LOCAL_MODEL;
         progress.report({ message: `loading ${ref}` });
         const model = await loadLocalModel(ref, { bundledModels: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir: workspace ?? context.extensionUri.fsPath });
         try {
-          const r = await perplexity(model, examples, { signal: abort.signal, onProgress: (done, total) => progress.report({ message: `${ref}: ${done}/${total}` }) });
+          const r = await perplexity(model, examples, { inputSpecialTokens: spec.inputSpecialTokens, signal: abort.signal, onProgress: (done, total) => progress.report({ message: `${ref}: ${done}/${total}` }) });
           const line = `${ref}: perplexity ${r.perplexity.toFixed(3)} (mean NLL ${r.meanNll.toFixed(4)} nats over ${r.tokens} tokens of ${r.responses} responses)`;
           lines.push(line);
           channel!.appendLine(`${new Date().toISOString()} ${document.uri.fsPath}\n  ${line}\n  ${r.signature}`);
