@@ -36,7 +36,7 @@ interface Candidate {
 const settingKey = (o: Origin) => `${o.decoding?.strategy}|${o.decoding?.topP ?? ''}|${o.decoding?.beamRank ?? o.decoding?.sampleIndex ?? ''}`;
 
 describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)', function () {
-  this.timeout(60 * 60_000);
+  this.timeout(Math.max(60, CONTEXTS * 10) * 60_000);
   let wb: Workbench | undefined;
   let page: Page | undefined;
   let file = '';

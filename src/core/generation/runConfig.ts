@@ -8,6 +8,7 @@
  */
 import type { TherapistBehaviour } from '../model/types';
 import { RunConfigError } from '../judges/runConfig';
+import type { GenerationConfig, Strategy } from './config';
 import { MAX_CONTEXT_TOKENS } from './modelInput';
 
 export { RunConfigError };
@@ -39,32 +40,14 @@ export interface GeneratorSpec {
   inputSpecialTokens?: boolean;
 }
 
-/** Decoding strategies of the grid. */
-export type Strategy = 'greedy' | 'beamSearch' | 'nucleusSampling';
+export type { Strategy };
 
 /**
- * One decoding setting (Hugging Face `GenerationConfig` names in camelCase). Unset fields take the engine's
- * defaults, which every candidate records.
+ * One decoding setting of a run: the engine's {@link GenerationConfig} (Hugging Face `GenerationConfig` names in
+ * camelCase) without what the run or the model decides (the seed, special tokens). Unset fields take the
+ * engine's defaults, which every candidate records. `maxNewTokens` overrides the run's for this setting.
  */
-export interface DecodingSpec {
-  strategy: Strategy;
-  /** beamSearch: beams k (≥ 1). */
-  numBeams?: number;
-  /** Sequences kept per context: beamSearch ≤ numBeams (default numBeams: all finished hypotheses); nucleusSampling: samples (default 1). */
-  numReturnSequences?: number;
-  lengthPenalty?: number;
-  earlyStopping?: boolean | 'never';
-  /** nucleusSampling: p in (0, 1]. */
-  topP?: number;
-  /** nucleusSampling: also keep only the k most probable tokens (0 = off, the default). */
-  topK?: number;
-  /** nucleusSampling: > 0 (default 1). */
-  temperature?: number;
-  noRepeatNgramSize?: number;
-  repetitionPenalty?: number;
-  /** Overrides the run's `maxNewTokens` for this setting. */
-  maxNewTokens?: number;
-}
+export type DecodingSpec = Omit<GenerationConfig, 'seed' | 'eosTokenIds' | 'forcedBosTokenId' | 'forcedEosTokenId'>;
 
 /** Named presets. */
 export type PresetName = 'greedy' | 'gem2022';
