@@ -18,13 +18,13 @@ const env: GeneratorEnvironment = {
 };
 const csv = resolve(root, 'data/annomi/AnnoMI-sample.csv');
 const contexts = (n: number): DialogueItem[] => importAnnoMI(parseAnnoMI(readFileSync(csv, 'utf8'), 'AnnoMI-sample.csv'), { sample: n, seed: '11' });
-const MODELS = ['bundled:reflect-gpt2-tiny'];
+const MODELS = ['bundled:reflect-gpt2-tiny', 'bundled:reflect-bart-tiny'];
 
 describe('generation runs on the bundled fixtures (GEM 2022 grid, engine)', function () {
   this.timeout(300_000);
   const gem = (seed: number, models = MODELS) => resolveGenerationRun({ generators: models.map((model) => ({ backend: 'local' as const, model })), preset: 'gem2022', maxNewTokens: 6, seed });
-  const run = async (items: DialogueItem[], seed: number, options: { signal?: AbortSignal; onProgress?: (p: RunProgress) => void } = {}) => {
-    const r = gem(seed);
+  const run = async (items: DialogueItem[], seed: number, options: { signal?: AbortSignal; onProgress?: (p: RunProgress) => void } = {}, models = MODELS) => {
+    const r = gem(seed, models);
     return runGeneration(items, r.generators.map((g) => generatorHandle(g, env)), r.settings, r, options);
   };
 
@@ -32,23 +32,25 @@ describe('generation runs on the bundled fixtures (GEM 2022 grid, engine)', func
     const items = contexts(2);
     const progress: RunProgress[] = [];
     const res = await run(items, 3, { onProgress: (p) => progress.push(p) });
-    assert.deepEqual(progress.map((p) => [p.contextsDone, p.contextsTotal]), [[1, 2], [2, 2]]);
+    assert.deepEqual(progress.map((p) => [p.contextsDone, p.contextsTotal, p.generator]), [[1, 4, MODELS[0]], [2, 4, MODELS[0]], [3, 4, MODELS[1]], [4, 4, MODELS[1]]]);
     assert.ok(progress.every((p) => p.tokensPerSecond > 0));
     const { items: updated } = applyGenerated(items, res.generated);
     for (const item of updated) {
       const texts = item.candidates.map((c) => c.text);
       assert.equal(new Set(texts).size, texts.length, 'each text once');
-      const origins = item.candidates.flatMap(candidateOrigins).filter((o) => o.model === MODELS[0]);
-      assert.equal(origins.length, 26);
-      const beams = origins.filter((o) => o.decoding?.strategy === 'beamSearch');
-      assert.deepEqual(beams.map((o) => o.decoding?.beamRank).sort(), [0, 1, 2, 3, 4]);
-      assert.ok(beams.every((o) => o.decoding?.numBeams === 5 && typeof o.decoding.beamScore === 'number'));
-      for (const p of [0.4, 0.6, 0.8, 0.95]) {
-        const samples = origins.filter((o) => o.decoding?.topP === p);
-        assert.deepEqual(samples.map((o) => o.decoding?.sampleIndex).sort(), [0, 1, 2, 3, 4]);
-        assert.ok(samples.every((o) => o.decoding?.seed === 3 && o.decoding.strategy === 'nucleusSampling' && o.decoding.temperature === 1 && o.decoding.topK === 0));
+      for (const model of MODELS) {
+        const origins = item.candidates.flatMap(candidateOrigins).filter((o) => o.model === model);
+        assert.equal(origins.length, 26);
+        const beams = origins.filter((o) => o.decoding?.strategy === 'beamSearch');
+        assert.deepEqual(beams.map((o) => o.decoding?.beamRank).sort(), [0, 1, 2, 3, 4]);
+        assert.ok(beams.every((o) => o.decoding?.numBeams === 5 && typeof o.decoding.beamScore === 'number'));
+        for (const p of [0.4, 0.6, 0.8, 0.95]) {
+          const samples = origins.filter((o) => o.decoding?.topP === p);
+          assert.deepEqual(samples.map((o) => o.decoding?.sampleIndex).sort(), [0, 1, 2, 3, 4]);
+          assert.ok(samples.every((o) => o.decoding?.seed === 3 && o.decoding.strategy === 'nucleusSampling' && o.decoding.temperature === 1 && o.decoding.topK === 0));
+        }
+        assert.ok(origins.every((o) => o.kind === 'model' && o.decoding?.maxNewTokens === 6 && o.decoding.maxContextTokens === 384 && o.decoding.behaviour === 'reflection'));
       }
-      assert.ok(origins.every((o) => o.kind === 'model' && o.decoding?.maxNewTokens === 6 && o.decoding.maxContextTokens === 384 && o.decoding.behaviour === 'reflection'));
     }
   });
 
@@ -58,7 +60,7 @@ describe('generation runs on the bundled fixtures (GEM 2022 grid, engine)', func
     const second = await run(items, 42);
     const again = applyGenerated(first, second.generated);
     assert.deepEqual([again.counts.added, again.counts.duplicates, again.counts.itemsChanged], [0, 0, 0]);
-    assert.equal(again.counts.unchanged, 26);
+    assert.equal(again.counts.unchanged, 2 * 26);
     assert.ok(again.items.every((it, i) => it === first[i]), 'items are untouched');
     const sampled = (gen: Map<string, GeneratedCandidate[]>) =>
       [...gen.values()].flat().filter((g) => g.origin.decoding?.strategy === 'nucleusSampling').map((g) => g.text);
@@ -69,12 +71,17 @@ describe('generation runs on the bundled fixtures (GEM 2022 grid, engine)', func
   it('cancellation keeps the contexts finished before it and drops the one in progress', async () => {
     const items = contexts(3);
     const abort = new AbortController();
-    const res = await run(items, 1, {
-      signal: abort.signal,
-      onProgress: (p) => {
-        if (p.contextsDone === 1) abort.abort();
+    const res = await run(
+      items,
+      1,
+      {
+        signal: abort.signal,
+        onProgress: (p) => {
+          if (p.contextsDone === 1) abort.abort();
+        },
       },
-    });
+      [MODELS[1]],
+    );
     assert.equal(res.cancelled, true);
     assert.equal(res.contextsDone, 1);
     assert.deepEqual([...res.generated.keys()], [items[0].id]);
