@@ -28,6 +28,7 @@
  */
 import type { GenerativeLM } from '../models/languageModel';
 import type { ResolvedGenerationConfig } from './config';
+import { BeamKernel, type BeamTopK } from './beamKernel';
 import { LogitsProcessorList, type LogitsProcessor } from './logitsProcess';
 import { logSoftmax, logSumExpF32 } from './samplers';
 import type { LoopHooks, RowResult } from './sequences';
@@ -125,6 +126,10 @@ export async function beamSearch(
   let logits = started.logits;
   let active = prompts.map((_, p) => p);
   const noProcessors = processors instanceof LogitsProcessorList && processors.length === 0;
+  // On steps where no processor acts, steps 1–2 run in onnxruntime for the whole batch (see beamKernel.ts).
+  const list = processors instanceof LogitsProcessorList ? processors : new LogitsProcessorList([processors]);
+  const kernel = K <= k * V && !hooks.noKernel ? await BeamKernel.get() : undefined;
+  let kernelScores = new Float32Array(0);
   const lps = Array.from({ length: k }, () => new Float64Array(V));
   const top = new TopK(K);
   let aborted = false;
@@ -136,23 +141,39 @@ export async function beamSearch(
       break;
     }
     const rowsBefore = active.length * k;
+    let kernelOut: BeamTopK | undefined;
+    if (kernel && active.every((p) => list.inactive(states[p].running[0].history.length, t - 1))) {
+      if (kernelScores.length < rowsBefore) kernelScores = new Float32Array(rowsBefore);
+      active.forEach((p, i) => {
+        for (let b = 0; b < k; b++) kernelScores[i * k + b] = states[p].running[b].score;
+      });
+      kernelOut = await kernel.run(logits, kernelScores.subarray(0, rowsBefore), active.length, k, V, K, hooks.timer);
+    }
     const nextActive: number[] = [];
     const select: number[] = [];
     const tokens: number[] = [];
     active.forEach((p, i) => {
       const s = states[p];
       // 1–2. processed log-probs plus running scores; top K over beams × vocabulary.
-      top.reset();
-      for (let b = 0; b < k; b++) {
-        const raw = logits.subarray((i * k + b) * V, (i * k + b + 1) * V);
-        const base = s.running[b].score;
-        if (noProcessors) {
-          // Log-probabilities read off the logits (x − logsumexp) as they are scanned.
-          top.offerF32(raw, base - logSumExpF32(raw), b * V);
-        } else {
-          const lpRow = logSoftmax(raw, lps[b]);
-          processors.apply(s.running[b].history, lpRow, t - 1);
-          top.offerF64(lpRow, base, b * V);
+      if (kernelOut) {
+        // Steps 1–2 were done for the whole batch by the kernel (float32, as torch).
+        for (let j = 0; j < K; j++) {
+          top.values[j] = kernelOut.values[i * K + j];
+          top.indices[j] = Number(kernelOut.indices[i * K + j]);
+        }
+      } else {
+        top.reset();
+        for (let b = 0; b < k; b++) {
+          const raw = logits.subarray((i * k + b) * V, (i * k + b + 1) * V);
+          const base = s.running[b].score;
+          if (noProcessors) {
+            // Log-probabilities read off the logits (x − logsumexp) as they are scanned.
+            top.offerF32(raw, base - logSumExpF32(raw), b * V);
+          } else {
+            const lpRow = logSoftmax(raw, lps[b]);
+            processors.apply(s.running[b].history, lpRow, t - 1);
+            top.offerF64(lpRow, base, b * V);
+          }
         }
       }
       const topVal = top.values;

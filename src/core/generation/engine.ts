@@ -33,6 +33,22 @@ function checkPrompts(model: GenerativeLM, prompts: number[][], config: Resolved
   }
 }
 
+/**
+ * Prompt indices grouped into batches of at most `batchSize`, in order; for models whose positions padding
+ * would shift (`paddingSafe` false), only prompts of equal length share a batch.
+ */
+export function batches(model: GenerativeLM, prompts: number[][], batchSize: number): number[][] {
+  const out: number[][] = [];
+  if (model.paddingSafe) {
+    for (let i = 0; i < prompts.length; i += batchSize) out.push(prompts.slice(i, i + batchSize).map((_, j) => i + j));
+    return out;
+  }
+  const byLength = new Map<number, number[]>();
+  prompts.forEach((p, i) => byLength.set(p.length, [...(byLength.get(p.length) ?? []), i]));
+  for (const group of byLength.values()) for (let i = 0; i < group.length; i += batchSize) out.push(group.slice(i, i + batchSize));
+  return out;
+}
+
 /** Runs the strategy's loop on one batch. */
 function runBatch(model: GenerativeLM, prompts: number[][], config: ResolvedGenerationConfig, hooks: LoopHooks): Promise<RowResult[][]> {
   switch (config.strategy) {
@@ -50,7 +66,8 @@ function runBatch(model: GenerativeLM, prompts: number[][], config: ResolvedGene
  *
  * @param model - a decoder-only or encoder-decoder model ({@link loadLanguageModel})
  * @param prompts - token ids of each prompt (non-empty): decoder-only, the text to continue; encoder-decoder,
- *   the encoder input (with the tokenizer's special tokens, `tokenizer.encodeWithSpecialTokens`)
+ *   the encoder input, tokenized as the model was trained (the bundled BART fixture: `buildModelInput`'s ids;
+ *   a model trained with Python `tokenizer(text)` defaults: `tokenizer.encodeWithSpecialTokens`)
  * @returns per prompt, in prompt order: greedy, 1 sequence; beam search, the best `numReturnSequences`
  *   (default all k) hypotheses, best first, with `score`; sampling, `numReturnSequences` samples in
  *   sample-index order. Each sequence carries `settings` (the {@link DecodingSettings} to record on a
@@ -70,14 +87,15 @@ export async function decode(model: GenerativeLM, prompts: number[][], config: G
   let tokensGenerated = 0;
   let promptsDone = 0;
   const out: GeneratedSequence[][] = prompts.map(() => []);
-  for (let first = 0; first < prompts.length; first += batchSize) {
+  for (const indices of batches(model, prompts, batchSize)) {
     if (options.signal?.aborted) break;
-    const batch = prompts.slice(first, first + batchSize);
+    const batch = indices.map((i) => prompts[i]);
     const doneBefore = promptsDone;
     const results = await runBatch(model, batch, resolved, {
       signal: options.signal,
       timer: options.timer,
-      onStepScores: options.onStepScores && ((e) => options.onStepScores!({ ...e, prompt: first + e.prompt })),
+      noKernel: options.noKernel,
+      onStepScores: options.onStepScores && ((e) => options.onStepScores!({ ...e, prompt: indices[e.prompt] })),
       onStep: (tokens, done) => {
         tokensGenerated += tokens;
         promptsDone = doneBefore + done;
@@ -85,7 +103,7 @@ export async function decode(model: GenerativeLM, prompts: number[][], config: G
       },
     });
     results.forEach((rows, i) => {
-      out[first + i] = rows.map((r, j) => {
+      out[indices[i]] = rows.map((r, j) => {
         const tokenIds = stripForcedBos && r.tokens[0] === resolved.forcedBosTokenId ? r.tokens.slice(1) : r.tokens;
         const extra =
           resolved.strategy === 'beamSearch'

@@ -1,7 +1,8 @@
 /**
- * Generating candidate responses for dialogue items with a local ONNX causal LM.
+ * Generating candidate responses for dialogue items with a local ONNX model (decoder-only or encoder-decoder;
+ * the model input is `buildModelInput`'s ids either way, as the bundled fixtures were trained).
  */
-import type { OnnxCausalLM, RunTimer } from '../models/causalLM';
+import type { GenerativeLM, RunTimer } from '../models/languageModel';
 import type { Candidate, DialogueItem, TherapistBehaviour } from '../model/types';
 import { greedySearch } from './decode';
 import { buildModelInput, MAX_CONTEXT_TOKENS, UTTERANCE_SEPARATOR } from './modelInput';
@@ -49,14 +50,14 @@ function nextCandidateId(item: DialogueItem, prefix: string): string {
  * On abort, items finished so far carry their candidates; the rest are returned unchanged.
  */
 export async function generateCandidates(
-  model: OnnxCausalLM,
+  model: GenerativeLM,
   items: DialogueItem[],
   settings: GenerateSettings,
   options: { signal?: AbortSignal; onProgress?: (p: GenerateProgress) => void; timer?: RunTimer; now?: () => Date } = {},
 ): Promise<DialogueItem[]> {
   const batchSize = Math.max(1, settings.batchSize ?? 4);
   const maxNewTokens = settings.maxNewTokens ?? 128;
-  const maxContextTokens = Math.min(settings.maxContextTokens ?? MAX_CONTEXT_TOKENS, model.config.maxPositions - maxNewTokens);
+  const maxContextTokens = Math.min(settings.maxContextTokens ?? MAX_CONTEXT_TOKENS, model.maxPositions - maxNewTokens);
   const result = items.map((it) => it);
   const start = performance.now();
   let tokens = 0;

@@ -28,6 +28,11 @@ export interface LogitsProcessor {
    * @param step - tokens generated so far in this row (0 at the first new token)
    */
   apply(inputIds: readonly number[], scores: Scores, step: number): void;
+  /**
+   * Optional: true when `apply` would change nothing for a row of `inputLength` tokens at `step` (lets beam
+   * search use its batch kernel on such steps).
+   */
+  inactive?(inputLength: number, step: number): boolean;
 }
 
 /**
@@ -100,6 +105,10 @@ export class NoRepeatNGramLogitsProcessor implements LogitsProcessor {
 export class ForcedBOSTokenLogitsProcessor implements LogitsProcessor {
   constructor(readonly bosTokenId: number) {}
 
+  inactive(inputLength: number): boolean {
+    return inputLength !== 1;
+  }
+
   apply(inputIds: readonly number[], scores: Scores, _step?: number): void {
     if (inputIds.length !== 1) return;
     scores.fill(-Infinity);
@@ -116,6 +125,10 @@ export class ForcedEOSTokenLogitsProcessor implements LogitsProcessor {
     readonly maxNewTokens: number,
     readonly eosTokenIds: readonly number[],
   ) {}
+
+  inactive(_inputLength: number, step: number): boolean {
+    return step !== this.maxNewTokens - 1;
+  }
 
   apply(_inputIds: readonly number[], scores: Scores, step: number): void {
     if (step !== this.maxNewTokens - 1) return;
@@ -173,6 +186,7 @@ const TOP_P_BUCKETS = 128;
 export class TopPLogitsWarper implements LogitsProcessor {
   private probs = new Float64Array(0);
   private sorted = new Float64Array(0);
+  private bucketOf = new Uint8Array(0);
   private bucketMass = new Float64Array(TOP_P_BUCKETS + 1);
   private bucketCount = new Int32Array(TOP_P_BUCKETS + 1);
   /** The scores row of the last `apply` and its nucleus threshold (see {@link lastNucleus}). */
@@ -201,8 +215,10 @@ export class TopPLogitsWarper implements LogitsProcessor {
     if (this.probs.length !== V) {
       this.probs = new Float64Array(V);
       this.sorted = new Float64Array(V);
+      this.bucketOf = new Uint8Array(V);
     }
     const probs = this.probs;
+    const bucketOf = this.bucketOf;
     const B = TOP_P_BUCKETS;
     const mass = this.bucketMass.fill(0);
     const count = this.bucketCount.fill(0);
@@ -215,6 +231,7 @@ export class TopPLogitsWarper implements LogitsProcessor {
       probs[i] = e;
       z += e;
       const b = d < B / 4 ? (d * 4) | 0 : B;
+      bucketOf[i] = b;
       mass[b] += e;
       count[b]++;
     }
@@ -235,10 +252,7 @@ export class TopPLogitsWarper implements LogitsProcessor {
     let n = 0;
     let maxRemoved: number;
     if (bucket >= 0 && keptAbove + count[bucket] >= minKeep) {
-      for (let i = 0; i < V; i++) {
-        const d = max - scores[i];
-        if ((d < B / 4 ? (d * 4) | 0 : B) === bucket) this.sorted[n++] = probs[i];
-      }
+      for (let i = 0; i < V; i++) if (bucketOf[i] === bucket) this.sorted[n++] = probs[i];
       maxRemoved = Math.min(n - 1, keptAbove + n - minKeep);
     } else {
       // The limit is never exceeded (topP ≈ 0, rounding) or minTokensToKeep reaches below: sort everything.
@@ -293,6 +307,11 @@ export class LogitsProcessorList implements LogitsProcessor {
 
   apply(inputIds: readonly number[], scores: Scores, step: number): void {
     for (const p of this.processors) p.apply(inputIds, scores, step);
+  }
+
+  /** True when every processor is inactive for such a row at `step` (an empty list always is). */
+  inactive(inputLength: number, step: number): boolean {
+    return this.processors.every((p) => p.inactive?.(inputLength, step) === true);
   }
 }
 

@@ -70,6 +70,8 @@ export interface DecodeOptions {
    * batch within 16 rows, at least 1.
    */
   batchSize?: number;
+  /** Beam search: do the per-step log-softmax and top-k in JavaScript rather than in the onnxruntime kernel (tests compare both). */
+  noKernel?: boolean;
 }
 
 /** A row's result inside a loop, before it is dressed as a {@link GeneratedSequence}. */
@@ -87,4 +89,5 @@ export interface LoopHooks {
   /** Called after every step with the tokens produced in it and the prompts (of this batch) finished so far. */
   onStep?: (tokens: number, promptsDone: number) => void;
   onStepScores?: (e: StepScoresEvent) => void;
+  noKernel?: boolean;
 }

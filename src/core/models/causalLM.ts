@@ -66,7 +66,12 @@ export class OnnxCausalLM implements GenerativeLM {
 
   /** Whether the graphs take `position_ids`. */
   get usesPositionIds(): boolean {
-    return this.next.inputs.has('position_ids');
+    return this.next.inputs.has('position_ids') && this.first.inputs.has('position_ids');
+  }
+
+  /** Prompts of different lengths share a batch only when positions can be fed (see {@link GenerativeLM.paddingSafe}). */
+  get paddingSafe(): boolean {
+    return this.usesPositionIds;
   }
 
   /**
@@ -180,7 +185,8 @@ export class OnnxCausalLM implements GenerativeLM {
   /**
    * Encodes the prompts in one left-padded batch and returns a session of `prompts.length × expand` rows.
    *
-   * @throws RangeError on an empty prompt or one longer than `maxPositions − 1`
+   * @throws RangeError on an empty prompt, one longer than `maxPositions − 1`, or prompts of different lengths
+   *   for a model without `position_ids` (see {@link paddingSafe})
    */
   async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer } = {}): Promise<StartedDecoding> {
     const expand = options.expand ?? 1;
@@ -191,6 +197,9 @@ export class OnnxCausalLM implements GenerativeLM {
     });
     const n = prompts.length;
     const longest = Math.max(...prompts.map((p) => p.length));
+    if (!this.paddingSafe && prompts.some((p) => p.length !== longest)) {
+      throw new RangeError(`model ${this.ref} has no position_ids input, so left padding would shift positions: batch only prompts of equal length`);
+    }
     const pad = this.specialTokens.padTokenId;
     const ids = new BigInt64Array(n * longest);
     const pos = new BigInt64Array(n * longest);

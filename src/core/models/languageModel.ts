@@ -14,6 +14,11 @@ export interface RunTimer {
   runMs: number;
   /** Number of `session.run` calls. */
   runs: number;
+  /**
+   * Milliseconds spent in ReflectEval's own helper graphs (beam search's log-softmax + top-k kernel), which
+   * are part of decoding, not of the model: kept out of `runMs` and `runs`.
+   */
+  helperMs?: number;
 }
 
 /** Token ids that decoding treats specially, read from the model's `config.json` / `generation_config.json`. */
@@ -84,6 +89,13 @@ export interface GenerativeLM {
    */
   readonly maxPositions: number;
   readonly specialTokens: SpecialTokens;
+  /**
+   * Whether prompts of different lengths can share a batch and still decode exactly as alone: true for
+   * encoder-decoder models (masked right padding of the encoder input) and for decoder-only graphs with a
+   * `position_ids` input (left padding with positions cumsum(mask) − 1); false for decoder-only graphs that
+   * number positions themselves from 0 at the left edge, where padding would shift them.
+   */
+  readonly paddingSafe: boolean;
   /**
    * Encodes `prompts` (non-empty token id lists) once and returns a session of `prompts.length × expand` rows
    * (row r continues prompt ⌊r / expand⌋), the cache tiled rather than recomputed.

@@ -20,6 +20,12 @@ export async function ortRuntime(): Promise<OrtModule> {
 export interface SessionOptions {
   /** Threads inside one operator (onnxruntime default: one per core). */
   intraOpNumThreads?: number;
+  /**
+   * Let onnxruntime's worker threads spin-wait between runs (its default; default here false). Decoding
+   * alternates short runs with JavaScript work on the main thread, and spinning workers compete with that work
+   * for cores (see docs/generation.md, Speed).
+   */
+  allowSpinning?: boolean;
 }
 
 /** What a graph must declare and may declare; anything else is an input ReflectEval cannot feed. */
@@ -56,6 +62,7 @@ export class OnnxGraph {
     try {
       session = await rt.InferenceSession.create(file, {
         graphOptimizationLevel: 'all',
+        ...(options.allowSpinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }),
         ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
       });
     } catch (e) {

@@ -30,6 +30,8 @@ type Cache = Map<string, ort.Tensor>;
 /** A loaded ONNX encoder-decoder model with its tokenizer. */
 export class OnnxSeq2SeqLM implements GenerativeLM {
   readonly architecture = 'encoder-decoder' as const;
+  /** The encoder input is right-padded and masked: prompts of any lengths share a batch. */
+  readonly paddingSafe = true;
 
   private constructor(
     readonly ref: string,

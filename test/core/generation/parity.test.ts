@@ -114,11 +114,13 @@ for (const folder of parityFolders()) {
 
     const runs = parity.cases.flatMap((c) => c.runs.map((r) => ({ c, r })));
     const settings = [...new Map(runs.map(({ r }) => [JSON.stringify(r.settings), r.settings])).values()];
-    for (const s of settings) {
-      it(`reproduces ${label(s)}: identical token ids${s.strategy === 'beamSearch' ? ', all k beams in order, scores to 1e-4' : ''}`, async () => {
+    const variants = (s: ParityRun['settings']) => (s.strategy === 'beamSearch' ? [false, true] : [false]);
+    for (const s of settings) for (const noKernel of variants(s)) {
+      const path = s.strategy === 'beamSearch' ? (noKernel ? ' (JavaScript step)' : ' (onnxruntime step kernel where no processors)') : '';
+      it(`reproduces ${label(s)}${path}: identical token ids${s.strategy === 'beamSearch' ? ', all k beams in order, scores to 1e-4' : ''}`, async () => {
         for (const { c, r } of runs.filter(({ r }) => JSON.stringify(r.settings) === JSON.stringify(s))) {
           const timer = { runMs: 0, runs: 0 };
-          const [got] = await decode(model, [c.promptIds], configOf(s), { timer });
+          const [got] = await decode(model, [c.promptIds], configOf(s), { timer, noKernel });
           assert.equal(got.length, r.sequences.length, `${c.name}: number of sequences`);
           if (r.decodingSteps !== undefined) {
             const encoderRuns = model.architecture === 'encoder-decoder' ? 1 : 0;
@@ -134,7 +136,7 @@ for (const folder of parityFolders()) {
       });
     }
 
-    it('gives the same results for all cases batched (left-padded for decoder-only) as one by one', async () => {
+    it('gives the same results for all cases decoded together (left-padded where positions allow it) as one by one', async () => {
       const prompts = parity.cases.map((c) => c.promptIds);
       for (const s of settings) {
         const batched = await decode(model, prompts, configOf(s));

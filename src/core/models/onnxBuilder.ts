@@ -1,0 +1,108 @@
+/**
+ * A minimal writer of ONNX `ModelProto` bytes (protobuf wire format, onnx.proto3 field numbers), for the small
+ * helper graphs ReflectEval runs next to a model — e.g. beam search's log-softmax + top-k over the whole batch
+ * in C++ instead of JavaScript. Only what those graphs use: nodes with int / ints attributes, typed inputs and
+ * outputs of unknown shape.
+ */
+
+const enc = new TextEncoder();
+
+/** Protobuf field writer. */
+class Writer {
+  private parts: number[] = [];
+
+  varint(v: number | bigint): this {
+    let x = BigInt.asUintN(64, BigInt(v));
+    while (x >= 0x80n) {
+      this.parts.push(Number((x & 0x7fn) | 0x80n));
+      x >>= 7n;
+    }
+    this.parts.push(Number(x));
+    return this;
+  }
+
+  tag(field: number, wire: 0 | 2): this {
+    return this.varint((field << 3) | wire);
+  }
+
+  int(field: number, v: number): this {
+    return this.tag(field, 0).varint(v);
+  }
+
+  bytes(field: number, b: Uint8Array): this {
+    this.tag(field, 2).varint(b.length);
+    for (const x of b) this.parts.push(x);
+    return this;
+  }
+
+  str(field: number, s: string): this {
+    return this.bytes(field, enc.encode(s));
+  }
+
+  msg(field: number, w: Writer): this {
+    return this.bytes(field, w.done());
+  }
+
+  done(): Uint8Array {
+    return Uint8Array.from(this.parts);
+  }
+}
+
+/** ONNX tensor element types used here. */
+export const ELEM = { float: 1, int64: 7 } as const;
+
+/** A graph node. */
+export interface NodeSpec {
+  op: string;
+  inputs: string[];
+  outputs: string[];
+  /** Integer attributes (`int`) or integer-list attributes (`ints`). */
+  attrs?: Record<string, number | number[]>;
+}
+
+function valueInfo(name: string, elem: number, rank: number): Writer {
+  const shape = new Writer();
+  for (let d = 0; d < rank; d++) shape.msg(1, new Writer().str(2, `d${d}`)); // Dimension.dim_param
+  const tensor = new Writer().int(1, elem).msg(2, shape); // TypeProto.Tensor
+  return new Writer().str(1, name).msg(2, new Writer().msg(1, tensor)); // ValueInfoProto
+}
+
+/**
+ * Bytes of an ONNX model (IR version 8, default-domain opset `opset`) with one graph.
+ *
+ * @param inputs / outputs - name, element type and rank (dimensions symbolic)
+ */
+export function buildOnnxModel(
+  nodes: NodeSpec[],
+  inputs: { name: string; elem: number; rank: number }[],
+  outputs: { name: string; elem: number; rank: number }[],
+  opset = 13,
+): Uint8Array {
+  const graph = new Writer();
+  nodes.forEach((n, i) => {
+    const node = new Writer();
+    for (const x of n.inputs) node.str(1, x);
+    for (const y of n.outputs) node.str(2, y);
+    node.str(3, `n${i}`).str(4, n.op);
+    for (const [name, v] of Object.entries(n.attrs ?? {})) {
+      const a = new Writer().str(1, name);
+      if (Array.isArray(v)) {
+        for (const x of v) a.int(8, x); // AttributeProto.ints
+        a.int(20, 7); // type INTS
+      } else {
+        a.int(3, v).int(20, 2); // AttributeProto.i, type INT
+      }
+      node.msg(5, a);
+    }
+    graph.msg(1, node);
+  });
+  graph.str(2, 'reflect_eval_helper');
+  for (const v of inputs) graph.msg(11, valueInfo(v.name, v.elem, v.rank));
+  for (const v of outputs) graph.msg(12, valueInfo(v.name, v.elem, v.rank));
+  return new Writer()
+    .int(1, 8) // ir_version
+    .str(2, 'reflect-eval')
+    .msg(7, graph)
+    .msg(8, new Writer().str(1, '').int(2, opset)) // opset_import
+    .done();
+}

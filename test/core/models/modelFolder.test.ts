@@ -1,0 +1,128 @@
+/**
+ * Model folders: layout detection, and one clear ModelSourceError (folder + missing piece) for broken copies
+ * of the fixtures built in a temp dir.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { OnnxCausalLM } from '../../../src/core/models/causalLM';
+import { loadLanguageModel } from '../../../src/core/models/loadModel';
+import { checkModelFolder, ModelSourceError } from '../../../src/core/models/modelSource';
+import { OnnxSeq2SeqLM } from '../../../src/core/models/seq2seqLM';
+
+const models = resolve(__dirname, '../../../fixtures/models');
+const gpt2 = join(models, 'reflect-gpt2-tiny');
+const merged = join(models, 'layouts', 'gpt2-merged');
+const bartSplit = join(models, 'layouts', 'bart-split');
+
+/** Replaces every occurrence of `from` by `to` (same length) in a binary file: renames an ONNX graph input consistently. */
+function renameInOnnx(file: string, from: string, to: string): void {
+  assert.equal(from.length, to.length);
+  const buf = readFileSync(file);
+  const a = Buffer.from(from);
+  let n = 0;
+  for (let i = buf.indexOf(a); i >= 0; i = buf.indexOf(a, i + 1)) {
+    buf.write(to, i);
+    n++;
+  }
+  assert.ok(n > 0, `${from} not found in ${file}`);
+  writeFileSync(file, buf);
+}
+
+function rejectsWith(p: Promise<unknown>, folder: string, piece: RegExp): Promise<void> {
+  return assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof ModelSourceError, `expected a ModelSourceError, got ${String(e)}`);
+    assert.ok(e.message.includes(folder), `names the folder: ${e.message}`);
+    assert.match(e.message, piece);
+    return true;
+  });
+}
+
+describe('model folders and layouts', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'reflect-eval-model-'));
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  const copy = (src: string) => {
+    const dst = join(tmp, 'model');
+    cpSync(src, dst, { recursive: true });
+    return dst;
+  };
+
+  it('detects each supported layout', () => {
+    assert.deepEqual(
+      [gpt2, merged, bartSplit].map((f) => {
+        const l = checkModelFolder(f);
+        return `${l.architecture}/${l.kind}`;
+      }),
+      ['decoder-only/single', 'decoder-only/merged', 'encoder-decoder/split'],
+    );
+  });
+
+  it('loads the right class for the folder: loadLanguageModel decides by config.json', async () => {
+    const a = await loadLanguageModel(merged);
+    const b = await loadLanguageModel(bartSplit);
+    try {
+      assert.ok(a instanceof OnnxCausalLM);
+      assert.ok(b instanceof OnnxSeq2SeqLM);
+      assert.equal(b.specialTokens.decoderStartTokenId, 2);
+    } finally {
+      await a.dispose();
+      await b.dispose();
+    }
+    await rejectsWith(OnnxCausalLM.load(bartSplit), bartSplit, /encoder-decoder/);
+    await rejectsWith(OnnxSeq2SeqLM.load(gpt2), gpt2, /decoder-only/);
+  });
+
+  it('names the missing config or tokenizer file', async () => {
+    const dir = copy(merged);
+    rmSync(join(dir, 'tokenizer.json'));
+    await rejectsWith(loadLanguageModel(dir), dir, /has no tokenizer\.json/);
+  });
+
+  it('names the missing ONNX decoder, and the missing half of a split layout', async () => {
+    const dir = copy(merged);
+    rmSync(join(dir, 'onnx', 'decoder_model_merged.onnx'));
+    await rejectsWith(loadLanguageModel(dir), dir, /no ONNX decoder/);
+    const bart = join(tmp, 'bart');
+    cpSync(bartSplit, bart, { recursive: true });
+    rmSync(join(bart, 'onnx', 'decoder_with_past_model.onnx'));
+    await rejectsWith(loadLanguageModel(bart), bart, /no onnx\/decoder_with_past_model\.onnx/);
+    rmSync(join(bart, 'onnx', 'encoder_model.onnx'));
+    await rejectsWith(loadLanguageModel(bart), bart, /no onnx\/encoder_model\.onnx/);
+  });
+
+  it('names a wrongly named ONNX input (renamed inside a copy of the graph), in one error', async () => {
+    const dir = copy(merged);
+    renameInOnnx(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'attention_mask', 'attention_mazk');
+    await rejectsWith(loadLanguageModel(dir), dir, /decoder_model_merged\.onnx.*no input "attention_mask".*unexpected input "attention_mazk"/);
+  });
+
+  it('names a missing cache output and a wrongly named encoder-decoder input', async () => {
+    const dir = copy(merged);
+    renameInOnnx(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'present.0.value', 'present.0.valuE');
+    await rejectsWith(loadLanguageModel(dir), dir, /no output "present\.0\.value"/);
+    const bart = join(tmp, 'bart');
+    cpSync(bartSplit, bart, { recursive: true });
+    renameInOnnx(join(bart, 'onnx', 'decoder_with_past_model.onnx'), 'encoder_attention_mask', 'encoder_attention_mazk');
+    await rejectsWith(loadLanguageModel(bart), bart, /decoder_with_past_model\.onnx.*no input "encoder_attention_mask"/);
+  });
+
+  it('names a graph onnxruntime cannot load, and a folder that does not exist', async () => {
+    const dir = copy(merged);
+    writeFileSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'not a model');
+    await rejectsWith(loadLanguageModel(dir), dir, /decoder_model_merged\.onnx could not be loaded/);
+    const gone = join(tmp, 'nothing-here');
+    await rejectsWith(loadLanguageModel(gone), gone, /does not exist/);
+  });
+
+  it('finds files at the top level as well as under onnx/', async () => {
+    const dir = copy(merged);
+    renameSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), join(dir, 'decoder_model_merged.onnx'));
+    const m = await loadLanguageModel(dir);
+    await m.dispose();
+  });
+});
