@@ -101,17 +101,14 @@ export async function perplexity(
   const requests: TeacherForcingRequest[] = examples.map((ex) => {
     const promptIds = generatorInputIds(ex.context, model, { behaviour, maxContextTokens: window, inputSpecialTokens: options.inputSpecialTokens });
     const response = responseIds(ex.response, model.tokenizer, maxResponseTokens);
-    return { promptIds, continuationIds: [...(forcedBos !== null ? [forcedBos] : []), ...response, ...(includeEos ? [eos] : [])] };
+    return { promptIds, ...(forcedBos !== null ? { prefixIds: [forcedBos] } : {}), continuationIds: [...response, ...(includeEos ? [eos] : [])] };
   });
   const perResponse: ResponseNll[] = [];
   const batch = Math.max(1, options.batch ?? 8);
   for (let from = 0; from < requests.length; from += batch) {
     options.signal?.throwIfAborted();
     const results = await teacherForcing(model, requests.slice(from, from + batch), { signal: options.signal });
-    results.forEach((r, k) => {
-      const scored = forcedBos !== null ? r.tokenLogProbs.slice(1) : r.tokenLogProbs;
-      perResponse.push({ id: examples[from + k].id, tokens: scored.length, nll: -scored.reduce((s, x) => s + x, 0) });
-    });
+    results.forEach((r, k) => perResponse.push({ id: examples[from + k].id, tokens: r.tokenLogProbs.length, nll: -r.sumLogProb }));
     options.onProgress?.(Math.min(from + batch, requests.length), requests.length);
   }
   const nll = perResponse.reduce((s, r) => s + r.nll, 0);
