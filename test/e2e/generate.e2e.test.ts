@@ -5,12 +5,14 @@
  * with all their origins); then a second run with the same seed, which must change nothing.
  *
  * CI runs it on 2 AnnoMI contexts with 8 new tokens. For the measurement of the full grid, set
- * GEN_E2E_CONTEXTS=15 GEN_E2E_MAX_NEW_TOKENS=128 (the timings are printed, never asserted).
+ * GEN_E2E_CONTEXTS=15 GEN_E2E_MAX_NEW_TOKENS=128 (the timings are printed, never asserted); GEN_E2E_IMPORT_SEED and
+ * GEN_E2E_SEED choose the contexts and the sampling seed, GEN_E2E_KEEP=<file> keeps a copy of the generated file
+ * (to compare with the CLI's output for the same contexts and seed).
  *
  * Run: `npm run build && npx mocha --config test/e2e/.mocharc.json test/e2e/generate.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
@@ -18,7 +20,8 @@ import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPrese
 const CONTEXTS = Number(process.env.GEN_E2E_CONTEXTS ?? 2);
 const MAX_NEW_TOKENS = Number(process.env.GEN_E2E_MAX_NEW_TOKENS ?? 8);
 const MODELS = ['bundled:reflect-gpt2-tiny', 'bundled:reflect-bart-tiny'];
-const SEED = 7;
+const SEED = Number(process.env.GEN_E2E_SEED ?? 7);
+const IMPORT_SEED = process.env.GEN_E2E_IMPORT_SEED ?? '3';
 
 interface Origin {
   kind: string;
@@ -46,7 +49,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
     wb = await launchWorkbench(
       (ws) => {
         file = join(ws, 'grid.dialogues.jsonl');
-        runCli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', String(CONTEXTS), '--seed', '3', '-o', file]);
+        runCli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', String(CONTEXTS), '--seed', IMPORT_SEED, '-o', file]);
       },
       {
         'reflectEval.generator.models': MODELS.map((model) => ({ backend: 'local', model })),
@@ -101,11 +104,20 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
     const { seconds, notice } = await generateGrid(p, /added \d+ candidate/);
     console.log(`      editor: GEM 2022 grid, ${CONTEXTS} contexts × ${MODELS.length} models, maxNewTokens ${MAX_NEW_TOKENS}: ${seconds.toFixed(1)} s — ${notice}`);
     await p.screenshot({ path: join(out, 'generate-grid.png') });
-    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    // Save from inside the webview (Ctrl+S is forwarded to the workbench), then read the file once every item has
+    // its generated candidates on disk.
+    const onDisk = () => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; candidates: Candidate[] });
+    const savedBefore = onDisk().every((it) => it.candidates.length > 1);
+    const dirty = await p.locator('.tab.dirty').count();
     await (await editorFrame(p)).locator('.candidate').first().press('Control+s');
-    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
-
-    const items = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; candidates: Candidate[] });
+    const items = await waitFor('the generated candidates on disk', async () => {
+      const its = onDisk();
+      return its.every((it) => it.candidates.length > 1) ? its : undefined;
+    }, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message} (dirty tabs before saving: ${dirty}; already on disk before saving: ${savedBefore})`);
+    });
+    await waitFor('no dirty tab', async () => (await p.locator('.tab.dirty').count()) === 0, 30_000);
+    console.log(`      before saving: ${dirty} dirty tab(s); candidates already on disk: ${savedBefore}`);
     assert.equal(items.length, CONTEXTS);
     let candidates = 0;
     let withDuplicates = 0;
@@ -131,6 +143,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
     }
     // With 8 new tokens from tiny models, beams and low-p samples repeat one another: duplicates must have been merged.
     assert.ok(withDuplicates > 0, 'some candidates list further origins');
+    if (process.env.GEN_E2E_KEEP) copyFileSync(file, process.env.GEN_E2E_KEEP);
     console.log(`      ${candidates} candidates for ${CONTEXTS * (1 + 52)} origins (reference + 2 × 26 per context); ${withDuplicates} candidates list duplicate origins`);
   });
 
