@@ -13,6 +13,7 @@ import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
 import { registerScore } from './commands/score';
+import { registerPerplexity } from './commands/perplexity';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerExport(program);
   registerStats(program);
   registerGenerate(program);
+  registerPerplexity(program);
   registerJudge(program);
   registerScore(program);
   registerCorrelate(program);

@@ -18,6 +18,11 @@ export function bundledModel(): string {
   return join(packageRoot(), 'fixtures', 'models', 'reflect-gpt2-tiny');
 }
 
+/** The folder of the bundled models (`bundled:<name>` is `<folder>/<name>`). */
+export function bundledModels(): string {
+  return join(packageRoot(), 'fixtures', 'models');
+}
+
 /** The bundled judge prompt templates. */
 export function bundledPrompts(): string {
   return join(packageRoot(), 'prompts');

@@ -3,22 +3,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { cliAsync } from '../helpers/cli';
 import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
 
 const root = resolve(__dirname, '../..');
 const SECRET = 'sk-test-DO-NOT-LEAK-1234567890';
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  // Asynchronous: the stub server lives in this process and must keep answering.
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], { cwd: root, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => ok({ code, stdout, stderr }));
-  });
-}
+const cli = cliAsync;
 
 describe('reflect-eval judge --config (6 variants × 2 judges)', function () {
   this.timeout(180_000);

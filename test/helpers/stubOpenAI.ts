@@ -39,6 +39,30 @@ export function chatCompletion(content: string): string {
   });
 }
 
+/** A chat.completion body with one choice per text (for requests with `n` > 1). */
+export function chatCompletionChoices(texts: string[], usage = { prompt_tokens: 10, completion_tokens: 5 * texts.length }): string {
+  return JSON.stringify({
+    id: 'chatcmpl-stub',
+    object: 'chat.completion',
+    created: 0,
+    model: 'stub',
+    choices: texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: 'stop' })),
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  });
+}
+
+/** A (legacy) text_completion body with one choice per text; `order` lists choice indices in the order sent. */
+export function textCompletionChoices(texts: string[], order: number[] = texts.map((_, i) => i)): string {
+  return JSON.stringify({
+    id: 'cmpl-stub',
+    object: 'text_completion',
+    created: 0,
+    model: 'stub',
+    choices: order.map((index) => ({ index, text: texts[index], finish_reason: 'stop', logprobs: null })),
+    usage: { prompt_tokens: 10, completion_tokens: 5 * texts.length, total_tokens: 10 + 5 * texts.length },
+  });
+}
+
 export async function startStubOpenAI(script: StubResponse[] | ((req: RecordedRequest) => StubResponse)): Promise<StubServer> {
   const requests: RecordedRequest[] = [];
   let i = 0;

@@ -86,8 +86,13 @@ function lineOf(source: string, index: number): number {
   return source.slice(0, index).split('\n').length;
 }
 
-/** Checks placeholders and partial references of one template. */
-function checkTemplate(file: string, source: string, partials: Record<string, unknown>): void {
+/**
+ * Checks placeholders and partial references of one template.
+ *
+ * @param placeholders - the names the template may use (default: the judge prompts' {@link PROMPT_PLACEHOLDERS})
+ * @throws PromptTemplateError naming the file and line of a syntax error, an unknown placeholder or part
+ */
+export function checkTemplate(file: string, source: string, partials: Record<string, unknown>, placeholders: readonly string[] = PROMPT_PLACEHOLDERS): void {
   let tokens: Token[];
   try {
     tokens = Mustache.parse(source) as unknown as Token[];
@@ -99,8 +104,8 @@ function checkTemplate(file: string, source: string, partials: Record<string, un
     for (const t of ts) {
       const [type, name, start] = t;
       if (type === '>' && !(name in partials)) throw new PromptTemplateError(file, lineOf(source, start), `unknown part "{{> ${name}}}" (known: ${Object.keys(partials).join(', ') || 'none'})`);
-      if ((type === 'name' || type === '&' || type === '#' || type === '^') && !(PROMPT_PLACEHOLDERS as readonly string[]).includes(name)) {
-        throw new PromptTemplateError(file, lineOf(source, start), `unknown placeholder "${name}" (known: ${PROMPT_PLACEHOLDERS.join(', ')})`);
+      if ((type === 'name' || type === '&' || type === '#' || type === '^') && !placeholders.includes(name)) {
+        throw new PromptTemplateError(file, lineOf(source, start), `unknown placeholder "${name}" (known: ${placeholders.join(', ')})`);
       }
       if (t[4]) walk(t[4]);
     }

@@ -1,46 +1,179 @@
 /**
- * ReflectEval: Generate Candidates
+ * ReflectEval: Generate Candidates… (command and editor button) and Set Generator API Key.
+ *
+ * A quick pick chooses the decoding settings — Greedy, the GEM 2022 grid, the custom settings of
+ * `reflectEval.generator.settings`, or a run config file — then the generators (`reflectEval.generator.models`,
+ * else `reflectEval.generator.model`); the run shows contexts done / total and tokens per second, and
+ * cancelling keeps every finished context. Results are merged into the document as it is when they arrive, so
+ * labels and edits made meanwhile stay.
  */
 import * as vscode from 'vscode';
 import { documentItems } from '../../core/format/jsonl';
-import { mergeNewCandidates } from '../../core/model/merge';
+import type { GeneratorEnvironment } from '../../core/generation/createGenerator';
+import type { GeneratorSpec, GenerationRunConfig, DecodingSpec, PresetName } from '../../core/generation/runConfig';
 import { parseTextDocument, updateItems, type DialogueEditorProvider } from '../dialogueEditor';
-import { activeDialogue, config, loadConfiguredModel, requireTrust } from './common';
+import { activeDialogue, config, promptRoots, requireTrust } from './common';
+
+/** SecretStorage key of the generators' API key; when unset, the judges' key is used. */
+export const GENERATOR_SECRET_KEY = 'reflectEval.generator.apiKey';
+const JUDGE_SECRET_KEY = 'reflectEval.judge.apiKey';
+
+/** What the settings quick pick returns. */
+interface SettingsChoice {
+  label: string;
+  /** Without generators: those come from the generator pick (or a config file's own). */
+  config: Omit<GenerationRunConfig, 'generators'> & { generators?: GeneratorSpec[] };
+  configFile?: string;
+}
+
+/** The generators the settings describe: `reflectEval.generator.models`, else the single `reflectEval.generator.model`. */
+function configuredGenerators(): GeneratorSpec[] {
+  const many = config().get<GeneratorSpec[]>('generator.models') ?? [];
+  if (many.length) return many;
+  const one = config().get<string>('generator.model')?.trim();
+  return [{ backend: 'local', ...(one ? { model: one } : {}) }];
+}
+
+async function pickSettings(): Promise<SettingsChoice | undefined> {
+  const { PRESETS, validateDecodingSpec } = await import('../../core/generation/runConfig');
+  const custom = config().get<DecodingSpec[]>('generator.settings') ?? [];
+  type Item = vscode.QuickPickItem & { choice: () => Promise<SettingsChoice | undefined> };
+  const items: Item[] = [
+    ...(Object.entries(PRESETS) as [PresetName, (typeof PRESETS)[PresetName]][]).map(([name, p]) => ({
+      label: p.label,
+      description: p.description,
+      choice: async () => ({ label: p.label, config: { preset: name } }),
+    })),
+    {
+      label: 'Custom settings',
+      description: custom.length ? `${custom.length} setting(s) from reflectEval.generator.settings` : 'none yet: opens the setting reflectEval.generator.settings',
+      choice: async () => {
+        if (!custom.length) {
+          await vscode.commands.executeCommand('workbench.action.openSettings', 'reflectEval.generator.settings');
+          return undefined;
+        }
+        custom.forEach((s, i) =>
+          validateDecodingSpec(s, `reflectEval.generator.settings[${i}]`, (field, msg) => {
+            throw new Error(`${field}: ${msg}`);
+          }),
+        );
+        return { label: 'Custom settings', config: { settings: custom } };
+      },
+    },
+    {
+      label: 'Run config file…',
+      description: 'generators, preset, custom settings and seed from a JSON file (docs/generation.md)',
+      choice: async () => {
+        const picked = await vscode.window.showOpenDialog({ title: 'Generation run config', filters: { JSON: ['json'] }, canSelectMany: false, defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
+        if (!picked?.[0]) return undefined;
+        const { validateGenerationConfig } = await import('../../core/generation/runConfig');
+        const file = picked[0].fsPath;
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(picked[0]));
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (err) {
+          throw new Error(`${file}: not valid JSON: ${(err as Error).message}`);
+        }
+        return { label: file, config: validateGenerationConfig(parsed, file), configFile: file };
+      },
+    },
+  ];
+  const picked = await vscode.window.showQuickPick(items, { title: 'Generate: decoding settings', placeHolder: 'Greedy, the GEM 2022 grid, or custom settings' });
+  return picked?.choice();
+}
+
+async function pickGenerators(): Promise<GeneratorSpec[] | undefined> {
+  const { generatorLabel } = await import('../../core/generation/createGenerator');
+  const specs = configuredGenerators();
+  if (specs.length === 1) return specs;
+  const picked = await vscode.window.showQuickPick(
+    specs.map((spec) => ({ label: generatorLabel(spec), description: spec.baseURL, picked: true, spec })),
+    { title: 'Generate: generators (setting reflectEval.generator.models)', canPickMany: true },
+  );
+  return picked?.length ? picked.map((p) => p.spec) : undefined;
+}
 
 export async function generateCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
   if (!requireTrust('run models')) return;
   const document = activeDialogue(editors);
   if (!document) return;
-  const maxNewTokens = config().get<number>('generator.maxNewTokens') ?? 128;
+  const choice = await pickSettings();
+  if (!choice) return;
+  const generators = choice.config.generators ?? (await pickGenerators());
+  if (!generators?.length) return;
+  const { resolveGenerationRun } = await import('../../core/generation/runConfig');
+  const run = resolveGenerationRun({
+    maxNewTokens: config().get<number>('generator.maxNewTokens') ?? 128,
+    seed: config().get<number>('generator.seed') ?? 0,
+    ...choice.config,
+    generators,
+  });
   const snapshot = documentItems(parseTextDocument(document));
   await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'ReflectEval: generating greedy candidates', cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `ReflectEval: generating (${choice.label})`, cancellable: true },
     async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
-      const { generateCandidates } = await import('../../core/generation/generate');
-      const model = await loadConfiguredModel(context, 'generator.model', progress);
+      const { generatorHandle } = await import('../../core/generation/createGenerator');
+      const { runGeneration } = await import('../../core/generation/run');
+      const { addGeneratedCandidates } = await import('../../core/generation/candidates');
+      const { ResponseCache } = await import('../../core/judges/cache');
+      const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const env: GeneratorEnvironment = {
+        bundledModels: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath,
+        baseDir: choice.configFile ? vscode.Uri.joinPath(vscode.Uri.file(choice.configFile), '..').fsPath : (workspace ?? context.extensionUri.fsPath),
+        promptRoots: promptRoots(context),
+        apiKey: async () => (await context.secrets.get(GENERATOR_SECRET_KEY)) ?? (await context.secrets.get(JUDGE_SECRET_KEY)),
+        apiKeyHint: () => 'run "ReflectEval: Set Generator API Key" first',
+        // API replies are cached per backend description and request (never keyed by the API key).
+        cache: new ResponseCache(vscode.Uri.joinPath(context.globalStorageUri, 'generation-cache.jsonl').fsPath),
+      };
       let done = 0;
-      try {
-        const computed = await generateCandidates(model, snapshot, { strategy: 'greedy', maxNewTokens }, {
-          signal: abort.signal,
-          onProgress: (p) => {
-            progress.report({
-              increment: ((p.itemsDone - done) / p.itemsTotal) * 100,
-              message: `${p.itemsDone}/${p.itemsTotal} contexts · ${((p.tokensGenerated / Math.max(p.elapsedMs, 1)) * 1000).toFixed(1)} tokens/s`,
-            });
-            done = p.itemsDone;
-          },
-        });
-        const byId = new Map(snapshot.map((s, i) => [s.id, { snapshot: s, computed: computed[i] }]));
-        const n = await updateItems(document, (current) => {
-          const m = byId.get(current.id);
-          return m ? mergeNewCandidates(current, m.snapshot, m.computed) : undefined;
-        });
-        void vscode.window.showInformationMessage(`ReflectEval: added candidates to ${n} item(s)${abort.signal.aborted ? ' (cancelled; finished contexts kept)' : ''}.`);
-      } finally {
-        await model.dispose();
-      }
+      const result = await runGeneration(snapshot, generators.map((g) => generatorHandle(g, env)), run.settings, run, {
+        signal: abort.signal,
+        onLog: (message) => progress.report({ message }),
+        onProgress: (p) => {
+          progress.report({
+            increment: ((p.contextsDone - done) / p.contextsTotal) * 100,
+            message: `${p.contextsDone}/${p.contextsTotal} contexts · ${p.tokensPerSecond.toFixed(1)} tokens/s · ${p.generator}`,
+          });
+          done = p.contextsDone;
+        },
+      });
+      let added = 0;
+      let duplicates = 0;
+      const n = await updateItems(document, (current) => {
+        const generated = result.generated.get(current.id);
+        if (!generated?.length) return undefined;
+        const r = addGeneratedCandidates(current, generated);
+        added += r.added;
+        duplicates += r.duplicates;
+        return r.item;
+      });
+      const problems = [
+        ...result.loadErrors.map((e) => `could not load ${e.generator}: ${e.message}`),
+        ...result.skipped,
+        ...(result.failures.length ? [`${result.failures.length} call(s) failed, e.g. ${result.failures[0].generator} on ${result.failures[0].itemId}: ${result.failures[0].message}`] : []),
+      ];
+      const summary =
+        `ReflectEval: ${result.contextsDone}/${result.contextsTotal} contexts; added ${added} candidate(s) to ${n} item(s), ${duplicates} duplicate(s) listed as further origins` +
+        `${result.cancelled ? ' (cancelled; finished contexts kept)' : ''}.`;
+      if (result.loadErrors.length || result.failures.length) void vscode.window.showWarningMessage(`${summary} ${problems.join('; ')}`);
+      else void vscode.window.showInformationMessage(problems.length ? `${summary} ${problems.join('; ')}` : summary);
     },
   );
+}
+
+export async function setGeneratorApiKeyCommand(context: vscode.ExtensionContext): Promise<void> {
+  const key = await vscode.window.showInputBox({
+    title: 'Generator API key',
+    prompt: 'For API generators (reflectEval.generator.models). Stored in VS Code SecretStorage; never written to settings or files. Empty: remove it (the judge key is then used).',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (key === undefined) return;
+  if (key.trim() === '') await context.secrets.delete(GENERATOR_SECRET_KEY);
+  else await context.secrets.store(GENERATOR_SECRET_KEY, key.trim());
+  void vscode.window.showInformationMessage(key.trim() ? 'ReflectEval: generator API key stored.' : 'ReflectEval: generator API key removed; the judge API key is used.');
 }

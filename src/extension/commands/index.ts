@@ -8,10 +8,11 @@ import type { DialogueEditorProvider } from '../dialogueEditor';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
 import { dedupCommand } from './dedup';
-import { generateCommand } from './generate';
+import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
 import { labellingCommands } from './labelling';
+import { perplexityCommand } from './perplexity';
 import { scoreCommand } from './score';
 
 /** Wraps a command so its failure becomes an error message instead of an unhandled rejection. */
@@ -41,5 +42,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
     ...labellingCommands(editors),
     vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
+    vscode.commands.registerCommand('reflectEval.perplexity', reportErrors(() => perplexityCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),
   ];
 }

@@ -1,0 +1,97 @@
+/**
+ * Local ONNX models — decoder-only ({@link OnnxCausalLM}) and encoder-decoder ({@link OnnxSeq2SeqLM}) — as a
+ * run's {@link CandidateGenerator}, on the decoding engine ({@link decode}).
+ *
+ * Model input (both families): the context in the seeds' format ({@link buildModelInput}: utterances with
+ * speaker tags, ` |` separators, `|<therapist> ~<listening>`), tokenized without special tokens and
+ * left-truncated to the run's window (GEM 2022 §3.2: 384 tokens) — the decoder-only model continues it, the
+ * encoder-decoder model encodes it (how both bundled fixtures were trained). With `inputSpecialTokens`, the
+ * window is wrapped in the tokenizer's special tokens (as Python's `tokenizer(text)` does; BART: `<s> … </s>`),
+ * for models fine-tuned on inputs made that way. A decoder-only window is also cut so that prompt +
+ * `maxNewTokens` fit the model's positions.
+ *
+ * One {@link decode} call per context and setting: the k beams, or the n samples of one p, of a context run as
+ * one batch. Sampling starts from the run's seed for every context and setting, so a candidate is reproduced by
+ * decoding its context alone with the settings it records.
+ */
+import type { GenerativeLM } from '../models/languageModel';
+import type { DecodingSettings } from '../model/types';
+import type { GenerationConfig } from './config';
+import { decode } from './engine';
+import { cleanResponse } from './generate';
+import { buildModelInput, renderContext } from './modelInput';
+import type { TherapistBehaviour, Turn } from '../model/types';
+import type { CandidateGenerator } from './run';
+import type { DecodingSpec } from './runConfig';
+
+/** The engine configuration of a run's decoding setting. */
+export function generationConfigOf(spec: DecodingSpec & { maxNewTokens: number }, seed: number): GenerationConfig {
+  const { strategy, maxNewTokens, numBeams, numReturnSequences, lengthPenalty, earlyStopping, topP, topK, temperature, noRepeatNgramSize, repetitionPenalty } = spec;
+  const config: GenerationConfig = { strategy, maxNewTokens, seed };
+  const optional = { numBeams, numReturnSequences, lengthPenalty, earlyStopping, topP, topK, temperature, noRepeatNgramSize, repetitionPenalty };
+  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (config as unknown as Record<string, unknown>)[k] = v;
+  return config;
+}
+
+/** Token window of a model's input for `maxNewTokens` new tokens. */
+export function inputWindow(model: GenerativeLM, maxContextTokens: number, maxNewTokens: number): number {
+  return model.architecture === 'decoder-only' ? Math.min(maxContextTokens, model.maxPositions - maxNewTokens) : Math.min(maxContextTokens, model.maxPositions);
+}
+
+/**
+ * The input token ids of a context: the seeds' format left-truncated to `maxContextTokens` tokens, optionally
+ * wrapped in the tokenizer's special tokens (which count toward the window).
+ *
+ * @throws RangeError when the special tokens alone fill the window
+ */
+export function generatorInputIds(
+  context: readonly Turn[],
+  model: Pick<GenerativeLM, 'tokenizer'>,
+  options: { behaviour: TherapistBehaviour; maxContextTokens: number; inputSpecialTokens?: boolean },
+): number[] {
+  if (!options.inputSpecialTokens) return buildModelInput(context, model.tokenizer, options).inputIds;
+  const text = renderContext(context, options.behaviour);
+  const plain = model.tokenizer.encode(text);
+  const full = model.tokenizer.encodeWithSpecialTokens(text);
+  // The special tokens are what `full` adds around `plain` (a prefix and a suffix).
+  let at = 0;
+  while (at + plain.length <= full.length && !plain.every((t, i) => full[at + i] === t)) at++;
+  if (at + plain.length > full.length) throw new Error('the tokenizer\'s special tokens are not a prefix and suffix of the plain encoding');
+  const prefix = full.slice(0, at);
+  const suffix = full.slice(at + plain.length);
+  const keep = options.maxContextTokens - prefix.length - suffix.length;
+  if (keep < 1) throw new RangeError(`a window of ${options.maxContextTokens} tokens leaves no room beside ${prefix.length + suffix.length} special tokens`);
+  return [...prefix, ...plain.slice(Math.max(0, plain.length - keep)), ...suffix];
+}
+
+/**
+ * A loaded model as a generator. Each candidate's origin is `{kind: "model", model: <id>, decoding}` where
+ * `decoding` is the engine's record of the strategy and every parameter that shaped it (with the seed for
+ * sampling, and `beamRank` + `beamScore` or `sampleIndex`), plus the response type (`behaviour`) and the
+ * context window (`maxContextTokens`), and `inputSpecialTokens: true` when the input was wrapped.
+ *
+ * @param options.keepOpen - do not dispose the model when the run ends (the caller owns it)
+ * @param options.inputSpecialTokens - wrap the input in the tokenizer's special tokens (default false)
+ */
+export function localCandidateGenerator(model: GenerativeLM, options: { keepOpen?: boolean; inputSpecialTokens?: boolean } = {}): CandidateGenerator {
+  return {
+    id: model.ref,
+    unsupported: () => undefined,
+    async generate(item, spec, run, createdAt, signal) {
+      const maxContextTokens = inputWindow(model, run.maxContextTokens, spec.maxNewTokens);
+      const prompt = generatorInputIds(item.context, model, { behaviour: run.behaviour, maxContextTokens, inputSpecialTokens: options.inputSpecialTokens });
+      const [sequences] = await decode(model, [prompt], generationConfigOf(spec, run.seed), { signal });
+      if (signal?.aborted) throw Object.assign(new Error('generation cancelled'), { name: 'AbortError' });
+      let tokens = 0;
+      const candidates = sequences.map((s) => {
+        tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0);
+        const decoding: DecodingSettings = { ...s.settings, behaviour: run.behaviour, maxContextTokens, ...(options.inputSpecialTokens ? { inputSpecialTokens: true } : {}) };
+        return { text: cleanResponse(model.tokenizer.decode(s.tokenIds)), origin: { kind: 'model' as const, model: model.ref, decoding, createdAt } };
+      });
+      return { candidates, tokens };
+    },
+    dispose: async () => {
+      if (!options.keepOpen) await model.dispose();
+    },
+  };
+}
