@@ -71,8 +71,11 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
   await page.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
   await page.keyboard.type(title);
-  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
-  await page.keyboard.press('Enter');
+  // Pick the row whose label is the command, not whatever row happens to be first: on a cold workbench the list
+  // can still be filling (recently used entries, other matches) when the typing ends.
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
 }
 
 /**
