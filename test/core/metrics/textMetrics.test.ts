@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { getMetric, listMetrics, MetricConfigError, scoreItems } from '../../../src/core/metrics';
 import { bleu4 } from '../../../src/core/metrics/bleu4';
@@ -217,6 +219,16 @@ describe('built-in text metrics', () => {
     const meteor = getMetric('meteor');
     assert.equal(meteor.signature(meteor.configure()), `impl:nltk-3.8|mode:tokens|tok:whitespace+lower|alpha:0.9|beta:3|gamma:0.5|stem:porter-nltk-3.8|wn:3.0|rv:${v}`);
     assert.equal(meteor.signature(meteor.configure({ mode: 'string' })), `impl:nltk-3.8|mode:string|tok:lower-split|alpha:0.9|beta:3|gamma:0.5|stem:porter-nltk-3.8|wn:3.0|rv:${v}`);
+  });
+
+  it('are documented in docs/metrics.md with their default signatures', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/metrics.md'), 'utf8');
+    for (const n of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) {
+      const m = getMetric(n);
+      assert.ok(doc.includes(`### \`${n}\``), `${n} section`);
+      assert.ok(doc.includes(m.signature(m.configure({})).replace(`rv:${REFLECT_EVAL_VERSION}`, 'rv:0.1.0')), `${n} signature`);
+      for (const field of Object.keys(m.defaultConfig)) assert.ok(doc.includes(`\`${field}\``), `${n}.${field}`);
+    }
   });
 
   it('reject bad configurations naming metric and field', () => {

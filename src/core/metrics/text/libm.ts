@@ -107,13 +107,18 @@ function expExact(y: number): number {
     k -= 1n;
     r += LN2_FIXED;
   }
+  return roundFixed(expFixed(r), P - k);
+}
+
+/** exp(r) · 2^P for r · 2^P given, |r| ≤ 1, by its Taylor series. */
+function expFixed(r: bigint): bigint {
   let term = ONE;
   let sum = ONE;
   for (let i = 1n; term !== 0n; i++) {
     term = (term * r) / (i << P);
     sum += term;
   }
-  return roundFixed(sum, P - k);
+  return sum;
 }
 
 function logExact(x: number): number {
@@ -177,18 +182,7 @@ function fixedOf(x: number): bigint {
 }
 
 function init(): void {
-  for (let j = 0; j < 64; j++) {
-    // 2^(j/64) · 2^P = the integer 64th root of 2^(j + 64P), by Newton's method from above.
-    const target = 1n << (BigInt(j) + 64n * P);
-    let r = ONE * 2n;
-    for (;;) {
-      const next = (63n * r + target / r ** 63n) / 64n;
-      if (next >= r) break;
-      r = next;
-    }
-    while ((r + 1n) ** 64n <= target) r += 1n;
-    [EXP_T_HI[j], EXP_T_LO[j]] = ddFromFixed(r);
-  }
+  for (let j = 0; j < 64; j++) [EXP_T_HI[j], EXP_T_LO[j]] = ddFromFixed(expFixed((BigInt(j) * LN2_FIXED) / 64n));
   for (let k = 90; k <= 182; k++) [LOG_T_HI[k], LOG_T_LO[k]] = ddFromFixed(2n * atanhFixed(BigInt(k - 128), BigInt(k + 128)));
   const L = LN2_FIXED / 64n;
   L1 = chop(L, 32);
