@@ -6,9 +6,9 @@
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
 import { crExp, crLog } from './text/libm';
-import { ngramStats } from './text/ngrams';
+import { ngramStats, ngramStatsPrepared, prepareReference, type PreparedReference } from './text/ngrams';
 import { Fraction, fsum, fsum4, pyAdd, pyDiv, pyMul, pyPositive, pyTruthy, toFloat, type PyNumber } from './text/python';
-import { WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
+import { perText, WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
 
 /** NLTK's smoothing functions: `none` is NLTK's default (`method0`); `method1`–`method7` are Chen & Cherry (2014). */
 export type NltkSmoothing = 'none' | 'method1' | 'method2' | 'method3' | 'method4' | 'method5' | 'method6' | 'method7';
@@ -58,10 +58,16 @@ export class NltkBleuError extends Error {}
  * @returns the score in [0, 1]
  * @throws NltkBleuError where NLTK raises (method6 needs a non-zero trigram precision)
  */
-export function nltkSentenceBleu(reference: readonly string[], hypothesis: readonly string[], config: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k' | 'autoReweigh'>): number {
+export function nltkSentenceBleu(
+  reference: readonly string[],
+  hypothesis: readonly string[],
+  config: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k' | 'autoReweigh'>,
+  prepared?: PreparedReference,
+): number {
   const hypLen = hypothesis.length;
   const refLen = reference.length;
-  const stats = ngramStats(hypothesis, reference, config.smoothing === 'method5' || config.smoothing === 'method7' ? 5 : 4);
+  const maxN = maxOrder(config);
+  const stats = prepared ? ngramStatsPrepared(hypothesis, prepared, maxN) : ngramStats(hypothesis, reference, maxN);
   const num = stats.matches;
   const den = [Math.max(1, stats.totals[0]), Math.max(1, stats.totals[1]), Math.max(1, stats.totals[2]), Math.max(1, stats.totals[3]), Math.max(1, stats.totals[4] ?? 0)];
   const bp = hypLen > refLen ? 1 : hypLen === 0 ? 0 : crExp(1 - refLen / hypLen);
@@ -80,6 +86,11 @@ export function nltkSentenceBleu(reference: readonly string[], hypothesis: reado
   const terms: number[] = [];
   for (let i = 0; i < Math.min(weights.length, 4); i++) if (pyPositive(p[i])) terms.push(weights[i] * crLog(toFloat(p[i])));
   return bp * crExp(fsum(terms));
+}
+
+/** Highest n-gram order read: method5 (and method7) also look at 5-grams. */
+function maxOrder(c: Pick<Bleu4Config, 'smoothing'>): number {
+  return c.smoothing === 'method5' || c.smoothing === 'method7' ? 5 : 4;
 }
 
 /** `Fraction` for a Python int, a plain number for a Python float (JSON cannot tell 5 from 5.0: integers are ints). */
@@ -207,10 +218,15 @@ export const bleu4: Metric<Bleu4Config> = {
   configure,
   signature,
   async score(inputs: readonly MetricInput[], config: Bleu4Config): Promise<MetricValues[]> {
+    const prepare = perText((text) => {
+      const tokens = wordTokens(text, config.tokenizer);
+      return { tokens, prepared: prepareReference(tokens, maxOrder(config)) };
+    });
     return inputs.map(({ candidate, reference }) => {
       if (reference === undefined) return { score: null };
       try {
-        return { score: nltkSentenceBleu(wordTokens(reference, config.tokenizer), wordTokens(candidate, config.tokenizer), config) };
+        const ref = prepare(reference);
+        return { score: nltkSentenceBleu(ref.tokens, wordTokens(candidate, config.tokenizer), config, ref.prepared) };
       } catch (err) {
         if (err instanceof NltkBleuError) return { score: null };
         throw err;

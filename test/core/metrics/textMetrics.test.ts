@@ -7,7 +7,7 @@ import { bleu4 } from '../../../src/core/metrics/bleu4';
 import type { DialogueItem } from '../../../src/core/model/types';
 import { Fraction, fsum, pyLen, pyPow, pySplit, pyRstrip, ratioToNumber } from '../../../src/core/metrics/text/python';
 import { crExp, crLog, exactForTests } from '../../../src/core/metrics/text/libm';
-import { ngramStats } from '../../../src/core/metrics/text/ngrams';
+import { ngramStats, ngramStatsPrepared, prepareReference } from '../../../src/core/metrics/text/ngrams';
 import { porterStem } from '../../../src/core/metrics/text/porter';
 import { lcsLength } from '../../../src/core/metrics/rougeL';
 import { rougeTokens, tokenize13a, wordTokens } from '../../../src/core/metrics/text/tokenize';
@@ -169,6 +169,9 @@ describe('fast kernels against their textbook definitions (random token sequence
     cases.push([[...wide.slice(10, 400), ...wide.slice(0, 5)], wide]);
     for (const [hyp, ref] of cases) {
       const s = ngramStats(hyp, ref, 5);
+      const prepared = prepareReference(ref, 5);
+      // A prepared reference serves several hypotheses: use it twice.
+      for (const p of [ngramStatsPrepared(hyp, prepared, 5), ngramStatsPrepared(hyp, prepared, 5)]) assert.deepEqual(p, s);
       for (let n = 1; n <= 5; n++) {
         assert.equal(s.matches[n - 1], naive(hyp, ref, n), `order ${n}`);
         assert.equal(s.totals[n - 1], Math.max(0, hyp.length - n + 1));
