@@ -5,9 +5,10 @@
  */
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
-import { ngramStats } from './text/ngrams';
+import { crExp, crLog } from './text/libm';
+import { ngramStats, ngramStatsPrepared, prepareReference, type PreparedReference } from './text/ngrams';
 import { Fraction, fsum, fsum4, pyAdd, pyDiv, pyMul, pyPositive, pyTruthy, toFloat, type PyNumber } from './text/python';
-import { WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
+import { perText, WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
 
 /** NLTK's smoothing functions: `none` is NLTK's default (`method0`); `method1`–`method7` are Chen & Cherry (2014). */
 export type NltkSmoothing = 'none' | 'method1' | 'method2' | 'method3' | 'method4' | 'method5' | 'method6' | 'method7';
@@ -28,6 +29,19 @@ export interface Bleu4Config {
   autoReweigh: boolean;
 }
 
+/** log(num/den) for small integer counts (num = 0: log of sys.float_info.min, NLTK method0's stand-in), memoized. */
+const logMemo = new Map<number, number>();
+function logRatio(num: number, den: number): number {
+  const key = num * 4294967296 + den;
+  let v = logMemo.get(key);
+  if (v === undefined) {
+    v = crLog(num === 0 ? FLOAT_MIN : num / den);
+    if (logMemo.size > 1 << 20) logMemo.clear();
+    logMemo.set(key, v);
+  }
+  return v;
+}
+
 /** sys.float_info.min: what NLTK's method0 puts in place of a zero precision. */
 const FLOAT_MIN = 2.2250738585072014e-308;
 
@@ -44,28 +58,39 @@ export class NltkBleuError extends Error {}
  * @returns the score in [0, 1]
  * @throws NltkBleuError where NLTK raises (method6 needs a non-zero trigram precision)
  */
-export function nltkSentenceBleu(reference: readonly string[], hypothesis: readonly string[], config: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k' | 'autoReweigh'>): number {
+export function nltkSentenceBleu(
+  reference: readonly string[],
+  hypothesis: readonly string[],
+  config: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k' | 'autoReweigh'>,
+  prepared?: PreparedReference,
+): number {
   const hypLen = hypothesis.length;
   const refLen = reference.length;
-  const stats = ngramStats(hypothesis, reference, config.smoothing === 'method5' || config.smoothing === 'method7' ? 5 : 4);
+  const maxN = maxOrder(config);
+  const stats = prepared ? ngramStatsPrepared(hypothesis, prepared, maxN) : ngramStats(hypothesis, reference, maxN);
   const num = stats.matches;
   const den = [Math.max(1, stats.totals[0]), Math.max(1, stats.totals[1]), Math.max(1, stats.totals[2]), Math.max(1, stats.totals[3]), Math.max(1, stats.totals[4] ?? 0)];
-  const bp = hypLen > refLen ? 1 : hypLen === 0 ? 0 : Math.exp(1 - refLen / hypLen);
+  const bp = hypLen > refLen ? 1 : hypLen === 0 ? 0 : crExp(1 - refLen / hypLen);
   if (num[0] === 0) return 0;
   if (config.smoothing === 'none' && !(config.autoReweigh && hypLen < 4)) {
     // NLTK's default (method0), the common case, without the general machinery: every precision is positive.
-    const t0 = 0.25 * Math.log(num[0] / den[0]);
-    const t1 = 0.25 * Math.log(num[1] === 0 ? FLOAT_MIN : num[1] / den[1]);
-    const t2 = 0.25 * Math.log(num[2] === 0 ? FLOAT_MIN : num[2] / den[2]);
-    const t3 = 0.25 * Math.log(num[3] === 0 ? FLOAT_MIN : num[3] / den[3]);
-    return bp * Math.exp(fsum4(t0, t1, t2, t3));
+    const t0 = 0.25 * logRatio(num[0], den[0]);
+    const t1 = 0.25 * logRatio(num[1], den[1]);
+    const t2 = 0.25 * logRatio(num[2], den[2]);
+    const t3 = 0.25 * logRatio(num[3], den[3]);
+    return bp * crExp(fsum4(t0, t1, t2, t3));
   }
   const p = smooth(num, den, config, hypLen);
   let weights = [0.25, 0.25, 0.25, 0.25];
   if (config.autoReweigh && hypLen < 4) weights = new Array<number>(hypLen).fill(1 / hypLen);
   const terms: number[] = [];
-  for (let i = 0; i < Math.min(weights.length, 4); i++) if (pyPositive(p[i])) terms.push(weights[i] * Math.log(toFloat(p[i])));
-  return bp * Math.exp(fsum(terms));
+  for (let i = 0; i < Math.min(weights.length, 4); i++) if (pyPositive(p[i])) terms.push(weights[i] * crLog(toFloat(p[i])));
+  return bp * crExp(fsum(terms));
+}
+
+/** Highest n-gram order read: method5 (and method7) also look at 5-grams. */
+function maxOrder(c: Pick<Bleu4Config, 'smoothing'>): number {
+  return c.smoothing === 'method5' || c.smoothing === 'method7' ? 5 : 4;
 }
 
 /** `Fraction` for a Python int, a plain number for a Python float (JSON cannot tell 5 from 5.0: integers are ints). */
@@ -87,7 +112,7 @@ function smooth(num: readonly number[], den: readonly number[], c: Pick<Bleu4Con
     let incvnt = 1;
     return orders.map((i) => {
       if (num[i] === 0 && hypLen > 1) {
-        const numerator = 1 / ((2 ** incvnt * c.k) / Math.log(hypLen));
+        const numerator = 1 / ((2 ** incvnt * c.k) / crLog(hypLen));
         incvnt++;
         return numerator / den[i];
       }
@@ -193,10 +218,15 @@ export const bleu4: Metric<Bleu4Config> = {
   configure,
   signature,
   async score(inputs: readonly MetricInput[], config: Bleu4Config): Promise<MetricValues[]> {
+    const prepare = perText((text) => {
+      const tokens = wordTokens(text, config.tokenizer);
+      return { tokens, prepared: prepareReference(tokens, maxOrder(config)) };
+    });
     return inputs.map(({ candidate, reference }) => {
       if (reference === undefined) return { score: null };
       try {
-        return { score: nltkSentenceBleu(wordTokens(reference, config.tokenizer), wordTokens(candidate, config.tokenizer), config) };
+        const ref = prepare(reference);
+        return { score: nltkSentenceBleu(ref.tokens, wordTokens(candidate, config.tokenizer), config, ref.prepared) };
       } catch (err) {
         if (err instanceof NltkBleuError) return { score: null };
         throw err;

@@ -10,7 +10,7 @@ import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
 import { memoStemmer } from './text/porter';
 import { pyLower, pyPow, pySplit } from './text/python';
-import { WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
+import { perText, WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
 import { sharedWordNet, type WordNet } from './text/wordnet';
 
 export interface MeteorConfig {
@@ -204,6 +204,9 @@ export const meteorMetric: Metric<MeteorConfig> = {
   signature,
   async score(inputs: readonly MetricInput[], config: MeteorConfig): Promise<MetricValues[]> {
     const wordnet = sharedWordNet();
-    return inputs.map(({ candidate, reference }) => ({ score: reference === undefined ? null : meteor(reference, candidate, config, wordnet) }));
+    const referenceWords = perText((text) => meteorWords(text, config));
+    return inputs.map(({ candidate, reference }) => ({
+      score: reference === undefined ? null : meteorFromWords(referenceWords(reference), meteorWords(candidate, config), config, wordnet),
+    }));
   },
 };

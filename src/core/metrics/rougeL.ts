@@ -6,7 +6,7 @@
  */
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
-import { rougeTokens } from './text/tokenize';
+import { perText, rougeTokens } from './text/tokenize';
 
 export interface RougeLConfig {
   /** rouge-score's `use_stemmer`: NLTK's Porter stemmer on tokens longer than 3 characters. */
@@ -113,9 +113,10 @@ export const rougeLMetric: Metric<RougeLConfig> = {
   },
   signature: (c) => ['impl:rouge-score-0.1.2', 'tok:default', `stem:${c.stemmer ? 'porter-nltk-3.8' : 'none'}`, `rv:${REFLECT_EVAL_VERSION}`].join('|'),
   async score(inputs: readonly MetricInput[], config: RougeLConfig): Promise<MetricValues[]> {
+    const referenceTokens = perText((text) => rougeTokens(text, config.stemmer));
     return inputs.map(({ candidate, reference }) => {
       if (reference === undefined) return { f: null, precision: null, recall: null };
-      const s = rougeL(reference, candidate, config.stemmer);
+      const s = rougeLFromTokens(referenceTokens(reference), rougeTokens(candidate, config.stemmer));
       return { f: s.f, precision: s.precision, recall: s.recall };
     });
   },

@@ -8,6 +8,7 @@
  */
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
+import { crExp, crLog } from './text/libm';
 import { ngramStats } from './text/ngrams';
 import { pyLower, pyRstrip, pySplit } from './text/python';
 import { tokenize13a } from './text/tokenize';
@@ -38,7 +39,7 @@ export function sacreBleuFromStats(correctIn: readonly number[], totalIn: readon
   const total = [...totalIn];
   const smoothValue = c.smoothValue ?? SMOOTH_DEFAULTS[c.smoothMethod] ?? 0;
   let bp = 1.0;
-  if (sysLen < refLen) bp = sysLen > 0 ? Math.exp(1 - refLen / sysLen) : 0.0;
+  if (sysLen < refLen) bp = sysLen > 0 ? crExp(1 - refLen / sysLen) : 0.0;
   const precisions = [0.0, 0.0, 0.0, 0.0];
   if (!correct.some((x) => x !== 0)) return 0.0;
   let smoothMteval = 1.0;
@@ -62,8 +63,8 @@ export function sacreBleuFromStats(correctIn: readonly number[], totalIn: readon
     }
   }
   let sum = 0;
-  for (let i = 0; i < effOrder; i++) sum += precisions[i] === 0.0 ? -9999999999 : Math.log(precisions[i]);
-  return bp * Math.exp(sum / effOrder);
+  for (let i = 0; i < effOrder; i++) sum += precisions[i] === 0.0 ? -9999999999 : crLog(precisions[i]);
+  return bp * crExp(sum / effOrder);
 }
 
 /** sacreBLEU's `_preprocess_segment`: optional lowercase, then the tokenizer on the right-stripped text. */

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { getMetric, listMetrics, MetricConfigError, scoreItems } from '../../../src/core/metrics';
 import { bleu4 } from '../../../src/core/metrics/bleu4';
 import type { DialogueItem } from '../../../src/core/model/types';
 import { Fraction, fsum, pyLen, pyPow, pySplit, pyRstrip, ratioToNumber } from '../../../src/core/metrics/text/python';
-import { ngramStats } from '../../../src/core/metrics/text/ngrams';
+import { crExp, crLog, exactForTests } from '../../../src/core/metrics/text/libm';
+import { ngramStats, ngramStatsPrepared, prepareReference } from '../../../src/core/metrics/text/ngrams';
 import { porterStem } from '../../../src/core/metrics/text/porter';
 import { lcsLength } from '../../../src/core/metrics/rougeL';
 import { rougeTokens, tokenize13a, wordTokens } from '../../../src/core/metrics/text/tokenize';
@@ -70,6 +73,31 @@ describe('Python semantics the reference metrics rely on', () => {
     }
     for (let m = 1; m <= 80; m++) for (let c = 1; c <= m; c++) if (pyPow(c / m, 3) !== exact(c / m, 3)) wrong.push(`(${c}/${m})**3`);
     assert.deepEqual(wrong.slice(0, 5), []);
+  });
+});
+
+describe('correctly rounded log and exp (BLEU)', () => {
+  it('the fast double-double paths equal the 240-bit evaluation on 20,000 random arguments each', function () {
+    this.timeout(120_000);
+    const rng = seedrandom('libm');
+    const wrong: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const x = i % 4 === 0 ? rng() * 1e-300 + 2.3e-308 : i % 4 === 1 ? rng() * 1000 : rng();
+      if (crLog(x) !== exactForTests.log(x)) wrong.push(`log(${x})`);
+      const y = i % 3 === 0 ? -rng() * 700 : (rng() - 0.5) * 8;
+      if (crExp(y) !== exactForTests.exp(y)) wrong.push(`exp(${y})`);
+    }
+    assert.deepEqual(wrong.slice(0, 5), []);
+  });
+
+  it('round where V8 and even glibc do not (values checked with Python decimal at 60 digits)', () => {
+    // glibc's exp gives 0.19634420247384105 here (math.exp); V8's Math.exp differs from both on other arguments.
+    assert.equal(crExp(-1.627886024883257), 0.19634420247384102);
+    assert.equal(crExp(-1.6501456081768546), 0.19202194661949215);
+    assert.equal(crLog(1), 0);
+    assert.equal(crExp(0), 1);
+    assert.equal(crLog(2.2250738585072014e-308), -708.3964185322641);
+    assert.equal(crExp(-1e10), 0);
   });
 });
 
@@ -141,6 +169,9 @@ describe('fast kernels against their textbook definitions (random token sequence
     cases.push([[...wide.slice(10, 400), ...wide.slice(0, 5)], wide]);
     for (const [hyp, ref] of cases) {
       const s = ngramStats(hyp, ref, 5);
+      const prepared = prepareReference(ref, 5);
+      // A prepared reference serves several hypotheses: use it twice.
+      for (const p of [ngramStatsPrepared(hyp, prepared, 5), ngramStatsPrepared(hyp, prepared, 5)]) assert.deepEqual(p, s);
       for (let n = 1; n <= 5; n++) {
         assert.equal(s.matches[n - 1], naive(hyp, ref, n), `order ${n}`);
         assert.equal(s.totals[n - 1], Math.max(0, hyp.length - n + 1));
@@ -191,6 +222,16 @@ describe('built-in text metrics', () => {
     const meteor = getMetric('meteor');
     assert.equal(meteor.signature(meteor.configure()), `impl:nltk-3.8|mode:tokens|tok:whitespace+lower|alpha:0.9|beta:3|gamma:0.5|stem:porter-nltk-3.8|wn:3.0|rv:${v}`);
     assert.equal(meteor.signature(meteor.configure({ mode: 'string' })), `impl:nltk-3.8|mode:string|tok:lower-split|alpha:0.9|beta:3|gamma:0.5|stem:porter-nltk-3.8|wn:3.0|rv:${v}`);
+  });
+
+  it('are documented in docs/metrics.md with their default signatures', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/metrics.md'), 'utf8');
+    for (const n of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) {
+      const m = getMetric(n);
+      assert.ok(doc.includes(`### \`${n}\``), `${n} section`);
+      assert.ok(doc.includes(m.signature(m.configure({})).replace(`rv:${REFLECT_EVAL_VERSION}`, 'rv:0.1.0')), `${n} signature`);
+      for (const field of Object.keys(m.defaultConfig)) assert.ok(doc.includes(`\`${field}\``), `${n}.${field}`);
+    }
   });
 
   it('reject bad configurations naming metric and field', () => {

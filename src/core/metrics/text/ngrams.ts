@@ -160,3 +160,118 @@ function stringStats(hyp: readonly string[], ref: readonly string[], maxN: numbe
   }
   return { matches, totals };
 }
+
+/**
+ * A reference prepared once for many hypotheses (an item's reference against all its candidates): its token ids
+ * and, per order, an immutable table of its n-gram keys and counts.
+ */
+export interface PreparedReference {
+  length: number;
+  ids: Map<string, number>;
+  base: number;
+  /** Per order n (index n−1): open-addressing table of keys and counts, or null beyond the reference length. */
+  tables: ({ mask: number; keys: Float64Array; counts: Int32Array } | null)[];
+  /** Set when numeric keys would overflow: fall back to {@link ngramStats} on the tokens. */
+  tokens: readonly string[];
+  numeric: boolean;
+}
+
+function hashKey(key: number, mask: number): number {
+  const lo = key | 0;
+  const hi = (key / 4294967296) | 0;
+  const h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b);
+  return (h ^ (h >>> 15)) & mask;
+}
+
+export function prepareReference(ref: readonly string[], maxN: number): PreparedReference {
+  const ids = new Map<string, number>();
+  const refIds = new Int32Array(ref.length);
+  for (let i = 0; i < ref.length; i++) {
+    let id = ids.get(ref[i]);
+    if (id === undefined) ids.set(ref[i], (id = ids.size));
+    refIds[i] = id;
+  }
+  const base = ids.size;
+  const numeric = base ** maxN <= Number.MAX_SAFE_INTEGER;
+  const tables: PreparedReference['tables'] = [];
+  const keys = Float64Array.from(refIds);
+  for (let n = 1; n <= maxN && numeric; n++) {
+    if (n > ref.length) {
+      tables.push(null);
+      continue;
+    }
+    if (n > 1) for (let i = 0; i + n <= ref.length; i++) keys[i] = keys[i] * base + refIds[i + n - 1];
+    let cap = 8;
+    while (cap < 2 * (ref.length - n + 1)) cap *= 2;
+    const t = { mask: cap - 1, keys: new Float64Array(cap).fill(-1), counts: new Int32Array(cap) };
+    for (let i = 0; i + n <= ref.length; i++) {
+      let h = hashKey(keys[i], t.mask);
+      while (t.keys[h] !== -1 && t.keys[h] !== keys[i]) h = (h + 1) & t.mask;
+      t.keys[h] = keys[i];
+      t.counts[h]++;
+    }
+    tables.push(t);
+  }
+  return { length: ref.length, ids, base, tables, tokens: ref, numeric };
+}
+
+let used = new Int32Array(256);
+let usedStamp = new Int32Array(256);
+let usedGen = 0;
+
+/** {@link ngramStats} against a prepared reference (same result). */
+export function ngramStatsPrepared(hyp: readonly string[], ref: PreparedReference, maxN: number): NgramStats {
+  if (!ref.numeric || ref.tables.length < maxN) return ngramStats(hyp, ref.tokens, maxN);
+  const matches = new Array<number>(maxN).fill(0);
+  const totals = new Array<number>(maxN);
+  for (let n = 1; n <= maxN; n++) totals[n - 1] = Math.max(0, hyp.length - n + 1);
+  const H = hyp.length;
+  if (H === 0 || ref.length === 0) return { matches, totals };
+  if (hypIds.length < H) {
+    hypIds = new Int32Array(2 * H);
+    hypKeys = new Float64Array(2 * H);
+  }
+  for (let i = 0; i < H; i++) {
+    const id = ref.ids.get(hyp[i]) ?? -1;
+    hypIds[i] = id;
+    hypKeys[i] = id;
+  }
+  for (let n = 1; n <= maxN && n <= H; n++) {
+    const t = ref.tables[n - 1];
+    if (t === null) break;
+    if (used.length < t.keys.length) {
+      used = new Int32Array(t.keys.length);
+      usedStamp = new Int32Array(t.keys.length);
+      usedGen = 0;
+    }
+    if (++usedGen === 0x7fffffff) {
+      usedStamp.fill(0);
+      usedGen = 1;
+    }
+    let m = 0;
+    for (let i = 0; i + n <= H; i++) {
+      let key: number;
+      if (n === 1) key = hypIds[i];
+      else {
+        const prev = hypKeys[i];
+        const last = hypIds[i + n - 1];
+        key = prev < 0 || last < 0 ? -1 : prev * ref.base + last;
+        hypKeys[i] = key;
+      }
+      if (key < 0) continue;
+      let h = hashKey(key, t.mask);
+      while (t.keys[h] !== -1 && t.keys[h] !== key) h = (h + 1) & t.mask;
+      if (t.keys[h] === -1) continue;
+      if (usedStamp[h] !== usedGen) {
+        usedStamp[h] = usedGen;
+        used[h] = 0;
+      }
+      if (used[h] < t.counts[h]) {
+        used[h]++;
+        m++;
+      }
+    }
+    matches[n - 1] = m;
+  }
+  return { matches, totals };
+}

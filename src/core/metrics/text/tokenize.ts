@@ -92,3 +92,21 @@ export function rougeTokens(text: string, stem: boolean): string[] {
   }
   return out;
 }
+
+/**
+ * `fn` with a memo of its results per input text, for one scoring call: an item's reference is compared with
+ * every candidate of the item, so it is tokenized once (as sacreBLEU caches its references). Results are shared:
+ * callers must not modify them.
+ */
+export function perText<T>(fn: (text: string) => T, limit = 10_000): (text: string) => T {
+  const memo = new Map<string, T>();
+  return (text) => {
+    let v = memo.get(text);
+    if (v === undefined) {
+      v = fn(text);
+      if (memo.size >= limit) memo.clear();
+      memo.set(text, v);
+    }
+    return v;
+  };
+}
