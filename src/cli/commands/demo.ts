@@ -10,6 +10,8 @@ import { formatItems } from '../../core/format/jsonl';
 import { runJudge, type Judge } from '../../core/judges/judge';
 import { localOnnxJudge } from '../../core/judges/localJudge';
 import { loadPromptLibrary } from '../../core/judges/prompts';
+import { scoreItems } from '../../core/metrics';
+import { metricRuns } from '../../core/metrics/runSpec';
 import type { DialogueItem } from '../../core/model/types';
 import { loadModel, log, positiveInt } from '../common';
 import { bundledAnnoMISample, bundledPrompts } from '../paths';
@@ -34,10 +36,21 @@ async function judgeStep(items: DialogueItem[], judge: Judge, promptsDir: string
   return res.items;
 }
 
+/** ICMI 2023's reference metrics (BLEU-4, ROUGE-L, METEOR) under their defaults, against each item's reference. */
+async function scoreStep(items: DialogueItem[]): Promise<DialogueItem[]> {
+  let current = items;
+  for (const run of metricRuns(undefined, undefined)) {
+    const res = await scoreItems(current, run.metric, run.config);
+    current = res.items;
+    log(`${res.evaluatorIds.join(', ')}: ${res.scored} scored, ${res.failures} without a score`);
+  }
+  return current;
+}
+
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('offline demo: import 15 AnnoMI contexts, generate greedy candidates with the bundled model, judge them with the local judge')
+    .description('offline demo: import 15 AnnoMI contexts, generate greedy candidates with the bundled model, judge them with the local judge, score them with BLEU-4, ROUGE-L and METEOR')
     .option('-o, --out <file>', 'output file', 'demo/annomi-demo.dialogues.jsonl')
     .option('--sample <n>', 'contexts to import', positiveInt, 15)
     .option('--seed <seed>', 'sampling seed', '0')
@@ -57,6 +70,7 @@ export function registerDemo(program: Command): void {
       } finally {
         await model.dispose();
       }
+      items = await scoreStep(items);
       writeTextAtomic(out, formatItems(items));
       log(`wrote ${out}: ${items.length} items, ${items.reduce((n, it) => n + it.candidates.length, 0)} candidates. Open it in VS Code with ReflectEval.`);
     });
