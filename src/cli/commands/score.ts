@@ -59,6 +59,10 @@ export function registerScore(program: Command): void {
           log(`${id}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score; mean ${values.length ? mean.toPrecision(4) : '-'} over ${values.length}`);
         }
       }
+      const noReference = current.filter((it) => !it.reference).length;
+      if (noReference > 0 && runs.some((r) => r.metric.requiresReference)) {
+        log(`${noReference} of ${current.length} items have no reference, so reference-based metrics left their candidates unscored; for an annotation table, import it with --reference (the human response becomes the reference)`);
+      }
       const out = resolve((opts.out as string | undefined) ?? file);
       const n = writeItemsBack(doc, current, out);
       log(`updated ${n} items in ${out}`);

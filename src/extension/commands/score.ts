@@ -68,7 +68,11 @@ export async function scoreCommand(editors: DialogueEditorProvider): Promise<voi
         });
         summary.push(`${run.metric.name}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score (${res.signature})`);
       }
-      void vscode.window.showInformationMessage(`ReflectEval: ${summary.length ? summary.join('; ') : 'nothing scored'}${abort.signal.aborted ? ' (cancelled; finished scores kept)' : ''}.`);
+      const noReference = snapshot.filter((it) => !it.reference).length;
+      const hint = noReference > 0 && runs.some((r) => r.metric.requiresReference)
+        ? ` ${noReference} of ${snapshot.length} item(s) have no reference, so reference-based metrics could not score their candidates (an annotation table: import it with the human response as reference).`
+        : '';
+      void vscode.window.showInformationMessage(`ReflectEval: ${summary.length ? summary.join('; ') : 'nothing scored'}${abort.signal.aborted ? ' (cancelled; finished scores kept)' : ''}.${hint}`);
     },
   );
 }
