@@ -83,16 +83,31 @@ export function tableToMarkdown(t: CorrelationTable): string {
   return lines.join('\n');
 }
 
-/** Escapes LaTeX's special characters (and writes ×, –, ρ, τ in math/text-mode commands). */
+const LATEX_ESCAPES: Record<string, string> = {
+  '\\': '\\textbackslash{}',
+  '&': '\\&',
+  '%': '\\%',
+  $: '\\$',
+  '#': '\\#',
+  _: '\\_',
+  '{': '\\{',
+  '}': '\\}',
+  '~': '\\textasciitilde{}',
+  '^': '\\textasciicircum{}',
+  '×': '$\\times$',
+  '–': '--',
+  '−': '$-$',
+  '·': '$\\cdot$',
+  'ρ': '$\\rho$',
+  'τ': '$\\tau$',
+};
+
+/**
+ * Escapes LaTeX's special characters in one pass (so the braces of `\textbackslash{}` are not escaped again), and
+ * writes ×, –, − (minus), ·, ρ, τ as commands pdfLaTeX knows without extra packages.
+ */
 export function latexEscape(s: string): string {
-  return s
-    .replace(/\\/g, '\\textbackslash{}')
-    .replace(/([&%$#_{}])/g, '\\$1')
-    .replace(/~/g, '\\textasciitilde{}')
-    .replace(/\^/g, '\\textasciicircum{}')
-    .replace(/×/g, '$\\times$')
-    .replace(/–/g, '--')
-    .replace(/·/g, '$\\cdot$');
+  return s.replace(/[\\&%$#_{}~^×–−·ρτ]/g, (m) => LATEX_ESCAPES[m]);
 }
 
 function latexNumber(v: number): string {

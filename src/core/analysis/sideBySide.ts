@@ -7,6 +7,7 @@ import type { DialogueItem } from '../model/types';
 import {
   correlationTable,
   correlationTableAsync,
+  markBest,
   type CorrelationCell,
   type CorrelationColumn,
   type CorrelationRow,
@@ -48,8 +49,8 @@ function absentCell(column: string): CorrelationCell {
  * Merges the tables of `configs` (computed on the same items) into one: for each response group, in order of first
  * appearance, one column per configuration that has it (key `<config index>:<group>`, label `<group> · <config
  * label>`); rows keyed by evaluator id (or by judge, see {@link PinnedConfiguration.variant}), in the order of first
- * appearance; a row a configuration lacks gets `undefined (not-in-configuration)` cells. Significance and best
- * marks are those of each configuration's own table.
+ * appearance; a row a configuration lacks gets `undefined (not-in-configuration)` cells. Significance marks are
+ * those of each configuration's own table; best marks too, re-marked among the rows a variant keeps.
  */
 export function mergeTables(configs: readonly PinnedConfiguration[], tables: readonly CorrelationTable[]): CorrelationTable {
   if (configs.length === 0 || configs.length !== tables.length) throw new Error('mergeTables needs one table per configuration');
@@ -67,9 +68,12 @@ export function mergeTables(configs: readonly PinnedConfiguration[], tables: rea
   const rowInfo = new Map<string, Omit<CorrelationRow, 'cells'>>();
   const cellOf = new Map<string, CorrelationCell>();
   tables.forEach((t, i) => {
-    for (const r of t.rows) {
-      const key = rowKey(r.evaluatorId, configs[i].variant);
-      if (key === null) continue;
+    // A variant keeps only its judge rows: best is re-marked among the rows kept, not among all variants.
+    const kept = t.rows.filter((r) => rowKey(r.evaluatorId, configs[i].variant) !== null);
+    const rows = kept.length === t.rows.length ? t.rows : kept.map((r) => ({ ...r, cells: r.cells.map((c) => ({ ...c })) }));
+    if (rows !== t.rows) markBest(rows, t.best);
+    for (const r of rows) {
+      const key = rowKey(r.evaluatorId, configs[i].variant) as string;
       if (!rowInfo.has(key)) {
         rowOrder.push(key);
         rowInfo.set(key, { evaluatorId: key, displayName: key === r.evaluatorId ? r.displayName : judgeName(key), kind: r.kind });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tableToLatex, tableToMarkdown } from '../../../src/core/analysis/correlationExport';
+import { latexEscape, tableToLatex, tableToMarkdown } from '../../../src/core/analysis/correlationExport';
 import { correlationTable, correlationTableAsync } from '../../../src/core/analysis/correlationTable';
 import { sideBySide } from '../../../src/core/analysis/sideBySide';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
@@ -42,6 +42,23 @@ describe('side-by-side configurations', () => {
     assert.ok(!t.rows.some((r) => r.evaluatorId.includes('instructionsTutorial')), 'variants not pinned are left out');
     assert.ok(t.rows.some((r) => r.displayName === 'BLEU-4'));
     assert.match(tableToLatex(t), /GPT-2 \$\\cdot\$ rating & GPT-2 \$\\cdot\$ scoring/);
+  });
+
+  it('marks the best of each column among the rows a variant keeps, not among every variant', () => {
+    const t = sideBySide(items, [{ label: 'rating', options: {}, variant: 'instructions×rating' }]);
+    t.columns.forEach((col, c) => {
+      const defined = t.rows.filter((r) => r.cells[c].statistic !== null);
+      if (defined.length < 2) return;
+      const top = Math.max(...defined.map((r) => Math.abs(r.cells[c].statistic as number)));
+      const best = t.rows.filter((r) => r.cells[c].best);
+      assert.ok(best.length > 0, `column ${col.key} has ${defined.length} defined cells and no best`);
+      for (const r of best) assert.ok(Math.abs(r.cells[c].statistic as number) >= top - 1e-12, `${r.displayName} is bold in ${col.key} but not the largest`);
+    });
+  });
+
+  it('escapes LaTeX in one pass: a backslash keeps its braces, a minus sign and Greek letters become math', () => {
+    assert.equal(latexEscape('a\\b_{c}'), 'a\\textbackslash{}b\\_\\{c\\}');
+    assert.equal(latexEscape('r(A) − r(B), ρ & τ: 5% #1 ~x^2'), 'r(A) $-$ r(B), $\\rho$ \\& $\\tau$: 5\\% \\#1 \\textasciitilde{}x\\textasciicircum{}2');
   });
 
   it('marks an evaluator missing from a configuration as not in it, not as a number', () => {
