@@ -59,8 +59,14 @@ function skeleton(): void {
   );
 }
 
+/** What the controls show; they are rebuilt only when it changes, so a field being typed in keeps focus and text. */
+let controlsKey = '';
+
 function renderControls(variants: string[]): void {
   const box = document.getElementById('controls') as HTMLElement;
+  const key = JSON.stringify([variants, settings, view.sort, (lastTable?.columns ?? []).map((c) => [c.key, c.label])]);
+  if (key === controlsKey && box.childElementCount > 0) return;
+  controlsKey = key;
   const groupBy = el('input', { id: 'group-by', list: 'group-keys', value: settings.groupBy, size: '18', title: 'origin, model, strategy, source, kind, none, or a candidate field path such as origin.decoding.topP' });
   groupBy.addEventListener('change', () => changeSettings({ groupBy: groupBy.value.trim() || 'origin' }));
   const keys = el('datalist', { id: 'group-keys' }, ...['origin', 'model', 'strategy', 'source', 'kind', 'none', 'origin.decoding.topP', 'origin.decoding.numBeams', 'cluster.representative'].map((k) => el('option', { value: k })));
