@@ -11,8 +11,11 @@
  * `maxNewTokens` fit the model's positions.
  *
  * One {@link decode} call per context and setting: the k beams, or the n samples of one p, of a context run as
- * one batch. Sampling starts from the run's seed for every context and setting, so a candidate is reproduced by
- * decoding its context alone with the settings it records.
+ * one batch. Each sampling call gets its own seed, derived from the run's seed, the item id and the setting
+ * ({@link samplingSeed}), so that sample i of different contexts, and of different p in the GEM 2022 grid, draw
+ * independent random numbers (with one seed for all, the p = 0.4 and p = 0.6 samples of a context would share their
+ * draws and coincide more often than independent sampling makes them). The derived seed is what a candidate
+ * records, so it is still reproduced by decoding its context alone with the settings it records.
  */
 import type { GenerativeLM } from '../models/languageModel';
 import type { DecodingSettings } from '../model/types';
@@ -22,7 +25,22 @@ import { cleanResponse } from './generate';
 import { buildModelInput, renderContext } from './modelInput';
 import type { TherapistBehaviour, Turn } from '../model/types';
 import type { CandidateGenerator } from './run';
-import type { DecodingSpec } from './runConfig';
+import { describeSpec, type DecodingSpec } from './runConfig';
+
+/**
+ * The seed of one sampling call of a run: FNV-1a (32-bit) of `"<run seed>\u0000<item id>\u0000<setting>"`, where the
+ * setting is {@link describeSpec}'s text (strategy, p, temperature, top-k, samples), reduced to [0, 2^31).
+ * Deterministic on every machine; a different run seed, item or setting gives an unrelated seed.
+ */
+export function samplingSeed(runSeed: number, itemId: string, spec: DecodingSpec): number {
+  const text = `${runSeed}\u0000${itemId}\u0000${describeSpec(spec)}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h & 0x7fffffff;
+}
 
 /** The engine configuration of a run's decoding setting. */
 export function generationConfigOf(spec: DecodingSpec & { maxNewTokens: number }, seed: number): GenerationConfig {
@@ -80,7 +98,7 @@ export function localCandidateGenerator(model: GenerativeLM, options: { keepOpen
     async generate(item, spec, run, createdAt, signal) {
       const maxContextTokens = inputWindow(model, run.maxContextTokens, spec.maxNewTokens);
       const prompt = generatorInputIds(item.context, model, { behaviour: run.behaviour, maxContextTokens, inputSpecialTokens: options.inputSpecialTokens });
-      const [sequences] = await decode(model, [prompt], generationConfigOf(spec, run.seed), { signal });
+      const [sequences] = await decode(model, [prompt], generationConfigOf(spec, spec.strategy === 'nucleusSampling' ? samplingSeed(run.seed, item.id, spec) : run.seed), { signal });
       if (signal?.aborted) throw Object.assign(new Error('generation cancelled'), { name: 'AbortError' });
       let tokens = 0;
       const candidates = sequences.map((s) => {

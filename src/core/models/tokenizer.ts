@@ -32,7 +32,8 @@ export async function loadTokenizer(folder: string, config: { eos_token_id?: num
   return {
     encode: (text: string) => tok.encode(text, { add_special_tokens: false }).map(Number),
     encodeWithSpecialTokens: (text: string) => tok.encode(text, { add_special_tokens: true }).map(Number),
-    decode: (ids: number[]) => tok.decode(ids, { skip_special_tokens: true }),
+    // An empty sequence (a model that ends at once) is the empty text; transformers.js throws on it.
+    decode: (ids: number[]) => (ids.length === 0 ? '' : tok.decode(ids, { skip_special_tokens: true })),
     eosTokenIds: eos,
     padTokenId: pad,
   };

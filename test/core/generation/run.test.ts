@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { importAnnoMI, parseAnnoMI } from '../../../src/core/annomi/annomi';
 import type { GeneratedCandidate } from '../../../src/core/generation/candidates';
 import { generatorHandle, type GeneratorEnvironment } from '../../../src/core/generation/createGenerator';
+import { samplingSeed } from '../../../src/core/generation/localGenerator';
 import { applyGenerated, runGeneration, type RunProgress } from '../../../src/core/generation/run';
 import { resolveGenerationRun } from '../../../src/core/generation/runConfig';
 import { candidateOrigins, type DialogueItem } from '../../../src/core/model/types';
@@ -44,11 +45,17 @@ describe('generation runs on the bundled fixtures (GEM 2022 grid, engine)', func
         const beams = origins.filter((o) => o.decoding?.strategy === 'beamSearch');
         assert.deepEqual(beams.map((o) => o.decoding?.beamRank).sort(), [0, 1, 2, 3, 4]);
         assert.ok(beams.every((o) => o.decoding?.numBeams === 5 && typeof o.decoding.beamScore === 'number'));
+        const seeds = new Set<number | undefined>();
         for (const p of [0.4, 0.6, 0.8, 0.95]) {
           const samples = origins.filter((o) => o.decoding?.topP === p);
           assert.deepEqual(samples.map((o) => o.decoding?.sampleIndex).sort(), [0, 1, 2, 3, 4]);
-          assert.ok(samples.every((o) => o.decoding?.seed === 3 && o.decoding.strategy === 'nucleusSampling' && o.decoding.temperature === 1 && o.decoding.topK === 0));
+          // Each (context, p) has its own seed, derived from the run's seed 3: independent draws across p and contexts.
+          const spec = gem(3).settings.find((s) => s.topP === p)!;
+          const seed = samplingSeed(3, item.id, spec);
+          assert.ok(samples.every((o) => o.decoding?.seed === seed && o.decoding.strategy === 'nucleusSampling' && o.decoding.temperature === 1 && o.decoding.topK === 0));
+          seeds.add(seed);
         }
+        assert.equal(seeds.size, 4, 'one seed per p');
         assert.ok(origins.every((o) => o.kind === 'model' && o.decoding?.maxNewTokens === 6 && o.decoding.maxContextTokens === 384 && o.decoding.behaviour === 'reflection'));
       }
     }
@@ -82,6 +89,7 @@ describe('generation runs on the bundled fixtures (GEM 2022 grid, engine)', func
       },
       [MODELS[1]],
     );
+    assert.deepEqual(res.failures, []);
     assert.equal(res.cancelled, true);
     assert.equal(res.contextsDone, 1);
     assert.deepEqual([...res.generated.keys()], [items[0].id]);
