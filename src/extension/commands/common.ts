@@ -1,6 +1,8 @@
 /**
  * Helpers shared by ReflectEval's VS Code commands (src/extension/commands/*.ts).
  */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 
@@ -45,4 +47,33 @@ export function promptRoots(context: vscode.ExtensionContext): string[] {
   if (custom) roots.push(custom);
   else if (vscode.workspace.workspaceFolders?.[0]) roots.push(vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'prompts').fsPath);
   return roots;
+}
+
+/**
+ * The folder a setting's relative paths mean: the workspace folder of `document`, else the first workspace folder,
+ * else the document's own folder. (The extension host's working directory is not the user's.)
+ */
+export function workspaceDir(document: vscode.TextDocument): string {
+  const folder = vscode.workspace.getWorkspaceFolder(document.uri) ?? vscode.workspace.workspaceFolders?.[0];
+  return folder ? folder.uri.fsPath : vscode.Uri.joinPath(document.uri, '..').fsPath;
+}
+
+/** Fields of metric configurations that name a file or a local model folder. */
+const METRIC_PATH_FIELDS = ['model', 'idfReferencesFile', 'baselineFile'];
+
+/**
+ * `reflectEval.metrics` with relative paths made absolute against `dir` where such a file or folder exists there
+ * (a hub id like `roberta-large` has no folder of that name and is kept as written).
+ */
+export function resolveMetricPaths(configured: Record<string, unknown>, dir: string): Record<string, unknown> {
+  const fix = (c: unknown): unknown => {
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) return c;
+    const out: Record<string, unknown> = { ...(c as Record<string, unknown>) };
+    for (const k of METRIC_PATH_FIELDS) {
+      const v = out[k];
+      if (typeof v === 'string' && v && !isAbsolute(v) && existsSync(join(dir, v))) out[k] = join(dir, v);
+    }
+    return out;
+  };
+  return Object.fromEntries(Object.entries(configured).map(([name, v]) => [name, Array.isArray(v) ? v.map(fix) : fix(v)]));
 }

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { documentItems } from '../../core/format/jsonl';
 import { parseTextDocument, updateItems, type DialogueEditorProvider } from '../dialogueEditor';
-import { activeDialogue, config, requireTrust } from './common';
+import { activeDialogue, config, requireTrust, workspaceDir } from './common';
 
 export async function dedupCommand(editors: DialogueEditorProvider): Promise<void> {
   if (!requireTrust('run models')) return;
@@ -26,7 +26,7 @@ export async function dedupCommand(editors: DialogueEditorProvider): Promise<voi
       token.onCancellationRequested(() => abort.abort());
       progress.report({ message: `loading ${settings.model}` });
       const { SentenceEmbedder } = await import('../../core/models/sentenceEmbedding');
-      const embedder = await SentenceEmbedder.load(settings.model);
+      const embedder = await SentenceEmbedder.load(settings.model, { cwd: workspaceDir(document) });
       let done = 0;
       try {
         const res = await clusterCandidates(snapshot, embedder, settings, {

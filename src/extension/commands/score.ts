@@ -7,7 +7,7 @@ import { documentItems } from '../../core/format/jsonl';
 import { mergeScores } from '../../core/model/merge';
 import type { DialogueItem } from '../../core/model/types';
 import { parseTextDocument, updateItems, type DialogueEditorProvider } from '../dialogueEditor';
-import { activeDialogue, config, requireTrust } from './common';
+import { activeDialogue, config, requireTrust, resolveMetricPaths, workspaceDir } from './common';
 
 /** Metrics that only compute on text (no model, no network): they also run in untrusted workspaces. */
 const TEXT_ONLY = new Set(['bleu4', 'sacrebleu', 'rougeL', 'meteor']);
@@ -17,7 +17,7 @@ export async function scoreCommand(editors: DialogueEditorProvider): Promise<voi
   if (!document) return;
   const { listMetrics, scoreItems } = await import('../../core/metrics');
   const { DEFAULT_METRICS, metricRuns } = await import('../../core/metrics/runSpec');
-  const configured = config().get<Record<string, unknown>>('metrics') ?? {};
+  const configured = resolveMetricPaths(config().get<Record<string, unknown>>('metrics') ?? {}, workspaceDir(document));
   const picks = await vscode.window.showQuickPick(
     listMetrics().map((m) => {
       let detail: string;
