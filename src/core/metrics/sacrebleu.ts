@@ -97,7 +97,9 @@ function configure(partial: Partial<SacreBleuConfig> = {}): SacreBleuConfig {
 /** sacreBLEU's own signature (`nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0`), as ReflectEval keys. */
 function signature(c: SacreBleuConfig): string {
   const def = SMOOTH_DEFAULTS[c.smoothMethod];
-  const smooth = def === null ? c.smoothMethod : `${c.smoothMethod}[${(c.smoothValue ?? def).toFixed(2)}]`;
+  // sacreBLEU prints the value with 2 decimals; a value that needs more keeps them, so 0.125 and 0.12 get different ids.
+  const v = c.smoothValue ?? def;
+  const smooth = def === null || v === null ? c.smoothMethod : `${c.smoothMethod}[${Number(v.toFixed(2)) === v ? v.toFixed(2) : String(v)}]`;
   return [`impl:sacrebleu-${SACREBLEU_VERSION}`, 'nrefs:1', `case:${c.lowercase ? 'lc' : 'mixed'}`, `eff:${c.effectiveOrder ? 'yes' : 'no'}`, `tok:${c.tokenize}`, `smooth:${smooth}`, `rv:${REFLECT_EVAL_VERSION}`].join('|');
 }
 

@@ -217,6 +217,7 @@ describe('built-in text metrics', () => {
     const sacre = getMetric('sacrebleu');
     assert.equal(sacre.signature(sacre.configure()), `impl:sacrebleu-2.6.0|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|rv:${v}`);
     assert.equal(sacre.signature(sacre.configure({ smoothMethod: 'floor', lowercase: true })), `impl:sacrebleu-2.6.0|nrefs:1|case:lc|eff:yes|tok:13a|smooth:floor[0.10]|rv:${v}`);
+    assert.notEqual(sacre.signature(sacre.configure({ smoothMethod: 'floor', smoothValue: 0.125 })), sacre.signature(sacre.configure({ smoothMethod: 'floor', smoothValue: 0.12 })), 'values that differ past 2 decimals get different ids');
     const rouge = getMetric('rougeL');
     assert.equal(rouge.signature(rouge.configure({ stemmer: true })), `impl:rouge-score-0.1.2|tok:default|stem:porter-nltk-3.8|rv:${v}`);
     const meteor = getMetric('meteor');
