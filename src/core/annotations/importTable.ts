@@ -390,6 +390,15 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
     idCount.set(base, nth);
     const id = nth === 1 ? base : `${base}-${nth}`;
     const perSource = new Map<string, number>();
+    // Candidate ids are unique within the item: two human responses (`ref`, `ref-2`, …), a source whose slug is
+    // itself "ref", or any other clash get the next free number.
+    const usedIds = new Set<string>();
+    const freeId = (base: string, first: string): string => {
+      let id = first;
+      for (let n = 2; usedIds.has(id); n++) id = `${base}-${n}`;
+      usedIds.add(id);
+      return id;
+    };
     const candidates: Candidate[] = [];
     const humans: CandidateAcc[] = [];
     for (const c of acc.candidates.values()) {
@@ -441,7 +450,7 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
         const n = (perSource.get(stem) ?? 0) + 1;
         perSource.set(stem, n);
         const cand: Candidate = {
-          id: options.reference && human ? (j === 0 ? 'ref' : `ref-${j + 1}`) : `${stem}-${n}`,
+          id: options.reference && human ? freeId('ref', 'ref') : freeId(stem, `${stem}-${n}`),
           text: c.text,
           origin: origins[0],
           ...(origins.length > 1 ? { duplicateOrigins: origins.slice(1) } : {}),

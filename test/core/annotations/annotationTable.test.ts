@@ -118,6 +118,15 @@ describe('annotation tables: import', () => {
     assert.equal(custom.items[0].candidates.find((c) => c.id === 'ref')?.origin.source, 'Ground truth');
   });
 
+  it('gives every candidate its own id: two human sources with the same text, and a source whose slug is "ref"', () => {
+    const head = 'annomi_dialogue_id,stage,dialogue_context,reflection_source,reflection,annotator,coherent_and_context_consistent,dialogue_contradicting,malformed,off_topic,on_topic_but_unverifiable,parroting';
+    const ctx = '"[{""client"": ""I want to quit.""}]"';
+    const csv = [head, `1,s,${ctx},Human,You want to quit.,Expert 1,Yes,,,,,`, `1,s,${ctx},Gold,You want to quit.,Expert 1,Yes,,,,,`, `1,s,${ctx},Ref,You are done.,Expert 1,Yes,,,,,`, `1,s,${ctx},GPT-2,Quit what?,Expert 1,No,No,Yes,No,No,No`].join('\n');
+    const ids = importAnnotationTable(csv, { reference: true }).items[0].candidates.map((c) => c.id);
+    assert.equal(new Set(ids).size, ids.length, ids.join(', '));
+    assert.ok(ids.includes('ref'));
+  });
+
   it('names missing columns, and says when a file is not an annotation table at all', () => {
     const e = problemsOf(() => importAnnotationTable('annomi_dialogue_id,stage,reflection\n1,x,y\n', { file: 't.csv' }));
     assert.match(e.message, /^t\.csv:1: missing column\(s\): dialogue_context, reflection_source, annotator, coherent_and_context_consistent, dialogue_contradicting/);
