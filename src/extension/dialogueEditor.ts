@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
-import { annotatorView } from '../core/labels/annotatorView';
+import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/model/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
@@ -222,7 +222,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
           await vscode.commands.executeCommand('reflectEval.setAnnotator');
           return;
         }
-        await updateItems(document, (item) => (item.id === itemId ? applyLabelOp(item, candidateId, annotator, op) : undefined));
+        // In blind mode the view shows opaque ids (annotatorView): label the candidate the id stands for.
+        await updateItems(document, (item) => (item.id === itemId ? applyLabelOp(item, candidateIdOfView(item, candidateId, annotator) ?? candidateId, annotator, op) : undefined));
       } catch (err) {
         void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
       } finally {
@@ -258,9 +259,11 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
               sendItem(selected);
               this.select({ document, itemIndex: selected, candidateId: null });
               break;
-            case 'focusCandidate':
-              this.select({ document, itemIndex: msg.index, candidateId: msg.candidateId });
+            case 'focusCandidate': {
+              const item = documentItems(parseTextDocument(document))[msg.index];
+              this.select({ document, itemIndex: msg.index, candidateId: item ? (candidateIdOfView(item, msg.candidateId, getAnnotator() ?? '') ?? msg.candidateId) : msg.candidateId });
               break;
+            }
             case 'focus':
               // Only one webview has focus at a time; a hidden one may never report its blur.
               if (msg.focused) for (const other of this.open) other.focused = false;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { blindOrder } from '../../src/core/labels/annotatorView';
+import { blindCandidateId, blindOrder } from '../../src/core/labels/annotatorView';
 import type { Annotation, Candidate, DialogueItem, ErrorCategory } from '../../src/core/model/types';
 import { editorFrame, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
@@ -220,7 +220,7 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     const shownId = await frame.textContent('#item h2');
     const item = onDisk().find((it) => it.id === shownId)!;
     const shown = await frame.$$eval('#candidates .candidate', (els) => els.map((e) => (e as HTMLElement).dataset.candidateId));
-    assert.deepEqual(shown, blindOrder(item.id, item.candidates.map((c) => c.id), ANNOTATOR));
+    assert.deepEqual(shown, blindOrder(item.id, item.candidates.map((c) => c.id), ANNOTATOR).map((id) => blindCandidateId(item.id, id, ANNOTATOR)));
     assert.equal(await frame.locator('.candidate-origin').count(), 0);
     assert.equal(await frame.locator('#reference').count(), 0);
     assert.ok(!((await frame.textContent('#item')) ?? '').includes('AnnoMI reference'));

@@ -64,6 +64,27 @@ export function blindOrder(itemId: string, candidateIds: readonly string[], anno
 }
 
 /**
+ * The id a candidate is shown under in blind mode: `blind-` and 12 hex digits of a hash of annotator, item and
+ * candidate id. Real ids tell where a candidate came from (`ref` for the reference, `g…` for generated ones, the
+ * source's slug for imported tables), so they are not sent to a blind view; {@link candidateIdOfView} maps back.
+ */
+export function blindCandidateId(itemId: string, candidateId: string, annotator: string): string {
+  const r = seedrandom(`blind-id\u0000${annotator}\u0000${itemId}\u0000${candidateId}`);
+  return `blind-${Math.floor(r() * 2 ** 24).toString(16).padStart(6, '0')}${Math.floor(r() * 2 ** 24).toString(16).padStart(6, '0')}`;
+}
+
+/**
+ * The real id of the candidate a view calls `viewId`: the id itself when a candidate has it, else the candidate
+ * whose {@link blindCandidateId} it is (a label typed in blind mode, also after blind mode was turned off).
+ *
+ * @returns undefined when no candidate of `item` matches
+ */
+export function candidateIdOfView(item: DialogueItem, viewId: string, annotator: string): string | undefined {
+  if (item.candidates.some((c) => c.id === viewId)) return viewId;
+  return item.candidates.find((c) => blindCandidateId(item.id, c.id, annotator) === viewId)?.id;
+}
+
+/**
  * The view of `item` for an annotator (see the module comment). Nothing a candidate's view leaves out is lost:
  * views are read-only renderings; labels are changed on the item itself (`./annotate`).
  */
@@ -73,7 +94,7 @@ export function annotatorView(item: DialogueItem, opts: ViewOptions): ItemView {
   const candidates = order.map((id, i): CandidateView => {
     const c = byId.get(id)!;
     const mine = opts.annotator ? c.annotations.find((a) => a.annotator === opts.annotator) : undefined;
-    const view: CandidateView = { id: c.id, position: i + 1, text: c.text, ...(mine ? { mine } : {}) };
+    const view: CandidateView = { id: opts.blind ? blindCandidateId(item.id, c.id, opts.annotator ?? '') : c.id, position: i + 1, text: c.text, ...(mine ? { mine } : {}) };
     if (!opts.blind) {
       view.origin = c.origin;
       if (c.duplicateOrigins) view.duplicateOrigins = c.duplicateOrigins;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { annotatorView, blindOrder } from '../../../src/core/labels/annotatorView';
+import { annotatorView, blindCandidateId, blindOrder, candidateIdOfView } from '../../../src/core/labels/annotatorView';
 import type { DialogueItem } from '../../../src/core/model/types';
 
 const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
@@ -60,7 +60,12 @@ describe('blind mode (first study §4.1.2: annotators are not told where a respo
     const v = annotatorView(item(), { annotator: 'me', blind: true, comparison: false });
     assert.equal(v.reference, undefined);
     assert.deepEqual(v.provenance, { dataset: 'AnnoMI', topic: 'alcohol' });
-    assert.deepEqual(v.candidates.map((c) => c.id), blindOrder('item-1', ids, 'me'));
+    // opaque ids in the annotator's order: a real id (`ref`, `g1`, a source's slug) would tell the origin
+    assert.deepEqual(v.candidates.map((c) => c.id), blindOrder('item-1', ids, 'me').map((id) => blindCandidateId('item-1', id, 'me')));
+    assert.ok(v.candidates.every((c) => /^blind-[0-9a-f]{12}$/.test(c.id) && !ids.includes(c.id)));
+    assert.deepEqual(v.candidates.map((c) => candidateIdOfView(item(), c.id, 'me')), blindOrder('item-1', ids, 'me'), 'the host maps them back');
+    assert.equal(candidateIdOfView(item(), ids[0], 'me'), ids[0]);
+    assert.equal(candidateIdOfView(item(), 'blind-000000000000', 'me'), undefined);
     assert.deepEqual(v.candidates.map((c) => c.position), ids.map((_, i) => i + 1));
     for (const c of v.candidates) {
       assert.deepEqual(Object.keys(c).sort(), ['id', 'mine', 'position', 'text']);
