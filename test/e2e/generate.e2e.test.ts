@@ -15,6 +15,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { samplingSeed } from '../../src/core/generation/localGenerator';
+import { PRESETS } from '../../src/core/generation/runConfig';
 import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 
 const CONTEXTS = Number(process.env.GEN_E2E_CONTEXTS ?? 2);
@@ -135,7 +137,12 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
         for (const topP of [0.4, 0.6, 0.8, 0.95]) {
           const samples = mine.filter((o) => o.decoding?.strategy === 'nucleusSampling' && o.decoding.topP === topP);
           assert.deepEqual(samples.map((o) => o.decoding?.sampleIndex).sort(), [0, 1, 2, 3, 4], `${model} p=${topP}`);
-          assert.ok(samples.every((o) => o.decoding?.seed === SEED && o.decoding.maxNewTokens === MAX_NEW_TOKENS));
+          // One sampling call per (context, p): its seed derives from the run seed, the item and the setting.
+          const spec = PRESETS.gem2022.settings.find((s) => s.strategy === 'nucleusSampling' && s.topP === topP);
+          assert.ok(spec, `the preset has p=${topP}`);
+          const seed = samplingSeed(SEED, item.id, spec);
+          assert.notEqual(seed, SEED);
+          assert.ok(samples.every((o) => o.decoding?.seed === seed && o.decoding.maxNewTokens === MAX_NEW_TOKENS), `${model} p=${topP}: seed ${seed}`);
         }
       }
       candidates += item.candidates.length;
