@@ -8,7 +8,7 @@
  */
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
-import { memoStemmer } from './text/porter';
+import { porterStem } from './text/porter';
 import { pyLower, pyPow, pySplit } from './text/python';
 import { perText, WORD_TOKENIZERS, wordTokens, type WordTokenizer } from './text/tokenize';
 import { sharedWordNet, type WordNet } from './text/wordnet';
@@ -78,7 +78,7 @@ function rest(r: Rest, used: Uint8Array): Rest {
   return out;
 }
 
-const stem = memoStemmer();
+const stem = perText(porterStem, 200_000); // stems of a corpus repeat a lot
 
 /**
  * `_enum_wordnetsyn_match`: hypothesis words from last to first, each matched with the last unmatched reference

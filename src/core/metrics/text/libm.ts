@@ -11,6 +11,8 @@
  * (non-finite input, results that overflow or fall below the normal range) the functions return V8's value.
  */
 
+import { ldexp } from './python';
+
 const P = 240n; // bits of the fixed-point fallback
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -63,17 +65,7 @@ function roundFixed(n: bigint, shift: bigint): number {
     mant = n;
     e = -shift;
   }
-  let v = Number(mant);
-  let k = Number(e);
-  while (k > 1000) {
-    v *= 2 ** 1000;
-    k -= 1000;
-  }
-  while (k < -1000) {
-    v *= 2 ** -1000;
-    k += 1000;
-  }
-  v *= 2 ** k;
+  const v = ldexp(Number(mant), Number(e));
   return negative ? -v : v;
 }
 

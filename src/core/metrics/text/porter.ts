@@ -253,17 +253,3 @@ export function porterStem(word: string): string {
   const stemmed = stemBmp(mapped, word);
   return [...stemmed].map((c) => fromPlaceholder.get(c) ?? c).join('');
 }
-
-/** A stemmer with a memo (stems of a corpus repeat a lot). */
-export function memoStemmer(limit = 200_000): (word: string) => string {
-  const memo = new Map<string, string>();
-  return (word) => {
-    let s = memo.get(word);
-    if (s === undefined) {
-      s = porterStem(word);
-      if (memo.size >= limit) memo.clear();
-      memo.set(word, s);
-    }
-    return s;
-  };
-}

@@ -140,6 +140,22 @@ function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
 }
 
+/**
+ * `v · 2^e` for an integer `e`, multiplying in steps of 2^±1000 so that no intermediate power of two overflows;
+ * each step is exact while the result stays in the normal range (as C's / Python's `math.ldexp` there).
+ */
+export function ldexp(v: number, e: number): number {
+  while (e > 1000) {
+    v *= 2 ** 1000;
+    e -= 1000;
+  }
+  while (e < -1000) {
+    v *= 2 ** -1000;
+    e += 1000;
+  }
+  return v * 2 ** e;
+}
+
 /** `n / d` for integers, correctly rounded to the nearest double (ties to even), as Python's `int / int`. */
 export function ratioToNumber(n: bigint, d: bigint): number {
   if (d === 0n) throw new RangeError('division by zero');
@@ -163,18 +179,8 @@ export function ratioToNumber(n: bigint, d: bigint): number {
   const rest = q & ((1n << BigInt(extra)) - 1n);
   const half = 1n << BigInt(extra - 1);
   if (rest > half || (rest === half && (sticky || (mant & 1n) === 1n))) mant += 1n;
-  let e = shift + extra;
-  let v = Number(mant);
-  // Multiply by 2^e in exact steps (powers of two within range are exact).
-  while (e > 1000) {
-    v *= 2 ** 1000;
-    e -= 1000;
-  }
-  while (e < -1000) {
-    v *= 2 ** -1000;
-    e += 1000;
-  }
-  v *= 2 ** e;
+  const e = shift + extra;
+  const v = ldexp(Number(mant), e);
   return negative ? -v : v;
 }
 

@@ -4,7 +4,7 @@
  * - rouge-score's default tokenizer (lowercase, non-alphanumerics to spaces, optional Porter stemming);
  * - whitespace and lowercase-whitespace splitting with Python's `str.split()` semantics.
  */
-import { memoStemmer } from './porter';
+import { porterStem } from './porter';
 import { pyLower, pyRstrip, pySplit } from './python';
 
 // sacrebleu/tokenizers/tokenizer_re.py (TokenizerRegexp), applied in this order.
@@ -59,7 +59,7 @@ export function wordTokens(text: string, tokenizer: WordTokenizer): string[] {
 const NON_ALNUM = /[^a-z0-9]+/g;
 const VALID_TOKEN = /^[a-z0-9]+$/;
 const NON_ASCII = /[^\x00-\x7f]/;
-const rougeStem = memoStemmer();
+const rougeStem = perText(porterStem, 200_000); // stems of a corpus repeat a lot
 
 /**
  * rouge-score's `tokenize.tokenize(text, stemmer)` (DefaultTokenizer; rouge-score 0.1.2, google-research
@@ -94,9 +94,9 @@ export function rougeTokens(text: string, stem: boolean): string[] {
 }
 
 /**
- * `fn` with a memo of its results per input text, for one scoring call: an item's reference is compared with
- * every candidate of the item, so it is tokenized once (as sacreBLEU caches its references). Results are shared:
- * callers must not modify them.
+ * `fn` with a memo of its results per input text, cleared when it holds `limit` entries. Used per scoring call (an
+ * item's reference is compared with every candidate of the item, so it is tokenized once, as sacreBLEU caches its
+ * references) and per module for stems. Results are shared: callers must not modify them.
  */
 export function perText<T>(fn: (text: string) => T, limit = 10_000): (text: string) => T {
   const memo = new Map<string, T>();
