@@ -9,9 +9,10 @@
  * Knuth sums), accurate to about 2^-75 relative; when the result lies too close to a rounding boundary for that
  * accuracy to decide, the value is recomputed with 240-bit integer arithmetic. Outside the ranges handled here
  * (non-finite input, results that overflow or fall below the normal range) the functions return V8's value.
+ *
+ * The exact-arithmetic primitives here (`decompose`, `ldexp`, `twoProd`) also serve `./python`'s `Fraction` and
+ * `pow`.
  */
-
-import { ldexp } from './python';
 
 const P = 240n; // bits of the fixed-point fallback
 
@@ -36,8 +37,8 @@ function atanhFixed(num: bigint, den: bigint): bigint {
 
 const LN2_FIXED = 2n * atanhFixed(1n, 3n);
 
-/** A double as mantissa · 2^exponent (integer mantissa < 2^53). */
-function decompose(x: number): { mant: bigint; exp: number } {
+/** A finite double's magnitude as mantissa · 2^exponent (integer mantissa < 2^53; the sign is ignored). */
+export function decompose(x: number): { mant: bigint; exp: number } {
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, x);
   const hi = view.getUint32(0);
@@ -45,6 +46,22 @@ function decompose(x: number): { mant: bigint; exp: number } {
   let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(view.getUint32(4));
   if (biased !== 0) mant |= 1n << 52n;
   return { mant, exp: (biased === 0 ? 1 : biased) - 1075 };
+}
+
+/**
+ * `v · 2^e` for an integer `e`, multiplying in steps of 2^±1000 so that no intermediate power of two overflows;
+ * each step is exact while the result stays in the normal range (as C's / Python's `math.ldexp` there).
+ */
+export function ldexp(v: number, e: number): number {
+  while (e > 1000) {
+    v *= 2 ** 1000;
+    e -= 1000;
+  }
+  while (e < -1000) {
+    v *= 2 ** -1000;
+    e += 1000;
+  }
+  return v * 2 ** e;
 }
 
 /** N / 2^shift rounded to the nearest double, ties to even (N > 0, result in the normal range). */
@@ -122,8 +139,11 @@ function logExact(x: number): number {
 
 const SPLITTER = 134217729; // 2^27 + 1
 
-/** hi + lo = a · b exactly (Dekker), returned through the out array. */
-function twoProd(a: number, b: number, out: Float64Array, at: number): void {
+/**
+ * hi + lo = a · b exactly (Dekker), written to `out[at]`, `out[at + 1]` (no overflow or underflow in the operands'
+ * range).
+ */
+export function twoProd(a: number, b: number, out: Float64Array, at: number): void {
   const p = a * b;
   let t = SPLITTER * a;
   const ah = t - (t - a);

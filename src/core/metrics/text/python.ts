@@ -6,6 +6,7 @@
  * Sources: CPython 3.11 `Objects/unicodetype_db.h` (`_PyUnicode_IsWhitespace`), `Modules/mathmodule.c`
  * (`math_fsum`), `Lib/fractions.py`.
  */
+import { decompose, ldexp, twoProd } from './libm';
 
 /**
  * Code points for which Python's `str.isspace()` is true (Unicode White_Space minus nothing, plus the
@@ -140,22 +141,6 @@ function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
 }
 
-/**
- * `v · 2^e` for an integer `e`, multiplying in steps of 2^±1000 so that no intermediate power of two overflows;
- * each step is exact while the result stays in the normal range (as C's / Python's `math.ldexp` there).
- */
-export function ldexp(v: number, e: number): number {
-  while (e > 1000) {
-    v *= 2 ** 1000;
-    e -= 1000;
-  }
-  while (e < -1000) {
-    v *= 2 ** -1000;
-    e += 1000;
-  }
-  return v * 2 ** e;
-}
-
 /** `n / d` for integers, correctly rounded to the nearest double (ties to even), as Python's `int / int`. */
 export function ratioToNumber(n: bigint, d: bigint): number {
   if (d === 0n) throw new RangeError('division by zero');
@@ -274,29 +259,12 @@ export function pyTruthy(x: PyNumber): boolean {
   return typeof x === 'number' ? x !== 0 : x.num !== 0n;
 }
 
-/** A finite double as `mantissa · 2^exponent` with an integer mantissa. */
-function decompose(x: number): { mant: bigint; exp: number } {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const hi = view.getUint32(0);
-  const lo = view.getUint32(4);
-  const biased = (hi >>> 20) & 0x7ff;
-  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-  if (biased !== 0) mant |= 1n << 52n;
-  return { mant, exp: (biased === 0 ? 1 : biased) - 1075 };
-}
+const product = new Float64Array(2);
 
-/** Dekker's exact product: a·b = p + e with p = fl(a·b) (no overflow or underflow in the operands' range). */
+/** Dekker's exact product as a pair: a·b = p + e with p = fl(a·b). */
 function twoProduct(a: number, b: number): [number, number] {
-  const p = a * b;
-  const SPLIT = 134217729; // 2^27 + 1
-  let t = SPLIT * a;
-  const ah = t - (t - a);
-  const al = a - ah;
-  t = SPLIT * b;
-  const bh = t - (t - b);
-  const bl = b - bh;
-  return [p, ah * bh - p + ah * bl + al * bh + al * bl];
+  twoProd(a, b, product, 0);
+  return [product[0], product[1]];
 }
 
 /**
