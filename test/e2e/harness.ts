@@ -68,13 +68,21 @@ export function editorFrame(page: Page, timeoutMs = 60_000): Promise<Frame> {
 
 /** Runs a command from the palette by its title (e.g. `ReflectEval: Show Correlation Table`). */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  await page.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
-  await page.keyboard.type(title);
   // Pick the row whose label is the command, not whatever row happens to be first: on a cold workbench the list
-  // can still be filling (recently used entries, other matches) when the typing ends.
+  // can still be filling (recently used entries, other matches) when the typing ends. The palette lists the
+  // commands known when it opens; on a cold start the extension's contributions may not be registered yet, so
+  // reopen it until the command is there (up to 60 s).
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ timeout: 30_000 });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await page.keyboard.press('F1');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
+    await page.keyboard.type(title);
+    const found = await row.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+    if (found) break;
+    if (Date.now() > deadline) throw new Error(`the command palette never listed "${title}"`);
+    await page.keyboard.press('Escape');
+  }
   await row.click();
 }
 
