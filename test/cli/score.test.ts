@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { meteor } from '../../src/core/metrics/meteor';
 import { nltkSentenceBleu } from '../../src/core/metrics/bleu4';
 import { rougeL } from '../../src/core/metrics/rougeL';
-import { metricRuns } from '../../src/core/metrics/runSpec';
+import { itemsLackingReference, metricRuns } from '../../src/core/metrics/runSpec';
+import type { DialogueItem } from '../../src/core/model/types';
 import { getMetric } from '../../src/core/metrics';
 
 const root = resolve(__dirname, '../..');
@@ -25,6 +26,13 @@ describe('metricRuns: metrics and configurations from user input', () => {
     assert.equal(runs[1].config.epsilon, 0.1);
     assert.deepEqual(metricRuns(['bleu4'], { smoothing: 'method3' }).map((r) => r.config.smoothing), ['method3']);
     assert.deepEqual(metricRuns(['rougeL', 'sacrebleu'], { sacrebleu: { lowercase: true } }).map((r) => r.metric.name), ['rougeL', 'sacrebleu']);
+  });
+
+  it('counts the items a reference-based run cannot score, and none when no run needs a reference', () => {
+    const items = [{ id: 'a', reference: { text: 'x' } }, { id: 'b' }, { id: 'c' }] as unknown as DialogueItem[];
+    assert.equal(itemsLackingReference(items, metricRuns(['rougeL'], undefined)), 2);
+    assert.equal(itemsLackingReference(items, metricRuns(['followUpLikelihood'], undefined)), 0);
+    assert.equal(itemsLackingReference(items.slice(0, 1), metricRuns(undefined, undefined)), 0);
   });
 
   it('errors name the source and the field', () => {

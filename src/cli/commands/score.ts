@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { writeItemsBack } from '../../core/format/files';
 import { listMetrics, scoreItems } from '../../core/metrics';
-import { DEFAULT_METRICS, metricRuns } from '../../core/metrics/runSpec';
+import { DEFAULT_METRICS, itemsLackingReference, metricRuns } from '../../core/metrics/runSpec';
 import { log, openDialogues } from '../common';
 
 /** `--config`: inline JSON (starts with `{`) or the path of a JSON file. */
@@ -59,8 +59,8 @@ export function registerScore(program: Command): void {
           log(`${id}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score; mean ${values.length ? mean.toPrecision(4) : '-'} over ${values.length}`);
         }
       }
-      const noReference = current.filter((it) => !it.reference).length;
-      if (noReference > 0 && runs.some((r) => r.metric.requiresReference)) {
+      const noReference = itemsLackingReference(current, runs);
+      if (noReference > 0) {
         log(`${noReference} of ${current.length} items have no reference, so reference-based metrics left their candidates unscored; for an annotation table, import it with --reference (the human response becomes the reference)`);
       }
       const out = resolve((opts.out as string | undefined) ?? file);

@@ -2,6 +2,7 @@
  * Which metrics to run under which configurations, from what a user wrote (CLI flags, a JSON file, a setting).
  */
 import { MetricConfigError } from './metric';
+import type { DialogueItem } from '../model/types';
 import { getMetric, type AnyMetric } from './registry';
 
 /** One metric under one complete configuration. */
@@ -72,4 +73,12 @@ export function metricRuns(names: readonly string[] | undefined, config: unknown
     });
   }
   return runs;
+}
+
+/**
+ * How many of `items` have no reference while some of `runs` need one: their candidates stay unscored by those
+ * metrics (an annotation table imported without its human responses as references, say). 0 when no run needs one.
+ */
+export function itemsLackingReference(items: readonly DialogueItem[], runs: readonly MetricRun[]): number {
+  return runs.some((r) => r.metric.requiresReference) ? items.filter((it) => !it.reference).length : 0;
 }

@@ -16,7 +16,7 @@ export async function scoreCommand(editors: DialogueEditorProvider): Promise<voi
   const document = activeDialogue(editors);
   if (!document) return;
   const { listMetrics, scoreItems } = await import('../../core/metrics');
-  const { DEFAULT_METRICS, metricRuns } = await import('../../core/metrics/runSpec');
+  const { DEFAULT_METRICS, itemsLackingReference, metricRuns } = await import('../../core/metrics/runSpec');
   const configured = resolveMetricPaths(config().get<Record<string, unknown>>('metrics') ?? {}, workspaceDir(document));
   const picks = await vscode.window.showQuickPick(
     listMetrics().map((m) => {
@@ -68,8 +68,8 @@ export async function scoreCommand(editors: DialogueEditorProvider): Promise<voi
         });
         summary.push(`${run.metric.name}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score (${res.signature})`);
       }
-      const noReference = snapshot.filter((it) => !it.reference).length;
-      const hint = noReference > 0 && runs.some((r) => r.metric.requiresReference)
+      const noReference = itemsLackingReference(snapshot, runs);
+      const hint = noReference > 0
         ? ` ${noReference} of ${snapshot.length} item(s) have no reference, so reference-based metrics could not score their candidates (an annotation table: import it with the human response as reference).`
         : '';
       void vscode.window.showInformationMessage(`ReflectEval: ${summary.length ? summary.join('; ') : 'nothing scored'}${abort.signal.aborted ? ' (cancelled; finished scores kept)' : ''}.${hint}`);
