@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { compareEvaluators } from '../src/core/analysis/compareEvaluators';
 import { correlationTable, type CorrelationMethod } from '../src/core/analysis/correlationTable';
 import { documentItems, parseDocument } from '../src/core/format/jsonl';
-import type { DialogueItem } from '../src/core/model/types';
+import type { DialogueItem } from '../src/core/dialogue/types';
 
 function time<T>(fn: () => T, repeat = 1): { ms: number; value: T } {
   const runs: number[] = [];

@@ -21,7 +21,7 @@ import { decode } from '../src/core/generation/engine';
 import type { GenerationConfig } from '../src/core/generation/config';
 import { buildModelInput } from '../src/core/generation/modelInput';
 import { OnnxCausalLM } from '../src/core/models/causalLM';
-import type { Turn } from '../src/core/model/types';
+import type { Turn } from '../src/core/dialogue/types';
 
 const folder = resolve(__dirname, '../fixtures/models/reflect-gpt2-tiny');
 

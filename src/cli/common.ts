@@ -6,7 +6,7 @@ import { readDialogueFile } from '../core/format/files';
 import { documentItems, type DialogueDocument } from '../core/format/jsonl';
 import { BUNDLED_MODEL_ID } from '../core/judges/createJudge';
 import { OnnxCausalLM } from '../core/models/causalLM';
-import type { DialogueItem } from '../core/model/types';
+import type { DialogueItem } from '../core/dialogue/types';
 import { bundledModel } from './paths';
 
 /** Commander parser for a positive integer option. */

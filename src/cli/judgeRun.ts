@@ -9,7 +9,7 @@ import { runJudge, type Judge } from '../core/judges/judge';
 import { createJudge, judgeDescription } from '../core/judges/createJudge';
 import { loadPromptLibrary, templateHash } from '../core/judges/prompts';
 import { costOf, plannedCalls, type JudgeSpec, type RunConfig } from '../core/judges/runConfig';
-import type { DialogueItem } from '../core/model/types';
+import type { DialogueItem } from '../core/dialogue/types';
 import { bundledModel, packageVersion } from './paths';
 
 /** What a run did, per judge × body × request; written as the manifest. */

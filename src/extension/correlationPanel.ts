@@ -12,7 +12,7 @@ import type { CorrelationTable, CorrelationTableOptions } from '../core/analysis
 import { displayNames, parseJudgeId } from '../core/analysis/evaluatorNames';
 import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/analysis/sideBySide';
 import { documentItems } from '../core/format/jsonl';
-import type { DialogueItem } from '../core/model/types';
+import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings, type PinView } from '../../webview/correlation/protocol';
 import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
 import { webviewPage } from './webviewHtml';

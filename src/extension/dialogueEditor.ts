@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
-import type { DialogueItem } from '../core/model/types';
+import type { DialogueItem } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
 import { getAnnotator, getBlindMode } from './settings';

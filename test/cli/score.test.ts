@@ -7,7 +7,7 @@ import { meteor } from '../../src/core/metrics/meteor';
 import { nltkSentenceBleu } from '../../src/core/metrics/bleu4';
 import { rougeL } from '../../src/core/metrics/rougeL';
 import { itemsLackingReference, metricRuns } from '../../src/core/metrics/runSpec';
-import type { DialogueItem } from '../../src/core/model/types';
+import type { DialogueItem } from '../../src/core/dialogue/types';
 import { getMetric } from '../../src/core/metrics';
 
 const root = resolve(__dirname, '../..');

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { blindCandidateId, blindOrder } from '../../src/core/labels/annotatorView';
-import type { Annotation, Candidate, DialogueItem, ErrorCategory } from '../../src/core/model/types';
+import type { Annotation, Candidate, DialogueItem, ErrorCategory } from '../../src/core/dialogue/types';
 import { editorFrame, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'Lay-e2e';

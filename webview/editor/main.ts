@@ -10,11 +10,11 @@
  * are kept from VS Code (except those with Ctrl/Alt/Meta, so Ctrl+S and Ctrl+Z still work).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import { ERROR_CATEGORIES, ERROR_LABELS } from '../../src/core/agreement/labels';
+import { ERROR_CATEGORIES, ERROR_LABELS } from '../../src/core/labels/scheme';
 import { applyLabelOpToAnnotation, labelStatus, type LabelOp, type LabelStatus } from '../../src/core/labels/annotate';
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import { annotatorGroup } from '../../src/core/labels/groups';
-import type { Annotation, CandidateOrigin, ErrorCategory, Score } from '../../src/core/model/types';
+import type { Annotation, CandidateOrigin, ErrorCategory, Score } from '../../src/core/dialogue/types';
 import { keysOf, type EditorAction } from './keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
 

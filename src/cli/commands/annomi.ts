@@ -10,7 +10,7 @@ import { formatItems } from '../../core/format/jsonl';
 import { MAX_CONTEXT_TOKENS } from '../../core/generation/modelInput';
 import { isHubId, resolveCausalLM } from '../../core/models/modelSource';
 import { loadTokenizer } from '../../core/models/tokenizer';
-import type { TherapistBehaviour } from '../../core/model/types';
+import type { TherapistBehaviour } from '../../core/dialogue/types';
 import { log, positiveInt } from '../common';
 import { bundledModel } from '../paths';
 

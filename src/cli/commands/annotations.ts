@@ -10,7 +10,7 @@ import { importAnnotationTable, type AnnotationImportOptions } from '../../core/
 import { DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/annotations/layout';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import { formatItems } from '../../core/format/jsonl';
-import type { DialogueItem } from '../../core/model/types';
+import type { DialogueItem } from '../../core/dialogue/types';
 import { log, openDialogues } from '../common';
 
 /** Commander collector for a repeatable, comma-separated list option. */

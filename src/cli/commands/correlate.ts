@@ -8,7 +8,7 @@ import { compareEvaluators } from '../../core/analysis/compareEvaluators';
 import { exportComparison, exportTable, EXPORT_FORMATS, type ExportFormat } from '../../core/analysis/correlationExport';
 import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/analysis/correlationTable';
 import { displayNames } from '../../core/analysis/evaluatorNames';
-import type { DialogueItem } from '../../core/model/types';
+import type { DialogueItem } from '../../core/dialogue/types';
 import { log, openDialogues, positiveInt } from '../common';
 
 function oneOf<T extends string>(values: readonly T[]): (v: string) => T {

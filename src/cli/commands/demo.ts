@@ -12,7 +12,7 @@ import { localOnnxJudge } from '../../core/judges/localJudge';
 import { loadPromptLibrary } from '../../core/judges/prompts';
 import { scoreItems } from '../../core/metrics';
 import { metricRuns } from '../../core/metrics/runSpec';
-import type { DialogueItem } from '../../core/model/types';
+import type { DialogueItem } from '../../core/dialogue/types';
 import { loadModel, log, positiveInt } from '../common';
 import { bundledAnnoMISample, bundledPrompts } from '../paths';
 import { generateStep } from './generate';

@@ -7,14 +7,14 @@ import { dirname, join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { writeItemsBack } from '../../core/format/files';
-import { ResponseCache } from '../../core/judges/cache';
+import { ResponseCache } from '../../core/cache/responseCache';
 import type { ApiReply } from '../../core/generation/apiGenerator';
 import { generatorHandle, type GeneratorEnvironment } from '../../core/generation/createGenerator';
 import { localCandidateGenerator } from '../../core/generation/localGenerator';
 import { applyGenerated, runGeneration, type GeneratorHandle, type RunResult } from '../../core/generation/run';
 import { PRESETS, resolveGenerationRun, validateGenerationConfig, type GenerationRunConfig, type PresetName, type ResolvedGenerationRun } from '../../core/generation/runConfig';
 import type { OnnxCausalLM } from '../../core/models/causalLM';
-import type { DialogueItem } from '../../core/model/types';
+import type { DialogueItem } from '../../core/dialogue/types';
 import { log, openDialogues, positiveInt } from '../common';
 import { bundledModels, bundledPrompts } from '../paths';
 
@@ -98,7 +98,7 @@ export function registerGenerate(program: Command): void {
       const run = resolveGenerationRun(config);
       const cacheFile = opts.cache === false ? null : typeof opts.cache === 'string' ? resolve(opts.cache) : join(dirname(resolve(file)), '.reflect-eval-cache', 'generation-cache.jsonl');
       const env: GeneratorEnvironment = {
-        bundledModels: bundledModels(),
+        models: { bundledDir: bundledModels(), baseDir: configFile ? dirname(configFile) : process.cwd() },
         baseDir: configFile ? dirname(configFile) : process.cwd(),
         promptRoots: [bundledPrompts(), ...(opts.prompts ? [resolve(opts.prompts as string)] : [])],
         apiKey: async (spec) => process.env[spec.apiKeyEnv ?? API_KEY_ENV],

@@ -7,10 +7,10 @@ import { basename, extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Option, type Command } from 'commander';
 import { importAnnoMI, parseAnnoMI } from '../../core/annomi/annomi';
-import { DEFAULT_LOCAL_MODEL, loadLocalModel } from '../../core/generation/createGenerator';
+import { DEFAULT_GENERATOR as DEFAULT_LOCAL_MODEL, loadGenerativeModel } from '../../core/models/registry';
 import { MAX_CONTEXT_TOKENS } from '../../core/generation/modelInput';
 import { perplexity, perplexityExamples, type PerplexityResult } from '../../core/generation/perplexity';
-import type { DialogueItem, TherapistBehaviour } from '../../core/model/types';
+import type { DialogueItem, TherapistBehaviour } from '../../core/dialogue/types';
 import { log, openDialogues, positiveInt } from '../common';
 import { bundledModels } from '../paths';
 
@@ -42,7 +42,7 @@ export function registerPerplexity(program: Command): void {
       const results: (Omit<PerplexityResult, 'perResponse'> & { seconds: number })[] = [];
       for (const ref of opts.model as string[]) {
         log(`loading ${ref}`);
-        const model = await loadLocalModel(ref, { bundledModels: bundledModels(), baseDir: process.cwd() });
+        const model = await loadGenerativeModel(ref, { bundledDir: bundledModels(), baseDir: process.cwd() });
         const bar = new cliProgress.SingleBar({ format: `${ref} [{bar}] {value}/{total} responses`, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 10_000 }, cliProgress.Presets.shades_classic);
         bar.start(examples.length, 0);
         try {

@@ -3,7 +3,7 @@
  * and the number of subjects for coherence, empathy and the most evident error, original and derived.
  */
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
-import type { Annotation, DialogueItem, LikertAgreement } from '../model/types';
+import type { Annotation, DialogueItem, LikertAgreement } from '../dialogue/types';
 import { fleissKappa, ratingCounts } from './fleiss';
 import {
   ERROR_CATEGORIES,
@@ -14,7 +14,7 @@ import {
   mergeLikert,
   mergedErrorLabel,
   type ErrorLabel,
-} from './labels';
+} from '../labels/scheme';
 
 /** The rows of Table 4, in the paper's order. */
 export type AgreementKey =

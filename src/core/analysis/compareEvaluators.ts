@@ -3,7 +3,7 @@
  * two dependent correlations r(A, H) − r(B, H) that share the human score H, with a paired item bootstrap
  * (interval and two-sided p) and, for Pearson and Spearman, Williams' t and Steiger's z.
  */
-import type { DialogueItem } from '../model/types';
+import type { DialogueItem } from '../dialogue/types';
 import { bootstrapIndices, bootstrapPValue, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 import { kendallTauBStatistic } from '../stats/correlation';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';

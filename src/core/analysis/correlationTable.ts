@@ -8,7 +8,7 @@
  */
 import { coherenceScore } from '../labels/annotate';
 import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
-import { candidateOrigins, type Candidate, type DialogueItem } from '../model/types';
+import { candidateOrigins, type Candidate, type DialogueItem } from '../dialogue/types';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, pearsonR, spearmanRho } from '../stats/correlation';
 import { displayNames, evaluatorKind, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind } from './evaluatorNames';

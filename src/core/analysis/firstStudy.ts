@@ -12,10 +12,10 @@ import {
   majorityVote,
   mergedErrorLabel,
   type MergedErrorCategory,
-} from '../agreement/labels';
+} from '../labels/scheme';
 import { coherenceScore } from '../labels/annotate';
 import { DEFAULT_GROUP_RULES, annotatorGroup, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
-import { candidateOrigins, type Annotation, type Candidate, type DialogueItem } from '../model/types';
+import { candidateOrigins, type Annotation, type Candidate, type DialogueItem } from '../dialogue/types';
 import { spearmanRho, type CorrelationResult } from '../stats/correlation';
 import { GROUND_TRUTH, decodingStrategy } from './strategy';
 

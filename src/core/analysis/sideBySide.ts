@@ -3,7 +3,7 @@
  * table pinned into one table, their columns for the same response group adjacent — e.g. GPT-2 under Spearman
  * next to GPT-2 under Kendall, or a judge under prompt variant A next to the same judge under variant B.
  */
-import type { DialogueItem } from '../model/types';
+import type { DialogueItem } from '../dialogue/types';
 import {
   correlationTable,
   correlationTableAsync,

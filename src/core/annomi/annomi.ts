@@ -6,7 +6,7 @@
 import { parse } from 'csv-parse/sync';
 import seedrandom from 'seedrandom';
 import { MAX_CONTEXT_TOKENS, turnsInWindow, type TextTokenizer } from '../generation/modelInput';
-import type { Candidate, DialogueItem, TherapistBehaviour, Turn } from '../model/types';
+import type { Candidate, DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
 
 /** Columns the importer needs; both the simple and the full AnnoMI releases have them. */
 export const ANNOMI_REQUIRED_COLUMNS = [

@@ -4,9 +4,9 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { decodingStrategy } from '../analysis/strategy';
-import { ERROR_LABELS } from '../agreement/labels';
+import { ERROR_LABELS } from '../labels/scheme';
 import { annotatorGroup } from '../labels/groups';
-import { candidateOrigins, type Annotation, type Candidate, type CandidateOrigin, type DialogueItem } from '../model/types';
+import { candidateOrigins, type Annotation, type Candidate, type CandidateOrigin, type DialogueItem } from '../dialogue/types';
 import { ANNOTATION_TABLE_COLUMNS, DEFAULT_EXPERT_PREFIX, ERROR_COLUMNS, OPTIONAL_COLUMNS, normaliseHeader, pythonJsonString, type OptionalColumn } from './layout';
 
 /** Options of {@link exportAnnotationTable}. */

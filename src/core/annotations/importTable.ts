@@ -3,7 +3,7 @@
  * ACL 2023 release; see `layout.ts` and docs/annotations.md) into dialogue items.
  */
 import { parse } from 'csv-parse/sync';
-import type { Annotation, Candidate, CandidateOrigin, DialogueItem, ErrorCategory, Speaker, Turn } from '../model/types';
+import type { Annotation, Candidate, CandidateOrigin, DialogueItem, ErrorCategory, Speaker, Turn } from '../dialogue/types';
 import {
   ANNOTATION_TABLE_COLUMNS,
   AnnotationTableError,

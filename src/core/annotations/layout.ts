@@ -3,7 +3,7 @@
  * On Human Evaluation of Counselling Reflection Generation", `annotations.csv`): one row per (reflection,
  * annotator). Shared by the importer (`importTable.ts`) and the exporter (`exportTable.ts`).
  */
-import type { ErrorCategory, LikertAgreement } from '../model/types';
+import type { ErrorCategory, LikertAgreement } from '../dialogue/types';
 
 /** The release's columns, in its order. */
 export const ANNOTATION_TABLE_COLUMNS = [

@@ -16,7 +16,7 @@
  */
 import seedrandom from 'seedrandom';
 import { shuffled } from '../annomi/annomi';
-import type { Candidate, ClusterInfo, DialogueItem } from '../model/types';
+import type { Candidate, ClusterInfo, DialogueItem } from '../dialogue/types';
 import type { SentenceEmbedder } from '../models/sentenceEmbedding';
 import { REFLECT_EVAL_VERSION } from '../version';
 import { ML_HCLUST_VERSION, wardClusters } from './agglomerative';

@@ -3,7 +3,7 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { DialogueItem } from '../model/types';
+import type { DialogueItem } from '../dialogue/types';
 import { applyLineEdits, documentItems, itemEdit, parseDocument, serializeItem, type DialogueDocument, type LineEdit } from './jsonl';
 
 /** Reads and parses a dialogue file; problems are reported on the document, not thrown. */

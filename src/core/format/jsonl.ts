@@ -7,7 +7,7 @@
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../../../docs/dialogue-item.schema.json';
-import type { DialogueItem } from '../model/types';
+import type { DialogueItem } from '../dialogue/types';
 
 /** A problem found on one line of a file. `line` is 1-based, as editors show it. */
 export interface LineProblem {

@@ -15,8 +15,8 @@
  * settings and seed gives the same candidates without a call.
  */
 import OpenAI from 'openai';
-import { responseCacheKey, ResponseCache, type CacheStats } from '../judges/cache';
-import type { DecodingSettings, TherapistBehaviour, Turn } from '../model/types';
+import { responseCacheKey, ResponseCache, type CacheStats } from '../cache/responseCache';
+import type { DecodingSettings, TherapistBehaviour, Turn } from '../dialogue/types';
 import { renderChatMessages, type ChatTemplate } from './chatTemplate';
 import { cleanResponse } from './generate';
 import { renderContext, UTTERANCE_SEPARATOR } from './modelInput';

@@ -5,7 +5,7 @@
  * or punctuation only, which ReflectEval leaves to semantic clustering).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { candidateOrigins, type Candidate, type CandidateOrigin, type DialogueItem } from '../model/types';
+import { candidateOrigins, type Candidate, type CandidateOrigin, type DialogueItem } from '../dialogue/types';
 
 /** A generated response and how it was made. */
 export interface GeneratedCandidate {

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Mustache from 'mustache';
 import { checkTemplate, PromptTemplateError } from '../judges/prompts';
-import type { TherapistBehaviour, Turn } from '../model/types';
+import type { TherapistBehaviour, Turn } from '../dialogue/types';
 import { renderContext } from './modelInput';
 
 /** Placeholders a chat template may use. */

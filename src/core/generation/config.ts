@@ -21,7 +21,7 @@
  * | `forcedBosTokenId` | `forced_bos_token_id` | the model's (encoder-decoder) |
  * | `forcedEosTokenId` | `forced_eos_token_id` | the model's |
  */
-import type { DecodingSettings } from '../model/types';
+import type { DecodingSettings } from '../dialogue/types';
 
 /** A decoding strategy of GEM 2022 §3.4. */
 export type Strategy = 'greedy' | 'beamSearch' | 'nucleusSampling';

@@ -3,13 +3,9 @@
  * where API keys come from — an environment variable, or VS Code SecretStorage — and where the bundled models
  * and the cache live).
  */
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { BUNDLED_MODEL_ID } from '../judges/createJudge';
-import { ResponseCache } from '../judges/cache';
-import type { GenerativeLM } from '../models/languageModel';
-import { loadLanguageModel } from '../models/loadModel';
-import { ModelSourceError } from '../models/modelSource';
+import { resolve } from 'node:path';
+import type { ResponseCache } from '../cache/responseCache';
+import { DEFAULT_GENERATOR, loadGenerativeModel, type ModelLocator } from '../models/registry';
 import { apiCandidateGenerator, ApiGenerator, type ApiReply } from './apiGenerator';
 import { findChatTemplate, loadChatTemplate } from './chatTemplate';
 import { localCandidateGenerator } from './localGenerator';
@@ -17,16 +13,13 @@ import type { GeneratorHandle } from './run';
 import type { GeneratorSpec } from './runConfig';
 
 /** The local model used when a spec names none. */
-export const DEFAULT_LOCAL_MODEL = BUNDLED_MODEL_ID;
-
-/** Prefix of references to models shipped with ReflectEval (`bundled:reflect-gpt2-tiny`). */
-export const BUNDLED_PREFIX = 'bundled:';
+export const DEFAULT_LOCAL_MODEL = DEFAULT_GENERATOR;
 
 /** Where a run finds what its generators need. */
 export interface GeneratorEnvironment {
-  /** Folder of the bundled models: `bundled:<name>` is `<bundledModels>/<name>`. */
-  bundledModels: string;
-  /** Relative model folders and chat templates are resolved against it (a config file's folder, or the cwd). */
+  /** Bundled models and the base folder of relative references. */
+  models: ModelLocator;
+  /** Relative chat templates are resolved against it (a config file's folder, or the cwd). */
   baseDir: string;
   /** Prompt folders searched for `generation/chat.mustache`, bundled first (later ones win). */
   promptRoots: string[];
@@ -44,34 +37,6 @@ export function generatorLabel(spec: GeneratorSpec): string {
 }
 
 /**
- * The folder and recorded id of a local model reference: `bundled:<name>` → the bundled folder (id kept as
- * written, since install paths differ between machines); a relative folder → resolved against `baseDir` (id as
- * written); anything else (absolute folder, hub id) unchanged.
- *
- * @throws ModelSourceError for an empty bundled name
- */
-export function resolveLocalModel(ref: string, env: Pick<GeneratorEnvironment, 'bundledModels' | 'baseDir'>): { path: string; id: string } {
-  if (ref.startsWith(BUNDLED_PREFIX)) {
-    const name = ref.slice(BUNDLED_PREFIX.length);
-    if (!/^[\w.-]+$/.test(name)) throw new ModelSourceError(`"${ref}" does not name a bundled model (e.g. ${DEFAULT_LOCAL_MODEL})`);
-    return { path: join(env.bundledModels, name), id: ref };
-  }
-  // A relative path that exists is a folder; `owner/name` that does not is a hub id (the loader fetches it).
-  if (!isAbsolute(ref) && existsSync(resolve(env.baseDir, ref))) return { path: resolve(env.baseDir, ref), id: ref };
-  return { path: ref, id: ref };
-}
-
-/**
- * Loads a local model by reference (`bundled:<name>`, a folder relative to `baseDir` or absolute, a hub id).
- *
- * @throws ModelSourceError naming the folder and the missing piece
- */
-export async function loadLocalModel(ref: string, env: Pick<GeneratorEnvironment, 'bundledModels' | 'baseDir'>): Promise<GenerativeLM> {
-  const { path, id } = resolveLocalModel(ref, env);
-  return loadLanguageModel(path, { id, cwd: env.baseDir });
-}
-
-/**
  * A handle that loads the generator a spec describes when the run reaches it.
  *
  * @throws (from `open`) ModelSourceError for a model folder that lacks a file, Error for an API generator without
@@ -82,7 +47,7 @@ export function generatorHandle(spec: GeneratorSpec, env: GeneratorEnvironment):
     label: generatorLabel(spec),
     async open() {
       if (spec.backend === 'local') {
-        return localCandidateGenerator(await loadLocalModel(spec.model ?? DEFAULT_LOCAL_MODEL, env), { inputSpecialTokens: spec.inputSpecialTokens });
+        return localCandidateGenerator(await loadGenerativeModel(spec.model ?? DEFAULT_LOCAL_MODEL, env.models), { inputSpecialTokens: spec.inputSpecialTokens });
       }
       const apiKey = await env.apiKey(spec);
       if (!apiKey) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${env.apiKeyHint(spec)}`);

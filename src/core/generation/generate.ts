@@ -3,7 +3,7 @@
  * the model input is `buildModelInput`'s ids either way, as the bundled fixtures were trained).
  */
 import type { GenerativeLM, RunTimer } from '../models/languageModel';
-import type { Candidate, DialogueItem, TherapistBehaviour } from '../model/types';
+import type { Candidate, DialogueItem, TherapistBehaviour } from '../dialogue/types';
 import { greedySearch } from './decode';
 import { buildModelInput, MAX_CONTEXT_TOKENS, UTTERANCE_SEPARATOR } from './modelInput';
 

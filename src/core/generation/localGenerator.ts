@@ -18,12 +18,12 @@
  * records, so it is still reproduced by decoding its context alone with the settings it records.
  */
 import type { GenerativeLM } from '../models/languageModel';
-import type { DecodingSettings } from '../model/types';
+import type { DecodingSettings } from '../dialogue/types';
 import type { GenerationConfig } from './config';
 import { decode } from './engine';
 import { cleanResponse } from './generate';
 import { buildModelInput, renderContext } from './modelInput';
-import type { TherapistBehaviour, Turn } from '../model/types';
+import type { TherapistBehaviour, Turn } from '../dialogue/types';
 import type { CandidateGenerator } from './run';
 import { describeSpec, type DecodingSpec } from './runConfig';
 

@@ -10,7 +10,7 @@
  * The context is left-truncated to its most recent 384 tokens of the generator's tokenizer, and the
  * reference response right-truncated to 128 tokens (GEM 2022 §3.2).
  */
-import type { TherapistBehaviour, Turn } from '../model/types';
+import type { TherapistBehaviour, Turn } from '../dialogue/types';
 
 /** Control codes of GEM 2022 footnote 4, by AnnoMI therapist behaviour. */
 export const CONTROL_CODES: Readonly<Record<TherapistBehaviour, string>> = {

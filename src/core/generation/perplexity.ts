@@ -19,7 +19,7 @@
  *   counted (it is forced at generation time, and BART's labels `<s> … </s>` put it there).
  */
 import type { GenerativeLM } from '../models/languageModel';
-import type { DialogueItem, TherapistBehaviour, Turn } from '../model/types';
+import type { DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
 import { generatorInputIds, inputWindow } from './localGenerator';
 import { MAX_CONTEXT_TOKENS, MAX_RESPONSE_TOKENS, responseIds } from './modelInput';
 import { teacherForcing, type TeacherForcingRequest } from './teacherForcing';

@@ -4,7 +4,7 @@
  * far. Outputs become candidates through {@link addGeneratedCandidates}, so exact duplicates within a context
  * are kept once with all their origins.
  */
-import type { DialogueItem, TherapistBehaviour } from '../model/types';
+import type { DialogueItem, TherapistBehaviour } from '../dialogue/types';
 import { addGeneratedCandidates, type GeneratedCandidate } from './candidates';
 import { describeSpec, sequencesPerContext, type DecodingSpec } from './runConfig';
 

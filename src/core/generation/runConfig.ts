@@ -6,7 +6,7 @@
  * 5 final sequences; nucleus sampling with p ∈ {0.4, 0.6, 0.8, 0.95}, 5 samples per p — 1 + 5 + 4 × 5 = 26
  * candidates per model per context.
  */
-import type { TherapistBehaviour } from '../model/types';
+import type { TherapistBehaviour } from '../dialogue/types';
 import { RunConfigError } from '../judges/runConfig';
 import type { GenerationConfig, Strategy } from './config';
 import { MAX_CONTEXT_TOKENS } from './modelInput';

@@ -2,7 +2,7 @@
  * What decoding returns, and the hooks a caller passes in (progress, cancellation, timing, inspection).
  */
 import type { RunTimer } from '../models/languageModel';
-import type { DecodingSettings } from '../model/types';
+import type { DecodingSettings } from '../dialogue/types';
 import type { Scores } from './logitsProcess';
 
 /** Why a sequence stopped: it emitted an EOS id, reached `maxNewTokens`, or the run was aborted. */

@@ -3,13 +3,14 @@
  * the API key comes from: an environment variable, or VS Code SecretStorage).
  */
 import { OnnxCausalLM } from '../models/causalLM';
+import { DEFAULT_GENERATOR } from '../models/registry';
 import type { Judge } from './judge';
 import { localOnnxJudge } from './localJudge';
 import { openAIChatJudge } from './openaiJudge';
 import type { JudgeSpec } from './runConfig';
 
 /** How outputs name the demo model bundled with ReflectEval (its install path differs on every machine). */
-export const BUNDLED_MODEL_ID = 'bundled:reflect-gpt2-tiny';
+export const BUNDLED_MODEL_ID = DEFAULT_GENERATOR;
 
 /**
  * What identifies a judge's behaviour, for cache keys and manifests: the spec without secrets, at temperature 0.

@@ -3,7 +3,7 @@
  * (Wu et al., ICMI 2023 §2.4: zero-shot judges prompted for a single number, temperature 0).
  */
 import pLimit from 'p-limit';
-import type { DialogueItem, Score } from '../model/types';
+import type { DialogueItem, Score } from '../dialogue/types';
 import { parseJudgeReply } from './parseReply';
 import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
 

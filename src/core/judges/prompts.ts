@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Mustache from 'mustache';
-import type { Turn } from '../model/types';
+import type { Turn } from '../dialogue/types';
 
 /** Placeholders a template may use. */
 export const PROMPT_PLACEHOLDERS = ['dialogue', 'role', 'text', 'response'] as const;

@@ -2,7 +2,7 @@
  * The judge matrix run configuration (judges × task bodies × assessment requests, ICMI 2023 §2.4) and the
  * arithmetic of a run: number of calls and estimated cost.
  */
-import type { DialogueItem } from '../model/types';
+import type { DialogueItem } from '../dialogue/types';
 
 /** One judge of a run. API keys are never in the config: `apiKeyEnv` names the environment variable. */
 export interface JudgeSpec {

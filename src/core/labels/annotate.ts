@@ -16,8 +16,8 @@
  * wins over a stashed one; the stashed one then stays stashed). Unchoosing `other` stashes `otherText` the same
  * way. So pressing Yes on an incoherent candidate and No again gives back the errors, MEE and free text.
  */
-import { ERROR_CATEGORIES } from '../agreement/labels';
-import type { Annotation, Candidate, DialogueItem, ErrorCategory, LikertAgreement, StashedLabels } from '../model/types';
+import { ERROR_CATEGORIES } from './scheme';
+import type { Annotation, Candidate, DialogueItem, ErrorCategory, LikertAgreement, StashedLabels } from '../dialogue/types';
 
 /** One change to an annotator's annotation, as the editor's keys and buttons produce it. */
 export type LabelOp =
@@ -219,7 +219,7 @@ export function setCoherence(item: DialogueItem, candidateId: string, annotator:
 /**
  * Chooses `error` for `annotator`'s label of a candidate, or unchooses it when already chosen (first study
  * §4.2.3: "choose the applicable error category(ies)"). Choosing an error answers the coherence question with No
- * (stashing an empathy answer). Errors are kept in the order of `ERROR_CATEGORIES` (first study §4.1.3, then `other`; `../agreement/labels`). Unchoosing the MEE
+ * (stashing an empathy answer). Errors are kept in the order of `ERROR_CATEGORIES` (first study §4.1.3, then `other`; `./scheme`). Unchoosing the MEE
  * removes the MEE mark; unchoosing `other` stashes its free text.
  *
  * @throws Error if the candidate does not exist or `annotator` is blank

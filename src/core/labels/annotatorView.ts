@@ -6,7 +6,7 @@
  * only their own labels.
  */
 import seedrandom from 'seedrandom';
-import type { Annotation, CandidateOrigin, ClusterInfo, DialogueItem, Provenance, Reference, Score, Turn } from '../model/types';
+import type { Annotation, CandidateOrigin, ClusterInfo, DialogueItem, Provenance, Reference, Score, Turn } from '../dialogue/types';
 
 /** One candidate as an annotator sees it. */
 export interface CandidateView {

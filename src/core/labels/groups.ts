@@ -4,7 +4,7 @@
  * id: ids starting with the expert prefix (default `Expert`, as in the ACL 2023 release's "Expert 1"; compared
  * ignoring case, as the annotation-table importer does) are experts.
  */
-import type { Annotation } from '../model/types';
+import type { Annotation } from '../dialogue/types';
 
 /** Which annotators a human score counts. */
 export type HumanGroup = 'experts' | 'laypeople' | 'all';

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import shipped from '../../../data/followups/fed-followups.json';
 import { teacherForcing } from '../generation/teacherForcing';
-import type { Turn } from '../model/types';
+import type { Turn } from '../dialogue/types';
 import { truncateWithSpecialTokens } from '../models/encoder';
 import type { GenerativeLM } from '../models/languageModel';
 import { LoadCache } from '../models/loadCache';

@@ -7,7 +7,7 @@
  * `metric:bleu4.score@impl:nltk-3.8|tok:whitespace|smooth:none|rv:0.1.0`. The signature is `key:value` pairs
  * joined by `|`, in a fixed order chosen by the metric; it always ends with `rv:<ReflectEval version>`.
  */
-import type { Turn } from '../model/types';
+import type { Turn } from '../dialogue/types';
 
 /** What a metric sees of one candidate. */
 export interface MetricInput {

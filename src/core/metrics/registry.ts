@@ -5,7 +5,7 @@
  * extension list and look them up here. {@link scoreItems} stores one {@link Score} per metric output on every
  * candidate, under the evaluator id `metric:<name>.<output>@<signature>` ({@link metricEvaluatorId}).
  */
-import type { Candidate, DialogueItem, Score } from '../model/types';
+import type { Candidate, DialogueItem, Score } from '../dialogue/types';
 import { metricEvaluatorId, type Metric, type MetricInput, type MetricValues } from './metric';
 
 // The registry holds metrics of every configuration type; `any` here is the type-erased form of `Metric<C>`.

@@ -2,7 +2,7 @@
  * Which metrics to run under which configurations, from what a user wrote (CLI flags, a JSON file, a setting).
  */
 import { MetricConfigError } from './metric';
-import type { DialogueItem } from '../model/types';
+import type { DialogueItem } from '../dialogue/types';
 import { getMetric, type AnyMetric } from './registry';
 
 /** One metric under one complete configuration. */

@@ -118,10 +118,10 @@ export async function generateCommand(context: vscode.ExtensionContext, editors:
       const { generatorHandle } = await import('../../core/generation/createGenerator');
       const { runGeneration } = await import('../../core/generation/run');
       const { addGeneratedCandidates } = await import('../../core/generation/candidates');
-      const { ResponseCache } = await import('../../core/judges/cache');
+      const { ResponseCache } = await import('../../core/cache/responseCache');
       const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const env: GeneratorEnvironment = {
-        bundledModels: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath,
+        models: { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir: workspace ?? context.extensionUri.fsPath },
         baseDir: choice.configFile ? vscode.Uri.joinPath(vscode.Uri.file(choice.configFile), '..').fsPath : (workspace ?? context.extensionUri.fsPath),
         promptRoots: promptRoots(context),
         apiKey: async () => (await context.secrets.get(GENERATOR_SECRET_KEY)) ?? (await context.secrets.get(JUDGE_SECRET_KEY)),

@@ -3,8 +3,8 @@
  */
 import * as vscode from 'vscode';
 import { documentItems } from '../../core/format/jsonl';
-import { mergeScores } from '../../core/model/merge';
-import type { DialogueItem } from '../../core/model/types';
+import { mergeScores } from '../../core/dialogue/merge';
+import type { DialogueItem } from '../../core/dialogue/types';
 import type { Judge } from '../../core/judges/judge';
 import type { PromptVariant } from '../../core/judges/prompts';
 import type { JudgeSpec, Price } from '../../core/judges/runConfig';

@@ -39,13 +39,13 @@ export async function perplexityCommand(context: vscode.ExtensionContext, editor
     async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
-      const { loadLocalModel, DEFAULT_LOCAL_MODEL } = await import('../../core/generation/createGenerator');
+      const { loadGenerativeModel, DEFAULT_GENERATOR: DEFAULT_LOCAL_MODEL } = await import('../../core/models/registry');
       const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       for (const spec of models) {
         if (abort.signal.aborted) break;
         const ref = spec.model ?? DEFAULT_LOCAL_MODEL;
         progress.report({ message: `loading ${ref}` });
-        const model = await loadLocalModel(ref, { bundledModels: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir: workspace ?? context.extensionUri.fsPath });
+        const model = await loadGenerativeModel(ref, { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir: workspace ?? context.extensionUri.fsPath });
         try {
           const r = await perplexity(model, examples, { inputSpecialTokens: spec.inputSpecialTokens, signal: abort.signal, onProgress: (done, total) => progress.report({ message: `${ref}: ${done}/${total}` }) });
           const line = `${ref}: perplexity ${r.perplexity.toFixed(3)} (mean NLL ${r.meanNll.toFixed(4)} nats over ${r.tokens} tokens of ${r.responses} responses)`;

@@ -4,8 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { documentItems } from '../../core/format/jsonl';
-import { mergeScores } from '../../core/model/merge';
-import type { DialogueItem } from '../../core/model/types';
+import { mergeScores } from '../../core/dialogue/merge';
+import type { DialogueItem } from '../../core/dialogue/types';
 import { parseTextDocument, updateItems, type DialogueEditorProvider } from '../dialogueEditor';
 import { activeDialogue, config, requireTrust, resolveMetricPaths, workspaceDir } from './common';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { agreementTable } from '../../../src/core/agreement/agreementTable';
-import type { Annotation, Candidate, DialogueItem, ErrorCategory, LikertAgreement } from '../../../src/core/model/types';
+import type { Annotation, Candidate, DialogueItem, ErrorCategory, LikertAgreement } from '../../../src/core/dialogue/types';
 
 const yes = (annotator: string, empathy?: LikertAgreement): Annotation => ({ annotator, coherent: true, ...(empathy ? { empathy } : {}) });
 const no = (annotator: string, errors: ErrorCategory[], mostEvidentError?: ErrorCategory): Annotation => ({ annotator, coherent: false, errors, ...(mostEvidentError ? { mostEvidentError } : {}) });

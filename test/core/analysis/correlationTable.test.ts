@@ -5,7 +5,7 @@ import { candidateGroups, correlationTable, markBest, resolveHuman, type Correla
 import { exportTable, tableToCsv, tableToLatex, tableToMarkdown, tableToText } from '../../../src/core/analysis/correlationExport';
 import { displayNames } from '../../../src/core/analysis/evaluatorNames';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
-import type { Candidate, DialogueItem } from '../../../src/core/model/types';
+import type { Candidate, DialogueItem } from '../../../src/core/dialogue/types';
 
 function cand(id: string, coherentVotes: boolean[] | null, scores: Candidate['scores'], origin: Candidate['origin'] = { kind: 'model' }): Candidate {
   return {

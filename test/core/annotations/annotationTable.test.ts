@@ -6,7 +6,7 @@ import { parseAnnoMI, importAnnoMI } from '../../../src/core/annomi/annomi';
 import { exportAnnotationTable } from '../../../src/core/annotations/exportTable';
 import { importAnnotationTable } from '../../../src/core/annotations/importTable';
 import { AnnotationTableError, parseLikert, parseYesNo } from '../../../src/core/annotations/layout';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 
 const fixtures = join(__dirname, 'fixtures');
 const read = (name: string) => readFileSync(join(fixtures, name), 'utf8');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { wardClusters } from '../../../src/core/dedup/agglomerative';
 import { clusterCandidates, mergeClusters, representativeOf, sampleClusters, semanticDedupConfig } from '../../../src/core/dedup/semanticDedup';
-import type { Candidate, DialogueItem } from '../../../src/core/model/types';
+import type { Candidate, DialogueItem } from '../../../src/core/dialogue/types';
 import { SentenceEmbedder } from '../../../src/core/models/sentenceEmbedding';
 import { PLAN_CLUSTER_TEXTS } from '../../helpers/reflections';
 

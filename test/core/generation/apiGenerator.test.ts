@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ResponseCache } from '../../../src/core/judges/cache';
+import { ResponseCache } from '../../../src/core/cache/responseCache';
 import { apiCandidateGenerator, ApiGenerator, type ApiReply } from '../../../src/core/generation/apiGenerator';
 import { findChatTemplate, loadChatTemplate } from '../../../src/core/generation/chatTemplate';
 import { renderContext } from '../../../src/core/generation/modelInput';
 import { applyGenerated, runGeneration, type GeneratorHandle } from '../../../src/core/generation/run';
 import { PRESETS, resolveGenerationRun } from '../../../src/core/generation/runConfig';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { chatCompletionChoices, startStubOpenAI, textCompletionChoices, type StubServer } from '../../helpers/stubOpenAI';
 
 const prompts = resolve(__dirname, '../../../prompts');

@@ -5,7 +5,7 @@ import { greedySearch } from '../../../src/core/generation/decode';
 import { generateCandidates } from '../../../src/core/generation/generate';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import { ModelSourceError } from '../../../src/core/models/modelSource';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 
 const folder = resolve(__dirname, '../../../fixtures/models/reflect-gpt2-tiny');
 interface Reference {

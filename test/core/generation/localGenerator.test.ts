@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { generationConfigOf, generatorInputIds } from '../../../src/core/generation/localGenerator';
 import { buildModelInput } from '../../../src/core/generation/modelInput';
 import { loadTokenizer } from '../../../src/core/models/tokenizer';
-import type { Turn } from '../../../src/core/model/types';
+import type { Turn } from '../../../src/core/dialogue/types';
 
 const bart = resolve(__dirname, '../../../fixtures/models/layouts/bart-split');
 const context: Turn[] = Array.from({ length: 30 }, (_, i) => ({ speaker: i % 2 ? 'client' : 'therapist', text: `Turn ${i}: I have been thinking about how much I drink on weekends.` }));

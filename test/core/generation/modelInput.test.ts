@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { buildModelInput, renderContext, responseIds, turnsInWindow, type TextTokenizer } from '../../../src/core/generation/modelInput';
-import type { Turn } from '../../../src/core/model/types';
+import type { Turn } from '../../../src/core/dialogue/types';
 
 /** GEM 2022 Table 1. */
 const table1: Turn[] = [

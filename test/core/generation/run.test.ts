@@ -7,11 +7,11 @@ import { generatorHandle, type GeneratorEnvironment } from '../../../src/core/ge
 import { samplingSeed } from '../../../src/core/generation/localGenerator';
 import { applyGenerated, runGeneration, type RunProgress } from '../../../src/core/generation/run';
 import { resolveGenerationRun } from '../../../src/core/generation/runConfig';
-import { candidateOrigins, type DialogueItem } from '../../../src/core/model/types';
+import { candidateOrigins, type DialogueItem } from '../../../src/core/dialogue/types';
 
 const root = resolve(__dirname, '../../..');
 const env: GeneratorEnvironment = {
-  bundledModels: resolve(root, 'fixtures/models'),
+  models: { bundledDir: resolve(root, 'fixtures/models'), baseDir: root },
   baseDir: root,
   promptRoots: [resolve(root, 'prompts')],
   apiKey: async () => undefined,

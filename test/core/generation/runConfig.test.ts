@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { addGeneratedCandidates, sameOrigin } from '../../../src/core/generation/candidates';
 import { PRESETS, resolveGenerationRun, sequencesPerContext, validateGenerationConfig } from '../../../src/core/generation/runConfig';
-import { candidateOrigins, type CandidateOrigin, type DialogueItem } from '../../../src/core/model/types';
+import { candidateOrigins, type CandidateOrigin, type DialogueItem } from '../../../src/core/dialogue/types';
 
 const FILE = '/tmp/gen.json';
 const local = { backend: 'local' };

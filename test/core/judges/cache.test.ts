@@ -7,7 +7,7 @@ import { cachedJudge, JudgeCache } from '../../../src/core/judges/cache';
 import { runJudge } from '../../../src/core/judges/judge';
 import { openAIChatJudge } from '../../../src/core/judges/openaiJudge';
 import { loadPromptLibrary } from '../../../src/core/judges/prompts';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { chatCompletion, startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 
 const lib = loadPromptLibrary(resolve(__dirname, '../../../prompts'));

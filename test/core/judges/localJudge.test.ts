@@ -4,7 +4,7 @@ import { answerLogProbs, localOnnxJudge, validAnswers } from '../../../src/core/
 import { runJudge } from '../../../src/core/judges/judge';
 import { loadPromptLibrary } from '../../../src/core/judges/prompts';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 
 const folder = resolve(__dirname, '../../../fixtures/models/reflect-gpt2-tiny');
 

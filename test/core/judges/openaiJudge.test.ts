@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { openAIChatJudge } from '../../../src/core/judges/openaiJudge';
 import { runJudge } from '../../../src/core/judges/judge';
 import { loadPromptLibrary } from '../../../src/core/judges/prompts';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { resolve } from 'node:path';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseJudgeReply } from '../../../src/core/judges/parseReply';
 import { assemblePrompt, loadPromptLibrary, PromptTemplateError, templateHash } from '../../../src/core/judges/prompts';
-import type { Turn } from '../../../src/core/model/types';
+import type { Turn } from '../../../src/core/dialogue/types';
 
 const bundled = resolve(__dirname, '../../../prompts');
 const context: Turn[] = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { annotatorView, blindCandidateId, blindOrder, candidateIdOfView } from '../../../src/core/labels/annotatorView';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 
 const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
 

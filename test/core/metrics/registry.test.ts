@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { MetricConfigError, metricEvaluatorId, type Metric, type MetricInput, type MetricValues } from '../../../src/core/metrics/metric';
 import { getMetric, listMetrics, registerMetric, scoreItems, unregisterMetric } from '../../../src/core/metrics/registry';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { REFLECT_EVAL_VERSION } from '../../../src/core/version';
 
 /** A small real metric for the loop: length ratio and token overlap, with one configurable field. */

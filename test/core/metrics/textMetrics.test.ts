@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { getMetric, listMetrics, MetricConfigError, scoreItems } from '../../../src/core/metrics';
 import { bleu4 } from '../../../src/core/metrics/bleu4';
-import type { DialogueItem } from '../../../src/core/model/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { Fraction, fsum, pyLen, pyPow, pySplit, pyRstrip, ratioToNumber } from '../../../src/core/metrics/text/python';
 import { crExp, crLog, exactForTests } from '../../../src/core/metrics/text/libm';
 import { ngramStats, ngramStatsPrepared, prepareReference } from '../../../src/core/metrics/text/ngrams';

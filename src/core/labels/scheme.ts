@@ -3,7 +3,7 @@
  * Counselling Conversations", GEM 2022, §5.1–5.3): most-evident-error (MEE) filling, consensus-adjusted MEE,
  * category merging and majority votes. Pure functions over `Annotation`s; they never modify their input.
  */
-import type { Annotation, ErrorCategory, LikertAgreement } from '../model/types';
+import type { Annotation, ErrorCategory, LikertAgreement } from '../dialogue/types';
 
 /** The error categories in the order the first study lists them (§4.1.3), then `other`. */
 export const ERROR_CATEGORIES: readonly ErrorCategory[] = ['malformed', 'dialogueContradicting', 'parroting', 'offTopic', 'onTopicButUnverifiable', 'other'];

@@ -11,9 +11,9 @@ import {
   setOtherText,
   toggleError,
   type LabelOp,
-} from '../../src/core/labels/annotate';
-import { mergeNewCandidates, mergeScores } from '../../src/core/model/merge';
-import type { Annotation, DialogueItem } from '../../src/core/model/types';
+} from '../../../src/core/labels/annotate';
+import { mergeNewCandidates, mergeScores } from '../../../src/core/dialogue/merge';
+import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
 
 const base = (): DialogueItem => ({
   id: 'i',

@@ -7,8 +7,8 @@ import {
   mergeErrorCategory,
   mergeLikert,
   mergedErrorLabel,
-} from '../../../src/core/agreement/labels';
-import type { Annotation, ErrorCategory } from '../../../src/core/model/types';
+} from '../../../src/core/labels/scheme';
+import type { Annotation, ErrorCategory } from '../../../src/core/dialogue/types';
 
 const inc = (errors: ErrorCategory[], mostEvidentError?: ErrorCategory): Annotation => ({ annotator: 'x', coherent: false, errors, ...(mostEvidentError ? { mostEvidentError } : {}) });
 
