@@ -14,6 +14,7 @@ import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
 import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
+import { registerRun } from './commands/run';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerCorrelate(program);
   registerAgreement(program);
   registerDedup(program);
+  registerRun(program);
   registerDemo(program);
   return program;
 }

@@ -37,3 +37,8 @@ export function bundledAnnoMISample(): string {
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
+
+/** ReflectEval's own data (WordNet, follow-ups, the AnnoMI sample, EvalReflections). */
+export function bundledData(): string {
+  return join(packageRoot(), 'data');
+}

@@ -116,5 +116,42 @@ describe('reflect-eval judge --config (6 variants × 2 judges)', function () {
       await slow.close();
     }
   });
-});
 
+  it('two endpoints serving the same model name are two evaluators, each with its own answers', async () => {
+    const four = await startStubOpenAI(() => ({ reply: '4' }));
+    const two = await startStubOpenAI(() => ({ reply: '2' }));
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'judge-two-'));
+      const file = join(dir, 'study.dialogues.jsonl');
+      assert.equal((await cli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '3', '-o', file], {})).code, 0);
+      const run = {
+        judges: [
+          { backend: 'openai-chat', baseURL: four.baseURL, model: 'same-judge', apiKeyEnv: 'K' },
+          { backend: 'openai-chat', baseURL: two.baseURL, model: 'same-judge', apiKeyEnv: 'K' },
+        ],
+        bodies: ['instructions'],
+        requests: ['rating'],
+      };
+      writeFileSync(join(dir, 'run.json'), JSON.stringify(run));
+      const r = await cli(['judge', file, '--config', join(dir, 'run.json')], { K: 'k' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(four.requests.length, 3);
+      assert.equal(two.requests.length, 3, 'the second server is called too');
+      const items = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const ids = new Set(items.flatMap((it) => it.candidates.flatMap((c: { scores: object }) => Object.keys(c.scores))));
+      assert.equal(ids.size, 2, [...ids].join(', '));
+      for (const it of items) {
+        const values = Object.values(it.candidates[0].scores as Record<string, { value: number; signature: string }>);
+        assert.deepEqual(values.map((s) => s.value).sort(), [2, 4]);
+        const byValue = new Map(values.map((s) => [s.value, s.signature]));
+        assert.ok(byValue.get(4)!.includes(four.baseURL.replace(/\/+$/, '')), byValue.get(4));
+        assert.ok(byValue.get(2)!.includes(two.baseURL.replace(/\/+$/, '')), byValue.get(2));
+      }
+      const manifest = JSON.parse(readFileSync(join(dir, 'study.judge-manifest.json'), 'utf8'));
+      assert.equal(new Set(manifest.evaluators.map((e: { evaluatorId: string }) => e.evaluatorId)).size, 2);
+    } finally {
+      await four.close();
+      await two.close();
+    }
+  });
+});

@@ -1,13 +1,14 @@
 /**
- * `reflect-eval dedup`: semantic deduplication of every item's candidates (first study §4.2.1).
+ * `reflect-eval dedup`: semantic deduplication of every item's candidates (first study §4.2.1). Flags become a
+ * dedup plan run by the core job (src/core/jobs/dedup.ts).
  */
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { SEMANTIC_DEDUP_DEFAULTS, clusterCandidates, semanticDedupConfig } from '../../core/dedup/semanticDedup';
-import { writeItemsBack } from '../../core/format/files';
-import type { EncoderDtype } from '../../core/models/encoder';
-import { SentenceEmbedder } from '../../core/models/sentenceEmbedding';
-import { log, openDialogues } from '../common';
+import { SEMANTIC_DEDUP_DEFAULTS } from '../../core/dedup/semanticDedup';
+import { validateDedupPlan } from '../../core/jobs/dedup';
+import { runPlanOnFile } from '../../core/jobs/file';
+import type { ItemClustering } from '../../core/dedup/semanticDedup';
+import { cliHost, printReport, withInterrupt } from '../host';
 
 function nonNegativeNumber(v: string): number {
   const n = Number(v);
@@ -36,33 +37,33 @@ export function registerDedup(program: Command): void {
     .option('--include <which>', 'generated (not written by a person) or all candidates', SEMANTIC_DEDUP_DEFAULTS.include)
     .option('--dtype <dtype>', 'ONNX weights: fp32, fp16 or q8', 'fp32')
     .option('--json', 'print the per-item summary as JSON')
+    .option('--print-plan', 'print the plan as JSON, then exit')
     .option('-o, --out <file>', 'write here instead of updating the file in place')
     .action(async (file: string, opts: Record<string, unknown>) => {
-      const config = semanticDedupConfig({
-        model: opts.model as string,
-        threshold: opts.threshold as number,
-        sample: opts.sample as number,
-        seed: opts.seed as number,
-        include: opts.include as 'generated' | 'all',
-      });
-      const { doc, items } = openDialogues(file);
-      log(`loading sentence-embedding model ${config.model}`);
-      const embedder = await SentenceEmbedder.load(config.model, { dtype: opts.dtype as EncoderDtype });
-      try {
-        const res = await clusterCandidates(items, embedder, config, { onProgress: (done, total) => log(`clustered ${done}/${total} items`) });
-        const n = writeItemsBack(doc, res.items, resolve((opts.out as string | undefined) ?? file));
-        log(`updated ${n} items; signature ${res.signature}`);
-        if (opts.json) {
-          process.stdout.write(JSON.stringify({ signature: res.signature, meanSampledClusterSize: res.meanSampledClusterSize, items: res.perItem }, null, 2) + '\n');
-          return;
-        }
-        const rows = [['item', 'candidates', 'clusters', 'sampled', 'sampled sizes'], ...res.perItem.map((p) => [p.itemId, String(p.candidates), String(p.clusters), String(p.sampled), p.sampledSizes.join(' ')])];
-        const widths = rows[0].map((_, k) => Math.max(...rows.map((r) => r[k].length)));
-        for (const r of rows) process.stdout.write(r.map((c, k) => c.padEnd(widths[k])).join('  ').trimEnd() + '\n');
-        const m = res.meanSampledClusterSize;
-        process.stdout.write(`mean size of a sampled cluster: ${Number.isNaN(m) ? '—' : m.toFixed(2)}\n`);
-      } finally {
-        await embedder.dispose();
+      const plan = validateDedupPlan(
+        { model: opts.model, threshold: opts.threshold, sample: opts.sample, seed: opts.seed, include: opts.include, ...(opts.dtype !== 'fp32' ? { dtype: opts.dtype } : {}) },
+        'flags',
+      );
+      if (opts.printPlan) {
+        process.stdout.write(JSON.stringify({ job: 'dedup', ...plan }, null, 2) + '\n');
+        return;
       }
+      const host = cliHost();
+      const report = await withInterrupt((signal) =>
+        runPlanOnFile({ ...plan, job: 'dedup' }, resolve(file), { ...host, signal }, { out: opts.out ? resolve(opts.out as string) : undefined }),
+      );
+      host.close();
+      printReport(report);
+      const data = report.data as { signature: string; meanSampledClusterSize: number | null; items: ItemClustering[] } | undefined;
+      if (!data) return;
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+        return;
+      }
+      const rows = [['item', 'candidates', 'clusters', 'sampled', 'sampled sizes'], ...data.items.map((p) => [p.itemId, String(p.candidates), String(p.clusters), String(p.sampled), p.sampledSizes.join(' ')])];
+      const widths = rows[0].map((_, k) => Math.max(...rows.map((r) => r[k].length)));
+      for (const r of rows) process.stdout.write(r.map((c, k) => c.padEnd(widths[k])).join('  ').trimEnd() + '\n');
+      const m = data.meanSampledClusterSize;
+      process.stdout.write(`mean size of a sampled cluster: ${m === null ? '—' : m.toFixed(2)}\n`);
     });
 }

@@ -1,51 +1,15 @@
 /**
- * `reflect-eval demo`: the main job offline on the bundled default (README's first command).
+ * `reflect-eval demo`: the main job offline on the bundled default (README's first command), run as the pipeline
+ * of src/core/jobs/demo.ts.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { importAnnoMI, parseAnnoMI } from '../../core/annomi/annomi';
-import { writeTextAtomic } from '../../core/format/files';
-import { formatItems } from '../../core/format/jsonl';
-import { runJudge, type Judge } from '../../core/judges/judge';
-import { localOnnxJudge } from '../../core/judges/localJudge';
-import { loadPromptLibrary } from '../../core/judges/prompts';
-import { scoreItems } from '../../core/metrics';
-import { metricRuns } from '../../core/metrics/runSpec';
-import type { DialogueItem } from '../../core/dialogue/types';
-import { loadModel, log, positiveInt } from '../common';
-import { bundledAnnoMISample, bundledPrompts } from '../paths';
-import { generateStep } from './generate';
-
-/** The demo caps candidates at 48 tokens: the tiny bundled model tends to loop, and AnnoMI reflections are short. */
-const DEMO_MAX_NEW_TOKENS = 48;
-
-async function judgeStep(items: DialogueItem[], judge: Judge, promptsDir: string[], body: string, request: string, concurrency = 1): Promise<DialogueItem[]> {
-  const lib = loadPromptLibrary(...promptsDir);
-  let last = 0;
-  const res = await runJudge(items, judge, lib, { body, request }, {
-    concurrency,
-    onProgress: (p) => {
-      if (p.done === p.total || p.done - last >= 10) {
-        last = p.done;
-        log(`judged ${p.done}/${p.total} candidates (${p.failures} without a usable score)`);
-      }
-    },
-  });
-  log(`evaluator ${res.evaluatorId}: ${res.calls} calls`);
-  return res.items;
-}
-
-/** ICMI 2023's reference metrics (BLEU-4, ROUGE-L, METEOR) under their defaults, against each item's reference. */
-async function scoreStep(items: DialogueItem[]): Promise<DialogueItem[]> {
-  let current = items;
-  for (const run of metricRuns(undefined, undefined)) {
-    const res = await scoreItems(current, run.metric, run.config);
-    current = res.items;
-    log(`${res.evaluatorIds.join(', ')}: ${res.scored} scored, ${res.failures} without a score`);
-  }
-  return current;
-}
+import { demoPipeline } from '../../core/jobs/demo';
+import { runPipeline } from '../../core/jobs/file';
+import { validatePipeline } from '../../core/jobs/plans';
+import { log, positiveInt } from '../common';
+import { cliHost, printReport, withInterrupt } from '../host';
+import { bundledData } from '../paths';
 
 export function registerDemo(program: Command): void {
   program
@@ -55,23 +19,23 @@ export function registerDemo(program: Command): void {
     .option('--sample <n>', 'contexts to import', positiveInt, 15)
     .option('--seed <seed>', 'sampling seed', '0')
     .option('--csv <file>', 'AnnoMI CSV (default: the bundled sample)')
+    .option('--print-plan', 'print the pipeline as JSON (runnable with `reflect-eval run`), then exit')
     .action(async (opts: Record<string, unknown>) => {
-      const out = resolve(opts.out as string);
-      mkdirSync(dirname(out), { recursive: true });
-      const csv = (opts.csv as string | undefined) ?? bundledAnnoMISample();
-      const dialogues = parseAnnoMI(readFileSync(csv, 'utf8'), basename(csv));
-      let items = importAnnoMI(dialogues, { sample: opts.sample as number, seed: opts.seed as string, sourceFile: basename(csv) });
-      log(`imported ${items.length} AnnoMI reflection contexts from ${csv}`);
-      // One model serves as generator and as local judge.
-      const model = await loadModel(undefined);
-      try {
-        items = await generateStep(items, model, DEMO_MAX_NEW_TOKENS);
-        items = await judgeStep(items, localOnnxJudge(model), [bundledPrompts()], 'instructions', 'rating');
-      } finally {
-        await model.dispose();
+      const csv = resolve((opts.csv as string | undefined) ?? join(bundledData(), 'annomi', 'AnnoMI-sample.csv'));
+      const pipeline = validatePipeline(demoPipeline({ file: resolve(opts.out as string), csv, sample: opts.sample as number, seed: opts.seed as string }), 'demo');
+      if (opts.printPlan) {
+        const dir = process.cwd();
+        const portable = { ...pipeline, file: relative(dir, pipeline.file), steps: pipeline.steps.map((s) => (s.job === 'import' ? { ...s, file: relative(dir, s.file) } : s)) };
+        process.stdout.write(JSON.stringify(portable, null, 2) + '\n');
+        return;
       }
-      items = await scoreStep(items);
-      writeTextAtomic(out, formatItems(items));
-      log(`wrote ${out}: ${items.length} items, ${items.reduce((n, it) => n + it.candidates.length, 0)} candidates. Open it in VS Code with ReflectEval.`);
+      const host = cliHost();
+      const reports = await withInterrupt((signal) => runPipeline(pipeline, { ...host, signal }, (_, report) => {
+        host.close();
+        printReport(report);
+      }));
+      host.close();
+      const last = reports[reports.length - 1];
+      if (reports.length === pipeline.steps.length && !last.nothingDone) log(`wrote ${pipeline.file}. Open it in VS Code with ReflectEval.`);
     });
 }

@@ -1,14 +1,17 @@
 /**
- * `reflect-eval judge`: one judge from flags, or a judges × bodies × requests matrix from `--config`.
+ * `reflect-eval judge`: one judge from flags, or a judges × bodies × requests matrix from `--config`; both become
+ * a judge plan run by the core job (src/core/jobs/judge.ts), as the editor's commands do.
  */
-import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { writeItemsBack } from '../../core/format/files';
-import { validateRunConfig, type JudgeSpec, type RunConfig } from '../../core/judges/runConfig';
-import { log, openDialogues, positiveInt } from '../common';
-import { runJudgeMatrix, writeManifest } from '../judgeRun';
-import { bundledPrompts } from '../paths';
+import { estimateJudgePlan, validateJudgePlan, type JudgePlan } from '../../core/jobs/judge';
+import { runPlanOnFile } from '../../core/jobs/file';
+import type { JudgeSpec } from '../../core/judges/runConfig';
+import { documentItems } from '../../core/format/jsonl';
+import { readDialogueFile } from '../../core/format/files';
+import { log, positiveInt } from '../common';
+import { cliHost, DEFAULT_API_KEY_ENV, printReport, withInterrupt } from '../host';
+import { readJsonArg } from '../plans';
 
 export function registerJudge(program: Command): void {
   program
@@ -16,7 +19,7 @@ export function registerJudge(program: Command): void {
     .description('score every candidate with LLM judges under ICMI 2023 prompt variants (one judge from flags, or a matrix from --config)')
     .option('--config <run.json>', 'judges × bodies × requests, concurrency and prices (see docs/judging.md); overrides the single-judge flags')
     .addOption(new Option('--backend <kind>', 'judge backend').choices(['local', 'openai']).default('local'))
-    .option('--model <name>', 'local: model folder or hub id (default: bundled); openai: model name')
+    .option('--model <name>', 'local: model folder, hub id or bundled:<name> (default: bundled); openai: model name')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (openai backend)', 'https://api.openai.com/v1')
     .option('--body <name>', 'task body template', 'instructions')
     .option('--request <name>', 'assessment request template', 'rating')
@@ -24,35 +27,44 @@ export function registerJudge(program: Command): void {
     .option('--concurrency <n>', 'judgements in flight at once', positiveInt, 4)
     .option('--cache <file>', 'response cache (default: .reflect-eval-cache/judge-cache.jsonl beside the file)')
     .option('--no-cache', 'call the judge even for prompts it has answered before')
+    .option('--dry-run', 'print the number of judgements and the estimated cost, then exit')
+    .option('--print-plan', 'print the plan as JSON (a run config for --config), then exit')
     .option('-o, --out <file>', 'write here instead of updating the file in place')
     .action(async (file: string, opts: Record<string, unknown>) => {
-      const { doc, items } = openDialogues(file);
-      const prompts = [bundledPrompts(), ...(opts.prompts ? [resolve(opts.prompts as string)] : [])];
-      let config: RunConfig;
+      let plan: JudgePlan;
+      let baseDir = process.cwd();
       if (opts.config) {
-        const configFile = resolve(opts.config as string);
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(readFileSync(configFile, 'utf8'));
-        } catch (err) {
-          throw new Error(`${configFile}: not valid JSON: ${(err as Error).message}`);
-        }
-        config = validateRunConfig(parsed, configFile);
+        const read = readJsonArg(opts.config as string);
+        plan = validateJudgePlan(read.value, read.source);
+        baseDir = read.dir;
+        if (opts.concurrency !== 4 && plan.concurrency === undefined) plan.concurrency = opts.concurrency as number;
       } else {
         const spec: JudgeSpec =
           opts.backend === 'openai'
-            ? { backend: 'openai-chat', model: opts.model as string, baseURL: opts.baseUrl as string, apiKeyEnv: process.env.REFLECT_EVAL_API_KEY ? 'REFLECT_EVAL_API_KEY' : 'OPENAI_API_KEY' }
+            ? { backend: 'openai-chat', model: opts.model as string, baseURL: opts.baseUrl as string, apiKeyEnv: process.env[DEFAULT_API_KEY_ENV] ? DEFAULT_API_KEY_ENV : 'OPENAI_API_KEY' }
             : { backend: 'local', ...(opts.model ? { model: opts.model as string } : {}) };
         if (spec.backend !== 'local' && !spec.model) throw new Error('--model is required with --backend openai');
-        config = { judges: [spec], bodies: [opts.body as string], requests: [opts.request as string], concurrency: opts.concurrency as number };
+        plan = validateJudgePlan({ judges: [spec], bodies: [opts.body], requests: [opts.request], concurrency: opts.concurrency }, 'flags');
       }
-      const cacheFile = opts.cache === false ? null : typeof opts.cache === 'string' ? resolve(opts.cache) : join(dirname(resolve(file)), '.reflect-eval-cache', 'judge-cache.jsonl');
-      const { items: updated, records } = await runJudgeMatrix(items, config, prompts, cacheFile, log);
-      const out = resolve((opts.out as string | undefined) ?? file);
-      const n = writeItemsBack(doc, updated, out);
-      for (const r of records) log(`${r.evaluatorId}: ${r.judgements} judgements, ${r.calls} calls, ${r.cacheHits} from cache, ${r.failures} without a usable score`);
-      const manifest = out.replace(/(\.dialogues)?\.jsonl$/, '') + '.judge-manifest.json';
-      writeManifest(manifest, config, records, { file: basename(out), prompts: prompts, cache: cacheFile });
-      log(`updated ${n} items; manifest ${manifest}`);
+      if (opts.cache === false) plan.cache = false;
+      else if (typeof opts.cache === 'string') plan.cache = resolve(opts.cache);
+      if (opts.printPlan) {
+        process.stdout.write(JSON.stringify({ job: 'judge', ...plan }, null, 2) + '\n');
+        return;
+      }
+      const host = cliHost({ baseDir, prompts: opts.prompts ? resolve(opts.prompts as string) : undefined });
+      if (opts.dryRun) {
+        const est = await estimateJudgePlan(plan, documentItems(readDialogueFile(resolve(file))), host.promptRoots);
+        process.stdout.write(`${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s); cached replies are not asked again\n`);
+        for (const j of est.perJudge) process.stdout.write(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}\n`);
+        if (est.cost !== null) process.stdout.write(`estimated cost ≤ ${est.cost.toFixed(4)}\n`);
+        return;
+      }
+      const report = await withInterrupt((signal) =>
+        runPlanOnFile({ ...plan, job: 'judge' }, resolve(file), { ...host, signal }, { out: opts.out ? resolve(opts.out as string) : undefined }),
+      );
+      host.close();
+      printReport(report);
+      if (!report.lines.length && !report.nothingDone) log('no judgement ran');
     });
 }

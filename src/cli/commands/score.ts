@@ -1,26 +1,16 @@
 /**
- * `reflect-eval score`: reference metrics (BLEU-4, sacreBLEU, ROUGE-L, METEOR and whatever else is registered)
- * on every candidate of a dialogue file, one score per metric output under `metric:<name>.<output>@<signature>`.
+ * `reflect-eval score`: reference metrics (BLEU-4, sacreBLEU, ROUGE-L, METEOR) and model-based metrics on every
+ * candidate, one score per metric output under `metric:<name>.<output>@<signature>`. Flags become a score plan run
+ * by the core job (src/core/jobs/score.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { writeItemsBack } from '../../core/format/files';
-import { listMetrics, scoreItems } from '../../core/metrics';
-import { DEFAULT_METRICS, itemsLackingReference, metricRuns } from '../../core/metrics/runSpec';
-import { log, openDialogues } from '../common';
-
-/** `--config`: inline JSON (starts with `{`) or the path of a JSON file. */
-function readConfig(arg: string): { value: unknown; source: string } {
-  const inline = arg.trimStart().startsWith('{');
-  const source = inline ? '--config' : resolve(arg);
-  if (!inline && !existsSync(source)) throw new Error(`--config ${arg}: no such file (give inline JSON starting with "{" or a JSON file)`);
-  try {
-    return { value: JSON.parse(inline ? arg : readFileSync(source, 'utf8')), source };
-  } catch (err) {
-    throw new Error(`${source}: not valid JSON: ${(err as Error).message}`);
-  }
-}
+import { runPlanOnFile } from '../../core/jobs/file';
+import { validateScorePlan } from '../../core/jobs/score';
+import { listMetrics } from '../../core/metrics';
+import { DEFAULT_METRICS } from '../../core/metrics/runSpec';
+import { cliHost, printReport, withInterrupt } from '../host';
+import { readJsonArg } from '../plans';
 
 export function registerScore(program: Command): void {
   program
@@ -30,41 +20,28 @@ export function registerScore(program: Command): void {
     .option('--config <json|file>', 'configurations: {"bleu4": {"smoothing": "method1"}, "meteor": [{"mode": "tokens"}, {"mode": "string"}]}, or one metric\'s fields when one --metric is given')
     .option('--force', 'score again candidates that already have these scores')
     .option('--list', 'list the registered metrics and their default signatures, then exit')
+    .option('--print-plan', 'print the plan as JSON, then exit')
     .option('-o, --out <file>', 'write here instead of updating the file in place')
     .action(async (file: string | undefined, opts: Record<string, unknown>) => {
       if (opts.list) {
         for (const m of listMetrics()) process.stdout.write(`${m.name}\t${m.card.title}\t${m.outputs.map((o) => o.name).join(',')}\t${m.signature(m.configure({}))}\n`);
         return;
       }
+      const config = opts.config ? readJsonArg(opts.config as string) : undefined;
+      const plan = validateScorePlan(
+        { ...(opts.metric ? { metrics: opts.metric } : {}), ...(config ? { config: config.value } : {}), ...(opts.force ? { force: true } : {}) },
+        config?.source ?? 'flags',
+      );
+      if (opts.printPlan) {
+        process.stdout.write(JSON.stringify({ job: 'score', ...plan }, null, 2) + '\n');
+        return;
+      }
       if (!file) throw new Error('score: give a dialogue file (or --list)');
-      const config = opts.config ? readConfig(opts.config as string) : undefined;
-      const runs = metricRuns(opts.metric as string[] | undefined, config?.value, config?.source);
-      const { doc, items } = openDialogues(file);
-      let current = items;
-      for (const run of runs) {
-        let last = 0;
-        const res = await scoreItems(current, run.metric, run.config, {
-          force: Boolean(opts.force),
-          onProgress: (done, total) => {
-            if (done === total || done - last >= 500) {
-              last = done;
-              log(`${run.metric.name}: ${done}/${total} candidates`);
-            }
-          },
-        });
-        current = res.items;
-        for (const id of res.evaluatorIds) {
-          const values = current.flatMap((it) => it.candidates.map((c) => c.scores[id])).filter((s) => s?.status === 'ok').map((s) => s.value as number);
-          const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
-          log(`${id}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score; mean ${values.length ? mean.toPrecision(4) : '-'} over ${values.length}`);
-        }
-      }
-      const noReference = itemsLackingReference(current, runs);
-      if (noReference > 0) {
-        log(`${noReference} of ${current.length} items have no reference, so reference-based metrics left their candidates unscored; for an annotation table, import it with --reference (the human response becomes the reference)`);
-      }
-      const out = resolve((opts.out as string | undefined) ?? file);
-      const n = writeItemsBack(doc, current, out);
-      log(`updated ${n} items in ${out}`);
+      const host = cliHost({ baseDir: config?.dir });
+      const report = await withInterrupt((signal) =>
+        runPlanOnFile({ ...plan, job: 'score' }, resolve(file), { ...host, signal }, { out: opts.out ? resolve(opts.out as string) : undefined }),
+      );
+      host.close();
+      printReport(report);
     });
 }

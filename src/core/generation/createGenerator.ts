@@ -23,10 +23,8 @@ export interface GeneratorEnvironment {
   baseDir: string;
   /** Prompt folders searched for `generation/chat.mustache`, bundled first (later ones win). */
   promptRoots: string[];
-  /** The API key of an API generator (undefined: the generator cannot run). */
-  apiKey(spec: GeneratorSpec): Promise<string | undefined>;
-  /** Where to explain how to provide a key, e.g. `set REFLECT_EVAL_API_KEY`. */
-  apiKeyHint(spec: GeneratorSpec): string;
+  /** The API key of an API generator, or what the user must do to provide one (the generator cannot run). */
+  apiKey(spec: GeneratorSpec): Promise<{ key: string } | { missing: string }>;
   /** API reply cache (shared by the run's API generators), or undefined for none. */
   cache?: ResponseCache<ApiReply>;
 }
@@ -49,8 +47,9 @@ export function generatorHandle(spec: GeneratorSpec, env: GeneratorEnvironment):
       if (spec.backend === 'local') {
         return localCandidateGenerator(await loadGenerativeModel(spec.model ?? DEFAULT_LOCAL_MODEL, env.models), { inputSpecialTokens: spec.inputSpecialTokens });
       }
-      const apiKey = await env.apiKey(spec);
-      if (!apiKey) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${env.apiKeyHint(spec)}`);
+      const answer = await env.apiKey(spec);
+      if ('missing' in answer) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
+      const apiKey = answer.key;
       const protocol = spec.backend === 'openai-chat' ? 'chat' : 'completions';
       const chatTemplate = protocol === 'chat' ? (spec.chatTemplate ? loadChatTemplate(resolve(env.baseDir, spec.chatTemplate)) : findChatTemplate(...env.promptRoots)) : undefined;
       const api = new ApiGenerator({

@@ -7,7 +7,7 @@
  * candidates per model per context.
  */
 import type { TherapistBehaviour } from '../dialogue/types';
-import { RunConfigError } from '../judges/runConfig';
+import { ConfigError as RunConfigError } from '../config';
 import type { GenerationConfig, Strategy } from './config';
 import { MAX_CONTEXT_TOKENS } from './modelInput';
 

@@ -24,6 +24,7 @@ export function cachedJudge(judge: Judge, cache: JudgeCache, backend: Record<str
   const stats: CacheStats = { hits: 0, calls: 0 };
   return {
     id: judge.id,
+    signature: judge.signature,
     stats,
     async judge(req: JudgeRequest): Promise<JudgeResult> {
       const key = responseCacheKey({ ...backend, spec: req.spec }, req.prompt);

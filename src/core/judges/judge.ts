@@ -4,6 +4,7 @@
  */
 import pLimit from 'p-limit';
 import type { DialogueItem, Score } from '../dialogue/types';
+import { buildSignature, parseSignature, shortDigest } from '../evaluators/signature';
 import { parseJudgeReply } from './parseReply';
 import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
 
@@ -29,8 +30,14 @@ export interface JudgeResult {
 
 /** A judge backend. */
 export interface Judge {
-  /** Stable id used in evaluator ids, e.g. `api:gpt-4o-mini` or `local:reflect-gpt2-tiny`. */
+  /** Short readable part of evaluator ids, e.g. `api:gpt-4o-mini` or `local:bundled:reflect-gpt2-tiny`. */
   readonly id: string;
+  /**
+   * Everything that changes the judge's replies, as a signature ({@link buildSignature}): backend, endpoint,
+   * model, sampling parameters, logprobs, reply length; never a secret. Two judges that differ in any of these
+   * have different signatures, hence different evaluator ids.
+   */
+  readonly signature: string;
   judge(request: JudgeRequest): Promise<JudgeResult>;
 }
 
@@ -41,11 +48,32 @@ export function resultFromReply(raw: string, spec: RequestSpec): JudgeResult {
 }
 
 /**
- * Evaluator id of a judge under a prompt variant: `judge:<judge id>:<body>×<request>@<template hash>`.
- * The hash changes when any template text changes, so results of edited prompts never mix.
+ * Evaluator id of a judge under a prompt variant: `judge:<judge id>:<body>×<request>@<template hash>~<config digest>`,
+ * e.g. `judge:api:gpt-4o-mini:instructions×rating@3f2a9c0d1e4b~5a6b7c8d`. The template hash changes when any
+ * template text the variant uses changes; the config digest is 8 hex digits of SHA-256 over the judge's signature
+ * without its ReflectEval version (endpoint, model, sampling parameters, logprobs, reply length: see
+ * {@link Judge.signature}), so two judges that differ in anything are two evaluators, and a new ReflectEval release
+ * does not make a paid judge's results look like another evaluator's.
+ *
+ * Ids written by ReflectEval 0.1.0 have no `~<digest>` (their endpoint and parameters were not recorded); they
+ * still read as evaluators of their own.
  */
-export function judgeEvaluatorId(judgeId: string, variant: PromptVariant, hash: string): string {
-  return `judge:${judgeId}:${variant.body}×${variant.request}@${hash}`;
+export function judgeEvaluatorId(judge: Pick<Judge, 'id' | 'signature'>, variant: PromptVariant, hash: string): string {
+  return `judge:${judge.id}:${variant.body}×${variant.request}@${hash}~${judgeConfigDigest(judge.signature)}`;
+}
+
+/** The `~<digest>` part of judge ids: 8 hex digits of SHA-256 over the signature without its `rv:` field. */
+export function judgeConfigDigest(signature: string): string {
+  return shortDigest(signature.replace(/\|rv:[^|]*$/, ''));
+}
+
+/**
+ * The signature a judge's scores record: the judge's own, then the prompt variant and its template hash (before
+ * the ReflectEval version), e.g. `backend:openai-chat|url:…|model:m|…|body:instructions|request:rating|tmpl:3f2a…|rv:0.1.0`.
+ */
+export function judgeScoreSignature(judgeSignature: string, variant: PromptVariant, hash: string): string {
+  const fields = [...parseSignature(judgeSignature)].filter(([k]) => k !== 'rv');
+  return buildSignature([...fields, ['body', variant.body], ['request', variant.request], ['tmpl', hash]]);
 }
 
 /** Progress of a judge run. */
@@ -69,7 +97,9 @@ export async function runJudge(
   variant: PromptVariant,
   options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date; concurrency?: number } = {},
 ): Promise<{ items: DialogueItem[]; evaluatorId: string; calls: number; failures: number; usage: { promptTokens: number; completionTokens: number } }> {
-  const evaluatorId = judgeEvaluatorId(judge.id, variant, templateHash(lib, variant));
+  const hash = templateHash(lib, variant);
+  const evaluatorId = judgeEvaluatorId(judge, variant, hash);
+  const signature = judgeScoreSignature(judge.signature, variant, hash);
   const total = items.reduce((n, it) => n + it.candidates.length, 0);
   const limit = pLimit(Math.max(1, options.concurrency ?? 1));
   let done = 0;
@@ -109,6 +139,7 @@ export async function runJudge(
             raw: result.raw,
             ...(result.expected !== undefined ? { expected: result.expected } : {}),
             ...(result.message ? { message: result.message } : {}),
+            signature,
             judge: judge.id,
             variant,
             templateHash: prompt.templateHash,

@@ -1,6 +1,7 @@
 /**
- * A local judge: an ONNX causal LM scores each valid answer of the assessment request as a continuation of
- * the prompt, by teacher forcing through the same engine that generates candidates.
+ * A local judge: any local ONNX language model (decoder-only, or encoder-decoder with the prompt as encoder input)
+ * scores each valid answer of the assessment request as a continuation of the prompt, by teacher forcing through
+ * the same engine that generates candidates.
  *
  * For every valid answer a (the integers min..max, written with a leading space as they would follow
  * "Rating (1-5):"), log P(a | prompt) is the sum of its tokens' log-probabilities (log-softmax of the
@@ -8,6 +9,7 @@
  * `expected` is Σ a·P(a) / Σ P(a) over the valid answers. Prompts longer than the model's positions are
  * left-truncated, keeping the request at the end.
  */
+import { buildSignature } from '../evaluators/signature';
 import { teacherForcing } from '../generation/teacherForcing';
 import type { GenerativeLM } from '../models/languageModel';
 import type { Judge, JudgeRequest, JudgeResult } from './judge';
@@ -27,18 +29,32 @@ export function validAnswers(spec: RequestSpec): number[] {
  * @returns one natural-log probability per answer, in order
  */
 export async function answerLogProbs(model: GenerativeLM, promptIds: number[], answers: number[][]): Promise<number[]> {
-  const results = await teacherForcing(model, answers.map((a) => ({ promptIds, continuationIds: a })));
+  // Encoder-decoder models (BART) read the prompt in the encoder; their decoder starts with the forced BOS, as in
+  // generation and perplexity, unscored.
+  const forcedBos = model.architecture === 'encoder-decoder' ? model.specialTokens.forcedBosTokenId : null;
+  const prefix = forcedBos !== null ? { prefixIds: [forcedBos] } : {};
+  const results = await teacherForcing(model, answers.map((a) => ({ promptIds, continuationIds: a, ...prefix })));
   return results.map((r) => r.sumLogProb);
 }
 
-/** Creates a local judge on a loaded model. Its id is `local:<model reference>`. */
+/**
+ * Creates a local judge on a loaded model. Its id is `local:<model reference>`; its signature
+ * `backend:local|model:<reference as written>|answers:logprob|rv:…` (the reply is the most probable valid answer,
+ * deterministic).
+ */
 export function localOnnxJudge(model: GenerativeLM, id = `local:${model.ref}`): Judge {
   return {
     id,
+    signature: buildSignature([
+      ['backend', 'local'],
+      ['model', model.ref],
+      ['answers', 'logprob'],
+    ]),
     async judge(req: JudgeRequest): Promise<JudgeResult> {
       const values = validAnswers(req.spec);
       const answers = values.map((v) => model.tokenizer.encode(` ${v}`));
-      const room = model.maxPositions - Math.max(...answers.map((a) => a.length));
+      // Decoder-only: prompt and answer share the positions. Encoder-decoder: the prompt has the encoder's.
+      const room = model.architecture === 'decoder-only' ? model.maxPositions - Math.max(...answers.map((a) => a.length)) : model.maxPositions;
       const ids = model.tokenizer.encode(req.prompt);
       const promptIds = ids.length > room ? ids.slice(ids.length - room) : ids;
       const lps = await answerLogProbs(model, promptIds, answers);

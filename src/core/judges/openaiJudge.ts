@@ -7,6 +7,7 @@
  * score over the valid answers: E = Σ v·p(v) / Σ p(v) over alternatives whose text is a valid answer v.
  */
 import OpenAI from 'openai';
+import { buildSignature } from '../evaluators/signature';
 import { resultFromReply, type Judge, type JudgeRequest, type JudgeResult } from './judge';
 import type { RequestSpec } from './prompts';
 
@@ -28,6 +29,37 @@ export interface OpenAIJudgeOptions {
   maxTokens?: number;
   /** Ask for the first token's alternatives (20 for chat, 5 for completions) to compute `expected`. */
   logprobs?: boolean;
+  /** Sampling temperature (default 0, ICMI 2023 §3.3; above 0 for repeated judgements). */
+  temperature?: number;
+}
+
+/**
+ * The signature of an OpenAI-compatible judge: everything that changes its replies — protocol, endpoint (without
+ * credentials, query or trailing slash), model, temperature, reply length, logprobs, and the names (never the
+ * values, which may be keys) of extra headers.
+ */
+export function openAIJudgeSignature(options: Omit<OpenAIJudgeOptions, 'apiKey'>): string {
+  let url = options.baseURL;
+  try {
+    const u = new URL(options.baseURL);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    url = u.toString();
+  } catch {
+    // Not a URL: the client will fail on it; the signature keeps it as written.
+  }
+  const headers = Object.keys(options.headers ?? {}).map((h) => h.toLowerCase()).sort();
+  return buildSignature([
+    ['backend', options.endpoint === 'completions' ? 'openai-completions' : 'openai-chat'],
+    ['url', url.replace(/\/+$/, '')],
+    ['model', options.model],
+    ['temperature', options.temperature ?? 0],
+    ['maxTokens', options.maxTokens ?? 16],
+    ['logprobs', Boolean(options.logprobs)],
+    ['headers', headers.length ? headers.join(',') : undefined],
+  ]);
 }
 
 /**
@@ -66,13 +98,14 @@ export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
   const maxTokens = options.maxTokens ?? 16;
   return {
     id: `api:${options.model}`,
+    signature: openAIJudgeSignature(options),
     async judge(req: JudgeRequest): Promise<JudgeResult> {
       let raw: unknown;
       let alternatives: { token: string; logprob: number }[] | undefined;
       let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
       if (options.endpoint === 'completions') {
         const completion = await client.completions.create(
-          { model: options.model, prompt: req.prompt, temperature: 0, max_tokens: maxTokens, ...(options.logprobs ? { logprobs: 5 } : {}) },
+          { model: options.model, prompt: req.prompt, temperature: options.temperature ?? 0, max_tokens: maxTokens, ...(options.logprobs ? { logprobs: 5 } : {}) },
           { signal: req.signal },
         );
         raw = completion.choices?.[0]?.text;
@@ -84,7 +117,7 @@ export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
           {
             model: options.model,
             messages: [{ role: 'user', content: req.prompt }],
-            temperature: 0,
+            temperature: options.temperature ?? 0,
             max_tokens: maxTokens,
             ...(options.logprobs ? { logprobs: true, top_logprobs: 20 } : {}),
           },

@@ -2,6 +2,7 @@
  * The judge matrix run configuration (judges × task bodies × assessment requests, ICMI 2023 §2.4) and the
  * arithmetic of a run: number of calls and estimated cost.
  */
+import { ConfigError } from '../config';
 import type { DialogueItem } from '../dialogue/types';
 
 /** One judge of a run. API keys are never in the config: `apiKeyEnv` names the environment variable. */
@@ -16,6 +17,8 @@ export interface JudgeSpec {
   /** Ask for token log-probabilities (API backends) to compute expected scores. */
   logprobs?: boolean;
   maxTokens?: number;
+  /** API backends: sampling temperature (default 0, ICMI 2023 §3.3). */
+  temperature?: number;
 }
 
 /** Price of a model in currency units per million tokens. */
@@ -33,17 +36,8 @@ export interface RunConfig {
   prices?: Record<string, Price>;
 }
 
-/** A run config problem, naming the file and field. */
-export class RunConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${file}: ${field}: ${message}`);
-    this.name = 'RunConfigError';
-  }
-}
+/** A run config problem, naming the file and field (the shared {@link ConfigError}). */
+export { ConfigError as RunConfigError } from '../config';
 
 /**
  * Checks a parsed run config.
@@ -52,7 +46,7 @@ export class RunConfigError extends Error {
  */
 export function validateRunConfig(value: unknown, file: string): RunConfig {
   const fail = (field: string, msg: string): never => {
-    throw new RunConfigError(file, field, msg);
+    throw new ConfigError(file, field, msg);
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('(root)', 'must be a JSON object');
   const c = value as Record<string, unknown>;

@@ -25,21 +25,6 @@ export function activeDialogue(editors: DialogueEditorProvider): vscode.TextDocu
   return doc;
 }
 
-/** Folder of the bundled demo model inside the installed extension. */
-export function bundledModelFolder(context: vscode.ExtensionContext): string {
-  return vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath;
-}
-
-/** Loads the model a setting names, or the bundled one (named `bundled:reflect-gpt2-tiny` in outputs). */
-export async function loadConfiguredModel(context: vscode.ExtensionContext, setting: string, progress: vscode.Progress<{ message?: string }>) {
-  const { OnnxCausalLM } = await import('../../core/models/causalLM');
-  const { BUNDLED_MODEL_ID } = await import('../../core/judges/createJudge');
-  const configured = config().get<string>(setting)?.trim();
-  progress.report({ message: `loading ${configured || 'the bundled model'}` });
-  if (configured) return OnnxCausalLM.load(configured);
-  return OnnxCausalLM.load(bundledModelFolder(context), { id: BUNDLED_MODEL_ID });
-}
-
 /** Prompt template roots: the bundled `prompts/`, then `reflectEval.promptsPath` or the workspace's `prompts/`. */
 export function promptRoots(context: vscode.ExtensionContext): string[] {
   const roots = [vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath];

@@ -4,19 +4,16 @@
  * A quick pick chooses the decoding settings — Greedy, the GEM 2022 grid, the custom settings of
  * `reflectEval.generator.settings`, or a run config file — then the generators (`reflectEval.generator.models`,
  * else `reflectEval.generator.model`); the run shows contexts done / total and tokens per second, and
- * cancelling keeps every finished context. Results are merged into the document as it is when they arrive, so
- * labels and edits made meanwhile stay.
+ * cancelling keeps every finished context. The choices become a generation plan that the core job runs
+ * (src/core/jobs/generate.ts); results are merged into the document as it is when they arrive, so labels and edits
+ * made meanwhile stay.
  */
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { documentItems } from '../../core/format/jsonl';
-import type { GeneratorEnvironment } from '../../core/generation/createGenerator';
 import type { GeneratorSpec, GenerationRunConfig, DecodingSpec, PresetName } from '../../core/generation/runConfig';
-import { parseTextDocument, updateItems, type DialogueEditorProvider } from '../dialogueEditor';
-import { activeDialogue, config, promptRoots, requireTrust } from './common';
-
-/** SecretStorage key of the generators' API key; when unset, the judges' key is used. */
-export const GENERATOR_SECRET_KEY = 'reflectEval.generator.apiKey';
-const JUDGE_SECRET_KEY = 'reflectEval.judge.apiKey';
+import type { DialogueEditorProvider } from '../dialogueEditor';
+import { GENERATOR_SECRET_KEY, runPlanInEditor } from '../host';
+import { activeDialogue, config, requireTrust } from './common';
 
 /** What the settings quick pick returns. */
 interface SettingsChoice {
@@ -102,67 +99,17 @@ export async function generateCommand(context: vscode.ExtensionContext, editors:
   if (!choice) return;
   const generators = choice.config.generators ?? (await pickGenerators());
   if (!generators?.length) return;
-  const { resolveGenerationRun } = await import('../../core/generation/runConfig');
-  const run = resolveGenerationRun({
-    maxNewTokens: config().get<number>('generator.maxNewTokens') ?? 128,
-    seed: config().get<number>('generator.seed') ?? 0,
-    ...choice.config,
-    generators,
-  });
-  const snapshot = documentItems(parseTextDocument(document));
-  await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `ReflectEval: generating (${choice.label})`, cancellable: true },
-    async (progress, token) => {
-      const abort = new AbortController();
-      token.onCancellationRequested(() => abort.abort());
-      const { generatorHandle } = await import('../../core/generation/createGenerator');
-      const { runGeneration } = await import('../../core/generation/run');
-      const { addGeneratedCandidates } = await import('../../core/generation/candidates');
-      const { ResponseCache } = await import('../../core/cache/responseCache');
-      const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      const env: GeneratorEnvironment = {
-        models: { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir: workspace ?? context.extensionUri.fsPath },
-        baseDir: choice.configFile ? vscode.Uri.joinPath(vscode.Uri.file(choice.configFile), '..').fsPath : (workspace ?? context.extensionUri.fsPath),
-        promptRoots: promptRoots(context),
-        apiKey: async () => (await context.secrets.get(GENERATOR_SECRET_KEY)) ?? (await context.secrets.get(JUDGE_SECRET_KEY)),
-        apiKeyHint: () => 'run "ReflectEval: Set Generator API Key" first',
-        // API replies are cached per backend description and request (never keyed by the API key).
-        cache: new ResponseCache(vscode.Uri.joinPath(context.globalStorageUri, 'generation-cache.jsonl').fsPath),
-      };
-      let done = 0;
-      const result = await runGeneration(snapshot, generators.map((g) => generatorHandle(g, env)), run.settings, run, {
-        signal: abort.signal,
-        onLog: (message) => progress.report({ message }),
-        onProgress: (p) => {
-          progress.report({
-            increment: ((p.contextsDone - done) / p.contextsTotal) * 100,
-            message: `${p.contextsDone}/${p.contextsTotal} contexts · ${p.tokensPerSecond.toFixed(1)} tokens/s · ${p.generator}`,
-          });
-          done = p.contextsDone;
-        },
-      });
-      let added = 0;
-      let duplicates = 0;
-      const n = await updateItems(document, (current) => {
-        const generated = result.generated.get(current.id);
-        if (!generated?.length) return undefined;
-        const r = addGeneratedCandidates(current, generated);
-        added += r.added;
-        duplicates += r.duplicates;
-        return r.item;
-      });
-      const problems = [
-        ...result.loadErrors.map((e) => `could not load ${e.generator}: ${e.message}`),
-        ...result.skipped,
-        ...(result.failures.length ? [`${result.failures.length} call(s) failed, e.g. ${result.failures[0].generator} on ${result.failures[0].itemId}: ${result.failures[0].message}`] : []),
-      ];
-      const summary =
-        `ReflectEval: ${result.contextsDone}/${result.contextsTotal} contexts; added ${added} candidate(s) to ${n} item(s), ${duplicates} duplicate(s) listed as further origins` +
-        `${result.cancelled ? ' (cancelled; finished contexts kept)' : ''}.`;
-      if (result.loadErrors.length || result.failures.length) void vscode.window.showWarningMessage(`${summary} ${problems.join('; ')}`);
-      else void vscode.window.showInformationMessage(problems.length ? `${summary} ${problems.join('; ')}` : summary);
+  const { validateGeneratePlan } = await import('../../core/jobs/generate');
+  const plan = validateGeneratePlan(
+    {
+      maxNewTokens: config().get<number>('generator.maxNewTokens') ?? 128,
+      seed: config().get<number>('generator.seed') ?? 0,
+      ...choice.config,
+      generators,
     },
+    choice.configFile ?? 'settings (reflectEval.generator.*)',
   );
+  await runPlanInEditor(context, document, { ...plan, job: 'generate' }, `generating (${choice.label})`, choice.configFile ? { baseDir: dirname(choice.configFile) } : {});
 }
 
 export async function setGeneratorApiKeyCommand(context: vscode.ExtensionContext): Promise<void> {

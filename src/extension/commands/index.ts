@@ -13,6 +13,7 @@ import { importAnnoMICommand } from './importAnnoMI';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
 import { labellingCommands } from './labelling';
 import { perplexityCommand } from './perplexity';
+import { runPlanCommand } from './runPlan';
 import { scoreCommand } from './score';
 
 /** Wraps a command so its failure becomes an error message instead of an unhandled rejection. */
@@ -34,9 +35,9 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.exportAnnotationTable', reportErrors(() => exportAnnotationTableCommand(editors))),
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),
-    vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(editors))),
+    vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
-    vscode.commands.registerCommand('reflectEval.score', reportErrors(() => scoreCommand(editors))),
+    vscode.commands.registerCommand('reflectEval.score', reportErrors(() => scoreCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
@@ -44,5 +45,6 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.perplexity', reportErrors(() => perplexityCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),
+    vscode.commands.registerCommand('reflectEval.runPlan', (uri?: vscode.Uri) => reportErrors(() => runPlanCommand(context, editors, uri instanceof vscode.Uri ? uri : undefined))()),
   ];
 }

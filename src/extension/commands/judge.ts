@@ -1,17 +1,15 @@
 /**
- * ReflectEval: Judge Candidates, Run Judge Matrix…, Set Judge API Key.
+ * ReflectEval: Judge Candidates, Run Judge Matrix…, Set Judge API Key. The settings and quick picks become a
+ * judge plan that the core job runs (src/core/jobs/judge.ts), with the response cache and the manifest beside the
+ * dialogue file, as the CLI writes them.
  */
 import * as vscode from 'vscode';
-import { documentItems } from '../../core/format/jsonl';
-import { mergeScores } from '../../core/dialogue/merge';
-import type { DialogueItem } from '../../core/dialogue/types';
-import type { Judge } from '../../core/judges/judge';
-import type { PromptVariant } from '../../core/judges/prompts';
+import type { JudgePlan } from '../../core/jobs/judge';
 import type { JudgeSpec, Price } from '../../core/judges/runConfig';
-import { parseTextDocument, updateItems, type DialogueEditorProvider } from '../dialogueEditor';
-import { activeDialogue, bundledModelFolder, config, promptRoots, requireTrust } from './common';
-
-const SECRET_KEY = 'reflectEval.judge.apiKey';
+import type { DialogueEditorProvider } from '../dialogueEditor';
+import { parseTextDocument } from '../dialogueEditor';
+import { JUDGE_SECRET_KEY, runPlanInEditor } from '../host';
+import { activeDialogue, config, promptRoots, requireTrust } from './common';
 
 /** The single judge the `reflectEval.judge.*` settings describe. */
 function settingsJudge(): JudgeSpec {
@@ -22,83 +20,19 @@ function settingsJudge(): JudgeSpec {
   return { backend: 'local', ...(local ? { model: local } : {}) };
 }
 
-function judgeLabel(spec: JudgeSpec): string {
-  return spec.backend === 'local' ? `local: ${spec.model ?? 'bundled:reflect-gpt2-tiny'}` : `${spec.backend}: ${spec.model} @ ${spec.baseURL}`;
-}
-
-/** A ready judge for a spec, wrapped with the response cache; undefined (with a message) when it cannot run. */
-async function makeJudge(context: vscode.ExtensionContext, spec: JudgeSpec, progress: vscode.Progress<{ message?: string }>): Promise<{ judge: Judge; dispose: () => Promise<void> } | undefined> {
-  let apiKey: string | undefined;
-  if (spec.backend !== 'local') {
-    apiKey = await context.secrets.get(SECRET_KEY);
-    if (!apiKey) {
-      void vscode.window.showWarningMessage('ReflectEval: no API key stored. Run "ReflectEval: Set Judge API Key" first.');
-      return undefined;
-    }
-  } else {
-    progress.report({ message: `loading ${spec.model ?? 'the bundled model'}` });
-  }
-  const { createJudge, judgeDescription } = await import('../../core/judges/createJudge');
-  const made = await createJudge(spec, { apiKey, bundledModel: bundledModelFolder(context) });
-  // Replies are cached per backend description and prompt (never keyed by the API key) in the extension's storage.
-  const { cachedJudge, JudgeCache } = await import('../../core/judges/cache');
-  const cache = new JudgeCache(vscode.Uri.joinPath(context.globalStorageUri, 'judge-cache.jsonl').fsPath);
-  return { judge: cachedJudge(made.judge, cache, judgeDescription(spec)), dispose: made.dispose };
-}
-
-/** Runs judges × variants over the document's candidates with progress and cancel, merging scores as each variant finishes. */
-async function runVariants(context: vscode.ExtensionContext, document: vscode.TextDocument, specs: JudgeSpec[], variants: PromptVariant[]): Promise<void> {
-  const snapshot: DialogueItem[] = documentItems(parseTextDocument(document));
-  const perVariant = snapshot.reduce((n, it) => n + it.candidates.length, 0);
-  const total = perVariant * specs.length * variants.length;
-  await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `ReflectEval: judging (${specs.length} judge(s) × ${variants.length} variant(s))`, cancellable: true },
-    async (progress, token) => {
-      const abort = new AbortController();
-      token.onCancellationRequested(() => abort.abort());
-      const { runJudge } = await import('../../core/judges/judge');
-      const { loadPromptLibrary } = await import('../../core/judges/prompts');
-      const lib = loadPromptLibrary(...promptRoots(context));
-      let done = 0;
-      const summary: string[] = [];
-      for (const spec of specs) {
-        if (abort.signal.aborted) break;
-        const made = await makeJudge(context, spec, progress);
-        if (!made) return;
-        try {
-          for (const variant of variants) {
-            if (abort.signal.aborted) break;
-            let last = 0;
-            const res = await runJudge(snapshot, made.judge, lib, variant, {
-              concurrency: 4,
-              signal: abort.signal,
-              onProgress: (p) => {
-                progress.report({ increment: ((p.done - last) / Math.max(total, 1)) * 100, message: `${done + p.done}/${total} · ${variant.body} × ${variant.request} (${p.failures} without a usable score)` });
-                last = p.done;
-              },
-            });
-            done += perVariant;
-            const byId = new Map(res.items.map((it) => [it.id, it]));
-            await updateItems(document, (current) => {
-              const computed = byId.get(current.id);
-              return computed ? mergeScores(current, computed, res.evaluatorId) : undefined;
-            });
-            summary.push(`${res.evaluatorId}: ${res.calls} judgement(s), ${res.failures} without a usable score`);
-          }
-        } finally {
-          await made.dispose();
-        }
-      }
-      void vscode.window.showInformationMessage(`ReflectEval: ${summary.length ? summary.join('; ') : 'nothing judged'}${abort.signal.aborted ? ' (cancelled; finished judgements kept)' : ''}.`);
-    },
-  );
+/** A judge plan from what the settings and picks say, checked as a run config file would be. */
+async function judgePlan(judges: JudgeSpec[], bodies: string[], requests: string[]): Promise<JudgePlan> {
+  const { validateJudgePlan } = await import('../../core/jobs/judge');
+  const prices = config().get<Record<string, Price>>('prices') ?? {};
+  return validateJudgePlan({ judges, bodies, requests, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) }, 'settings (reflectEval.judges / reflectEval.judge.*)');
 }
 
 export async function judgeCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
   if (!requireTrust('run judges')) return;
   const document = activeDialogue(editors);
   if (!document) return;
-  await runVariants(context, document, [settingsJudge()], [{ body: config().get<string>('judge.body') ?? 'instructions', request: config().get<string>('judge.request') ?? 'rating' }]);
+  const plan = await judgePlan([settingsJudge()], [config().get<string>('judge.body') ?? 'instructions'], [config().get<string>('judge.request') ?? 'rating']);
+  await runPlanInEditor(context, document, { ...plan, job: 'judge' }, 'judging');
 }
 
 /** Picks judges × task bodies × requests, shows the number of calls and the estimated cost, then runs them. */
@@ -106,7 +40,8 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   if (!requireTrust('run judges')) return;
   const document = activeDialogue(editors);
   if (!document) return;
-  const { loadPromptLibrary, assemblePrompt } = await import('../../core/judges/prompts');
+  const { loadPromptLibrary } = await import('../../core/judges/prompts');
+  const { judgeLabel } = await import('../../core/judges/createJudge');
   const lib = loadPromptLibrary(...promptRoots(context));
   const configured = config().get<JudgeSpec[]>('judges') ?? [];
   const judges = configured.length ? configured : [settingsJudge()];
@@ -116,34 +51,23 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   if (!bodies?.length) return;
   const requests = await vscode.window.showQuickPick(Object.keys(lib.requests).map((r) => ({ label: r, picked: true, description: lib.requests[r].spec.description })), { title: 'Assessment requests', canPickMany: true });
   if (!requests?.length) return;
-  const variants = bodies.flatMap((b) => requests.map((r) => ({ body: b.label, request: r.label })));
-  const items = documentItems(parseTextDocument(document));
-  const candidates = items.reduce((n, it) => n + it.candidates.length, 0);
-  const calls = candidates * pickedJudges.length * variants.length;
-  // Cost: prompt tokens counted per judge model, plus at most maxTokens (default 16) of reply per call.
-  const prices = config().get<Record<string, Price>>('prices') ?? {};
-  const { countApiTokens } = await import('../../core/judges/tokenCount');
-  const { costOf } = await import('../../core/judges/runConfig');
-  const lines: string[] = [];
-  let cost = 0;
-  for (const { spec } of pickedJudges) {
-    if (spec.backend === 'local' || !spec.model) continue;
-    let promptTokens = 0;
-    for (const v of variants) for (const it of items) for (const c of it.candidates) promptTokens += (await countApiTokens(spec.model, assemblePrompt(lib, v, it.context, c.text).text)).tokens;
-    const estimate = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length }, prices[spec.model]);
-    lines.push(`${spec.model}: ${promptTokens} prompt tokens${estimate === null ? ' (no price in reflectEval.prices)' : `, ≈ ${estimate.toFixed(4)} at most`}`);
-    if (estimate !== null) cost += estimate;
-  }
-  const message = `${calls} judgements: ${candidates} candidates × ${pickedJudges.length} judge(s) × ${variants.length} variant(s). Cached replies are not asked again.${lines.length ? `\n${lines.join('\n')}\nEstimated cost ≤ ${cost.toFixed(4)}` : ''}`;
+  const plan = await judgePlan(pickedJudges.map((p) => p.spec), bodies.map((b) => b.label), requests.map((r) => r.label));
+  const { estimateJudgePlan } = await import('../../core/jobs/judge');
+  const { documentItems } = await import('../../core/format/jsonl');
+  const est = await estimateJudgePlan(plan, documentItems(parseTextDocument(document)), promptRoots(context));
+  const lines = est.perJudge.map((j) => `${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate)' : ''}${j.cost === null ? ' (no price in reflectEval.prices)' : `, ≈ ${j.cost.toFixed(4)} at most`}`);
+  const message =
+    `${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s). Cached replies are not asked again.` +
+    (lines.length ? `\n${lines.join('\n')}${est.cost !== null ? `\nEstimated cost ≤ ${est.cost.toFixed(4)}` : ''}` : '');
   const go = await vscode.window.showInformationMessage(message, { modal: true }, 'Run');
   if (go !== 'Run') return;
-  await runVariants(context, document, pickedJudges.map((p) => p.spec), variants);
+  await runPlanInEditor(context, document, { ...plan, job: 'judge' }, `judging (${plan.judges.length} judge(s) × ${est.variants} variant(s))`);
 }
 
 export async function setApiKeyCommand(context: vscode.ExtensionContext): Promise<void> {
   const key = await vscode.window.showInputBox({ title: 'Judge API key', prompt: 'Stored in VS Code SecretStorage; never written to settings or files.', password: true, ignoreFocusOut: true });
   if (key === undefined) return;
-  if (key.trim() === '') await context.secrets.delete(SECRET_KEY);
-  else await context.secrets.store(SECRET_KEY, key.trim());
+  if (key.trim() === '') await context.secrets.delete(JUDGE_SECRET_KEY);
+  else await context.secrets.store(JUDGE_SECRET_KEY, key.trim());
   void vscode.window.showInformationMessage(key.trim() ? 'ReflectEval: API key stored.' : 'ReflectEval: API key removed.');
 }

@@ -14,8 +14,7 @@ const env: GeneratorEnvironment = {
   models: { bundledDir: resolve(root, 'fixtures/models'), baseDir: root },
   baseDir: root,
   promptRoots: [resolve(root, 'prompts')],
-  apiKey: async () => undefined,
-  apiKeyHint: () => 'no key in tests',
+  apiKey: async () => ({ missing: 'no key in tests' }),
 };
 const csv = resolve(root, 'data/annomi/AnnoMI-sample.csv');
 const contexts = (n: number): DialogueItem[] => importAnnoMI(parseAnnoMI(readFileSync(csv, 'utf8'), 'AnnoMI-sample.csv'), { sample: n, seed: '11' });

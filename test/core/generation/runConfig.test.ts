@@ -10,7 +10,7 @@ function rejects(config: unknown, field: string, message: RegExp): void {
   assert.throws(
     () => validateGenerationConfig(config, FILE),
     (err: Error & { field?: string }) => {
-      assert.equal(err.name, 'RunConfigError');
+      assert.equal(err.name, 'ConfigError');
       assert.equal(err.field, field);
       assert.ok(err.message.startsWith(`${FILE}: ${field}: `), err.message);
       assert.match(err.message, message);

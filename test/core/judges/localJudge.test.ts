@@ -53,7 +53,7 @@ describe('local ONNX judge (bundled fixture)', () => {
     const lib = loadPromptLibrary(resolve(__dirname, '../../../prompts'));
     const res = await runJudge(items, localOnnxJudge(model, 'local:fixture'), lib, { body: 'instructions', request: 'rating' });
     const s = res.items[0].candidates[0].scores[res.evaluatorId];
-    assert.match(res.evaluatorId, /^judge:local:fixture:instructions×rating@[0-9a-f]{12}$/);
+    assert.match(res.evaluatorId, /^judge:local:fixture:instructions×rating@[0-9a-f]{12}~[0-9a-f]{8}$/);
     assert.equal(s.status, 'ok');
     assert.match(String(s.message), /left-truncated from \d+ to \d+ tokens/);
   });

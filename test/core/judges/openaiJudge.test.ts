@@ -62,7 +62,7 @@ describe('OpenAI-compatible judge (stub server on 127.0.0.1)', () => {
     stub = await startStubOpenAI((req) => ({ reply: String((req.body.messages as { content: string }[])[0].content).includes('skiing') ? 'one' : '5' }));
     const judge = openAIChatJudge({ baseURL: stub.baseURL, model: 'm', apiKey: 'k' });
     const first = await runJudge(items(), judge, lib, { body: 'instructions', request: 'rating' });
-    assert.match(first.evaluatorId, /^judge:api:m:instructions×rating@[0-9a-f]{12}$/);
+    assert.match(first.evaluatorId, /^judge:api:m:instructions×rating@[0-9a-f]{12}~[0-9a-f]{8}$/);
     const [a, b] = first.items[0].candidates;
     assert.equal(a.scores[first.evaluatorId].value, 5);
     assert.equal(b.scores[first.evaluatorId].status, 'unparsable');

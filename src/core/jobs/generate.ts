@@ -1,0 +1,96 @@
+/**
+ * The generate job: generators (local ONNX models, OpenAI-compatible endpoints) × decoding settings over every
+ * item (GEM 2022 §3.4; docs/generation.md). Candidates reach the sink at the end of the run, merged into each item
+ * as it is then (exact duplicates kept once with all their origins); a cancelled run keeps every finished context.
+ */
+import { dirname, resolve } from 'node:path';
+import { ResponseCache } from '../cache/responseCache';
+import { failFor, isObject } from '../config';
+import type { ApiReply } from '../generation/apiGenerator';
+import { addGeneratedCandidates } from '../generation/candidates';
+import { generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
+import { runGeneration } from '../generation/run';
+import { describeSpec, resolveGenerationRun, validateGenerationConfig, type GenerationRunConfig } from '../generation/runConfig';
+import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { cacheFileBeside } from './judge';
+import { updatesFor } from './runner';
+
+/** A generation run: the object a `generate --config gen.json` file holds, plus where API replies are cached. */
+export interface GeneratePlan extends GenerationRunConfig {
+  job?: 'generate';
+  /**
+   * API reply cache: `true` (default) for `.reflect-eval-cache/generation-cache.jsonl` beside the dialogue file,
+   * `false` for none, or a file (relative to the host's base folder).
+   */
+  cache?: boolean | string;
+}
+
+/**
+ * Checks a generation plan (a run config file's contents).
+ *
+ * @throws ConfigError naming the source and the field
+ */
+export function validateGeneratePlan(value: unknown, source: string): GeneratePlan {
+  const fail = failFor(source);
+  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"generators": [{"backend": "local"}], "preset": "greedy"}');
+  const { job, cache, ...config } = value as Record<string, unknown>;
+  if (job !== undefined && job !== 'generate') fail('job', 'must be "generate" for a generation plan');
+  if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') fail('cache', 'must be true, false or a file path');
+  return { ...validateGenerationConfig(config, source), ...(job !== undefined ? { job: 'generate' as const } : {}), ...(cache !== undefined ? { cache: cache as boolean | string } : {}) };
+}
+
+/**
+ * Runs a generation plan over the target's items.
+ *
+ * @param options.baseDir - folder that relative chat templates of the plan are read against (a config file's
+ *   folder; default the host's base folder)
+ */
+export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, host: JobHost, sink: ItemSink, options: { baseDir?: string } = {}): Promise<JobReport> {
+  const run = resolveGenerationRun(plan);
+  const cacheFile = plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(host.baseDir, plan.cache) : cacheFileBeside(target.file, 'generation-cache.jsonl');
+  const env: GeneratorEnvironment = {
+    models: host.models,
+    baseDir: options.baseDir ?? host.baseDir,
+    promptRoots: [...host.promptRoots],
+    apiKey: (spec) => host.secret({ purpose: 'generator', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model }),
+    ...(cacheFile ? { cache: new ResponseCache<ApiReply>(cacheFile) } : {}),
+  };
+  const items = target.items;
+  host.log(`${items.length} contexts × ${run.generators.length} generator(s) × ${run.settings.length} decoding setting(s), seed ${run.seed}`);
+  const result = await runGeneration(items, run.generators.map((g) => generatorHandle(g, env)), run.settings, run, {
+    signal: host.signal,
+    onLog: (m) => host.log(m),
+    onProgress: (p) => host.progress({ done: p.contextsDone, total: p.contextsTotal, message: `${p.tokensPerSecond.toFixed(1)} tokens/s · ${p.generator}` }),
+  });
+  const counts = { added: 0, duplicates: 0, unchanged: 0 };
+  await sink.apply(
+    updatesFor(result.generated.keys(), (id, current) => {
+      const generated = result.generated.get(id);
+      if (!generated?.length) return undefined;
+      const r = addGeneratedCandidates(current, generated);
+      counts.added += r.added;
+      counts.duplicates += r.duplicates;
+      counts.unchanged += r.unchanged;
+      return r.item;
+    }),
+  );
+  const generating = result.generatingMs / 1000;
+  const report: JobReport = {
+    job: 'generate',
+    lines: [
+      `${result.contextsDone}/${result.contextsTotal} contexts in ${(result.elapsedMs / 1000).toFixed(1)} s (${generating.toFixed(1)} s generating), ${result.tokensGenerated} new tokens (${(result.tokensGenerated / Math.max(generating, 1e-9)).toFixed(1)} tokens/s); ` +
+        `${counts.added} new candidates, ${counts.duplicates} duplicates listed as further origins, ${counts.unchanged} already present`,
+    ],
+    warnings: [
+      ...result.loadErrors.map((e) => `could not load ${e.generator}: ${e.message}`),
+      ...result.skipped,
+      ...result.failures.map((f) => `failed: ${f.generator} on ${f.itemId}, ${f.setting}: ${f.message}`),
+    ],
+    cancelled: result.cancelled,
+    data: { ...counts, contextsDone: result.contextsDone, contextsTotal: result.contextsTotal, tokens: result.tokensGenerated, settings: run.settings.map(describeSpec), cache: cacheFile && dirname(cacheFile) },
+  };
+  if (result.loadErrors.length === run.generators.length && run.generators.length > 0) report.nothingDone = `no generator could be loaded (${result.loadErrors.map((e) => e.message).join('; ')})`;
+  else if (result.loadErrors.length) report.failed = `${result.loadErrors.length} generator(s) could not be loaded (the others' candidates were kept)`;
+  else if (items.length === 0) report.nothingDone = 'the file has no items to generate for';
+  return report;
+}

@@ -1,0 +1,282 @@
+/**
+ * The judge job: judges × task bodies × assessment requests over every candidate (ICMI 2023 §2.4), with the
+ * response cache and the run manifest beside the dialogue file — the same files whether the CLI or the editor runs
+ * it, so a matrix started in one re-uses the other's replies.
+ */
+import { writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { failFor, isObject, rejectUnknownFields } from '../config';
+import { mergeScores } from '../dialogue/merge';
+import type { DialogueItem } from '../dialogue/types';
+import { cachedJudge, JudgeCache, type CacheStats } from '../judges/cache';
+import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
+import { runJudge, type Judge } from '../judges/judge';
+import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary } from '../judges/prompts';
+import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
+import { countApiTokens } from '../judges/tokenCount';
+import { REFLECT_EVAL_VERSION } from '../version';
+import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { updatesFor } from './runner';
+
+/** A judge run: the object a `judge --config run.json` file holds (docs/judging.md), plus where caches go. */
+export interface JudgePlan {
+  job?: 'judge';
+  judges: JudgeSpec[];
+  bodies: string[];
+  requests: string[];
+  /** Judgements in flight at once (default 4). */
+  concurrency?: number;
+  /** Prices by model name, per million tokens (editable; no built-in prices). */
+  prices?: Record<string, Price>;
+  /**
+   * Response cache: `true` (default) for `.reflect-eval-cache/judge-cache.jsonl` beside the dialogue file, `false`
+   * for none, or a file (relative to the host's base folder).
+   */
+  cache?: boolean | string;
+  /** Run manifest: `true` (default) for `<file>.judge-manifest.json` beside the dialogue file, `false`, or a file. */
+  manifest?: boolean | string;
+}
+
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'prices', 'cache', 'manifest'];
+const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature'];
+
+/**
+ * Checks a judge plan (a run config file's contents).
+ *
+ * @param source - file or setting the value came from, for messages
+ * @throws ConfigError naming the source and the field, e.g. `run.json: judges[1].baseURL: is required for API judges`
+ */
+export function validateJudgePlan(value: unknown, source: string): JudgePlan {
+  const fail = failFor(source);
+  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"judges": [...], "bodies": [...], "requests": [...]}');
+  const c = value as Record<string, unknown>;
+  rejectUnknownFields(c, PLAN_FIELDS, '', fail);
+  if (c.job !== undefined && c.job !== 'judge') fail('job', 'must be "judge" for a judge plan');
+  for (const key of ['judges', 'bodies', 'requests']) {
+    if (!Array.isArray(c[key]) || (c[key] as unknown[]).length === 0) fail(key, 'must be a non-empty array');
+  }
+  (c.judges as unknown[]).forEach((j, i) => {
+    const at = `judges[${i}]`;
+    if (!isObject(j)) fail(at, 'must be an object like {"backend": "local"}');
+    const s = j as Record<string, unknown>;
+    if ('apiKey' in s) fail(`${at}.apiKey`, 'keys do not belong in a run config: name an environment variable in "apiKeyEnv"');
+    rejectUnknownFields(s, JUDGE_FIELDS, at, fail);
+    if (!['openai-chat', 'openai-completions', 'local'].includes(String(s.backend))) fail(`${at}.backend`, 'must be "openai-chat", "openai-completions" or "local"');
+    if (s.model !== undefined && (typeof s.model !== 'string' || s.model.trim() === '')) fail(`${at}.model`, 'must be a non-empty string');
+    if (s.backend === 'local') {
+      for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to API judges only');
+      return;
+    }
+    if (typeof s.model !== 'string') fail(`${at}.model`, 'is required for API judges');
+    if (typeof s.baseURL !== 'string' || !/^https?:\/\//.test(s.baseURL)) fail(`${at}.baseURL`, 'is required for API judges: an http(s) URL such as "https://api.openai.com/v1"');
+    if (s.headers !== undefined && !(isObject(s.headers) && Object.values(s.headers).every((v) => typeof v === 'string'))) fail(`${at}.headers`, 'must map header names to strings');
+    if (s.apiKeyEnv !== undefined && (typeof s.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s.apiKeyEnv))) fail(`${at}.apiKeyEnv`, 'must name an environment variable');
+    if (s.logprobs !== undefined && typeof s.logprobs !== 'boolean') fail(`${at}.logprobs`, 'must be true or false');
+    if (s.maxTokens !== undefined && !(Number.isInteger(s.maxTokens) && (s.maxTokens as number) >= 1)) fail(`${at}.maxTokens`, 'must be an integer ≥ 1');
+    if (s.temperature !== undefined && !(typeof s.temperature === 'number' && s.temperature >= 0 && s.temperature <= 2)) fail(`${at}.temperature`, 'must be a number in [0, 2]');
+  });
+  (c.bodies as unknown[]).forEach((b, i) => (typeof b === 'string' && b) || fail(`bodies[${i}]`, 'must be a template name'));
+  (c.requests as unknown[]).forEach((r, i) => (typeof r === 'string' && r) || fail(`requests[${i}]`, 'must be a template name'));
+  if (c.concurrency !== undefined && !(Number.isInteger(c.concurrency) && (c.concurrency as number) >= 1)) fail('concurrency', 'must be an integer ≥ 1');
+  if (c.prices !== undefined && !isObject(c.prices)) fail('prices', 'must map model names to {"inputPerMTok", "outputPerMTok"}');
+  for (const [model, p] of Object.entries((c.prices as Record<string, Price> | undefined) ?? {})) {
+    if (!(typeof p?.inputPerMTok === 'number' && typeof p?.outputPerMTok === 'number')) fail(`prices.${model}`, 'needs numeric "inputPerMTok" and "outputPerMTok"');
+  }
+  for (const k of ['cache', 'manifest']) if (c[k] !== undefined && typeof c[k] !== 'boolean' && typeof c[k] !== 'string') fail(k, 'must be true, false or a file path');
+  return c as unknown as JudgePlan;
+}
+
+/** `.reflect-eval-cache/<name>` beside a dialogue file: where both hosts keep response caches. */
+export function cacheFileBeside(file: string, name: string): string {
+  return join(dirname(file), '.reflect-eval-cache', name);
+}
+
+/** Where the plan's manifest goes (null for none). */
+export function judgeManifestFile(plan: JudgePlan, target: Pick<JobTarget, 'file'>, baseDir: string): string | null {
+  if (plan.manifest === false) return null;
+  if (typeof plan.manifest === 'string') return resolve(baseDir, plan.manifest);
+  return target.file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.judge-manifest.json';
+}
+
+function cacheFileOf(plan: JudgePlan, target: Pick<JobTarget, 'file'>, baseDir: string): string | null {
+  if (plan.cache === false) return null;
+  if (typeof plan.cache === 'string') return resolve(baseDir, plan.cache);
+  return cacheFileBeside(target.file, 'judge-cache.jsonl');
+}
+
+/** What a run did, per judge × body × request; written as the manifest. */
+export interface JudgeRunRecord {
+  evaluatorId: string;
+  judge: string;
+  /** The judge's signature (no secrets): what makes its evaluator id. */
+  signature: string;
+  body: string;
+  request: string;
+  templateHash: string;
+  judgements: number;
+  calls: number;
+  cacheHits: number;
+  failures: number;
+  usage: { promptTokens: number; completionTokens: number };
+  cost: number | null;
+}
+
+/** The number of judgements and an upper bound of their cost, for a confirmation before a run. */
+export interface JudgeEstimate {
+  candidates: number;
+  variants: number;
+  judgements: number;
+  /** Per API judge with a model name: prompt tokens counted exactly (OpenAI models) or approximately, and a cost bound. */
+  perJudge: { label: string; promptTokens: number; approximate: boolean; cost: number | null }[];
+  /** Sum of the known cost bounds (null when no judge has a price). */
+  cost: number | null;
+}
+
+/**
+ * Counts the judgements of a plan and bounds its cost: prompt tokens of every assembled prompt, plus at most
+ * `maxTokens` (default 16) reply tokens per call, at the plan's prices. Cached replies are not subtracted.
+ *
+ * @throws PromptTemplateError for an unknown body or request
+ */
+export async function estimateJudgePlan(plan: JudgePlan, items: readonly DialogueItem[], promptRoots: readonly string[]): Promise<JudgeEstimate> {
+  const lib = loadPromptLibrary(...promptRoots);
+  const variants = plan.bodies.flatMap((body) => plan.requests.map((request) => ({ body, request })));
+  for (const v of variants) templateHash(lib, v);
+  const candidates = items.reduce((n, it) => n + it.candidates.length, 0);
+  const perJudge: JudgeEstimate['perJudge'] = [];
+  let cost: number | null = null;
+  for (const spec of plan.judges) {
+    if (spec.backend === 'local' || !spec.model) continue;
+    let promptTokens = 0;
+    let approximate = false;
+    for (const v of variants) {
+      for (const it of items) {
+        for (const c of it.candidates) {
+          const n = await countApiTokens(spec.model, assemblePrompt(lib, v, it.context, c.text).text);
+          promptTokens += n.tokens;
+          approximate ||= n.approximate;
+        }
+      }
+    }
+    const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length }, plan.prices?.[spec.model]);
+    perJudge.push({ label: judgeLabel(spec), promptTokens, approximate, cost: bound });
+    if (bound !== null) cost = (cost ?? 0) + bound;
+  }
+  return { candidates, variants: variants.length, judgements: candidates * variants.length * plan.judges.length, perJudge, cost };
+}
+
+/**
+ * Runs every judge × body × request of a plan over the target's candidates. Scores reach the sink after each
+ * variant (so a cancelled run keeps every finished variant, and a killed one resumes from the cache); a judge that
+ * cannot be created (no key, a model that does not load) is reported and the others run.
+ *
+ * @returns a report whose `data.records` are the manifest's evaluators
+ * @throws PromptTemplateError for an unknown body or request (before anything runs)
+ */
+export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: JobHost, sink: ItemSink): Promise<JobReport> {
+  const lib: PromptLibrary = loadPromptLibrary(...host.promptRoots);
+  const variants = plan.bodies.flatMap((body) => plan.requests.map((request) => ({ body, request })));
+  for (const v of variants) templateHash(lib, v);
+  const snapshot = target.items;
+  const perVariant = snapshot.reduce((n, it) => n + it.candidates.length, 0);
+  const total = perVariant * variants.length * plan.judges.length;
+  const cacheFile = cacheFileOf(plan, target, host.baseDir);
+  const cache = cacheFile ? new JudgeCache(cacheFile) : null;
+  const report: JobReport = { job: 'judge', lines: [], warnings: [], files: [] };
+  host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${plan.requests.length} requests)`);
+  const records: JudgeRunRecord[] = [];
+  let base = 0;
+  for (const spec of plan.judges) {
+    if (host.signal?.aborted) break;
+    let made: { judge: Judge; dispose: () => Promise<void> };
+    try {
+      let apiKey: string | undefined;
+      if (spec.backend !== 'local') {
+        const answer = await host.secret({ purpose: 'judge', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model });
+        if ('missing' in answer) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
+        apiKey = answer.key;
+      } else host.log(`loading ${judgeLabel(spec)}`);
+      made = await createJudge(spec, { apiKey, models: host.models });
+    } catch (err) {
+      report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
+      base += perVariant * variants.length;
+      continue;
+    }
+    try {
+      for (const variant of variants) {
+        if (host.signal?.aborted) break;
+        const judge = cache ? cachedJudge(made.judge, cache, judgeDescription(spec)) : made.judge;
+        const res = await runJudge(snapshot as DialogueItem[], judge, lib, variant, {
+          concurrency: plan.concurrency ?? 4,
+          signal: host.signal,
+          onProgress: (p) => host.progress({ done: base + p.done, total, message: `${made.judge.id} ${variant.body} × ${variant.request} (${p.failures} without a usable score)` }),
+        });
+        base += perVariant;
+        const computed = new Map(res.items.map((it) => [it.id, it]));
+        await sink.apply(updatesFor(computed.keys(), (id, current) => mergeScores(current, computed.get(id)!, res.evaluatorId)));
+        const stats: CacheStats = 'stats' in judge ? (judge as { stats: CacheStats }).stats : { hits: 0, calls: res.calls };
+        records.push({
+          evaluatorId: res.evaluatorId,
+          judge: made.judge.id,
+          signature: made.judge.signature,
+          body: variant.body,
+          request: variant.request,
+          templateHash: templateHash(lib, variant),
+          judgements: res.calls,
+          calls: stats.calls,
+          cacheHits: stats.hits,
+          failures: res.failures,
+          usage: res.usage,
+          cost: costOf(res.usage, spec.model ? plan.prices?.[spec.model] : undefined),
+        });
+        report.lines.push(`${res.evaluatorId}: ${res.calls} judgements, ${stats.calls} calls, ${stats.hits} from cache, ${res.failures} without a usable score`);
+      }
+    } finally {
+      await made.dispose();
+    }
+  }
+  report.cancelled = Boolean(host.signal?.aborted);
+  if (records.length === 0 && !report.cancelled) report.nothingDone = perVariant === 0 ? 'the file has no candidates to judge' : `no judge could run (${report.warnings.join('; ')})`;
+  const manifest = judgeManifestFile(plan, target, host.baseDir);
+  if (manifest && records.length > 0) {
+    // Paths relative to the dialogue file's folder ("bundled" for ReflectEval's own prompts), so the CLI and the
+    // editor write the same manifest wherever ReflectEval is installed.
+    const dir = dirname(target.file);
+    const prompts = host.promptRoots.map((r, i) => (i === 0 ? 'bundled' : relative(dir, r) || '.'));
+    writeJudgeManifest(manifest, plan, records, { file: basename(target.file), cache: cacheFile && relative(dir, cacheFile), prompts });
+    report.files!.push(manifest);
+  }
+  report.data = { records, cache: cacheFile };
+  return report;
+}
+
+/** Writes the run manifest: judges (no secrets) with their signatures, templates with hashes, counts, tokens, cost. */
+export function writeJudgeManifest(path: string, plan: JudgePlan, records: JudgeRunRecord[], extra: Record<string, unknown>): void {
+  const totals = records.reduce(
+    (t, r) => ({
+      judgements: t.judgements + r.judgements,
+      calls: t.calls + r.calls,
+      cacheHits: t.cacheHits + r.cacheHits,
+      failures: t.failures + r.failures,
+      promptTokens: t.promptTokens + r.usage.promptTokens,
+      completionTokens: t.completionTokens + r.usage.completionTokens,
+      cost: r.cost === null ? t.cost : (t.cost ?? 0) + r.cost,
+    }),
+    { judgements: 0, calls: 0, cacheHits: 0, failures: 0, promptTokens: 0, completionTokens: 0, cost: null as number | null },
+  );
+  const manifest = {
+    tool: 'reflect-eval',
+    version: REFLECT_EVAL_VERSION,
+    node: process.version,
+    finishedAt: new Date().toISOString(),
+    ...extra,
+    judges: plan.judges.map(judgeDescription),
+    bodies: plan.bodies,
+    requests: plan.requests,
+    concurrency: plan.concurrency ?? 4,
+    prices: plan.prices ?? {},
+    evaluators: records,
+    totals,
+  };
+  writeFileSync(path, JSON.stringify(manifest, null, 2) + '\n');
+}

@@ -1,0 +1,115 @@
+/**
+ * The editor's job host and runner: a plan built from quick picks or settings runs through the same core job as
+ * the CLI (src/core/jobs/), with relative paths read against the workspace folder, bundled models and prompts from
+ * the installed extension, API keys from VS Code SecretStorage, progress in a cancellable notification, messages in
+ * the "ReflectEval" output channel, and results applied to the open TextDocument as WorkspaceEdits (merged into the
+ * document as it is when they arrive, so labels made during a run stay; undo, dirty state and save as usual).
+ */
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { DialogueItem } from '../core/dialogue/types';
+import type { ItemSink, JobHost, JobReport, SecretAnswer, SecretRequest } from '../core/jobs/host';
+import type { FileJobPlan } from '../core/jobs/plans';
+import { promptRoots, workspaceDir } from './commands/common';
+import { parseTextDocument, updateItems } from './dialogueEditor';
+
+/** SecretStorage keys: the judges' API key, and the generators' (the judges' is used when it is unset). */
+export const JUDGE_SECRET_KEY = 'reflectEval.judge.apiKey';
+export const GENERATOR_SECRET_KEY = 'reflectEval.generator.apiKey';
+
+let channel: vscode.OutputChannel | undefined;
+
+/** The "ReflectEval" output channel (created on first use). */
+export function outputChannel(): vscode.OutputChannel {
+  channel ??= vscode.window.createOutputChannel('ReflectEval');
+  return channel;
+}
+
+/** The key SecretStorage holds for a request, or how to store one. */
+async function storedSecret(context: vscode.ExtensionContext, request: SecretRequest): Promise<SecretAnswer> {
+  const key = request.purpose === 'generator' ? ((await context.secrets.get(GENERATOR_SECRET_KEY)) ?? (await context.secrets.get(JUDGE_SECRET_KEY))) : await context.secrets.get(JUDGE_SECRET_KEY);
+  if (key) return { key };
+  return { missing: `run "ReflectEval: Set ${request.purpose === 'generator' ? 'Generator' : 'Judge'} API Key" first` };
+}
+
+/** The dialogue file a document stands for (an untitled one: a file named after it in the workspace folder). */
+export function documentFile(document: vscode.TextDocument): string {
+  return document.uri.scheme === 'file' ? document.uri.fsPath : join(workspaceDir(document), `${document.uri.path.split('/').pop() || 'untitled'}.dialogues.jsonl`);
+}
+
+/**
+ * The editor's job host: what differs from the CLI's, and nothing else.
+ *
+ * @param baseDir - relative paths are read against it (a document's workspace folder, or a plan file's folder)
+ */
+export function editorHost(context: vscode.ExtensionContext, progress: vscode.Progress<{ message?: string; increment?: number }>, signal: AbortSignal, baseDir: string): JobHost {
+  let last = 0;
+  return {
+    kind: 'vscode',
+    baseDir,
+    models: { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir },
+    promptRoots: promptRoots(context),
+    dataDir: vscode.Uri.joinPath(context.extensionUri, 'data').fsPath,
+    signal,
+    secret: (request) => storedSecret(context, request),
+    progress: (p) => {
+      const fraction = p.total > 0 ? p.done / p.total : 0;
+      progress.report({ increment: Math.max(0, fraction - last) * 100, message: `${p.done}/${p.total}${p.message ? ` · ${p.message}` : ''}` });
+      last = fraction;
+    },
+    log: (message) => {
+      outputChannel().appendLine(message);
+      progress.report({ message });
+    },
+  };
+}
+
+/** A sink that applies updates to the document as it is now, as one WorkspaceEdit per batch. */
+export function documentSink(document: vscode.TextDocument): ItemSink & { changed: number } {
+  const sink = {
+    changed: 0,
+    async apply(updates: ReadonlyMap<string, (current: DialogueItem) => DialogueItem | undefined>) {
+      sink.changed += await updateItems(document, (current) => updates.get(current.id)?.(current));
+    },
+  };
+  return sink;
+}
+
+/**
+ * Runs a plan on an open dialogue document in a cancellable notification, logs its report to the output channel
+ * and shows a summary (a warning when something did not run).
+ *
+ * @param options.baseDir - folder the plan's relative paths are read against (a plan file's folder; default the
+ *   document's workspace folder)
+ * @returns the report (errors thrown by the job propagate to the command wrapper, which shows them)
+ */
+export async function runPlanInEditor(context: vscode.ExtensionContext, document: vscode.TextDocument, plan: FileJobPlan, title: string, options: { baseDir?: string } = {}): Promise<JobReport> {
+  const { runPlan } = await import('../core/jobs/plans');
+  const { documentItems } = await import('../core/format/jsonl');
+  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ReflectEval: ${title}`, cancellable: true }, async (progress, token) => {
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort());
+    const host = editorHost(context, progress, abort.signal, options.baseDir ?? workspaceDir(document));
+    const sink = documentSink(document);
+    const items = documentItems(parseTextDocument(document));
+    outputChannel().appendLine(`${new Date().toISOString()} ${plan.job} on ${document.uri.fsPath}`);
+    const r = await runPlan(plan, { file: documentFile(document), items }, host, sink);
+    r.itemsChanged = sink.changed;
+    return r;
+  });
+  showReport(report);
+  return report;
+}
+
+/** Logs a report to the output channel and shows its summary. */
+export function showReport(report: JobReport): void {
+  const out = outputChannel();
+  for (const line of [...report.lines, ...report.warnings.map((w) => `warning: ${w}`), ...(report.files ?? []).map((f) => `wrote ${f}`)]) out.appendLine(`  ${line}`);
+  const what = report.nothingDone ? `nothing done: ${report.nothingDone}` : report.lines.length > 3 ? `${report.lines.length} results (see the ReflectEval output)` : report.lines.join('; ');
+  const changed = report.itemsChanged ? ` ${report.itemsChanged} item(s) updated.` : '';
+  const tail = `${report.cancelled ? ' (cancelled; finished work kept)' : ''}${report.warnings.length ? ` ${report.warnings.length} warning(s): ${report.warnings[0]}` : ''}`;
+  const message = `ReflectEval ${report.job}: ${what}.${changed}${tail}`;
+  if (report.nothingDone || report.failed || report.warnings.length) {
+    void vscode.window.showWarningMessage(message, 'Show Output').then((c) => c && out.show(true));
+  } else void vscode.window.showInformationMessage(message);
+}
