@@ -5,25 +5,6 @@
 import type { DialogueItem } from './types';
 
 /**
- * `current` plus the candidates of `computed` that `snapshot` did not have (matched by id); a new candidate
- * whose id is meanwhile taken gets a fresh id. Returns `current` itself when nothing is new.
- */
-export function mergeNewCandidates(current: DialogueItem, snapshot: DialogueItem, computed: DialogueItem): DialogueItem {
-  const before = new Set(snapshot.candidates.map((c) => c.id));
-  const added = computed.candidates.filter((c) => !before.has(c.id));
-  if (added.length === 0) return current;
-  const next = structuredClone(current);
-  const taken = new Set(next.candidates.map((c) => c.id));
-  for (const c of added) {
-    let id = c.id;
-    for (let k = 2; taken.has(id); k++) id = `${c.id}-${k}`;
-    taken.add(id);
-    next.candidates.push({ ...structuredClone(c), id });
-  }
-  return next;
-}
-
-/**
  * `current` with the scores under `evaluatorId` copied from `computed` (matched by candidate id).
  * Returns `current` itself when there is nothing to copy.
  */

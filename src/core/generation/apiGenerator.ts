@@ -18,8 +18,7 @@ import OpenAI from 'openai';
 import { responseCacheKey, ResponseCache, type CacheStats } from '../cache/responseCache';
 import type { DecodingSettings, TherapistBehaviour, Turn } from '../dialogue/types';
 import { renderChatMessages, type ChatTemplate } from './chatTemplate';
-import { cleanResponse } from './generate';
-import { renderContext, UTTERANCE_SEPARATOR } from './modelInput';
+import { cleanResponse, renderContext, UTTERANCE_SEPARATOR } from './modelInput';
 import type { CandidateGenerator } from './run';
 import { sequencesPerContext, type DecodingSpec } from './runConfig';
 

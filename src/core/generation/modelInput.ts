@@ -114,3 +114,12 @@ export function turnsInWindow(context: readonly Turn[], tokenizer: TextTokenizer
 export function responseIds(response: string, tokenizer: TextTokenizer, maxResponseTokens = MAX_RESPONSE_TOKENS): number[] {
   return tokenizer.encode(' ' + response).slice(0, maxResponseTokens);
 }
+
+/**
+ * Cleans a decoded continuation: strips surrounding whitespace and cuts at the first utterance separator
+ * (` |<`), since a response is one utterance (the model input format above).
+ */
+export function cleanResponse(text: string): string {
+  const cut = text.indexOf(UTTERANCE_SEPARATOR + '<');
+  return (cut >= 0 ? text.slice(0, cut) : text).trim();
+}

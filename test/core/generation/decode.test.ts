@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { greedySearch } from '../../../src/core/generation/decode';
-import { generateCandidates } from '../../../src/core/generation/generate';
+import { decode } from '../../../src/core/generation/engine';
+import type { GenerativeLM } from '../../../src/core/models/languageModel';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import { ModelSourceError } from '../../../src/core/models/modelSource';
-import type { DialogueItem } from '../../../src/core/dialogue/types';
+
+/** Greedy decoding of each prompt through the engine: its one sequence, or an empty one after an abort. */
+async function greedySearch(model: GenerativeLM, prompts: number[][], o: { maxNewTokens?: number; signal?: AbortSignal } = {}) {
+  const out = await decode(model, prompts, { strategy: 'greedy', maxNewTokens: o.maxNewTokens }, { signal: o.signal });
+  return out.map((seqs) => seqs[0] ?? { tokenIds: [], endedWithEos: false });
+}
 
 const folder = resolve(__dirname, '../../../fixtures/models/reflect-gpt2-tiny');
 interface Reference {
@@ -69,31 +74,6 @@ describe('ONNX causal LM and greedy decoding (bundled fixture, references from P
     const [none] = await greedySearch(model, [refs[0].promptIds], { maxNewTokens: 5, signal: ctl.signal });
     assert.deepEqual(none.tokenIds, []);
     await assert.rejects(() => greedySearch(model, [[]]), /prompt 0 is empty/);
-  });
-
-  it('adds one greedy candidate per item with its full origin, and not twice', async () => {
-    const item: DialogueItem = {
-      id: 'x',
-      context: [
-        { speaker: 'therapist', text: 'How has the drinking been this week?' },
-        { speaker: 'client', text: "Honestly, worse. I had a few every night because work's been stressful." },
-      ],
-      candidates: [],
-    };
-    const once = await generateCandidates(model, [item], { strategy: 'greedy', maxNewTokens: 20 }, { now: () => new Date('2026-01-01T00:00:00Z') });
-    assert.equal(once[0].candidates.length, 1);
-    const c = once[0].candidates[0];
-    assert.equal(c.id, 'g1');
-    assert.deepEqual(c.origin, {
-      kind: 'model',
-      model: folder,
-      decoding: { strategy: 'greedy', maxNewTokens: 20, behaviour: 'reflection', maxContextTokens: 384 },
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
-    assert.ok(c.text.length > 0);
-    assert.equal(item.candidates.length, 0, 'input untouched');
-    const twice = await generateCandidates(model, once, { strategy: 'greedy', maxNewTokens: 20 });
-    assert.equal(twice[0].candidates.length, 1, 'same model, same strategy, same text: kept once');
   });
 
   it('names the folder and the missing piece of an incomplete model folder', async () => {

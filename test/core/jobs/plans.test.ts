@@ -109,7 +109,8 @@ describe('running plans on files', function () {
   it('a memory sink applies updates to the item as it is now, by id, and counts what changed', async () => {
     const items = [{ id: 'a', context: [], candidates: [] }, { id: 'b', context: [], candidates: [] }] as DialogueItem[];
     const sink = new MemorySink([...items]);
-    await sink.apply(new Map([['a', (it: DialogueItem) => ({ ...it, note: 1 })], ['b', () => undefined], ['zz', (it: DialogueItem) => it]]));
+    type Update = (it: DialogueItem) => DialogueItem | undefined;
+    await sink.apply(new Map<string, Update>([['a', (it) => ({ ...it, note: 1 })], ['b', () => undefined], ['zz', (it) => it]]));
     assert.deepEqual([...sink.changed], ['a']);
     assert.equal((sink.items[0] as DialogueItem & { note: number }).note, 1);
     assert.equal(sink.items[1], items[1]);

@@ -12,7 +12,7 @@ import {
   toggleError,
   type LabelOp,
 } from '../../../src/core/labels/annotate';
-import { mergeNewCandidates, mergeScores } from '../../../src/core/dialogue/merge';
+import { mergeScores } from '../../../src/core/dialogue/merge';
 import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
 
 const base = (): DialogueItem => ({
@@ -182,18 +182,6 @@ describe('label operations (first study §4.2.3)', () => {
 });
 
 describe('merging job results into the current document', () => {
-  it('adds only new candidates and keeps labels made meanwhile', () => {
-    const snapshot = base();
-    const computed = structuredClone(snapshot);
-    computed.candidates.push({ id: 'g1', text: 'new', origin: { kind: 'model' }, annotations: [], scores: {} });
-    const current = setCoherence(snapshot, 'c', 'me', true);
-    current.candidates.push({ id: 'g1', text: 'typed by hand', origin: { kind: 'human' }, annotations: [], scores: {} });
-    const merged = mergeNewCandidates(current, snapshot, computed);
-    assert.deepEqual(merged.candidates.map((c) => c.id), ['c', 'g1', 'g1-2']);
-    assert.equal(merged.candidates[0].annotations.length, 2);
-    assert.equal(mergeNewCandidates(current, snapshot, snapshot), current);
-  });
-
   it('copies scores of one evaluator by candidate id', () => {
     const computed = base();
     computed.candidates[0].scores = { j: { value: 3, status: 'ok' }, other: { value: 1, status: 'ok' } };
