@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { compareEvaluators } from '../core/analysis/compareEvaluators';
 import { exportTable } from '../core/analysis/correlationExport';
 import type { CorrelationTable, CorrelationTableOptions } from '../core/analysis/correlationTable';
-import { displayNames, parseJudgeId } from '../core/analysis/evaluatorNames';
+import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/analysis/evaluatorNames';
 import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/analysis/sideBySide';
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
@@ -145,7 +145,7 @@ export class CorrelationPanel {
     this.lastTable = table;
     const candidates = items.flatMap((i) => i.candidates);
     const ids = [...new Set(candidates.flatMap((c) => Object.keys(c.scores ?? {})))].sort();
-    const names = displayNames(ids);
+    const names = displayNames(ids, evaluatorSignatures(items));
     const base = {
       type: 'table' as const,
       file: vscode.workspace.asRelativePath(document.uri),

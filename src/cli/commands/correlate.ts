@@ -33,9 +33,10 @@ function average(v: string, prev: AverageEvaluator[] = []): AverageEvaluator[] {
  * @throws Error naming the candidates when there is no match or more than one
  */
 export function resolveEvaluator(items: readonly DialogueItem[], typed: string, options: CorrelationTableOptions): string {
-  const ids = correlationData(items, { ...options, evaluators: undefined }).evaluatorIds;
+  const data = correlationData(items, { ...options, evaluators: undefined });
+  const ids = data.evaluatorIds;
   if (ids.includes(typed)) return typed;
-  const names = displayNames(ids);
+  const names = displayNames(ids, data.signatures);
   const byPrefix = ids.filter((id) => id.startsWith(typed));
   if (byPrefix.length === 1) return byPrefix[0];
   const byName = ids.filter((id) => (names.get(id) ?? '').toLowerCase() === typed.toLowerCase());

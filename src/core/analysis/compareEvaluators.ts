@@ -91,7 +91,7 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
   const method = options.method ?? 'spearman';
   const data = correlationData(items, { ...options, evaluators: undefined });
   for (const id of [evaluatorA, evaluatorB]) if (!data.evaluatorIds.includes(id)) throw new Error(`no evaluator "${id}" in this file (evaluators: ${data.evaluatorIds.join(', ') || 'none'})`);
-  const names = displayNames(data.evaluatorIds);
+  const names = displayNames(data.evaluatorIds, data.signatures);
   const level = options.bootstrap?.level ?? 0.95;
   const resamples = options.bootstrap && data.itemIds.length > 0 ? bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed) : null;
   return data.columns.map((col) => {

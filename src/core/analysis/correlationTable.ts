@@ -11,7 +11,7 @@ import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type Hum
 import { candidateOrigins, type Candidate, type DialogueItem } from '../dialogue/types';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, pearsonR, spearmanRho } from '../stats/correlation';
-import { displayNames, evaluatorKind, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind } from './evaluatorNames';
+import { displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from './evaluatorNames';
 
 /** Correlation coefficient: Spearman's rho (ICMI 2023's choice), Pearson's r, or Kendall's tau-b. */
 export type CorrelationMethod = 'spearman' | 'pearson' | 'kendall';
@@ -131,6 +131,8 @@ export interface CorrelationTable {
   rows: CorrelationRow[];
   /** Laypeople's coherence scores against the experts' on the same candidates (ICMI 2023 Table 2). */
   reference: CorrelationRow;
+  /** Every row's display name, id and full signature, in row order: what each row is, for a reader to reproduce. */
+  legend: LegendEntry[];
   /** Items that hold at least one candidate: the units resampled by the bootstrap. */
   items: number;
   bootstrap?: { resamples: number; seed: number | string; level: number };
@@ -227,6 +229,8 @@ export interface CorrelationData {
   columns: CorrelationColumn[];
   human: HumanGroup;
   observations: Observation[];
+  /** Recorded signatures by evaluator id ({@link evaluatorSignatures}), for names and legends. */
+  signatures: Map<string, string>;
 }
 
 function usable(c: Candidate, id: string): number | null | undefined {
@@ -286,7 +290,8 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
   }
   for (const avg of options.averages ?? []) ids.add(`average:${avg.label}`);
   const filters = (options.evaluators ?? []).map((f) => f.toLowerCase()).filter(Boolean);
-  const names = displayNames([...ids]);
+  const signatures = evaluatorSignatures(items);
+  const names = displayNames([...ids], signatures);
   const evaluatorIds = [...ids].filter((id) => filters.length === 0 || filters.some((f) => id.toLowerCase().includes(f) || (names.get(id) ?? '').toLowerCase().includes(f)));
   // A group none of whose responses anyone has labelled (e.g. the gold references) gets no column.
   const keys = [...groupCounts.keys()].filter((k) => k !== 'all' && (groupCounts.get(k)?.labelled ?? 0) > 0).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
@@ -295,7 +300,7 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
     const g = groupCounts.get(key) as { candidates: number; items: Set<number>; labelled: number };
     return { key, label: key === 'all' ? 'All' : key, candidates: g.candidates, items: g.items.size };
   });
-  return { itemIds, evaluatorIds, columns, human, observations };
+  return { itemIds, evaluatorIds, columns, human, observations, signatures };
 }
 
 /**
@@ -493,7 +498,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
   const level = options.bootstrap?.level ?? 0.95;
   if (options.bootstrap && !(level > 0 && level < 1)) throw new RangeError(`bootstrap level must be in (0, 1) (got ${level})`);
   const resamples = options.bootstrap && data.itemIds.length > 0 ? bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed) : null;
-  const names = displayNames(data.evaluatorIds);
+  const names = displayNames(data.evaluatorIds, data.signatures);
 
   const makeRow = (evaluatorId: string, displayName: string): CorrelationRow => ({
     evaluatorId,
@@ -536,6 +541,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     columns: data.columns,
     rows,
     reference,
+    legend: evaluatorLegend(rows.map((r) => r.evaluatorId), data.signatures),
     items: data.itemIds.length,
     ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } } : {}),
   };

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { candidateGroups, correlationTable, markBest, resolveHuman, type CorrelationRow } from '../../../src/core/analysis/correlationTable';
 import { exportTable, tableToCsv, tableToLatex, tableToMarkdown, tableToText } from '../../../src/core/analysis/correlationExport';
-import { displayNames } from '../../../src/core/analysis/evaluatorNames';
+import { displayNames, evaluatorLegend } from '../../../src/core/analysis/evaluatorNames';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
 import type { Candidate, DialogueItem } from '../../../src/core/dialogue/types';
 
@@ -165,11 +165,27 @@ describe('correlation table: hand-worked cases', () => {
       'judge:local:bundled:reflect-gpt2-tiny:instructions×rating@3f2a9c0d11b7',
       'metric:followUpLikelihood.That makes no sense!@m',
     ]);
-    assert.match(names.get('metric:bleu4.score@impl:nltk-3.8|tok:whitespace|rv:0.1.0') as string, /^BLEU-4 \[[0-9a-f]{6}\]$/);
-    assert.notEqual(names.get('metric:bleu4.score@impl:nltk-3.8|tok:whitespace|rv:0.1.0'), names.get('metric:bleu4.score@impl:nltk-3.8|tok:13a|rv:0.1.0'));
+    assert.equal(names.get('metric:bleu4.score@impl:nltk-3.8|tok:whitespace|rv:0.1.0'), 'BLEU-4 (whitespace tokens)');
+    assert.equal(names.get('metric:bleu4.score@impl:nltk-3.8|tok:13a|rv:0.1.0'), 'BLEU-4 (13a tokens)');
     assert.equal(names.get('metric:rougeL.precision@x'), 'ROUGE-L (precision)');
     assert.equal(names.get('judge:local:bundled:reflect-gpt2-tiny:instructions×rating@3f2a9c0d11b7'), 'instructions × rating · bundled:reflect-gpt2-tiny');
     assert.equal(names.get('metric:followUpLikelihood.That makes no sense!@m'), 'Follow-up: That makes no sense!');
+  });
+
+  it('tells judges apart by what differs in their recorded signatures, and says when a 0.1.0 judge recorded none', () => {
+    const a = 'judge:api:same-judge:instructions×rating@3f2a9c0d11b7~11111111';
+    const b = 'judge:api:same-judge:instructions×rating@3f2a9c0d11b7~22222222';
+    const old = 'judge:api:same-judge:instructions×rating@3f2a9c0d11b7';
+    const sig = (port: number, t = 0) => `backend:openai-chat|url:http://127.0.0.1:${port}/v1|model:same-judge|temperature:${t}|maxTokens:16|logprobs:false|body:instructions|request:rating|tmpl:3f2a9c0d11b7|rv:0.1.0`;
+    const names = displayNames([a, b, old], new Map([[a, sig(8001)], [b, sig(8002)]]));
+    assert.equal(names.get(a), 'instructions × rating · same-judge (127.0.0.1:8001)');
+    assert.equal(names.get(b), 'instructions × rating · same-judge (127.0.0.1:8002)');
+    assert.equal(names.get(old), 'instructions × rating · same-judge (configuration not recorded)');
+    const legend = evaluatorLegend([a, old], new Map([[a, sig(8001)]]));
+    assert.deepEqual(legend[0], { name: 'instructions × rating · same-judge', id: a, signature: sig(8001) });
+    assert.deepEqual(legend[1], { name: 'instructions × rating · same-judge (configuration not recorded)', id: old });
+    const t = displayNames([a, b], new Map([[a, sig(8001)], [b, sig(8001, 0.7)]]));
+    assert.equal(t.get(b), 'instructions × rating · same-judge (T=0.7)');
   });
 });
 
