@@ -17,7 +17,7 @@ import { coherenceScore } from '../labels/annotate';
 import { DEFAULT_GROUP_RULES, annotatorGroup, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { candidateOrigins, type Annotation, type Candidate, type DialogueItem } from '../dialogue/types';
 import { spearmanRho, type CorrelationResult } from '../stats/correlation';
-import { GROUND_TRUTH, decodingStrategy } from './strategy';
+import { GROUND_TRUTH, decodingStrategy } from '../dialogue/strategy';
 
 /** Version tag of the {@link FirstStudyAnalysis} shape; bumped on incompatible changes. */
 export const FIRST_STUDY_SCHEMA = 'reflect-eval/first-study@1';

@@ -3,7 +3,7 @@
  * `layout.ts` and docs/annotations.md).
  */
 import { stringify } from 'csv-stringify/sync';
-import { decodingStrategy } from '../analysis/strategy';
+import { decodingStrategy } from '../dialogue/strategy';
 import { ERROR_LABELS } from '../labels/scheme';
 import { annotatorGroup } from '../labels/groups';
 import { candidateOrigins, type Annotation, type Candidate, type CandidateOrigin, type DialogueItem } from '../dialogue/types';

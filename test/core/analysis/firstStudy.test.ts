@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { firstStudyAnalysis } from '../../../src/core/analysis/firstStudy';
 import { firstStudyCsv } from '../../../src/core/analysis/firstStudyCsv';
-import { decodingStrategy } from '../../../src/core/analysis/strategy';
+import { decodingStrategy } from '../../../src/core/dialogue/strategy';
 import type { Annotation, Candidate, CandidateOrigin, DialogueItem, ErrorCategory } from '../../../src/core/dialogue/types';
 
 const gpt2 = (topP: number): CandidateOrigin => ({ kind: 'model', source: 'GPT-2', decoding: { strategy: 'nucleusSampling', topP } });

@@ -3,7 +3,7 @@
  * strategy is model × decoding method × parameters, e.g. "GPT-2 nucleus p=0.4"; the human reference is
  * "ground truth".
  */
-import type { CandidateOrigin } from '../dialogue/types';
+import type { CandidateOrigin } from './types';
 
 /** A decoding strategy: a stable label plus its parts. */
 export interface DecodingStrategy {
