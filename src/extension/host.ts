@@ -105,7 +105,7 @@ export async function runPlanInEditor(context: vscode.ExtensionContext, document
 export function showReport(report: JobReport): void {
   const out = outputChannel();
   for (const line of [...report.lines, ...report.warnings.map((w) => `warning: ${w}`), ...(report.files ?? []).map((f) => `wrote ${f}`)]) out.appendLine(`  ${line}`);
-  const what = report.nothingDone ? `nothing done: ${report.nothingDone}` : report.lines.length > 3 ? `${report.lines.length} results (see the ReflectEval output)` : report.lines.join('; ');
+  const what = report.nothingDone ? `nothing done: ${report.nothingDone}` : report.lines.join('; ');
   const changed = report.itemsChanged ? ` ${report.itemsChanged} item(s) updated.` : '';
   const tail = `${report.cancelled ? ' (cancelled; finished work kept)' : ''}${report.warnings.length ? ` ${report.warnings.length} warning(s): ${report.warnings[0]}` : ''}`;
   const message = `ReflectEval ${report.job}: ${what}.${changed}${tail}`;

@@ -115,7 +115,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     // The quick pick offers Greedy first (then the GEM 2022 grid, custom settings, a run config file).
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: decoding settings")', { timeout: 30_000 });
     await p.keyboard.press('Enter');
-    await waitFor('the generation notice', async () => (await p.locator('.notification-list-item-message', { hasText: 'added 3 candidate(s) to 3 item(s)' }).count()) > 0, 120_000);
+    await waitFor('the generation notice', async () => (await p.locator('.notification-list-item-message', { hasText: '3 new candidates' }).count()) > 0, 120_000);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
     await frame.locator('.candidate').first().press('Control+s');
     // Two editor groups are open now (the panel is beside), so watch the file rather than a tab.

@@ -90,7 +90,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
       `a generation summary matching ${expected}`,
       async () => {
         seen = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
-        return seen.find((t) => t.includes(`${total}/${total} contexts;`) && expected.test(t));
+        return seen.find((t) => t.includes(`${total}/${total} contexts in`) && expected.test(t));
       },
       CONTEXTS * 10 * 60_000,
       1_000,
@@ -103,7 +103,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
   it('generates 26 candidates per model per context through the quick pick, merges duplicates with their origins, and saves', async () => {
     const p = page as Page;
     await openDialogueFile(p, 'grid.dialogues.jsonl');
-    const { seconds, notice } = await generateGrid(p, /added \d+ candidate/);
+    const { seconds, notice } = await generateGrid(p, /[1-9]\d* new candidates/);
     console.log(`      editor: GEM 2022 grid, ${CONTEXTS} contexts × ${MODELS.length} models, maxNewTokens ${MAX_NEW_TOKENS}: ${seconds.toFixed(1)} s — ${notice}`);
     await p.screenshot({ path: join(out, 'generate-grid.png') });
     // Save from inside the webview (Ctrl+S is forwarded to the workbench), then read the file once every item has
@@ -157,7 +157,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
   it('a second run with the same seed finds every candidate already there and leaves the document unchanged', async () => {
     const p = page as Page;
     const before = readFileSync(file, 'utf8');
-    const { seconds, notice } = await generateGrid(p, /added 0 candidate\(s\) to 0 item\(s\), 0 duplicate\(s\)/);
+    const { seconds, notice } = await generateGrid(p, /0 new candidates, 0 duplicates listed as further origins/);
     console.log(`      editor, second run with seed ${SEED}: ${seconds.toFixed(1)} s — ${notice}`);
     assert.equal(await p.locator('.tab.active.dirty').count(), 0, 'nothing to save');
     assert.equal(readFileSync(file, 'utf8'), before);
