@@ -105,7 +105,9 @@ export async function runPlanInEditor(context: vscode.ExtensionContext, document
 export function showReport(report: JobReport): void {
   const out = outputChannel();
   for (const line of [...report.lines, ...report.warnings.map((w) => `warning: ${w}`), ...(report.files ?? []).map((f) => `wrote ${f}`)]) out.appendLine(`  ${line}`);
-  const what = report.nothingDone ? `nothing done: ${report.nothingDone}` : report.lines.join('; ');
+  // VS Code cuts notifications at 1,000 characters: readable names, and the full lines in the output channel.
+  let what = report.nothingDone ? `nothing done: ${report.nothingDone}` : (report.summary ?? report.lines).join('; ');
+  if (what.length > 700) what = `${what.slice(0, 700)}… (all of it in the ReflectEval output)`;
   const changed = report.itemsChanged ? ` ${report.itemsChanged} item(s) updated.` : '';
   const tail = `${report.cancelled ? ' (cancelled; finished work kept)' : ''}${report.warnings.length ? ` ${report.warnings.length} warning(s): ${report.warnings[0]}` : ''}`;
   const message = `ReflectEval ${report.job}: ${what}.${changed}${tail}`;

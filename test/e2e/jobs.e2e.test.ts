@@ -119,9 +119,9 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
     assert.doesNotMatch(note, /nothing done/, note);
     await save(p);
     await p.screenshot({ path: join(out, 'jobs-judge.png') });
-    // Each candidate (the reference of 2 items) was sent once to each endpoint, with the stored key.
-    assert.equal(four!.requests.length, 2);
-    assert.equal(two!.requests.length, 2);
+    // Each candidate (2 items × the reference and a greedy candidate) was sent once to each endpoint, with the stored key.
+    assert.equal(four!.requests.length, 4);
+    assert.equal(two!.requests.length, 4);
     assert.ok([...four!.requests, ...two!.requests].every((r) => r.headers.authorization === `Bearer ${KEY}`));
     const items = readFileSync(join(ws, 'editor.dialogues.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     for (const it of items) {
@@ -132,15 +132,15 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
     // The CLI on its own copy: every prompt is in the cache the editor filled, so no endpoint is called again.
     const r = spawnSync(process.execPath, [cli, 'run', join(ws, 'judge.json'), join(ws, 'cli.dialogues.jsonl')], { encoding: 'utf8', env: { ...process.env, JOBS_E2E_KEY: KEY } });
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(four!.requests.length + two!.requests.length, 4, 'the CLI re-used the editor\'s cached replies');
+    assert.equal(four!.requests.length + two!.requests.length, 8, 'the CLI re-used the editor\'s cached replies');
     assert.deepEqual(withoutTimestamps(join(ws, 'editor.dialogues.jsonl')), withoutTimestamps(join(ws, 'cli.dialogues.jsonl')));
     const manifest = (name: string) => JSON.parse(readFileSync(join(ws, `${name}.judge-manifest.json`), 'utf8'));
     const [m1, m2] = [manifest('editor'), manifest('cli')];
     const stable = (m: Record<string, unknown>) => ({ ...m, finishedAt: undefined, file: undefined, evaluators: (m.evaluators as Record<string, unknown>[]).map((e) => ({ ...e, calls: undefined, cacheHits: undefined, usage: undefined, cost: undefined })), totals: undefined });
     assert.deepEqual(stable(m2), stable(m1));
     const apiEvaluators = (m: { evaluators: { judge: string; calls: number; cacheHits: number }[] }) => m.evaluators.filter((e) => e.judge === 'api:same-judge');
-    assert.deepEqual(apiEvaluators(m1).map((e) => e.calls), [2, 2]);
-    assert.deepEqual(apiEvaluators(m2).map((e) => [e.calls, e.cacheHits]), [[0, 2], [0, 2]]);
+    assert.deepEqual(apiEvaluators(m1).map((e) => e.calls), [4, 4]);
+    assert.deepEqual(apiEvaluators(m2).map((e) => [e.calls, e.cacheHits]), [[0, 4], [0, 4]]);
     copyFileSync(join(ws, 'editor.judge-manifest.json'), join(out, 'jobs-editor.judge-manifest.json'));
   });
 });

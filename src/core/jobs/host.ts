@@ -75,8 +75,10 @@ export interface JobTarget {
  */
 export interface JobReport {
   job: string;
-  /** One line per evaluator / generator / step, for the CLI's stderr and the editor's notification. */
+  /** One line per evaluator / generator / step, with full evaluator ids: the CLI's stderr, the editor's output channel. */
   lines: string[];
+  /** The same with readable evaluator names instead of ids, short enough for a notification (default: `lines`). */
+  summary?: string[];
   warnings: string[];
   /** Items whose line changed (filled in by the runner that applied the updates). */
   itemsChanged?: number;

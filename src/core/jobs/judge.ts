@@ -10,7 +10,8 @@ import { mergeScores } from '../dialogue/merge';
 import type { DialogueItem } from '../dialogue/types';
 import { cachedJudge, JudgeCache, type CacheStats } from '../judges/cache';
 import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
-import { runJudge, type Judge } from '../judges/judge';
+import { judgeScoreSignature, runJudge, type Judge } from '../judges/judge';
+import { displayNames } from '../analysis/evaluatorNames';
 import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary } from '../judges/prompts';
 import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
 import { countApiTokens } from '../judges/tokenCount';
@@ -235,6 +236,8 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
       await made.dispose();
     }
   }
+  const names = displayNames(records.map((r) => r.evaluatorId), new Map(records.map((r) => [r.evaluatorId, judgeScoreSignature(r.signature, r, r.templateHash)])));
+  report.summary = records.map((r) => `${names.get(r.evaluatorId)}: ${r.judgements} judged, ${r.calls} calls, ${r.cacheHits} cached, ${r.failures} failed`);
   report.cancelled = Boolean(host.signal?.aborted);
   if (records.length === 0 && !report.cancelled) report.nothingDone = perVariant === 0 ? 'the file has no candidates to judge' : `no judge could run (${report.warnings.join('; ')})`;
   const manifest = judgeManifestFile(plan, target, host.baseDir);

@@ -4,6 +4,7 @@
  * `metric:<name>.<output>@<signature>` (docs/metrics.md).
  */
 import { failFor, isObject, rejectUnknownFields } from '../config';
+import { displayNames } from '../analysis/evaluatorNames';
 import { mergeScores } from '../dialogue/merge';
 import { scoreItems } from '../metrics';
 import { itemsLackingReference, metricRuns, type MetricRun } from '../metrics/runSpec';
@@ -61,6 +62,7 @@ export async function runScorePlan(plan: ScorePlan, target: JobTarget, host: Job
   let done = 0;
   let scored = 0;
   let skipped = 0;
+  const counts: [string, string][] = [];
   for (const run of runs) {
     if (host.signal?.aborted) break;
     const res = await scoreItems(snapshot, run.metric, run.config, {
@@ -83,8 +85,11 @@ export async function runScorePlan(plan: ScorePlan, target: JobTarget, host: Job
       const values = res.items.flatMap((it) => it.candidates.map((c) => c.scores[id])).filter((s) => s?.status === 'ok').map((s) => s.value as number);
       const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
       report.lines.push(`${id}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score; mean ${values.length ? mean.toPrecision(4) : '-'} over ${values.length}`);
+      counts.push([id, `${res.scored} scored, ${res.skipped} already, ${res.failures} without`]);
     }
   }
+  const names = displayNames(counts.map(([id]) => id));
+  report.summary = counts.map(([id, text]) => `${names.get(id)}: ${text}`);
   report.cancelled = Boolean(host.signal?.aborted);
   const noReference = itemsLackingReference(snapshot, runs);
   if (noReference > 0) {
