@@ -195,7 +195,7 @@ describe('hub models through @huggingface/hub (a stand-in hub on loopback)', fun
     await assert.rejects(describeModel('test-org/gpt2-merged@v9', locator), /revision v9.*HTTP 404/);
   });
 
-  it('a 401 from a gated model names the id, the file and HF_TOKEN; the token from HF_TOKEN is sent and never shown', async () => {
+  it('a 401 from a gated model names the id, the file and HF_TOKEN; the token (HF_TOKEN, else $HF_HOME/token) is sent and never shown', async () => {
     await assert.rejects(describeModel('test-org/gated', locator), (e: unknown) => {
       assert.ok(e instanceof ModelSourceError, String(e));
       assert.match(e.message, /^hub model "test-org\/gated" \(revision main\): config\.json was refused by .* \(HTTP 401 \("Access to model test-org\/gated is restricted/);
@@ -209,6 +209,14 @@ describe('hub models through @huggingface/hub (a stand-in hub on loopback)', fun
     const model = await loadGenerativeModel('test-org/gated', locator);
     await model.dispose();
     assert.ok(hub.requests.filter((r) => r.url.includes('/resolve/')).every((r) => r.authorization === `Bearer ${TOKEN}`));
+    // Without HF_TOKEN, the token `huggingface-cli login` saved in $HF_HOME/token is used, as by Python.
+    delete process.env.HF_TOKEN;
+    mkdirSync(process.env.HF_HOME!, { recursive: true });
+    writeFileSync(join(process.env.HF_HOME!, 'token'), `${TOKEN}\n`);
+    const fresh: ModelLocator = { ...locator, hub: { ...locator.hub, cacheDir: join(tmp, 'other-cache') } };
+    hub.requests.length = 0;
+    await describeModel('test-org/gated', fresh);
+    assert.ok(hub.requests.length > 0 && hub.requests.every((r) => r.authorization === `Bearer ${TOKEN}`));
   });
 
   it('names a repository without an ONNX export before downloading any model file', async () => {
