@@ -129,11 +129,14 @@ export class OnnxGraph {
  * @throws ModelSourceError naming the folder, each file and tensor, and the precisions that load
  */
 export async function requireFloat32(folder: string, graphs: readonly OnnxGraph[], names: readonly string[]): Promise<void> {
-  const found = [...new Set(graphs)].flatMap((g) => g.nonFloat32(names).map((x) => `${g.name} ${x}`));
+  const found = [...new Set(graphs)]
+    .map((g) => ({ g, bad: g.nonFloat32(names) }))
+    .filter((x) => x.bad.length > 0)
+    .map(({ g, bad }) => `${g.name} has ${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ` and ${bad.length - 3} more` : ''}`);
   if (found.length === 0) return;
   for (const g of new Set(graphs)) await g.release();
   throw new ModelSourceError(
-    `model folder ${folder}: ${found.join(', ')}: ReflectEval's decoding feeds and reads float32 tensors, so fp16 exports cannot generate here; ` +
+    `model folder ${folder}: ${found.join('; ')}. ReflectEval's decoding feeds and reads float32 tensors, so fp16 exports cannot generate here; ` +
       'load an fp32 or integer-quantized variant (dtype fp32, q8, int8, uint8, q4 or bnb4)',
   );
 }

@@ -9,6 +9,7 @@ import { basename, join, resolve } from 'node:path';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import { loadLanguageModel } from '../../../src/core/models/loadModel';
 import { checkModelFolder, ModelSourceError } from '../../../src/core/models/modelSource';
+import { buildOnnxModel, ELEM } from '../../../src/core/models/onnxBuilder';
 import { describedModelFiles, describeModel, loadEncoder, loadGenerativeModel, loadModelTokenizer, type ModelLocator } from '../../../src/core/models/registry';
 import { OnnxSeq2SeqLM } from '../../../src/core/models/seq2seqLM';
 
@@ -192,5 +193,35 @@ describe('model folders and layouts', () => {
       fs.createReadStream = stream;
     }
     assert.deepEqual(reads, ['reflect-bart-tiny', 'reflect-gpt2-tiny', 'reflect-roberta-tiny'].map((m) => join(models, m, 'config.json')));
+  });
+
+  it('refuses an fp16 export for generation, naming the float16 tensors and the precisions that load', async () => {
+    // A graph with the decoder's names whose logits and caches are float16 (logits = Cast(input_ids), presents = pasts).
+    const dir = copy(merged);
+    rmSync(join(dir, 'onnx'), { recursive: true });
+    fs.mkdirSync(join(dir, 'onnx'));
+    const layers = Number(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).n_layer);
+    const pasts = Array.from({ length: layers }, (_, i) => [`past_key_values.${i}.key`, `past_key_values.${i}.value`]).flat();
+    const FLOAT16 = 10;
+    const bytes = buildOnnxModel(
+      [
+        { op: 'Unsqueeze', inputs: ['input_ids'], outputs: ['ids3'], attrs: { axes: [2] } },
+        { op: 'Cast', inputs: ['ids3'], outputs: ['logits'], attrs: { to: FLOAT16 } },
+        ...pasts.map((p) => ({ op: 'Identity', inputs: [p], outputs: [p.replace('past_key_values.', 'present.')] })),
+      ],
+      [
+        { name: 'input_ids', elem: ELEM.int64, rank: 2 },
+        { name: 'attention_mask', elem: ELEM.int64, rank: 2 },
+        ...pasts.map((name) => ({ name, elem: FLOAT16, rank: 4 })),
+      ],
+      [{ name: 'logits', elem: FLOAT16, rank: 3 }, ...pasts.map((p) => ({ name: p.replace('past_key_values.', 'present.'), elem: FLOAT16, rank: 4 }))],
+      11,
+    );
+    writeFileSync(join(dir, 'onnx', 'model_fp16.onnx'), bytes);
+    await rejectsWith(
+      loadGenerativeModel(dir, { bundledDir: '', baseDir: tmp }, { dtype: 'fp16' }),
+      dir,
+      /onnx\/model_fp16\.onnx has past_key_values\.0\.key: float16, past_key_values\.0\.value: float16, .* and \d+ more\. .*load an fp32 or integer-quantized variant \(dtype fp32, q8/,
+    );
   });
 });
