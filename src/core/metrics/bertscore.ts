@@ -25,8 +25,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { EncoderModel, pythonStrip, type EncoderDtype, type TokenEmbeddings } from '../models/encoder';
+import { pythonStrip, type EncoderModel, type TokenEmbeddings } from '../models/encoder';
 import { LoadCache } from '../models/loadCache';
+import { cwdLocator, isModelDtype, loadEncoder, MODEL_DTYPES, modelKey, type ModelDtype, type ModelLocator } from '../models/registry';
 import { MetricConfigError, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
 import { REFLECT_EVAL_VERSION } from '../version';
 
@@ -78,8 +79,8 @@ export interface BertScoreConfig {
   baselineFile: string | null;
   /** Prefix a space before tokenizing: `auto` = bert_score's rule (GPT-2 and RoBERTa tokenizers). */
   addPrefixSpace: 'auto' | boolean;
-  /** ONNX weights: `onnx/model.onnx` (fp32), `model_fp16.onnx` or `model_quantized.onnx` (q8). */
-  dtype: EncoderDtype;
+  /** ONNX weights (transformers.js dtype): `onnx/model.onnx` (fp32), `model_fp16.onnx` (fp16), `model_quantized.onnx` (q8), `model_q4.onnx` (q4), … */
+  dtype: ModelDtype;
   /** Sentences per forward pass. */
   batchSize: number;
 }
@@ -267,9 +268,13 @@ function shortHash(parts: readonly string[]): string {
 
 const encoders = new LoadCache<EncoderModel>();
 
-/** The encoder for `model` (loaded once per process and dtype). */
-export function bertScoreEncoder(model: string, dtype: EncoderDtype = 'fp32'): Promise<EncoderModel> {
-  return encoders.get(`${existsSync(model) ? resolve(model) : model}|${dtype}`, () => EncoderModel.load(model, { dtype, id: model }));
+/**
+ * The encoder for `model` (loaded once per process, model and dtype) through the model registry.
+ *
+ * @param locator - where `bundled:` and relative references resolve (default: the working directory, no bundled models)
+ */
+export function bertScoreEncoder(model: string, dtype: ModelDtype = 'fp32', locator: ModelLocator = cwdLocator()): Promise<EncoderModel> {
+  return encoders.get(`${modelKey(model, locator)}|${dtype}`, () => loadEncoder(model, locator, { dtype }));
 }
 
 /** Releases every encoder BERTScore loaded. */
@@ -321,7 +326,7 @@ export const bertscore: Metric<BertScoreConfig> = {
       c.layer = d;
     }
     if (!Number.isInteger(c.layer) || c.layer < 0) throw bad('layer', `must be an integer ≥ 0 (0 = embedding output), got ${String(c.layer)}`);
-    if (!['fp32', 'fp16', 'q8'].includes(c.dtype)) throw bad('dtype', `must be fp32, fp16 or q8, got ${String(c.dtype)}`);
+    if (!isModelDtype(c.dtype)) throw bad('dtype', `must be one of ${Object.keys(MODEL_DTYPES).join(', ')}, got ${String(c.dtype)}`);
     if (!Number.isInteger(c.batchSize) || c.batchSize < 1) throw bad('batchSize', 'must be a positive integer');
     if (c.addPrefixSpace !== 'auto' && typeof c.addPrefixSpace !== 'boolean') throw bad('addPrefixSpace', 'must be "auto", true or false');
     if (c.idf) {
@@ -361,7 +366,7 @@ export const bertscore: Metric<BertScoreConfig> = {
     ].join('|');
   },
   async score(inputs: readonly MetricInput[], c: BertScoreConfig, options: MetricRunOptions = {}): Promise<MetricValues[]> {
-    const encoder = await bertScoreEncoder(c.model, c.dtype);
+    const encoder = await bertScoreEncoder(c.model, c.dtype, options.models);
     const out: MetricValues[] = inputs.map(() => ({ f1: null, precision: null, recall: null }));
     const idx = inputs.map((x, i) => (typeof x.reference === 'string' ? i : -1)).filter((i) => i >= 0);
     const results = await computeBertScore(

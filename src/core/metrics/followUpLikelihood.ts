@@ -24,7 +24,8 @@ import type { Turn } from '../dialogue/types';
 import { truncateWithSpecialTokens } from '../models/encoder';
 import type { GenerativeLM } from '../models/languageModel';
 import { LoadCache } from '../models/loadCache';
-import { ModelSourceError } from '../models/modelSource';
+import { ModelSourceError } from '../models/errors';
+import { cwdLocator, modelKey, type ModelLocator } from '../models/describe';
 import { REFLECT_EVAL_VERSION } from '../version';
 import { MetricConfigError, type Metric, type MetricInput, type MetricOutput, type MetricRunOptions, type MetricValues } from './metric';
 
@@ -199,13 +200,17 @@ function dataHash(data: FollowUpsData): string {
 
 const models = new LoadCache<GenerativeLM>();
 
-/** The seq2seq model for `ref`, loaded once per process. */
-function seq2seqModel(ref: string): Promise<GenerativeLM> {
-  return models.get(ref, async () => {
-    const { loadLanguageModel } = await import('../models/loadModel');
-    return loadLanguageModel(ref, { id: ref }).catch((err: Error) => {
+/**
+ * The seq2seq model for `ref`, loaded once per process and model through the model registry.
+ *
+ * @param locator - where `bundled:` and relative references resolve (default: the working directory, no bundled models)
+ */
+function seq2seqModel(ref: string, locator: ModelLocator = cwdLocator()): Promise<GenerativeLM> {
+  return models.get(modelKey(ref, locator), async () => {
+    const { loadGenerativeModel } = await import('../models/registry');
+    return loadGenerativeModel(ref, locator).catch((err: Error) => {
       if (err instanceof ModelSourceError) throw err;
-      throw new ModelSourceError(`loading the follow-up likelihood model "${ref}" failed (${err.message}); without network, pass a local Optimum seq2seq folder (docs/metrics-neural.md)`);
+      throw new ModelSourceError(`loading the follow-up likelihood model "${ref}" failed (${err.message}); pass a local Optimum seq2seq folder (docs/metrics-neural.md)`);
     });
   });
 }
@@ -295,7 +300,7 @@ export function createFollowUpLikelihood(data: FollowUpsData, source: string): M
       ].join('|');
     },
     async score(inputs: readonly MetricInput[], c: FollowUpLikelihoodConfig, options: MetricRunOptions = {}): Promise<MetricValues[]> {
-      const model = await seq2seqModel(c.model);
+      const model = await seq2seqModel(c.model, options.models);
       const scores = await computeFollowUpLikelihood(
         model,
         inputs.map((x) => ({ context: x.context ?? [], response: x.candidate })),

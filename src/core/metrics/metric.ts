@@ -8,6 +8,7 @@
  * joined by `|`, in a fixed order chosen by the metric; it always ends with `rv:<ReflectEval version>`.
  */
 import type { Turn } from '../dialogue/types';
+import type { ModelLocator } from '../models/describe';
 
 /** What a metric sees of one candidate. */
 export interface MetricInput {
@@ -50,6 +51,11 @@ export interface MetricRunOptions {
   signal?: AbortSignal;
   /** Called with the number of inputs scored so far. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Where neural metrics find their models: `bundled:` references and folders relative to the host's base folder.
+   * Without it, relative folders resolve against the process's working directory and `bundled:` is refused.
+   */
+  models?: ModelLocator;
 }
 
 /** Raised for a bad metric configuration, naming the metric and the field. */

@@ -6,7 +6,8 @@
  * candidate, under the evaluator id `metric:<name>.<output>@<signature>` ({@link metricEvaluatorId}).
  */
 import type { Candidate, DialogueItem, Score } from '../dialogue/types';
-import { metricEvaluatorId, type Metric, type MetricInput, type MetricValues } from './metric';
+import type { ModelLocator } from '../models/describe';
+import { metricEvaluatorId, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
 
 // The registry holds metrics of every configuration type; `any` here is the type-erased form of `Metric<C>`.
 export type AnyMetric = Metric<any>;
@@ -55,6 +56,8 @@ export interface ScoreItemsOptions {
   batchSize?: number;
   /** Score again candidates that already hold an `ok` score under every output's evaluator id (default false). */
   force?: boolean;
+  /** Where neural metrics find their models (see {@link MetricRunOptions.models}). */
+  models?: ModelLocator;
 }
 
 /** What {@link scoreItems} returns. */
@@ -145,7 +148,7 @@ export async function scoreItems(items: readonly DialogueItem[], metric: AnyMetr
     }));
     let values: MetricValues[];
     try {
-      values = await metric.score(inputs, full, { signal: options.signal });
+      values = await metric.score(inputs, full, { signal: options.signal, models: options.models });
     } catch (err) {
       if (options.signal?.aborted) {
         cancelled = true;

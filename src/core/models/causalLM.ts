@@ -1,7 +1,7 @@
 /**
  * A decoder-only causal language model exported by Hugging Face Optimum, run with onnxruntime-node.
  *
- * Layouts (see {@link checkModelFolder}): `onnx/model.onnx`, `onnx/decoder_model_merged.onnx` (its
+ * Layouts (see layout.ts): `onnx/model.onnx`, `onnx/decoder_model_merged.onnx` (its
  * `use_cache_branch` fed false on the first step and true afterwards, with empty `[batch, heads, 0, headDim]`
  * past tensors on the first step, as transformers.js and Optimum feed it), or `onnx/decoder_model.onnx` +
  * `onnx/decoder_with_past_model.onnx`. Inputs `input_ids`, `attention_mask`, optional `position_ids`,
@@ -15,9 +15,11 @@
 import type * as ort from 'onnxruntime-common';
 import { GatherPool, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
-import { readCausalLMConfig, readModelConfigs, readSpecialTokens, type CausalLMConfig } from './modelConfig';
-import { ModelSourceError, resolveModel } from './modelSource';
-import { Int64Scratch, OnnxGraph, ortRuntime, type OrtModule, type SessionOptions } from './onnxGraph';
+import { describedModelId, describeModel, type DescribedModel } from './describe';
+import { ModelSourceError } from './errors';
+import type { ModelDtype } from './layout';
+import { readCausalLMConfig, readSpecialTokens, type CausalLMConfig } from './modelConfig';
+import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';
 
 export type { CausalLMConfig } from './modelConfig';
@@ -54,6 +56,8 @@ export class OnnxCausalLM implements GenerativeLM {
     /** Graph of later steps (the same graph unless the layout is split). */
     private readonly next: OnnxGraph,
     private readonly pastNames: string[],
+    /** Where the model came from: folder, ONNX files, dtype, hub commit (see `describedModelFiles`). */
+    readonly description?: DescribedModel,
   ) {}
 
   get vocabSize(): number {
@@ -77,20 +81,32 @@ export class OnnxCausalLM implements GenerativeLM {
   /**
    * Loads a model from a local folder or a hub id.
    *
-   * @param options.id - name recorded in candidate origins instead of `ref` (e.g. for a bundled model whose
-   *   absolute path means nothing on another machine)
-   * @throws ModelSourceError when the folder lacks a file, holds an encoder-decoder model, or its ONNX inputs
-   *   and outputs do not match the expected names (one error naming the folder, the file and every mismatch)
+   * @deprecated use `loadGenerativeModel(ref, locator)` (registry.ts), which resolves `bundled:` and relative references against a host
+   * @param options.id - name recorded in candidate origins instead of `ref`
+   * @throws ModelSourceError as {@link fromDescription}
    */
-  static async load(ref: string, options: { cwd?: string; id?: string } & SessionOptions = {}): Promise<OnnxCausalLM> {
-    const { folder, layout } = await resolveModel(ref, { cwd: options.cwd });
+  static async load(ref: string, options: { cwd?: string; id?: string; dtype?: ModelDtype } & SessionOptions = {}): Promise<OnnxCausalLM> {
+    const { cwd, dtype, ...rest } = options;
+    return OnnxCausalLM.fromDescription(await describeModel(ref, { bundledDir: '', baseDir: cwd ?? process.cwd() }, { task: 'generation', dtype }), rest);
+  }
+
+  /**
+   * Opens a described decoder-only model (see `describeModel`, registry.ts): its `config.json` as parsed there.
+   *
+   * @param options.id - name recorded in candidate origins instead of the described id (e.g. for a bundled model
+   *   loaded by absolute path, whose path means nothing on another machine)
+   * @throws ModelSourceError when the model is encoder-decoder, its ONNX inputs and outputs do not match the
+   *   expected names (one error naming the folder, the file and every mismatch), or its tensors are not float32
+   */
+  static async fromDescription(d: DescribedModel, options: { id?: string } & SessionOptions = {}): Promise<OnnxCausalLM> {
+    const { folder, layout } = d;
     if (layout.architecture !== 'decoder-only') {
-      throw new ModelSourceError(`model folder ${folder} holds an encoder-decoder model (config.json is_encoder_decoder); load it with OnnxSeq2SeqLM or loadLanguageModel`);
+      throw new ModelSourceError(`model folder ${folder} holds an encoder-decoder model (config.json is_encoder_decoder); load it with OnnxSeq2SeqLM or loadGenerativeModel`);
     }
-    const { config: raw, generation } = readModelConfigs(folder);
+    const raw = d.config;
     const config = readCausalLMConfig(raw, folder);
     const tokenizer = await loadTokenizer(folder, raw as { eos_token_id?: number | number[]; pad_token_id?: number });
-    const special = readSpecialTokens(raw, generation, 'decoder-only', { eos: tokenizer.eosTokenIds[0], pad: tokenizer.padTokenId });
+    const special = readSpecialTokens(raw, d.generationConfig, 'decoder-only', { eos: tokenizer.eosTokenIds[0], pad: tokenizer.padTokenId });
     const pastNames: string[] = [];
     const presentNames: string[] = [];
     for (let i = 0; i < config.numLayers; i++) {
@@ -111,13 +127,14 @@ export class OnnxCausalLM implements GenerativeLM {
       const contract = layout.kind === 'merged' ? { ...withPast, requiredInputs: [...withPast.requiredInputs, 'use_cache_branch'] } : withPast;
       first = next = await OnnxGraph.open(rt, folder, layout.decoder, contract, options);
     }
+    await requireFloat32(folder, [first, next], ['logits', ...pastNames, ...presentNames]);
     // The cache shapes come from the graph when it declares them; config.json otherwise.
     const heads = next.inputDim(pastNames[0], 1);
     const headDim = next.inputDim(pastNames[0], 3);
     if ((heads !== undefined && heads !== config.numKeyValueHeads) || (headDim !== undefined && headDim !== config.headDim)) {
       throw new ModelSourceError(`model folder ${folder}: ${next.name} has past_key_values of ${heads} heads × ${headDim}, config.json says ${config.numKeyValueHeads} × ${config.headDim}`);
     }
-    return new OnnxCausalLM(options.id ?? ref, folder, config, tokenizer, special, rt, first, next, pastNames);
+    return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first, next, pastNames, d);
   }
 
   /** An empty cache for `batch` rows (past length 0). */

@@ -11,9 +11,11 @@
  * layer L as `last_hidden_state`; its `config.json` then says `num_hidden_layers: L`. Anything else is refused with
  * {@link LayerUnavailableError}, which names the layers the export has; docs/metrics-neural.md shows both exports.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { defaultCacheDir, download, isHubId, ModelSourceError } from './modelSource';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { describedModelId, describeModel, type DescribedModel } from './describe';
+import { ModelSourceError } from './errors';
+import { MODEL_DTYPES, type ModelDtype } from './layout';
 
 // Python's str.isspace() characters (str.strip strips these), which differ from JavaScript's String.prototype.trim.
 const PY_SPACE = '\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -24,14 +26,8 @@ export function pythonStrip(s: string): string {
   return s.replace(PY_STRIP, '');
 }
 
-/** Weight formats looked for: `onnx/model{suffix}.onnx` (transformers.js' naming). */
-export const ENCODER_DTYPES = { fp32: '', fp16: '_fp16', q8: '_quantized' } as const;
-export type EncoderDtype = keyof typeof ENCODER_DTYPES;
-
-/** Files an encoder folder needs besides its ONNX file. */
-export const ENCODER_CONFIG_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
-/** Files read when present: sentence-transformers' configuration (pooling, sequence length). */
-export const ENCODER_OPTIONAL_FILES = ['special_tokens_map.json', 'modules.json', 'sentence_bert_config.json', '1_Pooling/config.json'] as const;
+/** @deprecated use {@link ModelDtype} (layout.ts); every transformers.js dtype is accepted. */
+export type EncoderDtype = ModelDtype;
 
 /** The chosen layer is not in the ONNX export. The message names the model, the layers it has, and the fix. */
 export class LayerUnavailableError extends Error {
@@ -47,81 +43,6 @@ export class LayerUnavailableError extends Error {
     );
     this.name = 'LayerUnavailableError';
   }
-}
-
-function onnxCandidates(dtype: EncoderDtype): string[] {
-  const f = `model${ENCODER_DTYPES[dtype]}.onnx`;
-  return [`onnx/${f}`, f];
-}
-
-/**
- * Returns the local folder of an encoder, downloading it when `ref` is a hub id (into
- * `$REFLECT_EVAL_CACHE/hub/<owner>--<name>`, from `$HF_ENDPOINT`, token `$HF_TOKEN`).
- *
- * @throws ModelSourceError naming the folder or id and the missing file
- */
-export async function resolveEncoder(ref: string, options: { cwd?: string; cacheDir?: string; revision?: string; dtype?: EncoderDtype } = {}): Promise<{ folder: string; onnxFile: string }> {
-  const cwd = options.cwd ?? process.cwd();
-  const dtype = options.dtype ?? 'fp32';
-  if (!isHubId(ref, cwd)) {
-    const folder = isAbsolute(ref) ? ref : resolve(cwd, ref);
-    if (!existsSync(folder)) throw new ModelSourceError(`model folder ${folder} does not exist`);
-    if (!statSync(folder).isDirectory()) throw new ModelSourceError(`model "${ref}" is a file; expected a folder in the Hugging Face/Optimum ONNX layout`);
-    return { folder, onnxFile: checkEncoderFolder(folder, dtype) };
-  }
-  try {
-    return await downloadEncoder(ref, options.cacheDir ?? defaultCacheDir(), options.revision ?? 'main', dtype);
-  } catch (err) {
-    if (err instanceof ModelSourceError) throw err;
-    throw new ModelSourceError(
-      `downloading hub model "${ref}" failed (${(err as Error).message}); without network, pass a local folder in the Hugging Face/Optimum ONNX layout (docs/metrics-neural.md)`,
-    );
-  }
-}
-
-async function downloadEncoder(ref: string, cacheDir: string, revision: string, dtype: EncoderDtype): Promise<{ folder: string; onnxFile: string }> {
-  const folder = join(cacheDir, 'hub', ref.replace(/\//g, '--'));
-  const endpoint = (process.env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/$/, '');
-  const token = process.env.HF_TOKEN;
-  const url = (f: string) => `${endpoint}/${ref}/resolve/${revision}/${f}`;
-  for (const f of [...ENCODER_CONFIG_FILES, ...ENCODER_OPTIONAL_FILES]) {
-    const dest = join(folder, f);
-    if (existsSync(dest)) continue;
-    mkdirSync(dirname(dest), { recursive: true });
-    const ok = await download(url(f), dest, token);
-    if (!ok && (ENCODER_CONFIG_FILES as readonly string[]).includes(f)) throw new ModelSourceError(`hub model "${ref}" has no ${f}`);
-  }
-  const candidates = onnxCandidates(dtype);
-  if (!candidates.some((f) => existsSync(join(folder, f)))) {
-    let found = false;
-    for (const f of candidates) {
-      mkdirSync(dirname(join(folder, f)), { recursive: true });
-      if (await download(url(f), join(folder, f), token)) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      throw new ModelSourceError(
-        `hub model "${ref}" has no ONNX export (looked for ${candidates.join(', ')}); export one with Optimum (docs/metrics-neural.md) and pass its folder`,
-      );
-    }
-  }
-  return { folder, onnxFile: checkEncoderFolder(folder, dtype) };
-}
-
-/**
- * Checks that `folder` holds an encoder and returns the path of its ONNX file.
- *
- * @throws ModelSourceError naming the folder and the first missing piece
- */
-export function checkEncoderFolder(folder: string, dtype: EncoderDtype = 'fp32'): string {
-  for (const f of ENCODER_CONFIG_FILES) {
-    if (!existsSync(join(folder, f))) throw new ModelSourceError(`model folder ${folder} has no ${f}`);
-  }
-  const onnx = onnxCandidates(dtype).find((f) => existsSync(join(folder, f)));
-  if (!onnx) throw new ModelSourceError(`model folder ${folder} has no ONNX encoder (looked for ${onnxCandidates(dtype).join(', ')})`);
-  return join(folder, onnx);
 }
 
 function readJson(path: string): Record<string, unknown> | undefined {
@@ -180,18 +101,35 @@ export class EncoderModel {
     private readonly tokenizer: HfTokenizer,
     private readonly model: HfModel,
     private readonly layerOutputs: Map<number, string>,
+    /** Where the model came from: folder, ONNX file, dtype, hub commit (see `describedModelFiles`). */
+    readonly description?: DescribedModel,
   ) {}
 
   /**
-   * Loads an encoder from a local folder or a hub id, without network for local folders.
+   * Loads an encoder from a local folder or a hub id.
    *
+   * @deprecated use `loadEncoder(ref, locator, { dtype })` (registry.ts), which resolves `bundled:` and relative references against a host
    * @param options.id - name recorded in outputs instead of `ref`
-   * @throws ModelSourceError when the folder lacks a file or the export has no `last_hidden_state` output
+   * @throws ModelSourceError as {@link fromDescription}
    */
-  static async load(ref: string, options: { cwd?: string; dtype?: EncoderDtype; id?: string } = {}): Promise<EncoderModel> {
-    const dtype = options.dtype ?? 'fp32';
-    const { folder, onnxFile } = await resolveEncoder(ref, { cwd: options.cwd, dtype });
-    const cfg = readJson(join(folder, 'config.json')) ?? {};
+  static async load(ref: string, options: { cwd?: string; dtype?: ModelDtype; id?: string } = {}): Promise<EncoderModel> {
+    const d = await describeModel(ref, { bundledDir: '', baseDir: options.cwd ?? process.cwd() }, { task: 'feature-extraction', dtype: options.dtype });
+    return EncoderModel.fromDescription(d, { id: options.id });
+  }
+
+  /**
+   * Opens a described encoder (task `feature-extraction`, see `describeModel` in registry.ts) through transformers.js,
+   * without network; `config.json` as parsed there.
+   *
+   * @param options.id - name recorded in outputs instead of the described id
+   * @throws ModelSourceError when the description is not of an encoder, `config.json` lacks the shapes, or the
+   *   export has no `last_hidden_state` output
+   */
+  static async fromDescription(d: DescribedModel, options: { id?: string } = {}): Promise<EncoderModel> {
+    const { folder, layout, dtype } = d;
+    if (layout.architecture !== 'encoder') throw new ModelSourceError(`model ${d.ref}: described for ${d.task}, not as an encoder (describe it with task "feature-extraction")`);
+    const onnxFile = layout.model;
+    const cfg = d.config;
     const tcfg = readJson(join(folder, 'tokenizer_config.json')) ?? {};
     const numLayers = Number(cfg.num_hidden_layers ?? cfg.n_layers ?? cfg.num_layers ?? NaN);
     const hiddenSize = Number(cfg.hidden_size ?? cfg.dim ?? cfg.d_model ?? NaN);
@@ -200,10 +138,17 @@ export class EncoderModel {
     }
     const { AutoModel, AutoTokenizer } = await import('@huggingface/transformers');
     const tokenizer = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
+    // transformers.js opens `<subfolder>/model<suffix of dtype>.onnx`: the file describeModel chose. The parsed
+    // config is handed over so config.json is not read again.
+    const subfolder = relative(folder, dirname(onnxFile)).split(sep).join('/');
+    if (relative(folder, onnxFile).split(sep).join('/') !== (subfolder ? `${subfolder}/` : '') + `model${MODEL_DTYPES[dtype]}.onnx`) {
+      throw new ModelSourceError(`model folder ${folder}: ${onnxFile} is not where transformers.js looks for a ${dtype} encoder`);
+    }
     const model = (await AutoModel.from_pretrained(folder, {
       local_files_only: true,
       dtype,
-      subfolder: onnxFile.startsWith(join(folder, 'onnx')) ? 'onnx' : '',
+      subfolder,
+      config: cfg as never,
     })) as unknown as HfModel;
     const session = model.sessions.model;
     const outputs = session?.outputNames ?? [];
@@ -230,7 +175,7 @@ export class EncoderModel {
     const modelMaxLength = Math.min(tokMax > 1e12 ? Infinity : tokMax, positionLimit);
     const st = readJson(join(folder, 'sentence_bert_config.json'));
     return new EncoderModel(
-      options.id ?? ref,
+      describedModelId({ ref: options.id ?? d.ref, dtype }),
       folder,
       { modelType: String(cfg.model_type ?? 'unknown'), numLayers, hiddenSize },
       String(tcfg.tokenizer_class ?? cfg.model_type ?? 'unknown'),
@@ -249,6 +194,7 @@ export class EncoderModel {
       tokenizer,
       model,
       layerOutputs,
+      d,
     );
   }
 

@@ -6,6 +6,7 @@
  * token per row per step, reads next-token logits, and reorders or drops rows (beam search, finished rows).
  * The session owns the KV cache and gathers its rows instead of recomputing them.
  */
+import type { DescribedModel } from './describe';
 import type { ModelTokenizer } from './tokenizer';
 
 /** Time spent inside `session.run` (all ONNX sessions of a model), for benchmarks and progress reports. */
@@ -80,6 +81,11 @@ export interface GenerativeLM {
   readonly ref: string;
   /** Local folder the model was loaded from. */
   readonly folder: string;
+  /**
+   * Where the model came from, as the model registry described it (folder, ONNX files, dtype, hub commit); pass
+   * it to `describedModelFiles` for a string naming the exact files. Absent for models not loaded through it.
+   */
+  readonly description?: DescribedModel;
   readonly architecture: 'decoder-only' | 'encoder-decoder';
   readonly tokenizer: ModelTokenizer;
   readonly vocabSize: number;

@@ -2,10 +2,8 @@
  * Shapes and special token ids read from a model folder's `config.json` and `generation_config.json`
  * (Hugging Face names; GPT-2 and BART spellings both accepted).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { SpecialTokens } from './languageModel';
-import { ModelSourceError } from './modelSource';
+import { ModelSourceError } from './errors';
 
 /** Shapes read from `config.json`. */
 export interface CausalLMConfig {
@@ -72,21 +70,6 @@ export function readSeq2SeqConfig(config: Record<string, unknown>, folder: strin
     vocabSize: num(config, ['vocab_size'], folder),
     maxPositions: typeof config.max_position_embeddings === 'number' ? config.max_position_embeddings : typeof config.n_positions === 'number' ? config.n_positions : 1 << 30,
   };
-}
-
-/** `config.json` and `generation_config.json` (empty object when absent) of a folder. */
-export function readModelConfigs(folder: string): { config: Record<string, unknown>; generation: Record<string, unknown> } {
-  const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, unknown>;
-  const genFile = join(folder, 'generation_config.json');
-  let generation: Record<string, unknown> = {};
-  if (existsSync(genFile)) {
-    try {
-      generation = JSON.parse(readFileSync(genFile, 'utf8')) as Record<string, unknown>;
-    } catch (e) {
-      throw new ModelSourceError(`model folder ${folder}: generation_config.json is not valid JSON (${(e as Error).message})`);
-    }
-  }
-  return { config, generation };
 }
 
 function ids(v: unknown): number[] {

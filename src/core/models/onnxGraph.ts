@@ -5,7 +5,7 @@
 import { relative } from 'node:path';
 import type * as ort from 'onnxruntime-common';
 import type { RunTimer } from './languageModel';
-import { ModelSourceError } from './modelSource';
+import { ModelSourceError } from './errors';
 
 export type OrtModule = typeof import('onnxruntime-node');
 let ortModule: OrtModule | undefined;
@@ -95,6 +95,18 @@ export class OnnxGraph {
     return typeof d === 'number' && d > 0 ? d : undefined;
   }
 
+  /**
+   * Names and element types of the floating-point inputs and outputs that are not float32 (e.g. `logits: float16`
+   * in an fp16 export), among `names`.
+   */
+  nonFloat32(names: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const m of [...this.session.inputMetadata, ...this.session.outputMetadata]) {
+      if (m.isTensor && names.includes(m.name) && /^(float16|bfloat16|float64)$/.test(String(m.type))) out.push(`${m.name}: ${String(m.type)}`);
+    }
+    return out;
+  }
+
   /** Runs the graph, adding the time spent to `timer`. */
   async run(feeds: Record<string, ort.Tensor>, timer?: RunTimer): Promise<ort.InferenceSession.ReturnType> {
     if (!timer) return this.session.run(feeds);
@@ -108,6 +120,25 @@ export class OnnxGraph {
   async release(): Promise<void> {
     await this.session.release();
   }
+}
+
+/**
+ * Refuses graphs whose named inputs or outputs (logits, key/value caches, encoder states) are not float32 — fp16
+ * and q4f16 exports — releasing every graph first: ReflectEval's decoding feeds and reads float32 tensors.
+ *
+ * @throws ModelSourceError naming the folder, each file and tensor, and the precisions that load
+ */
+export async function requireFloat32(folder: string, graphs: readonly OnnxGraph[], names: readonly string[]): Promise<void> {
+  const found = [...new Set(graphs)]
+    .map((g) => ({ g, bad: g.nonFloat32(names) }))
+    .filter((x) => x.bad.length > 0)
+    .map(({ g, bad }) => `${g.name} has ${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ` and ${bad.length - 3} more` : ''}`);
+  if (found.length === 0) return;
+  for (const g of new Set(graphs)) await g.release();
+  throw new ModelSourceError(
+    `model folder ${folder}: ${found.join('; ')}. ReflectEval's decoding feeds and reads float32 tensors, so fp16 exports cannot generate here; ` +
+      'load an fp32 or integer-quantized variant (dtype fp32, q8, int8, uint8, q4 or bnb4)',
+  );
 }
 
 /** A reusable int64 buffer handing out exact-length views, so per-step masks and ids do not allocate. */

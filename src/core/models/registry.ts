@@ -1,56 +1,102 @@
 /**
  * The model registry: every model reference a user can write — `bundled:<name>`, a folder relative to the host's
- * base folder, an absolute folder, a Hugging Face hub id — resolves here, once, for every loader (generators,
- * local judges, perplexity, encoders, embedders, tokenizers).
+ * base folder, an absolute folder, a Hugging Face hub id (`org/name`, `org/name@revision`) — resolves here, once,
+ * to a {@link DescribedModel} (describe.ts), which every loader opens: generators and local judges (decoder-only
+ * and encoder-decoder alike), perplexity, follow-up likelihood, BERTScore's encoder, sentence embedders, and
+ * tokenizers (prompt previews).
  *
- * The reference as written is what outputs record (`origin.model`, judge ids): an install path differs between
- * machines, `bundled:reflect-gpt2-tiny` does not.
+ * The reference as written is what outputs record (`origin.model`, judge and metric ids), followed by
+ * `|dtype:<dtype>` for weights that are not fp32; {@link describedModelFiles} names the exact files (and hub commit).
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import type { GenerativeLM } from './languageModel';
-import { loadLanguageModel } from './loadModel';
-import { ModelSourceError } from './modelSource';
+import { describeModel, parseModelRef, type DescribedModel, type ModelLocator } from './describe';
+import { EncoderModel } from './encoder';
+import type { ModelDtype } from './layout';
+import { OnnxCausalLM } from './causalLM';
 import type { SessionOptions } from './onnxGraph';
+import { OnnxSeq2SeqLM } from './seq2seqLM';
+import { SentenceEmbedder } from './sentenceEmbedding';
+import { loadTokenizer, type ModelTokenizer } from './tokenizer';
 
-/** Prefix of references to models shipped with ReflectEval (`bundled:reflect-gpt2-tiny`). */
-export const BUNDLED_PREFIX = 'bundled:';
-
-/** The generator (and local judge) used when a plan names no model: the bundled GPT-2 fixture. */
-export const DEFAULT_GENERATOR = 'bundled:reflect-gpt2-tiny';
-
-/** Where model references are looked for; a job host provides it. */
-export interface ModelLocator {
-  /** Folder of the bundled models: `bundled:<name>` is `<bundledDir>/<name>`. */
-  bundledDir: string;
-  /** Relative folders are resolved against it (a workspace folder, the CLI's working directory, a plan file's folder). */
-  baseDir: string;
-}
+export {
+  BUNDLED_PREFIX,
+  cwdLocator,
+  DEFAULT_GENERATOR,
+  describedModelFiles,
+  describedModelId,
+  describeModel,
+  modelKey,
+  parseModelRef,
+  type DescribedModel,
+  type DescribeOptions,
+  type ModelLocator,
+  type ParsedModelRef,
+} from './describe';
+export { hubSettings, type HubOptions, type HubSettings } from './hub';
+export { isModelDtype, MODEL_DTYPES, type ModelDtype, type ModelLayout, type ModelTask } from './layout';
+export { ModelSourceError } from './errors';
 
 /**
- * The local folder (or hub id) of a model reference and the id outputs record: `bundled:<name>` → the bundled
- * folder (id kept as written); a relative folder that exists under `baseDir` → resolved (id as written); anything
- * else (absolute folder, hub id) unchanged.
+ * The local folder (or hub id) of a model reference and the id outputs record, without reading anything:
+ * `bundled:<name>` → the bundled folder; a relative folder that exists under `baseDir` → resolved; anything else
+ * (absolute folder, hub id) unchanged.
  *
+ * @deprecated use {@link describeModel} (which checks the folder and fetches hub models) or {@link parseModelRef}
  * @throws ModelSourceError for a `bundled:` reference without a valid name
  */
 export function resolveModelRef(ref: string, locator: ModelLocator): { path: string; id: string } {
-  if (ref.startsWith(BUNDLED_PREFIX)) {
-    const name = ref.slice(BUNDLED_PREFIX.length);
-    if (!/^[\w.-]+$/.test(name)) throw new ModelSourceError(`"${ref}" does not name a bundled model (e.g. ${DEFAULT_GENERATOR})`);
-    return { path: join(locator.bundledDir, name), id: ref };
-  }
-  // A relative path that exists is a folder; `owner/name` that does not is a hub id (the loader fetches it).
-  if (!isAbsolute(ref) && existsSync(resolve(locator.baseDir, ref))) return { path: resolve(locator.baseDir, ref), id: ref };
-  return { path: ref, id: ref };
+  const p = parseModelRef(ref, locator);
+  return { path: p.source === 'hub' ? ref : p.source === 'folder' && !existsSync(p.folder) ? ref : p.folder, id: ref };
+}
+
+/** Options of {@link loadGenerativeModel}: ONNX session options and the weight precision. */
+export interface GenerativeLoadOptions extends SessionOptions {
+  /** ONNX variant (default fp32): `q8` loads `…_quantized.onnx`, and so on (layout.ts). */
+  dtype?: ModelDtype;
+}
+
+/** Opens a described generative model with the class its layout needs. */
+export function openGenerativeModel(d: DescribedModel, options: SessionOptions & { id?: string } = {}): Promise<OnnxCausalLM | OnnxSeq2SeqLM> {
+  return d.layout.architecture === 'encoder-decoder' ? OnnxSeq2SeqLM.fromDescription(d, options) : OnnxCausalLM.fromDescription(d, options);
 }
 
 /**
- * Loads a generative model (decoder-only or encoder-decoder, decided by its `config.json`) by reference.
+ * Loads a generative model — decoder-only ({@link OnnxCausalLM}) or encoder-decoder ({@link OnnxSeq2SeqLM}),
+ * decided by its `config.json` — by reference: any local model can be a generator, a local judge, a perplexity
+ * model or a follow-up likelihood model.
  *
- * @throws ModelSourceError naming the folder and the missing piece
+ * @throws ModelSourceError naming the folder or hub id, the missing piece and what to do
  */
-export async function loadGenerativeModel(ref: string, locator: ModelLocator, options: SessionOptions = {}): Promise<GenerativeLM> {
-  const { path, id } = resolveModelRef(ref, locator);
-  return loadLanguageModel(path, { ...options, id, cwd: locator.baseDir });
+export async function loadGenerativeModel(ref: string, locator: ModelLocator, options: GenerativeLoadOptions = {}): Promise<OnnxCausalLM | OnnxSeq2SeqLM> {
+  const { dtype, ...session } = options;
+  return openGenerativeModel(await describeModel(ref, locator, { task: 'generation', dtype }), session);
+}
+
+/**
+ * Loads an encoder (feature extraction: BERTScore's contextual embeddings) by reference.
+ *
+ * @throws ModelSourceError naming the folder or hub id, the missing piece and what to do
+ */
+export async function loadEncoder(ref: string, locator: ModelLocator, options: { dtype?: ModelDtype } = {}): Promise<EncoderModel> {
+  return EncoderModel.fromDescription(await describeModel(ref, locator, { task: 'feature-extraction', dtype: options.dtype }));
+}
+
+/**
+ * Loads a sentence-embedding model (semantic deduplication) by reference.
+ *
+ * @throws ModelSourceError naming the folder or hub id, the missing piece and what to do, or for a pooling mode other than mean
+ */
+export async function loadSentenceEmbedder(ref: string, locator: ModelLocator, options: { dtype?: ModelDtype } = {}): Promise<SentenceEmbedder> {
+  return SentenceEmbedder.fromEncoder(await loadEncoder(ref, locator, options));
+}
+
+/**
+ * Loads the tokenizer of a model by reference (only `tokenizer.json`, `tokenizer_config.json` and, when present,
+ * `config.json` are read or downloaded; no ONNX file): prompt previews and token counts.
+ *
+ * @throws ModelSourceError naming the folder or hub id, the missing piece and what to do
+ */
+export async function loadModelTokenizer(ref: string, locator: ModelLocator): Promise<ModelTokenizer> {
+  const d = await describeModel(ref, locator, { task: 'tokenizer' });
+  return loadTokenizer(d.folder, d.config as { eos_token_id?: number | number[]; pad_token_id?: number });
 }

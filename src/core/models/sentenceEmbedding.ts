@@ -9,8 +9,9 @@
  * normalisation happens only when it lists a Normalize module. Without `modules.json`: mean pooling and L2
  * normalisation.
  */
-import { EncoderModel, pythonStrip, type EncoderDtype } from './encoder';
-import { ModelSourceError } from './modelSource';
+import { EncoderModel, pythonStrip } from './encoder';
+import { ModelSourceError } from './errors';
+import type { ModelDtype } from './layout';
 
 /** How embeddings are made, for signatures. */
 export interface SentenceEmbeddingSpec {
@@ -35,17 +36,27 @@ export class SentenceEmbedder {
   /**
    * Loads a sentence-embedding model from a local folder or a hub id.
    *
-   * @throws ModelSourceError for a missing file or a pooling mode other than mean
+   * @deprecated use `loadSentenceEmbedder(ref, locator, { dtype })` (registry.ts), which resolves `bundled:` and relative references against a host
+   * @throws ModelSourceError as {@link fromEncoder}
    */
-  static async load(ref: string, options: { cwd?: string; dtype?: EncoderDtype; id?: string } = {}): Promise<SentenceEmbedder> {
-    const encoder = await EncoderModel.load(ref, options);
+  static async load(ref: string, options: { cwd?: string; dtype?: ModelDtype; id?: string } = {}): Promise<SentenceEmbedder> {
+    return SentenceEmbedder.fromEncoder(await EncoderModel.load(ref, options));
+  }
+
+  /**
+   * A sentence embedder over a loaded encoder, configured by its sentence-transformers files (`modules.json`,
+   * `1_Pooling/config.json`, `sentence_bert_config.json`). Disposes the encoder when it refuses it.
+   *
+   * @throws ModelSourceError for a pooling mode other than mean
+   */
+  static async fromEncoder(encoder: EncoderModel): Promise<SentenceEmbedder> {
     const st = encoder.sentenceTransformers;
     const pooling = st.pooling;
     if (pooling) {
       const modes = Object.entries(pooling).filter(([k, v]) => k.startsWith('pooling_mode_') && v === true).map(([k]) => k);
       if (modes.length !== 1 || modes[0] !== 'pooling_mode_mean_tokens') {
         await encoder.dispose();
-        throw new ModelSourceError(`model ${ref}: 1_Pooling/config.json asks for ${modes.join(' + ') || 'no pooling'}; ReflectEval implements mean pooling (pooling_mode_mean_tokens) only`);
+        throw new ModelSourceError(`model ${encoder.ref}: 1_Pooling/config.json asks for ${modes.join(' + ') || 'no pooling'}; ReflectEval implements mean pooling (pooling_mode_mean_tokens) only`);
       }
     }
     const modules = st.modules as { type?: string }[] | undefined;

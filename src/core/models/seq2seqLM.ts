@@ -1,7 +1,7 @@
 /**
  * An encoder-decoder model (BART-style) exported by Hugging Face Optimum, run with onnxruntime-node.
  *
- * Layouts (see {@link checkModelFolder}): `onnx/encoder_model.onnx` (inputs `input_ids`, `attention_mask`;
+ * Layouts (see layout.ts): `onnx/encoder_model.onnx` (inputs `input_ids`, `attention_mask`;
  * output `last_hidden_state`) plus either `onnx/decoder_model_merged.onnx` or `onnx/decoder_model.onnx` +
  * `onnx/decoder_with_past_model.onnx`. Decoder inputs: `input_ids`, `encoder_attention_mask`,
  * `encoder_hidden_states` (the with-past graph may omit it), `use_cache_branch` (merged only) and
@@ -20,9 +20,11 @@
 import type * as ort from 'onnxruntime-common';
 import { GatherPool, gatherRows, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
-import { readModelConfigs, readSeq2SeqConfig, readSpecialTokens, type Seq2SeqConfig } from './modelConfig';
-import { ModelSourceError, resolveModel } from './modelSource';
-import { Int64Scratch, OnnxGraph, ortRuntime, type OrtModule, type SessionOptions } from './onnxGraph';
+import { describedModelId, describeModel, type DescribedModel } from './describe';
+import { ModelSourceError } from './errors';
+import type { ModelDtype } from './layout';
+import { readSeq2SeqConfig, readSpecialTokens, type Seq2SeqConfig } from './modelConfig';
+import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';
 
 type Cache = Map<string, ort.Tensor>;
@@ -47,6 +49,8 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
     private readonly selfNames: string[],
     /** `past_key_values.{i}.encoder.key|value` */
     private readonly crossNames: string[],
+    /** Where the model came from: folder, ONNX files, dtype, hub commit (see `describedModelFiles`). */
+    readonly description?: DescribedModel,
   ) {}
 
   get vocabSize(): number {
@@ -60,17 +64,29 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
   /**
    * Loads a model from a local folder or a hub id.
    *
+   * @deprecated use `loadGenerativeModel(ref, locator)` (registry.ts), which resolves `bundled:` and relative references against a host
    * @param options.id - name recorded in candidate origins instead of `ref`
-   * @throws ModelSourceError when the folder lacks a file, holds a decoder-only model, or an ONNX graph's
-   *   inputs and outputs do not match the expected names (one error naming the folder, the file and every mismatch)
+   * @throws ModelSourceError as {@link fromDescription}
    */
-  static async load(ref: string, options: { cwd?: string; id?: string } & SessionOptions = {}): Promise<OnnxSeq2SeqLM> {
-    const { folder, layout } = await resolveModel(ref, { cwd: options.cwd });
-    if (layout.architecture !== 'encoder-decoder') throw new ModelSourceError(`model folder ${folder} holds a decoder-only model; load it with OnnxCausalLM or loadLanguageModel`);
-    const { config: raw, generation } = readModelConfigs(folder);
+  static async load(ref: string, options: { cwd?: string; id?: string; dtype?: ModelDtype } & SessionOptions = {}): Promise<OnnxSeq2SeqLM> {
+    const { cwd, dtype, ...rest } = options;
+    return OnnxSeq2SeqLM.fromDescription(await describeModel(ref, { bundledDir: '', baseDir: cwd ?? process.cwd() }, { task: 'generation', dtype }), rest);
+  }
+
+  /**
+   * Opens a described encoder-decoder model (see `describeModel`, registry.ts): its `config.json` as parsed there.
+   *
+   * @param options.id - name recorded in candidate origins instead of the described id
+   * @throws ModelSourceError when the model is decoder-only, an ONNX graph's inputs and outputs do not match the
+   *   expected names (one error naming the folder, the file and every mismatch), or its tensors are not float32
+   */
+  static async fromDescription(d: DescribedModel, options: { id?: string } & SessionOptions = {}): Promise<OnnxSeq2SeqLM> {
+    const { folder, layout } = d;
+    if (layout.architecture !== 'encoder-decoder') throw new ModelSourceError(`model folder ${folder} holds a decoder-only model; load it with OnnxCausalLM or loadGenerativeModel`);
+    const raw = d.config;
     const config = readSeq2SeqConfig(raw, folder);
     const tokenizer = await loadTokenizer(folder, raw as { eos_token_id?: number | number[]; pad_token_id?: number });
-    const special = readSpecialTokens(raw, generation, 'encoder-decoder', { eos: tokenizer.eosTokenIds[0], pad: tokenizer.padTokenId });
+    const special = readSpecialTokens(raw, d.generationConfig, 'encoder-decoder', { eos: tokenizer.eosTokenIds[0], pad: tokenizer.padTokenId });
     const selfNames: string[] = [];
     const crossNames: string[] = [];
     for (let i = 0; i < config.decoderLayers; i++) {
@@ -111,7 +127,8 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
       await encoder.release();
       throw e;
     }
-    return new OnnxSeq2SeqLM(options.id ?? ref, folder, config, tokenizer, special, rt, encoder, first, next, selfNames, crossNames);
+    await requireFloat32(folder, [encoder, first, next], ['last_hidden_state', 'logits', ...selfNames, ...crossNames, ...present(selfNames), ...present(crossNames)]);
+    return new OnnxSeq2SeqLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, encoder, first, next, selfNames, crossNames, d);
   }
 
   private empty(names: string[], rows: number): Cache {

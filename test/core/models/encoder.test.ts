@@ -1,7 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EncoderModel, pythonStrip } from '../../../src/core/models/encoder';
@@ -100,56 +98,5 @@ describe('SentenceEmbedder (mean pooling over the attention mask, L2 normalisati
 
   it('strips like Python before embedding', async () => {
     assert.equal(pythonStrip('\u00a0 Okay. \u001f'), 'Okay.');
-  });
-});
-
-describe('EncoderModel from a hub id (a stub hub over HTTP on loopback)', () => {
-  let server: Server;
-  let endpoint: string;
-  const saved = { HF_ENDPOINT: process.env.HF_ENDPOINT, REFLECT_EVAL_CACHE: process.env.REFLECT_EVAL_CACHE };
-  const cache = mkdtempSync(join(tmpdir(), 'hub-cache-'));
-  const requested: string[] = [];
-  before(async () => {
-    server = createServer((req, res) => {
-      requested.push(req.url!);
-      const m = /^\/stub\/tiny-encoder\/resolve\/main\/(.+)$/.exec(req.url ?? '');
-      const file = m ? join(FULL, decodeURIComponent(m[1])) : '';
-      if (!m || !existsSync(file)) {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200).end(readFileSync(file));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    process.env.REFLECT_EVAL_CACHE = cache;
-  });
-  after(async () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-    await new Promise((r) => server.close(r));
-    rmSync(cache, { recursive: true, force: true });
-  });
-
-  it('downloads config, tokenizer, sentence-transformers files and onnx/model.onnx once, then loads from the cache', async () => {
-    process.env.HF_ENDPOINT = endpoint;
-    const e = await SentenceEmbedder.load('stub/tiny-encoder');
-    assert.equal(e.ref, 'stub/tiny-encoder');
-    assert.equal(e.encoder.availableLayers.length, 5);
-    assert.ok(existsSync(join(cache, 'hub', 'stub--tiny-encoder', 'onnx', 'model.onnx')));
-    assert.ok(existsSync(join(cache, 'hub', 'stub--tiny-encoder', '1_Pooling', 'config.json')));
-    await e.dispose();
-    const before = requested.filter((u) => u.endsWith('.onnx')).length;
-    await (await EncoderModel.load('stub/tiny-encoder')).dispose();
-    assert.equal(requested.filter((u) => u.endsWith('.onnx')).length, before, 'the ONNX file is not fetched again');
-  });
-
-  it('says what to do when the hub cannot be reached or has no ONNX export', async () => {
-    process.env.HF_ENDPOINT = 'http://127.0.0.1:9';
-    await assert.rejects(EncoderModel.load('stub/other-encoder'), (e: Error) => e instanceof ModelSourceError && /downloading hub model "stub\/other-encoder" failed .*pass a local folder/.test(e.message));
-    process.env.HF_ENDPOINT = endpoint;
-    await assert.rejects(EncoderModel.load('stub/missing'), /hub model "stub\/missing" has no config\.json/);
   });
 });

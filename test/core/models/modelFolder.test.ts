@@ -3,12 +3,14 @@
  * of the fixtures built in a temp dir.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import { loadLanguageModel } from '../../../src/core/models/loadModel';
 import { checkModelFolder, ModelSourceError } from '../../../src/core/models/modelSource';
+import { buildOnnxModel, ELEM } from '../../../src/core/models/onnxBuilder';
+import { describedModelFiles, describeModel, loadEncoder, loadGenerativeModel, loadModelTokenizer, type ModelLocator } from '../../../src/core/models/registry';
 import { OnnxSeq2SeqLM } from '../../../src/core/models/seq2seqLM';
 
 const models = resolve(__dirname, '../../../fixtures/models');
@@ -124,5 +126,102 @@ describe('model folders and layouts', () => {
     renameSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), join(dir, 'decoder_model_merged.onnx'));
     const m = await loadLanguageModel(dir);
     await m.dispose();
+  });
+
+  it('resolves bundled:, relative (against the base folder) and absolute references to one description', async () => {
+    const locator: ModelLocator = { bundledDir: models, baseDir: join(models, 'layouts') };
+    const bundled = await describeModel('bundled:reflect-bart-tiny', locator);
+    assert.deepEqual([bundled.source, bundled.folder, bundled.layout.architecture, bundled.config.model_type], ['bundled', join(models, 'reflect-bart-tiny'), 'encoder-decoder', 'bart']);
+    assert.equal(bundled.generationConfig.decoder_start_token_id, 2);
+    const rel = await describeModel('gpt2-merged', locator);
+    assert.deepEqual([rel.ref, rel.source, rel.folder], ['gpt2-merged', 'folder', merged]);
+    assert.equal(describedModelFiles(rel), 'gpt2-merged|files:onnx/decoder_model_merged.onnx');
+    assert.equal((await describeModel(bartSplit, locator)).source, 'folder');
+    await rejectsWith(describeModel('./gpt2-nothing', locator), join(models, 'layouts', 'gpt2-nothing'), /does not exist/);
+    await assert.rejects(describeModel('bundled:reflect-gpt2-tiny', { bundledDir: '', baseDir: models }), /no folder of bundled models/);
+    // Any local generative model loads by reference, encoder-decoder included (so any can be a local judge).
+    const bart = await loadGenerativeModel('bundled:reflect-bart-tiny', locator);
+    assert.ok(bart instanceof OnnxSeq2SeqLM);
+    assert.equal(bart.ref, 'bundled:reflect-bart-tiny');
+    await bart.dispose();
+    const tok = await loadModelTokenizer('bundled:reflect-gpt2-tiny', locator);
+    assert.deepEqual(tok.eosTokenIds.length, 1);
+  });
+
+  it('chooses the ONNX files of a dtype (transformers.js suffixes), records it, and lists the variants present when one is missing', async () => {
+    const dir = copy(merged);
+    cpSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), join(dir, 'onnx', 'decoder_model_merged_quantized.onnx'));
+    const locator: ModelLocator = { bundledDir: '', baseDir: tmp };
+    const q8 = await describeModel('model', locator, { dtype: 'q8' });
+    assert.equal(q8.layout.architecture === 'decoder-only' && q8.layout.decoder, join(dir, 'onnx', 'decoder_model_merged_quantized.onnx'));
+    assert.equal(describedModelFiles(q8), 'model|dtype:q8|files:onnx/decoder_model_merged_quantized.onnx');
+    const m = await loadGenerativeModel('model', locator, { dtype: 'q8' });
+    assert.equal(m.ref, 'model|dtype:q8');
+    await m.dispose();
+    await rejectsWith(
+      describeModel('model', locator, { dtype: 'q4' }),
+      dir,
+      /no ONNX decoder for dtype q4; variants present: fp32 \(onnx\/decoder_model_merged\.onnx\), q8 \(onnx\/decoder_model_merged_quantized\.onnx\)/,
+    );
+    rmSync(join(dir, 'onnx', 'decoder_model_merged.onnx'));
+    await rejectsWith(describeModel('model', locator), dir, /no ONNX decoder for dtype fp32; variants present: q8 /);
+    // Encoders: model_<suffix>.onnx.
+    const enc = join(tmp, 'encoder');
+    cpSync(join(models, 'reflect-roberta-tiny'), enc, { recursive: true });
+    renameSync(join(enc, 'onnx', 'model.onnx'), join(enc, 'onnx', 'model_fp16.onnx'));
+    await rejectsWith(loadEncoder(enc, locator), enc, /no ONNX encoder for dtype fp32; variants present: fp16 \(onnx\/model_fp16\.onnx\)/);
+  });
+
+  it('parses config.json once per load, for generators and encoders alike', async () => {
+    const reads: string[] = [];
+    const sync = fs.readFileSync;
+    const async_ = fs.promises.readFile;
+    const stream = fs.createReadStream;
+    const note = (p: unknown) => basename(String(p)) === 'config.json' && !String(p).includes('Pooling') && reads.push(String(p));
+    // Spies on every way the loaders and transformers.js read files; they only record.
+    fs.readFileSync = ((p: fs.PathOrFileDescriptor, ...a: unknown[]) => (note(p), (sync as (...x: unknown[]) => unknown)(p, ...a))) as typeof fs.readFileSync;
+    fs.promises.readFile = ((p: fs.PathLike, ...a: unknown[]) => (note(p), (async_ as (...x: unknown[]) => unknown)(p, ...a))) as typeof fs.promises.readFile;
+    fs.createReadStream = ((p: fs.PathLike, ...a: unknown[]) => (note(p), (stream as (...x: unknown[]) => unknown)(p, ...a))) as typeof fs.createReadStream;
+    try {
+      const locator: ModelLocator = { bundledDir: models, baseDir: tmp };
+      await (await loadGenerativeModel('bundled:reflect-bart-tiny', locator)).dispose();
+      await (await loadGenerativeModel('bundled:reflect-gpt2-tiny', locator)).dispose();
+      await (await loadEncoder('bundled:reflect-roberta-tiny', locator)).dispose();
+    } finally {
+      fs.readFileSync = sync;
+      fs.promises.readFile = async_;
+      fs.createReadStream = stream;
+    }
+    assert.deepEqual(reads, ['reflect-bart-tiny', 'reflect-gpt2-tiny', 'reflect-roberta-tiny'].map((m) => join(models, m, 'config.json')));
+  });
+
+  it('refuses an fp16 export for generation, naming the float16 tensors and the precisions that load', async () => {
+    // A graph with the decoder's names whose logits and caches are float16 (logits = Cast(input_ids), presents = pasts).
+    const dir = copy(merged);
+    rmSync(join(dir, 'onnx'), { recursive: true });
+    fs.mkdirSync(join(dir, 'onnx'));
+    const layers = Number(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).n_layer);
+    const pasts = Array.from({ length: layers }, (_, i) => [`past_key_values.${i}.key`, `past_key_values.${i}.value`]).flat();
+    const FLOAT16 = 10;
+    const bytes = buildOnnxModel(
+      [
+        { op: 'Unsqueeze', inputs: ['input_ids'], outputs: ['ids3'], attrs: { axes: [2] } },
+        { op: 'Cast', inputs: ['ids3'], outputs: ['logits'], attrs: { to: FLOAT16 } },
+        ...pasts.map((p) => ({ op: 'Identity', inputs: [p], outputs: [p.replace('past_key_values.', 'present.')] })),
+      ],
+      [
+        { name: 'input_ids', elem: ELEM.int64, rank: 2 },
+        { name: 'attention_mask', elem: ELEM.int64, rank: 2 },
+        ...pasts.map((name) => ({ name, elem: FLOAT16, rank: 4 })),
+      ],
+      [{ name: 'logits', elem: FLOAT16, rank: 3 }, ...pasts.map((p) => ({ name: p.replace('past_key_values.', 'present.'), elem: FLOAT16, rank: 4 }))],
+      11,
+    );
+    writeFileSync(join(dir, 'onnx', 'model_fp16.onnx'), bytes);
+    await rejectsWith(
+      loadGenerativeModel(dir, { bundledDir: '', baseDir: tmp }, { dtype: 'fp16' }),
+      dir,
+      /onnx\/model_fp16\.onnx has past_key_values\.0\.key: float16, past_key_values\.0\.value: float16, .* and \d+ more\. .*load an fp32 or integer-quantized variant \(dtype fp32, q8/,
+    );
   });
 });
