@@ -41,7 +41,7 @@ export function cliHost(options: CliHostOptions = {}): JobHost & { close(): void
   return {
     kind: 'cli',
     baseDir,
-    models: { bundledDir: bundledModels(), baseDir },
+    models: { bundledDir: bundledModels(), baseDir, hub: { log: (m) => log(m) } },
     promptRoots: [bundledPrompts(), ...(options.prompts ? [resolve(baseDir, options.prompts)] : [])],
     dataDir: bundledData(),
     signal: options.signal,

@@ -47,7 +47,7 @@ export function editorHost(context: vscode.ExtensionContext, progress: vscode.Pr
   return {
     kind: 'vscode',
     baseDir,
-    models: { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir },
+    models: { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir, hub: { log: (m) => outputChannel().appendLine(m) } },
     promptRoots: promptRoots(context),
     dataDir: vscode.Uri.joinPath(context.extensionUri, 'data').fsPath,
     signal,

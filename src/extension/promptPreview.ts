@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { documentItems } from '../core/format/jsonl';
 import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/preview/protocol';
 import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
+import { workspaceDir } from './commands/common';
 import { webviewPage } from './webviewHtml';
 
 const TEMPLATE_KINDS = ['bodies', 'requests', 'parts'] as const;
@@ -70,14 +71,19 @@ export class PromptPreviewPanel {
     }
   }
 
-  private tokenizerFor(folder: string) {
-    let t = this.tokenizers.get(folder);
+  /** The tokenizer of a local judge model (any reference the registry resolves), loaded once per reference. */
+  private tokenizerFor(ref: string, baseDir: string) {
+    const key = `${baseDir}\u0000${ref}`;
+    let t = this.tokenizers.get(key);
     if (!t) {
-      t = import('../core/models/tokenizer').then((m) => m.loadTokenizer(folder));
-      this.tokenizers.set(folder, t);
+      const bundledDir = vscode.Uri.joinPath(this.context.extensionUri, 'fixtures', 'models').fsPath;
+      t = import('../core/models/registry').then((m) => m.loadModelTokenizer(ref, { bundledDir, baseDir }));
+      t.catch(() => this.tokenizers.delete(key));
+      this.tokenizers.set(key, t);
     }
     return t;
   }
+
 
   private async update(): Promise<void> {
     const panel = this.panel;
@@ -120,10 +126,9 @@ export class PromptPreviewPanel {
           const c = await countApiTokens(model, prompt.text);
           msg.tokens = { count: c.tokens, tokenizer: c.tokenizer, approximate: c.approximate, judge: `api:${model}` };
         } else {
-          const local = config.get<string>('judge.localModel')?.trim();
-          const folder = local || vscode.Uri.joinPath(this.context.extensionUri, 'fixtures', 'models', 'reflect-gpt2-tiny').fsPath;
-          const tok = await this.tokenizerFor(folder);
-          msg.tokens = { count: tok.encode(prompt.text).length, tokenizer: 'the local model’s', approximate: false, judge: `local:${local || 'bundled:reflect-gpt2-tiny'}` };
+          const ref = config.get<string>('judge.localModel')?.trim() || 'bundled:reflect-gpt2-tiny';
+          const tok = await this.tokenizerFor(ref, workspaceDir(sel.document));
+          msg.tokens = { count: tok.encode(prompt.text).length, tokenizer: 'the local model’s', approximate: false, judge: `local:${ref}` };
         }
       }
     } catch (err) {

@@ -5,16 +5,15 @@
  */
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import { clusterCandidates, mergeClusters, semanticDedupConfig, type SemanticDedupConfig } from '../dedup/semanticDedup';
-import type { EncoderDtype } from '../models/encoder';
-import { SentenceEmbedder } from '../models/sentenceEmbedding';
+import { isModelDtype, loadSentenceEmbedder, MODEL_DTYPES, type ModelDtype } from '../models/registry';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { updatesFor } from './runner';
 
 /** A clustering run: {@link SemanticDedupConfig} fields (defaults filled in by the job) and the weights' precision. */
 export interface DedupPlan extends Partial<SemanticDedupConfig> {
   job?: 'dedup';
-  /** ONNX weights of the embedding model: fp32 (default), fp16 or q8. */
-  dtype?: EncoderDtype;
+  /** ONNX weights of the embedding model (default fp32; `q8` reads `model_quantized.onnx`, …; see models/layout.ts). */
+  dtype?: ModelDtype;
 }
 
 /**
@@ -28,7 +27,7 @@ export function validateDedupPlan(value: unknown, source: string): DedupPlan {
   const { job, dtype, ...rest } = value as Record<string, unknown>;
   rejectUnknownFields(rest, ['model', 'threshold', 'sample', 'seed', 'include'], '', fail);
   if (job !== undefined && job !== 'dedup') fail('job', 'must be "dedup" for a dedup plan');
-  if (dtype !== undefined && !['fp32', 'fp16', 'q8'].includes(String(dtype))) fail('dtype', 'must be "fp32", "fp16" or "q8"');
+  if (dtype !== undefined && !isModelDtype(dtype)) fail('dtype', `must be one of ${Object.keys(MODEL_DTYPES).join(', ')}`);
   try {
     semanticDedupConfig(rest as Partial<SemanticDedupConfig>);
   } catch (err) {
@@ -43,7 +42,7 @@ export async function runDedupPlan(plan: DedupPlan, target: JobTarget, host: Job
   const { job: _job, dtype, ...settings } = plan;
   const config = semanticDedupConfig(settings);
   host.log(`loading sentence-embedding model ${config.model}`);
-  const embedder = await SentenceEmbedder.load(config.model, { cwd: host.baseDir, dtype });
+  const embedder = await loadSentenceEmbedder(config.model, host.models, { dtype });
   try {
     const res = await clusterCandidates(target.items, embedder, config, {
       signal: host.signal,

@@ -68,6 +68,7 @@ export async function runScorePlan(plan: ScorePlan, target: JobTarget, host: Job
     const res = await scoreItems(snapshot, run.metric, run.config, {
       force: Boolean(plan.force),
       signal: host.signal,
+      models: host.models,
       onProgress: (d) => host.progress({ done: done + d, total, message: run.metric.name }),
     });
     done += perRun;
