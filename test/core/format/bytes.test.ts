@@ -3,7 +3,7 @@
  * byte through a CLI job, only changed items are re-encoded, and a job that changes nothing writes nothing.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readlinkSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDialogueFile, writeItemsBack } from '../../../src/core/format/files';
@@ -94,6 +94,52 @@ describe('bytes kept by CLI jobs (issue 14)', () => {
       const it = JSON.parse(lines[i].subarray(0, -1).toString('utf8'));
       assert.ok(Object.keys(it.candidates[0].scores).some((k) => k.startsWith('metric:rougeL.f')), 'the item was scored');
     }
+  });
+});
+
+describe('writeItemsBack', () => {
+  it('keeps a 10 MB line that is not an item byte for byte next to a rewritten item', async () => {
+    const file = join(dir, 'huge.dialogues.jsonl');
+    const huge = Buffer.alloc(10 * 1024 * 1024, 'a');
+    huge.write('{"id":"huge","context":[{"speaker":"client","text":"', 0);
+    huge[5_000_000] = 0xe9; // and not UTF-8 either
+    const original = bytes(item('a'), '\n', huge, '\n');
+    writeFileSync(file, original);
+    await cli('score', file, '--metric', 'rougeL');
+    const lines = splitOnLf(readFileSync(file));
+    assert.equal(lines.length, 2);
+    assert.ok(lines[1].equals(huge), 'the 10 MB line is kept');
+    assert.notDeepEqual(lines[0], Buffer.from(item('a')), 'the item was scored');
+  });
+
+  it('writes the unchanged bytes to another path, keeps permissions, and writes through a symbolic link', () => {
+    const file = join(dir, 'perm.dialogues.jsonl');
+    const original = bytes(item('a'), '\r\n', latin1Line());
+    writeFileSync(file, original);
+    chmodSync(file, 0o640);
+    const doc = readDialogueFile(file);
+    const copy = join(dir, 'perm-copy.dialogues.jsonl');
+    assert.equal(writeItemsBack(doc, documentItems(doc), copy), 0);
+    assert.deepEqual(readFileSync(copy), original, 'an unchanged document is copied exactly to --out');
+    const link = join(dir, 'perm-link.dialogues.jsonl');
+    symlinkSync(file, link);
+    const viaLink = readDialogueFile(link);
+    const edited = [setCoherence(documentItems(viaLink)[0], 'c1', 'Expert-1', false, new Date(0))];
+    assert.equal(writeItemsBack(viaLink, edited, link), 1);
+    assert.equal(readlinkSync(link), file, 'the link still points at the file');
+    assert.equal(statSync(file).mode & 0o777, 0o640, 'the file keeps its permissions');
+    assert.ok(readFileSync(file).subarray(-latin1Line().length).equals(latin1Line()));
+    assert.match(readFileSync(file, 'latin1').split('\r\n')[0], /"coherent":false/);
+  });
+
+  it('writes nothing when items are returned unchanged, even as new objects', () => {
+    const file = join(dir, 'same.dialogues.jsonl');
+    writeFileSync(file, `${item('a')}\n`);
+    const old = new Date('2021-01-01T00:00:00Z');
+    utimesSync(file, old, old);
+    const doc = readDialogueFile(file);
+    assert.equal(writeItemsBack(doc, documentItems(doc).map((it) => structuredClone(it)), file), 0);
+    assert.equal(statSync(file).mtimeMs, old.getTime());
   });
 });
 

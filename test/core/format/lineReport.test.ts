@@ -7,7 +7,7 @@ import { setCoherence } from '../../../src/core/labels/annotate';
 
 const item = (id: string) =>
   JSON.stringify({ id, context: [{ speaker: 'client', text: `hello ${id}` }], candidates: [{ id: 'c1', text: 'So you feel…', origin: { kind: 'model', model: 'm' } }] });
-const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+const bytes = (...parts: (string | number[] | Uint8Array)[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
 const latin1 = () => bytes('{"id":"l","context":[{"speaker":"client","text":"caf', Array(65).fill([0xe9, 0xff]).flat(), '"}],"candidates":[]}');
 
 describe('utf8Errors', () => {
