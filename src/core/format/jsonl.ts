@@ -300,8 +300,9 @@ export function documentBytes(doc: DialogueDocument, edits: readonly LineEdit[] 
 }
 
 /**
- * Text of a document after appending items at its end. Keeps every existing byte; adds a line ending to a
- * last line that lacked one, using the file's dominant line ending.
+ * Text of a document after appending items at its end. Keeps every existing line's text; adds a line ending to a
+ * last line that lacked one, using the file's dominant line ending. (Text: a line read from bytes that are not
+ * UTF-8 comes out with U+FFFD; append to such a file through {@link documentBytes} and bytes of your own.)
  */
 export function appendItems(doc: DialogueDocument, items: DialogueItem[]): string {
   const base = doc.lines.map((l) => l.raw.text + l.raw.eol).join('');
@@ -313,4 +314,37 @@ export function appendItems(doc: DialogueDocument, items: DialogueItem[]): strin
 /** Text of a new file holding `items`, one per line, `\n`-terminated. */
 export function formatItems(items: DialogueItem[]): string {
   return items.map((it) => serializeItem(it) + '\n').join('');
+}
+
+/** What {@link replaceItemsById} did. */
+export interface ReplaceItemsResult {
+  /** The file's new bytes (the same bytes when nothing changed). */
+  bytes: Uint8Array;
+  /** Item lines rewritten. */
+  changed: number;
+  /** Ids of given items that no item line of the file has (their changes are not in `bytes`). */
+  missing: string[];
+}
+
+/**
+ * Puts items into a file's bytes by id: each item line whose id one of `items` has, and whose item differs, is
+ * rewritten (compact JSON, UTF-8, the line's own ending, a leading BOM kept); every other byte stays. This is the
+ * byte-preserving way to save items edited elsewhere (e.g. the editor's decoded text) into a file that has lines
+ * VS Code would change.
+ *
+ * @param fileBytes - the file's bytes on disk
+ * @param items - items to write; an id given twice: the last one wins
+ * @param file - the file name used in errors
+ */
+export function replaceItemsById(fileBytes: Uint8Array, items: readonly DialogueItem[], file = ''): ReplaceItemsResult {
+  const doc = parseDocument(fileBytes, file);
+  const byId = new Map(items.map((it) => [it.id, it]));
+  const edits: LineEdit[] = [];
+  documentItems(doc).forEach((current, i) => {
+    const next = byId.get(current.id);
+    if (!next) return;
+    byId.delete(current.id);
+    if (serializeItem(next) !== serializeItem(current)) edits.push(itemEdit(doc, i, next));
+  });
+  return { bytes: edits.length ? documentBytes(doc, edits) : fileBytes, changed: edits.length, missing: [...byId.keys()] };
 }

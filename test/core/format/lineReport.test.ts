@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
 import { decodeUtf8Lossy, decodeUtf8Strict, splitByteLines, utf8Errors } from '../../../src/core/format/bytes';
-import { documentItems, itemEdit, applyLineEdits, parseDocument } from '../../../src/core/format/jsonl';
+import { documentItems, itemEdit, applyLineEdits, parseDocument, replaceItemsById } from '../../../src/core/format/jsonl';
 import { lineReports, problemLinesChangedBySave, vsCodeLineEndingChanges, vsCodeText } from '../../../src/core/format/lineReport';
 import { setCoherence } from '../../../src/core/labels/annotate';
 
@@ -127,5 +127,26 @@ describe('problemLinesChangedBySave (issue 14)', () => {
   it('lists a problem line the user deleted or edited in the text editor', () => {
     const text = good.toString('utf8').replace('{"broken": \n', '');
     assert.deepEqual(problemLinesChangedBySave(good, text).map((r) => [r.line, r.inVsCode.length]), [[2, 0]]);
+  });
+});
+
+describe('replaceItemsById: saving the editor\'s items through the byte-preserving path', () => {
+  it('writes labelled items into the file\'s bytes, keeping lines VS Code would change, and names items the file lacks', () => {
+    const file = bytes(item('a'), '\r\n', latin1(), '\n', 'lone\rCR', '\n', item('b'), '\n');
+    // The editor holds VS Code's text: there the Latin-1 line is an item (its bytes decoded as U+FFFD).
+    const shown = parseDocument(vsCodeText(file), 'x');
+    assert.deepEqual(documentItems(shown).map((i) => i.id), ['a', 'l', 'b']);
+    const labelled = documentItems(shown).map((it) => (it.candidates.length ? setCoherence(it, 'c1', 'Expert-1', true, new Date(0)) : { ...it, note: 1 }));
+    const { bytes: out, changed, missing } = replaceItemsById(file, labelled);
+    assert.equal(changed, 2);
+    assert.deepEqual(missing, ['l'], 'the line that is not UTF-8 is no item in the file: its edit is not written');
+    const lines = Buffer.from(out).toString('latin1').split('\n');
+    assert.match(lines[0], /"coherent":true.*\r$/);
+    assert.equal(Buffer.from(lines[1], 'latin1').toString('hex'), latin1().toString('hex'));
+    assert.equal(lines[2], 'lone\rCR');
+    assert.match(lines[3], /"annotator":"Expert-1"/);
+    const same = replaceItemsById(file, documentItems(parseDocument(file, 'x')));
+    assert.equal(same.changed, 0);
+    assert.equal(same.bytes, file);
   });
 });
