@@ -3,8 +3,9 @@
  * bytes. The editor shows these as diagnostics (one per line, all reasons in one message) and asks before a save
  * that would change a problem line ({@link problemLinesChangedBySave}).
  *
- * What VS Code does to a file it opens as UTF-8 (the default; vscode 1.100, `src/vs/workbench/services/textfile/
- * common/encoding.ts` and `src/vs/editor/common/model/pieceTreeTextBuffer/pieceTreeTextBufferBuilder.ts`):
+ * What VS Code does to a file it opens as UTF-8 (the default; from VS Code's sources: the text buffer builder,
+ * `src/vs/editor/common/model/pieceTreeTextBuffer/pieceTreeTextBufferBuilder.ts` `_getEOL` and `create`, and its
+ * encoding detection, which looks for NUL bytes in the first `ZERO_BYTE_DETECTION_BUFFER_MAX_LEN` = 512 bytes):
  * - bytes that are not UTF-8 are decoded as U+FFFD (one per maximal ill-formed subsequence, WHATWG Encoding
  *   Standard), and a save writes U+FFFD (EF BF BD) in their place;
  * - a lone CR is a line break, and every line break is normalised on open to the file's majority ending: CRLF if
