@@ -6,11 +6,11 @@
  *
  * Keys are SHA-256 over the backend description (kind, model, endpoint, decoding parameters) and the full
  * request text (a judge's prompt; a generator's JSON request body). Only replies are cached: failed calls are
- * not, so they are retried on the next run. A torn last line (a run killed mid-write) is ignored on load.
+ * not, so they are retried on the next run. The file is an {@link AppendLog}: a torn last line (a run killed
+ * mid-write) is skipped on load and the next entry starts on a fresh line, so only the torn entry is lost.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { AppendLog } from './appendLog';
 
 /**
  * The cache key of one call: SHA-256 (hex) over the backend description and the request text. `backend` must
@@ -27,21 +27,18 @@ export function responseCacheKey(backend: Record<string, unknown>, request: stri
  */
 export class ResponseCache<T> {
   private readonly entries = new Map<string, T>();
+  private readonly log: AppendLog<CacheEntry<T>>;
+  /** Lines of the file that could not be read when it was loaded (torn by a killed run): those calls are made again. */
+  readonly skippedLines: number;
 
   /**
    * @param file - cache file; created with its folder on the first write
    */
   constructor(readonly file: string) {
-    if (!existsSync(file)) return;
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const { key, result } = JSON.parse(line) as { key: string; result: T };
-        if (typeof key === 'string' && result) this.entries.set(key, result);
-      } catch {
-        // A line cut short by a killed run: that call is simply made again.
-      }
-    }
+    this.log = new AppendLog(file, isCacheEntry<T>);
+    const { entries, skipped } = this.log.read();
+    for (const { key, result } of entries) this.entries.set(key, result);
+    this.skippedLines = skipped;
   }
 
   get size(): number {
@@ -61,9 +58,21 @@ export class ResponseCache<T> {
   set(key: string, result: T): void {
     if (!this.cacheable(result)) return;
     this.entries.set(key, result);
-    mkdirSync(dirname(this.file), { recursive: true });
-    appendFileSync(this.file, JSON.stringify({ key, result, at: new Date().toISOString() }) + '\n');
+    this.log.append({ key, result, at: new Date().toISOString() });
   }
+}
+
+/** One line of a response cache file. */
+interface CacheEntry<T> {
+  key: string;
+  result: T;
+  /** When the reply was stored (ISO 8601). */
+  at: string;
+}
+
+function isCacheEntry<T>(value: unknown): value is CacheEntry<T> {
+  const v = value as Partial<CacheEntry<T>> | null;
+  return typeof v === 'object' && v !== null && typeof v.key === 'string' && Boolean(v.result);
 }
 
 /** Counts of a cached backend's traffic. */

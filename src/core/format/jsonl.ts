@@ -4,26 +4,53 @@
  * A file is split into physical lines that keep their exact bytes and line endings. Lines that hold a valid
  * item are parsed; blank lines and malformed lines are kept verbatim and reported, never dropped. Writing
  * re-serialises only the lines that were edited, so every other byte of the file stays as it was.
+ *
+ * Two ways in (docs/format.md, "Guarantees"):
+ * - **bytes** (`parseDocument(Uint8Array)`, the CLI via `readDialogueFile`): lines end at LF or CRLF only (a lone
+ *   CR is content), each line is decoded strictly as UTF-8, a line that is not UTF-8 is a problem line kept as
+ *   its bytes, and {@link documentBytes} writes every line that was not edited as the bytes it was read from;
+ * - **text** (`parseDocument(string)`, the editor: VS Code's decoded TextDocument): lines end at CRLF, LF or a
+ *   lone CR, as VS Code counts them, so line numbers are the editor's.
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../../../docs/dialogue-item.schema.json';
 import type { DialogueItem } from '../dialogue/types';
+import { concatBytes, decodeUtf8Lossy, decodeUtf8Strict, encodeUtf8, splitByteLines, utf8Errors, type Utf8Error } from './bytes';
+
+/** What kind of problem a line has (for editors: a diagnostic's code). */
+export type LineProblemCode = 'invalidUtf8' | 'bom' | 'json' | 'notObject' | 'schema' | 'duplicateId';
 
 /** A problem found on one line of a file. `line` is 1-based, as editors show it. */
 export interface LineProblem {
   file: string;
+  /** 1-based line number (from bytes: lines counted by LF; from text: as VS Code counts them). */
   line: number;
   /** Dotted path of the offending field, e.g. `candidates[0].origin.kind`; absent for JSON syntax errors. */
   field?: string;
   message: string;
+  code?: LineProblemCode;
+  /** For `invalidUtf8`: offset in the file of the first byte that is not UTF-8. */
+  byteOffset?: number;
 }
 
 /** One physical line of the file with its exact text and line ending. */
 export interface RawLine {
-  /** The line's text without its line ending. */
+  /**
+   * The line's text without its line ending. For a line read from bytes that are not UTF-8 this is a lossy
+   * decoding (errors as U+FFFD), for display only: such a line is never written from its text.
+   */
   text: string;
-  /** The line ending that followed it: `'\n'`, `'\r\n'`, a lone `'\r'`, or `''` for a last line without one. */
+  /**
+   * The line ending that followed it: `'\n'`, `'\r\n'`, `''` for a last line without one, or (text only) a lone
+   * `'\r'`.
+   */
   eol: '\n' | '\r\n' | '\r' | '';
+  /** Read from bytes: the line's exact bytes without its line ending (a view into the file's buffer). */
+  bytes?: Uint8Array;
+  /** Read from bytes: offset of the line's first byte in the file. */
+  byteOffset?: number;
+  /** Read from bytes that are not UTF-8: the runs that are not (offsets relative to the line). */
+  utf8Errors?: Utf8Error[];
 }
 
 export type ParsedLine =
@@ -37,8 +64,12 @@ export interface DialogueDocument {
   lines: ParsedLine[];
   /** For each item, in file order, its 0-based line index in `lines`. */
   itemLines: number[];
-  /** Every problem found, in line order (invalid lines and duplicate ids). */
+  /** Every problem found, in line order (invalid lines and duplicate ids); see `lineReports` for one per line. */
   problems: LineProblem[];
+  /** Read from bytes: the file's bytes as read (lines' `bytes` are views into it). */
+  bytes?: Uint8Array;
+  /** Read from disk (`readDialogueFile`): the file's absolute path. */
+  path?: string;
 }
 
 /** A replacement of one whole line (0-based `line`), without its line ending. */
@@ -105,29 +136,62 @@ export function splitLines(text: string): RawLine[] {
   return lines;
 }
 
+/** Lines of a file read as bytes: split at LF and CRLF only, each decoded strictly as UTF-8. */
+export function splitByteLinesRaw(bytes: Uint8Array): RawLine[] {
+  return splitByteLines(bytes).map(({ start, end, eol }) => {
+    const view = bytes.subarray(start, end);
+    const text = decodeUtf8Strict(view);
+    if (text !== undefined) return { text, eol, bytes: view, byteOffset: start };
+    const errors = utf8Errors(view);
+    return { text: decodeUtf8Lossy(view), eol, bytes: view, byteOffset: start, utf8Errors: errors.length ? errors : [{ offset: 0, length: view.length }] };
+  });
+}
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+
+/** The problem of a line whose bytes are not UTF-8. */
+function invalidUtf8Problem(raw: RawLine, file: string, line: number): LineProblem {
+  const errors = raw.utf8Errors ?? [];
+  const count = errors.reduce((n, e) => n + e.length, 0);
+  const first = errors[0]?.offset ?? 0;
+  const shown = raw.bytes ? ` (${hex(raw.bytes.subarray(first, first + Math.min(errors[0]?.length ?? 1, 4)))})` : '';
+  const at = raw.byteOffset !== undefined ? `, file offset ${raw.byteOffset + first}` : '';
+  return {
+    file,
+    line,
+    code: 'invalidUtf8',
+    ...(raw.byteOffset !== undefined ? { byteOffset: raw.byteOffset + first } : {}),
+    message: `not valid UTF-8: ${count} byte${count === 1 ? '' : 's'} in ${errors.length} place${errors.length === 1 ? '' : 's'} cannot be decoded, the first at byte ${first} of the line${at}${shown}`,
+  };
+}
+
 /**
- * Parses one line. A line that is not a JSON object, or that does not satisfy the item schema, is `invalid`
- * and carries problems naming the file, line and field.
+ * Parses one line. A line that is not UTF-8 (read from bytes), not a JSON object, or that does not satisfy the
+ * item schema, is `invalid` and carries problems naming the file, line and field.
  *
  * @param file - file name used in problem reports
  * @param lineIndex - 0-based index of the line (reported 1-based)
  */
 export function parseLine(raw: RawLine, file: string, lineIndex: number): ParsedLine {
   const line = lineIndex + 1;
+  if (raw.utf8Errors?.length) return { kind: 'invalid', raw, problems: [invalidUtf8Problem(raw, file, line)] };
   const text = lineIndex === 0 ? raw.text.replace(/^\uFEFF/, '') : raw.text;
   if (text.trim() === '') return { kind: 'blank', raw };
+  if (text.startsWith('\uFEFF')) {
+    return { kind: 'invalid', raw, problems: [{ file, line, code: 'bom', message: 'starts with a byte order mark (U+FEFF, bytes EF BB BF), which only the first line of a file may have' }] };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { kind: 'invalid', raw, problems: [{ file, line, message: `not valid JSON: ${(err as Error).message}` }] };
+    return { kind: 'invalid', raw, problems: [{ file, line, code: 'json', message: `not valid JSON: ${(err as Error).message}` }] };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { kind: 'invalid', raw, problems: [{ file, line, message: 'a line must hold one JSON object (an item)' }] };
+    return { kind: 'invalid', raw, problems: [{ file, line, code: 'notObject', message: 'a line must hold one JSON object (an item)' }] };
   }
   const errors = validateItem(value);
   if (errors.length > 0) {
-    return { kind: 'invalid', raw, problems: errors.map((e) => ({ file, line, ...describeAjvError(e) })) };
+    return { kind: 'invalid', raw, problems: errors.map((e) => ({ file, line, code: 'schema' as const, ...describeAjvError(e) })) };
   }
   const item = value as DialogueItem;
   // Optional arrays/maps default in memory only; the line's bytes are untouched unless the item is edited.
@@ -140,35 +204,42 @@ export function parseLine(raw: RawLine, file: string, lineIndex: number): Parsed
 
 /**
  * Parses a whole dialogue file. Never throws for bad lines: they are kept verbatim and listed in `problems`.
+ * An item whose id an earlier item already has is not an item: its line is `invalid` (a `duplicateId` problem)
+ * and kept as it is, so no job ever rewrites it.
  *
- * @param text - the file's full text
+ * @param input - the file's bytes (lines end at LF or CRLF; each line decoded strictly as UTF-8; the CLI's way,
+ *   see `readDialogueFile`), or its decoded text (lines end at CRLF, LF or a lone CR, as VS Code counts them)
  * @param file - the file name used in problem reports
  * @param previous - an earlier parse of the same file: item lines whose text is unchanged are reused rather
  *   than parsed and validated again, so an edit to one line of a 10,000-item file costs one line's work.
  *   Reused items are shared, so callers must treat items as immutable (every edit helper here copies).
  */
-export function parseDocument(text: string, file: string, previous?: DialogueDocument): DialogueDocument {
+export function parseDocument(input: string | Uint8Array, file: string, previous?: DialogueDocument): DialogueDocument {
   const reuse = new Map<string, ParsedLine>();
   if (previous) for (const i of previous.itemLines) reuse.set(previous.lines[i].raw.text, previous.lines[i]);
-  const lines = splitLines(text).map((raw, i) => {
-    const hit = reuse.get(raw.text);
+  const raws = typeof input === 'string' ? splitLines(input) : splitByteLinesRaw(input);
+  const lines: ParsedLine[] = raws.map((raw, i) => {
+    const hit = raw.utf8Errors ? undefined : reuse.get(raw.text);
     return hit && hit.kind === 'item' ? { kind: 'item' as const, raw, item: hit.item } : parseLine(raw, file, i);
   });
   const itemLines: number[] = [];
   const problems: LineProblem[] = [];
   const seen = new Map<string, number>();
   lines.forEach((l, i) => {
-    if (l.kind === 'invalid') problems.push(...l.problems);
-    if (l.kind !== 'item') return;
-    const first = seen.get(l.item.id);
-    if (first !== undefined) {
-      problems.push({ file, line: i + 1, field: 'id', message: `duplicate item id "${l.item.id}" (first on line ${first + 1})` });
-    } else {
-      seen.set(l.item.id, i);
+    if (l.kind === 'item') {
+      const first = seen.get(l.item.id);
+      if (first === undefined) {
+        seen.set(l.item.id, i);
+        itemLines.push(i);
+        return;
+      }
+      const problem: LineProblem = { file, line: i + 1, field: 'id', code: 'duplicateId', message: `duplicate item id "${l.item.id}" (first on line ${first + 1}); this line is kept as it is and left out` };
+      lines[i] = { kind: 'invalid', raw: l.raw, problems: [problem] };
     }
-    itemLines.push(i);
+    const parsed = lines[i];
+    if (parsed.kind === 'invalid') problems.push(...parsed.problems);
   });
-  return { file, lines, itemLines, problems };
+  return { file, lines, itemLines, problems, ...(typeof input === 'string' ? {} : { bytes: input }) };
 }
 
 /** All items of a document, in file order. */
@@ -195,8 +266,9 @@ export function itemEdit(doc: DialogueDocument, itemIndex: number, item: Dialogu
 }
 
 /**
- * Applies line edits and returns the new file text. Lines not edited keep their exact bytes; a line whose
- * text is unchanged is left alone.
+ * Applies line edits and returns the new file text. Lines not edited keep their exact text; a line whose
+ * text is unchanged is left alone. For a document read from bytes, {@link documentBytes} is the lossless form
+ * (a line that is not UTF-8 has no exact text).
  */
 export function applyLineEdits(doc: DialogueDocument, edits: LineEdit[]): string {
   const replaced = new Map(edits.map((e) => [e.line, e.newText]));
@@ -204,8 +276,33 @@ export function applyLineEdits(doc: DialogueDocument, edits: LineEdit[]): string
 }
 
 /**
- * Text of a document after appending items at its end. Keeps every existing byte; adds a line ending to a
- * last line that lacked one, using the file's dominant line ending.
+ * The file's bytes after line edits. For a document read from bytes, every line that is not edited is written as
+ * the bytes it was read from (its line ending too), whatever they are; edited lines are encoded as UTF-8 and keep
+ * their line's ending. For a document read from text, the text of {@link applyLineEdits}, encoded as UTF-8.
+ *
+ * @throws RangeError if an edit names a line the document does not have
+ */
+export function documentBytes(doc: DialogueDocument, edits: readonly LineEdit[] = []): Uint8Array {
+  for (const e of edits) if (!doc.lines[e.line]) throw new RangeError(`${doc.file}: no line ${e.line + 1}`);
+  if (!doc.bytes) return encodeUtf8(applyLineEdits(doc, [...edits]));
+  const parts: Uint8Array[] = [];
+  let cursor = 0;
+  // As in applyLineEdits, the last edit of a line wins.
+  const replaced = [...new Map(edits.map((e) => [e.line, e.newText]))].sort((a, b) => a[0] - b[0]);
+  for (const [line, newText] of replaced) {
+    const { raw } = doc.lines[line];
+    const start = raw.byteOffset ?? 0;
+    parts.push(doc.bytes.subarray(cursor, start), encodeUtf8(newText + raw.eol));
+    cursor = start + (raw.bytes?.length ?? 0) + raw.eol.length;
+  }
+  parts.push(doc.bytes.subarray(cursor));
+  return concatBytes(parts);
+}
+
+/**
+ * Text of a document after appending items at its end. Keeps every existing line's text; adds a line ending to a
+ * last line that lacked one, using the file's dominant line ending. (Text: a line read from bytes that are not
+ * UTF-8 comes out with U+FFFD; append to such a file through {@link documentBytes} and bytes of your own.)
  */
 export function appendItems(doc: DialogueDocument, items: DialogueItem[]): string {
   const base = doc.lines.map((l) => l.raw.text + l.raw.eol).join('');
@@ -217,4 +314,37 @@ export function appendItems(doc: DialogueDocument, items: DialogueItem[]): strin
 /** Text of a new file holding `items`, one per line, `\n`-terminated. */
 export function formatItems(items: DialogueItem[]): string {
   return items.map((it) => serializeItem(it) + '\n').join('');
+}
+
+/** What {@link replaceItemsById} did. */
+export interface ReplaceItemsResult {
+  /** The file's new bytes (the same bytes when nothing changed). */
+  bytes: Uint8Array;
+  /** Item lines rewritten. */
+  changed: number;
+  /** Ids of given items that no item line of the file has (their changes are not in `bytes`). */
+  missing: string[];
+}
+
+/**
+ * Puts items into a file's bytes by id: each item line whose id one of `items` has, and whose item differs, is
+ * rewritten (compact JSON, UTF-8, the line's own ending, a leading BOM kept); every other byte stays. This is the
+ * byte-preserving way to save items edited elsewhere (e.g. the editor's decoded text) into a file that has lines
+ * VS Code would change.
+ *
+ * @param fileBytes - the file's bytes on disk
+ * @param items - items to write; an id given twice: the last one wins
+ * @param file - the file name used in errors
+ */
+export function replaceItemsById(fileBytes: Uint8Array, items: readonly DialogueItem[], file = ''): ReplaceItemsResult {
+  const doc = parseDocument(fileBytes, file);
+  const byId = new Map(items.map((it) => [it.id, it]));
+  const edits: LineEdit[] = [];
+  documentItems(doc).forEach((current, i) => {
+    const next = byId.get(current.id);
+    if (!next) return;
+    byId.delete(current.id);
+    if (serializeItem(next) !== serializeItem(current)) edits.push(itemEdit(doc, i, next));
+  });
+  return { bytes: edits.length ? documentBytes(doc, edits) : fileBytes, changed: edits.length, missing: [...byId.keys()] };
 }
