@@ -4,6 +4,7 @@
 import { InvalidArgumentError } from 'commander';
 import { readDialogueFile } from '../core/format/files';
 import { documentItems, type DialogueDocument } from '../core/format/jsonl';
+import { problemLineMessages } from '../core/format/lineReport';
 import type { DialogueItem } from '../core/dialogue/types';
 
 /** Commander parser for a positive integer option. */
@@ -21,6 +22,6 @@ export function log(msg: string): void {
 /** Reads a dialogue file and reports its problems (each line kept as is) on stderr. */
 export function openDialogues(path: string): { doc: DialogueDocument; items: DialogueItem[] } {
   const doc = readDialogueFile(path);
-  for (const p of doc.problems) log(`${p.file}:${p.line}${p.field ? ` ${p.field}` : ''}: ${p.message} (line kept as is)`);
+  for (const m of problemLineMessages(doc)) log(m);
   return { doc, items: documentItems(doc) };
 }

@@ -7,21 +7,17 @@ import { basename, extname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { importAnnoMI, parseAnnoMI } from '../../core/annomi/annomi';
 import type { DialogueItem, TherapistBehaviour } from '../../core/dialogue/types';
-import { readDialogueFile } from '../../core/format/files';
-import { documentItems } from '../../core/format/jsonl';
 import { MAX_CONTEXT_TOKENS } from '../../core/generation/modelInput';
 import { runPerplexityPlan, validatePerplexityPlan } from '../../core/jobs/perplexity';
 import type { PerplexityResult } from '../../core/generation/perplexity';
 import { DEFAULT_GENERATOR } from '../../core/models/registry';
-import { log, positiveInt } from '../common';
+import { openDialogues, positiveInt } from '../common';
 import { cliHost, printReport, withInterrupt } from '../host';
 
 /** Items of an AnnoMI CSV (every utterance of the behaviour, no sampling) or of a dialogue file. */
 function readItems(file: string, opts: Record<string, unknown>): DialogueItem[] {
   if (extname(file).toLowerCase() !== '.csv') {
-    const doc = readDialogueFile(file);
-    for (const p of doc.problems) log(`${p.file}:${p.line}${p.field ? ` ${p.field}` : ''}: ${p.message} (line kept as is)`);
-    return documentItems(doc);
+    return openDialogues(file).items;
   }
   const dialogues = parseAnnoMI(readFileSync(file, 'utf8'), basename(file));
   const items = importAnnoMI(dialogues, { behaviour: opts.behaviour as TherapistBehaviour, quality: opts.quality as 'high' | 'low' | 'all', sourceFile: basename(file) });

@@ -222,3 +222,13 @@ export function vsCodeText(fileBytes: Uint8Array): string {
   return text;
 }
 
+
+/**
+ * One message per line that is not an item, with all its reasons: `file:line: reason; reason (line kept as it is)`
+ * — what the CLI prints when it opens a file.
+ */
+export function problemLineMessages(doc: DialogueDocument): string[] {
+  return lineReports(doc)
+    .filter((r) => r.kind === 'invalid')
+    .map((r) => `${r.file}:${r.line}: ${r.problems.map((p) => `${p.field ? `${p.field}: ` : ''}${p.message}`).join('; ')} (line kept as it is)`);
+}

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { readDialogueFile, writeItemsBack, writeTextAtomic } from '../format/files';
 import { documentItems, formatItems } from '../format/jsonl';
+import { problemLineMessages } from '../format/lineReport';
 import type { JobHost, JobReport } from './host';
 import { runImportPlan } from './importData';
 import { runPlan, type FileJobPlan, type Pipeline } from './plans';
@@ -21,7 +22,7 @@ import { MemorySink } from './runner';
 export async function runPlanOnFile(plan: FileJobPlan, file: string, host: JobHost, options: { out?: string; baseDir?: string } = {}): Promise<JobReport> {
   const path = resolve(host.baseDir, file);
   const doc = readDialogueFile(path);
-  for (const p of doc.problems) host.log(`${p.file}:${p.line}${p.field ? ` ${p.field}` : ''}: ${p.message} (line kept as is)`);
+  for (const m of problemLineMessages(doc)) host.log(m);
   const items = documentItems(doc);
   const sink = new MemorySink([...items]);
   const report = await runPlan(plan, { file: path, items }, host, sink, options);
