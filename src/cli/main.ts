@@ -14,6 +14,7 @@ import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
 import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
+import { registerPlanLabels } from './commands/planLabels';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerJudge(program);
   registerScore(program);
   registerCorrelate(program);
+  registerPlanLabels(program);
   registerAgreement(program);
   registerDedup(program);
   registerDemo(program);
