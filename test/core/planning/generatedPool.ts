@@ -23,7 +23,7 @@ export function generatedPool(o: GeneratedPoolOptions): DialogueItem[] {
   const rng = seedrandom.alea(o.seed);
   const items: DialogueItem[] = [];
   for (let i = 0; i < o.candidates; i++) {
-    if (i % 10 === 0) items.push({ id: `item-${i / 10}`, context: [], candidates: [] } as unknown as DialogueItem);
+    if (i % 10 === 0) items.push({ id: `item-${i / 10}`, context: [{ speaker: 'client', text: `context ${i / 10}` }], candidates: [] } as unknown as DialogueItem);
     const z = gaussian(rng) * 1.5 + 0.8;
     const annotations = [1, 2, 3].map((a) => ({ annotator: `Expert ${a}`, group: 'expert', coherent: rng() < 1 / (1 + Math.exp(-(z + gaussian(rng) * 0.7))) }));
     const y = annotations.filter((a) => a.coherent).length;
