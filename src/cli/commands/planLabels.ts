@@ -63,7 +63,7 @@ export function planText(plan: LabelPlan, names: Map<string, string>, next: numb
     const why = s.reason === 'half-width' ? 'the interval reached the target' : s.reason === 'decided' ? `the interval excludes 0: ${s.winner === 'a' ? name(r.evaluator) : name(r.against as string)} agrees better` : `the pool is fully labelled${s.winner === null ? ' (a tie)' : s.winner ? `: ${s.winner === 'a' ? name(r.evaluator) : name(r.against as string)} agrees better` : ''}`;
     lines.push(`target: ${goal} — STOP: ${why} after ${s.labels} planned labels (estimate ${fmt(s.estimate.value)} [${fmt(s.estimate.lower)}, ${fmt(s.estimate.upper)}])`);
   } else {
-    lines.push(`target: ${goal} — not reached (no stop before ${r.minLabels} planned labels); labels to go: ${plan.labelsToGo === null ? 'unknown yet' : `about ${plan.labelsToGo}`}`);
+    lines.push(`target: ${goal} — not reached${plan.counts.planned < r.minLabels ? ` (no stop before ${r.minLabels} planned labels)` : ''}; labels to go: ${plan.labelsToGo === null ? 'unknown yet' : `about ${plan.labelsToGo}`}`);
   }
   const todo = plan.order.filter((o) => !o.labelled).slice(0, next);
   if (!plan.stop && todo.length > 0) {

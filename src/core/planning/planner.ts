@@ -359,3 +359,20 @@ function predictLabelsToGo(plan: SequentialPlan, pool: LabellingPool, target: Pl
   }
   return cost;
 }
+
+/**
+ * Item ids in plan order, for an item list: first the items holding candidates to label (by their earliest
+ * candidate in {@link LabelPlan.order} that still needs labels), then the other items in their file order.
+ * Carries no score or origin (blind mode can show it as is; see docs/labelling-plan.md on what the order implies).
+ */
+export function planItemOrder(plan: Pick<LabelPlan, 'order'>, items: readonly Pick<DialogueItem, 'id'>[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const o of plan.order) {
+    if (o.labelled || seen.has(o.itemId)) continue;
+    seen.add(o.itemId);
+    out.push(o.itemId);
+  }
+  for (const it of items) if (!seen.has(it.id)) out.push(it.id);
+  return out;
+}

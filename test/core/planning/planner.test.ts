@@ -116,3 +116,21 @@ describe('planning: a plan replayed from its record and the labels of the file',
     assert.throws(() => startLabelPlan(items, { evaluator: EVALUATOR, human: 'experts', target: { decide: true } }), /second evaluator/);
   });
 });
+
+describe('planning: item order for an item list', () => {
+  it('puts items with candidates to label first, by their earliest such candidate, then the rest in file order', async () => {
+    const { planItemOrder } = await import('../../../src/core/planning/planner');
+    const order = planItemOrder(
+      {
+        order: [
+          { itemId: 'b', candidateId: '1', status: 'drawn', groupLabels: 0, labelled: false },
+          { itemId: 'c', candidateId: '1', status: 'waiting', groupLabels: 3, labelled: true },
+          { itemId: 'a', candidateId: '2', status: 'provisional', groupLabels: 0, labelled: false },
+          { itemId: 'b', candidateId: '3', status: 'provisional', groupLabels: 1, labelled: false },
+        ],
+      },
+      [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }],
+    );
+    assert.deepEqual(order, ['b', 'a', 'c', 'd']);
+  });
+});
