@@ -14,6 +14,7 @@ import { registerGenerate } from './commands/generate';
 import { registerJudge } from './commands/judge';
 import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
+import { registerPlanLabels } from './commands/planLabels';
 import { registerRun } from './commands/run';
 import { packageVersion } from './paths';
 
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerJudge(program);
   registerScore(program);
   registerCorrelate(program);
+  registerPlanLabels(program);
   registerAgreement(program);
   registerDedup(program);
   registerRun(program);

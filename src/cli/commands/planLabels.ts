@@ -1,0 +1,160 @@
+/**
+ * `reflect-eval plan-labels`: which candidates the annotators should label next so that the interval on an
+ * evaluator's Spearman correlation with the human coherence score (or on the difference of two evaluators')
+ * narrows fastest, the current whole-pool estimate with its anytime-valid interval, and the labels to go
+ * (docs/labelling-plan.md). `--simulate` replays plans on a fully labelled file. Read-only on the dialogue file;
+ * the plan's record (seed, settings, candidates labelled at the start) is kept in a small JSON file beside it.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { InvalidArgumentError, type Command } from 'commander';
+import { displayNames } from '../../core/analysis/evaluatorNames';
+import type { HumanGroup } from '../../core/labels/groups';
+import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type PlanTarget } from '../../core/planning/planner';
+import { simulatePlans, type SimulationResult } from '../../core/planning/simulate';
+import { log, openDialogues, positiveInt } from '../common';
+import { resolveEvaluator } from './correlate';
+
+function targetValue(v: string, prev: (number | 'decide')[] = []): (number | 'decide')[] {
+  if (v === 'decide') return [...prev, 'decide'];
+  const n = Number(v);
+  if (!(n > 0)) throw new InvalidArgumentError('a target is a positive half-width (e.g. 0.1) or "decide"');
+  return [...prev, n];
+}
+
+function unitInterval(v: string): number {
+  const n = Number(v);
+  if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be in (0, 1)');
+  return n;
+}
+
+const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits));
+
+/** The default record path: `<file without .dialogues.jsonl>.label-plan.json`. */
+export function defaultRecordPath(file: string): string {
+  return file.replace(/(\.dialogues)?\.jsonl$/, '') + '.label-plan.json';
+}
+
+function sameSettings(record: LabelPlanRecord, evaluator: string, against: string | undefined, human: HumanGroup, column: { groupBy: string; value: string } | undefined): string | null {
+  if (record.evaluator !== evaluator) return `evaluator ${record.evaluator}`;
+  if ((record.against ?? null) !== (against ?? null)) return record.against ? `against ${record.against}` : 'no --against';
+  if (record.human !== human) return `human ${record.human}`;
+  if (JSON.stringify(record.column ?? null) !== JSON.stringify(column ?? null)) return record.column ? `column ${record.column.groupBy} = ${record.column.value}` : 'the whole file';
+  return null;
+}
+
+/** Plain-text state of a plan. */
+export function planText(plan: LabelPlan, names: Map<string, string>, next: number): string {
+  const r = plan.record;
+  const name = (id: string) => names.get(id) ?? id;
+  const what = r.against ? `rho(${name(r.evaluator)}) − rho(${name(r.against)})` : `Spearman's rho of ${name(r.evaluator)}`;
+  const lines: string[] = [];
+  lines.push(`Labelling plan: ${what} with the ${r.human}' coherence score (${r.labelsPerCandidate} labels make a candidate labelled; ${r.design} design, seed ${r.seed})`);
+  const c = plan.counts;
+  lines.push(`pool${r.column ? ` (${r.column.groupBy} = ${r.column.value})` : ''}: ${c.pool} candidates in ${c.items} items; labelled at the start ${c.start}, planned labels counted ${c.planned}, drawn and not yet counted ${c.drawn}, labelled outside the plan ${c.outsidePlan}, partly labelled ${c.partial}${c.missingScore ? `; ${c.missingScore} candidate(s) without a usable score left out` : ''}`);
+  const e = plan.estimate;
+  const level = `${Math.round(r.level * 1000) / 10} %`;
+  if (e.exact) lines.push(`estimate: ${fmt(e.value)} (exact: every pool candidate is labelled)`);
+  else if (e.value === null) lines.push(`estimate: not yet (needs planned labels${e.labels > 0 ? ' with some spread in the human scores' : ''})`);
+  else lines.push(`estimate: ${fmt(e.value)}, ${level} anytime interval [${fmt(e.lower)}, ${fmt(e.upper)}] (half-width ${fmt(e.halfWidth)})${r.against && e.rhos ? `; rho ${fmt(e.rhos[0])} vs ${fmt(e.rhos[1])}` : ''}`);
+  const t = plan.target;
+  const goal = 'halfWidth' in t ? `half-width ${t.halfWidth}` : 'decide between the two evaluators';
+  if (plan.stop) {
+    const s = plan.stop;
+    const why = s.reason === 'half-width' ? 'the interval reached the target' : s.reason === 'decided' ? `the interval excludes 0: ${s.winner === 'a' ? name(r.evaluator) : name(r.against as string)} agrees better` : `the pool is fully labelled${s.winner === null ? ' (a tie)' : s.winner ? `: ${s.winner === 'a' ? name(r.evaluator) : name(r.against as string)} agrees better` : ''}`;
+    lines.push(`target: ${goal} — STOP: ${why} after ${s.labels} planned labels (estimate ${fmt(s.estimate.value)} [${fmt(s.estimate.lower)}, ${fmt(s.estimate.upper)}])`);
+  } else {
+    lines.push(`target: ${goal} — not reached${plan.counts.planned < r.minLabels ? ` (no stop before ${r.minLabels} planned labels)` : ''}; labels to go: ${plan.labelsToGo === null ? 'unknown yet' : `about ${plan.labelsToGo}`}`);
+  }
+  const todo = plan.order.filter((o) => !o.labelled).slice(0, next);
+  if (!plan.stop && todo.length > 0) {
+    lines.push(`next candidates (label in this order; "drawn" ones are fixed, the rest may change as labels come in):`);
+    const w = Math.max(...todo.map((o) => o.itemId.length));
+    todo.forEach((o, i) => lines.push(`${String(i + 1).padStart(4)}. item ${o.itemId.padEnd(w)}  candidate ${o.candidateId}  ${o.status}${o.groupLabels ? ` (${o.groupLabels}/${r.labelsPerCandidate} labels)` : ''}`));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Plain-text summary of a simulation. */
+export function simulationText(result: SimulationResult): string {
+  const lines = [`${result.runs} simulated runs per design on ${result.pool} fully labelled candidates (pool value ${fmt(result.poolValue)}; ${result.human})`];
+  lines.push('half-width  planner  random  random(plain)  coverage planner/random/plain');
+  for (const t of result.targets) lines.push(`${String(t.halfWidth).padStart(10)}  ${t.planner.toFixed(1).padStart(7)}  ${t.random.toFixed(1).padStart(6)}  ${t.randomPlain.toFixed(1).padStart(13)}  ${t.plannerCoverage.toFixed(3)}/${t.randomCoverage.toFixed(3)}/${t.randomPlainCoverage.toFixed(3)}`);
+  if (result.decision) lines.push(`decision: planner ${result.decision.planner.toFixed(1)} labels (wrong ${result.decision.plannerWrong.toFixed(3)}), random ${result.decision.random.toFixed(1)} (wrong ${result.decision.randomWrong.toFixed(3)})`);
+  lines.push(`coverage (planner, all stops): ${result.coverage.toFixed(3)}`);
+  return lines.join('\n') + '\n';
+}
+
+export function registerPlanLabels(program: Command): void {
+  program
+    .command('plan-labels <file>')
+    .description('which candidates to label next so the interval on an evaluator\'s Spearman correlation with the human score (or on A − B) narrows fastest; estimate, anytime-valid interval, labels to go; --simulate replays plans on a fully labelled file (docs/labelling-plan.md)')
+    .requiredOption('--evaluator <id|name>', 'the evaluator (id, unique id prefix or display name)')
+    .option('--against <id|name>', 'a second evaluator: plan for rho(evaluator) − rho(against)')
+    .option('--human <group>', 'whose coherence labels: experts | laypeople | all | auto', (v) => {
+      if (!['experts', 'laypeople', 'all', 'auto'].includes(v)) throw new InvalidArgumentError('must be one of experts, laypeople, all, auto');
+      return v;
+    }, 'auto')
+    .option('--target <h|decide...>', 'interval half-width (e.g. 0.1), or "decide" (with --against); --simulate takes several half-widths', targetValue)
+    .option('--group-by <key>', 'with --column: the grouping of the correlation table (origin, model, strategy, source, kind, or a candidate field path)', 'origin')
+    .option('--column <value>', 'restrict the pool to one column of the correlation table, e.g. GPT-2')
+    .option('--labels-per-candidate <n>', 'group labels that make a candidate labelled (default: the most common count in the file, else 3)', positiveInt)
+    .option('--next <n>', 'candidates to print', positiveInt, 10)
+    .option('--seed <seed>', 'seed of the design (new plans and simulations)', '1')
+    .option('--level <level>', 'confidence level', unitInterval, 0.95)
+    .option('--batch <n>', 'draws per batch (the model is refitted between batches)', positiveInt, 5)
+    .option('--min-labels <n>', 'no stop before this many planned labels', positiveInt, 20)
+    .option('--record <file>', 'the plan record (default: <file>.label-plan.json beside the dialogue file)')
+    .option('--no-record', 'do not read or write a record: a new plan from the current labels')
+    .option('--restart', 'start a new plan (overwrite the record)')
+    .option('--simulate', 'replay plans on a fully labelled file, revealing labels only in planned order')
+    .option('--seeds <S>', 'simulated runs per design', positiveInt, 200)
+    .option('--format <format>', 'text | json', (v) => {
+      if (v !== 'text' && v !== 'json') throw new InvalidArgumentError('must be text or json');
+      return v;
+    }, 'text')
+    .action((file: string, opts: Record<string, unknown>) => {
+      const { items } = openDialogues(file);
+      const human = opts.human as HumanGroup | 'auto';
+      const evaluator = resolveEvaluator(items, opts.evaluator as string, { human });
+      const against = opts.against ? resolveEvaluator(items, opts.against as string, { human }) : undefined;
+      if (against === evaluator) throw new Error('--against names the same evaluator as --evaluator');
+      const targets = (opts.target as (number | 'decide')[] | undefined) ?? [];
+      const column = opts.column ? { groupBy: opts.groupBy as string, value: opts.column as string } : undefined;
+      const common = { evaluator, against, human, column, labelsPerCandidate: opts.labelsPerCandidate as number | undefined, level: opts.level as number, batch: opts.batch as number, minLabels: opts.minLabels as number };
+      if (opts.simulate) {
+        const halfWidths = targets.filter((t): t is number => t !== 'decide');
+        const result = simulatePlans(items, { ...common, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1], runs: opts.seeds as number, seed: opts.seed as string });
+        if (result.notFullyLabelled > 0) log(`left out ${result.notFullyLabelled} scored candidate(s) that are not fully labelled`);
+        process.stdout.write(opts.format === 'json' ? JSON.stringify(result, null, 2) + '\n' : simulationText(result));
+        return;
+      }
+      if (targets.length > 1) throw new Error('--target takes one value outside --simulate');
+      const target: PlanTarget = targets[0] === 'decide' ? { decide: true } : { halfWidth: (targets[0] as number | undefined) ?? (against ? NaN : 0.1) };
+      const chosen: PlanTarget = against && targets.length === 0 ? { decide: true } : target;
+      const recordPath = opts.record === false ? null : typeof opts.record === 'string' ? opts.record : defaultRecordPath(file);
+      let record: LabelPlanRecord | null = null;
+      if (recordPath && existsSync(recordPath) && !opts.restart) {
+        try {
+          record = JSON.parse(readFileSync(recordPath, 'utf8')) as LabelPlanRecord;
+        } catch (err) {
+          throw new Error(`${recordPath}: not a plan record (${(err as Error).message})`);
+        }
+        if (record.format !== 'reflect-eval.label-plan/1') throw new Error(`${recordPath}: not a plan record (format ${String(record.format)})`);
+        const diff = sameSettings(record, evaluator, against, human === 'auto' ? record.human : human, column);
+        if (diff) throw new Error(`${recordPath} holds a plan for ${diff}; pass --restart to start a new plan, or --record <other file>`);
+      }
+      if (!record) {
+        record = { ...startLabelPlan(items, { ...common, target: chosen, seed: opts.seed as string }), created: new Date().toISOString() };
+        if (recordPath) {
+          writeFileSync(recordPath, JSON.stringify(record, null, 2) + '\n');
+          log(`started a plan (${record.start.length} candidates labelled at the start); record written to ${recordPath}`);
+        }
+      }
+      const plan = planLabels(items, record, { target: chosen });
+      const names = displayNames([evaluator, ...(against ? [against] : [])]);
+      if (opts.format === 'json') {
+        const { order, ...rest } = plan;
+        process.stdout.write(JSON.stringify({ ...rest, next: order.filter((o) => !o.labelled).slice(0, opts.next as number), order }, null, 2) + '\n');
+      } else process.stdout.write(planText(plan, names, opts.next as number));
+    });
+}

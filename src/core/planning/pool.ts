@@ -1,0 +1,111 @@
+/**
+ * The labelling pool of a dialogue file: the candidates an evaluator (or both of a pair) scored, with their human
+ * coherence score (ICMI 2023 §2.1: the number of the chosen group's annotators who said "coherent"), computed as
+ * the correlation table computes it ({@link coherenceScore} over {@link inGroup}).
+ *
+ * Unit of labelling: a candidate counts as labelled once `labelsPerCandidate` annotators of the group have given
+ * it a coherence label (EvalReflections: 3 experts). With fewer it is partly labelled: its score is not yet the
+ * group's, so the planner waits for the rest.
+ */
+import { createHash } from 'node:crypto';
+import { candidateGroups, resolveHuman } from '../analysis/correlationTable';
+import type { Candidate, DialogueItem } from '../dialogue/types';
+import { coherenceScore } from '../labels/annotate';
+import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
+
+/** One candidate of the pool. */
+export interface PoolCandidate {
+  itemId: string;
+  candidateId: string;
+  /** The evaluator's usable score (and the second evaluator's, for a pair). */
+  scores: number[];
+  /** Coherence labels from the group. */
+  groupLabels: number;
+  /** The coherence score once the candidate is fully labelled (≥ labelsPerCandidate group labels), else null. */
+  human: number | null;
+}
+
+/** Options of {@link labellingPool}. */
+export interface PoolOptions {
+  /** Evaluator id. */
+  evaluator: string;
+  /** Second evaluator id, for rho_A − rho_B. */
+  against?: string;
+  /** Whose labels make the coherence score; `auto` resolves as the correlation table does. */
+  human: HumanGroup | 'auto';
+  /** Group labels that make a candidate labelled; default: the most common count among candidates with any, else 3 (6 for `all`). */
+  labelsPerCandidate?: number;
+  groupRules?: GroupRules;
+  /** Restrict the pool to one column of the correlation table: candidates whose group under `groupBy` is `column` (see {@link candidateGroups}). */
+  column?: { groupBy: string; value: string };
+}
+
+/** The pool and what was left out. */
+export interface LabellingPool {
+  candidates: PoolCandidate[];
+  human: HumanGroup;
+  labelsPerCandidate: number;
+  evaluators: string[];
+  /** Candidates of the file left out because an evaluator has no usable score on them. */
+  missingScore: number;
+  /** Items with at least one pool candidate. */
+  items: number;
+  column?: { groupBy: string; value: string };
+}
+
+function usableScore(c: Candidate, id: string): number | null {
+  const s = c.scores?.[id];
+  return s && s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value) ? s.value : null;
+}
+
+/**
+ * The pool of `items` for an evaluator (or a pair): every candidate with a usable (`ok`, finite) score from each
+ * evaluator, in file order.
+ *
+ * @throws Error on a repeated (item id, candidate id), or a bad labelsPerCandidate
+ */
+export function labellingPool(items: readonly DialogueItem[], options: PoolOptions): LabellingPool {
+  const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
+  const human = resolveHuman(items, options.human, rules);
+  const filter = inGroup(human, rules);
+  const evaluators = options.against ? [options.evaluator, options.against] : [options.evaluator];
+  const rows: { itemId: string; candidateId: string; scores: number[]; groupLabels: number; coherent: number | null }[] = [];
+  const seen = new Set<string>();
+  const itemIds = new Set<string>();
+  let missingScore = 0;
+  for (const it of items) {
+    for (const c of it.candidates) {
+      const key = `${it.id}\u0000${c.id}`;
+      if (seen.has(key)) throw new Error(`item "${it.id}" has two candidates with the id "${c.id}"; the plan names candidates by (item, candidate) id`);
+      seen.add(key);
+      if (options.column && !candidateGroups(c, options.column.groupBy).includes(options.column.value)) continue;
+      const scores = evaluators.map((e) => usableScore(c, e));
+      if (scores.some((s) => s === null)) {
+        missingScore++;
+        continue;
+      }
+      const groupLabels = c.annotations.filter((a) => typeof a.coherent === 'boolean' && filter(a)).length;
+      rows.push({ itemId: it.id, candidateId: c.id, scores: scores as number[], groupLabels, coherent: coherenceScore(c, filter) });
+      itemIds.add(it.id);
+    }
+  }
+  let perCandidate = options.labelsPerCandidate;
+  if (perCandidate === undefined) {
+    const counts = new Map<number, number>();
+    for (const r of rows) if (r.groupLabels > 0) counts.set(r.groupLabels, (counts.get(r.groupLabels) ?? 0) + 1);
+    let best = 0;
+    for (const [k, n] of counts) if (n > (counts.get(best) ?? 0) || (n === (counts.get(best) ?? 0) && k > best)) best = k;
+    perCandidate = best > 0 ? best : human === 'all' ? 6 : 3;
+  }
+  if (!(Number.isInteger(perCandidate) && perCandidate >= 1)) throw new Error(`labels per candidate must be a positive integer (got ${perCandidate})`);
+  const candidates = rows.map((r) => ({ itemId: r.itemId, candidateId: r.candidateId, scores: r.scores, groupLabels: r.groupLabels, human: r.groupLabels >= (perCandidate as number) ? r.coherent : null }));
+  return { candidates, human, labelsPerCandidate: perCandidate, evaluators, missingScore, items: itemIds.size, ...(options.column ? { column: options.column } : {}) };
+}
+
+/** A fingerprint of the pool's candidates and scores (SHA-256, hex, first 16 characters): a plan replays only on the same pool. */
+export function poolFingerprint(pool: LabellingPool): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify([pool.evaluators, pool.column ?? null]));
+  for (const c of pool.candidates) h.update(JSON.stringify([c.itemId, c.candidateId, c.scores]));
+  return h.digest('hex').slice(0, 16);
+}
