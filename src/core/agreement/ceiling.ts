@@ -16,8 +16,20 @@ import type { Candidate, DialogueItem } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 
-/** A usable score of an evaluator on a candidate (status ok, finite number), else null. */
-export function usableScore(c: Candidate, evaluatorId: string): number | null {
+/**
+ * True when a reference-based metric scored the item's own reference (the candidate's text is the reference text):
+ * a self-score (1 for BLEU-4), never a measurement, so every analysis here leaves it out.
+ */
+export function isReferenceSelfScore(item: Pick<DialogueItem, 'reference'>, c: Pick<Candidate, 'text'>, evaluatorId: string): boolean {
+  return evaluatorKind(evaluatorId) === 'metric' && item.reference !== undefined && c.text.trim() === item.reference.text.trim();
+}
+
+/**
+ * A usable score of an evaluator on a candidate (status ok, finite number), else null; null too for a
+ * reference-based metric's score of the reference itself ({@link isReferenceSelfScore}).
+ */
+export function usableScore(item: Pick<DialogueItem, 'reference'>, c: Candidate, evaluatorId: string): number | null {
+  if (isReferenceSelfScore(item, c, evaluatorId)) return null;
   const s = c.scores?.[evaluatorId];
   return s && s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value) ? s.value : null;
 }
@@ -93,7 +105,7 @@ function collect(items: readonly DialogueItem[], group: HumanGroup, rules: Group
       const labels = c.annotations.filter((a) => typeof a.coherent === 'boolean' && keep(a));
       if (labels.length < 2) continue;
       const total = labels.reduce((s, a) => s + (a.coherent ? 1 : 0), 0);
-      const scores = evaluators.map((id) => usableScore(c, id));
+      const scores = evaluators.map((id) => usableScore(item, c, id));
       for (const a of labels) {
         const own = a.coherent ? 1 : 0;
         let per = entries.get(a.annotator);

@@ -88,7 +88,7 @@ export function lengthBias(items: readonly DialogueItem[], options: LengthBiasOp
     for (const c of it.candidates) {
       const h = coherenceScore(c, keep);
       if (h === null) continue;
-      rowsData.push({ cluster: it.id, length: whitespaceTokenCount(c.text), human: h, scores: options.evaluators.map((id) => usableScore(c, id)) });
+      rowsData.push({ cluster: it.id, length: whitespaceTokenCount(c.text), human: h, scores: options.evaluators.map((id) => usableScore(it, c, id)) });
     }
   }
   const names = displayNames(options.evaluators);

@@ -75,7 +75,7 @@ export function evaluatorVsMajority(items: readonly DialogueItem[], evaluatorId:
         noMajority++;
         continue;
       }
-      const s = usableScore(c, evaluatorId);
+      const s = usableScore(it, c, evaluatorId);
       if (s === null) {
         unscored++;
         continue;
