@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { log } from './common';
 import { registerAgreement } from './commands/agreement';
+import { registerAltTest } from './commands/altTest';
 import { registerImport, registerStats } from './commands/annomi';
 import { registerAnnotationImport, registerExport } from './commands/annotations';
 import { registerCorrelate } from './commands/correlate';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerScore(program);
   registerCorrelate(program);
   registerAgreement(program);
+  registerAltTest(program);
   registerDedup(program);
   registerDemo(program);
   return program;

@@ -16,8 +16,12 @@
  * dependency): the same instance filters, scoring functions, t-test (scipy `ttest_1samp(…, alternative='less')`)
  * and BY procedure.
  */
+import type { DialogueItem } from '../dialogue/types';
+import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { benjaminiYekutieli } from '../stats/multipleTesting';
 import { oneSampleTTest } from '../stats/tTest';
+import { usableScore } from './ceiling';
+import { matchRateThreshold } from './majorityLabel';
 
 /** Alignment scoring S(prediction, others' annotations): share of equal labels, or −RMSE for numeric ratings. */
 export type AltTestScoring = 'accuracy' | 'negRmse';
@@ -154,4 +158,69 @@ export function altTest<V extends string | number | boolean>(humans: Readonly<Re
   const winningRate = annotators.length ? wins / annotators.length : null;
   const advantageProbability = annotators.length ? annotators.reduce((s, a) => s + a.evaluatorAdvantage, 0) / annotators.length : null;
   return { winningRate, passed: winningRate !== null && winningRate >= 0.5, advantageProbability, annotators, skipped, droppedInstances: byInstance.size - keep.size, parameters };
+}
+
+/** Options of {@link evaluatorAltTest}. */
+export interface EvaluatorAltTestOptions extends AltTestOptions {
+  /** The annotator group the evaluator would replace. Default `experts`. */
+  group?: HumanGroup;
+  groupRules?: GroupRules;
+  /**
+   * How scores become coherence labels (score ≥ threshold → coherent): a number, or `match-rate` (default): the
+   * threshold at which the evaluator calls "coherent" as often as the group's annotators do ({@link matchRateThreshold}).
+   */
+  threshold?: number | 'match-rate';
+}
+
+/** The alt-test of one evaluator of a dialogue file, with the threshold it used. */
+export interface EvaluatorAltTest {
+  evaluatorId: string;
+  group: HumanGroup;
+  threshold: number | null;
+  thresholdRule: string;
+  /** Share of the group's coherence labels that say coherent (the match-rate target). */
+  coherentShare: number | null;
+  result: AltTestResult;
+}
+
+/**
+ * The alt-test of an evaluator on the coherence labels of a group in dialogue items: instances are candidates
+ * (`<item id>/<candidate id>`), annotators the group's members, the evaluator's label its score at the threshold.
+ * Scores a reference-based metric gave the reference itself are left out (`usableScore`).
+ */
+export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: string, options: EvaluatorAltTestOptions = {}): EvaluatorAltTest {
+  const group = options.group ?? 'experts';
+  const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
+  const humans: Record<string, Record<string, boolean>> = {};
+  const scores: Record<string, number> = {};
+  let coherent = 0;
+  let labels = 0;
+  for (const it of items) {
+    for (const c of it.candidates) {
+      const key = `${it.id}/${c.id}`;
+      for (const a of c.annotations) {
+        if (typeof a.coherent !== 'boolean' || !keep(a)) continue;
+        (humans[a.annotator] ??= {})[key] = a.coherent;
+        labels++;
+        if (a.coherent) coherent++;
+      }
+      const s = usableScore(it, c, evaluatorId);
+      if (s !== null) scores[key] = s;
+    }
+  }
+  const sortedHumans = Object.fromEntries(Object.entries(humans).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
+  const coherentShare = labels ? coherent / labels : null;
+  const values = Object.values(scores);
+  let threshold: number | null;
+  let thresholdRule: string;
+  if (typeof options.threshold === 'number') {
+    threshold = options.threshold;
+    thresholdRule = 'given';
+  } else {
+    threshold = values.length && coherentShare !== null ? matchRateThreshold(values, coherentShare) : null;
+    thresholdRule = `match-rate: the evaluator calls ${threshold === null ? '–' : `${((values.filter((v) => v >= (threshold as number)).length / values.length) * 100).toFixed(1)}%`} coherent, the ${group}' labels ${coherentShare === null ? '–' : `${(coherentShare * 100).toFixed(1)}%`}`;
+  }
+  const evaluator: Record<string, boolean> = {};
+  if (threshold !== null) for (const [k, v] of Object.entries(scores)) evaluator[k] = v >= threshold;
+  return { evaluatorId, group, threshold, thresholdRule, coherentShare, result: altTest(sortedHumans, evaluator, options) };
 }
