@@ -106,7 +106,7 @@ export function registerAgreement(program: Command): void {
           if (opts.lengthBias) {
             const t = lengthBias(p.items, { evaluators: ids, human: group, groupRules, bootstrap });
             json.push({ part: p.key, lengthBias: t });
-            tables.push(suffix(lengthBiasPlainTable(t)));
+            tables.push(suffix(lengthBiasPlainTable(t, { compact: format === 'text' })));
           }
           if (opts.vsMajority !== undefined) {
             for (const id of ids) {
@@ -137,7 +137,7 @@ export function registerAgreement(program: Command): void {
         }
         const coefficients = withCoefficients ? agreementCoefficientsBy(items, null, { groupRules, bootstrap }) : undefined;
         if (opts.json) process.stdout.write(JSON.stringify(coefficients ? { ...analysis, coefficients } : analysis, null, 2) + '\n');
-        else process.stdout.write(formatFirstStudyAnalysis(analysis) + (coefficients ? '\n' + renderTables(groupedCoefficientsPlainTables(coefficients), format) : ''));
+        else process.stdout.write(formatFirstStudyAnalysis(analysis) + (coefficients ? '\n' + renderTables(groupedCoefficientsPlainTables(coefficients, { compact: format === 'text' }), format) : ''));
         return;
       }
       const results = parts.map((p) => ({ key: p.key, candidates: p.candidates, analysis: analyse(p.items) }));
@@ -159,6 +159,6 @@ export function registerAgreement(program: Command): void {
       for (const r of results) {
         out.push(`=== ${by} = ${r.key} (${r.candidates} responses) ===`, formatFirstStudyAnalysis(r.analysis).trimEnd(), '');
       }
-      process.stdout.write(out.join('\n') + '\n' + (coefficients ? renderTables(groupedCoefficientsPlainTables(coefficients), format) : ''));
+      process.stdout.write(out.join('\n') + '\n' + (coefficients ? renderTables(groupedCoefficientsPlainTables(coefficients, { compact: format === 'text' }), format) : ''));
     });
 }

@@ -142,34 +142,40 @@ export function iccName(form: string): string {
 }
 
 /** The coefficient table of one group as a {@link PlainTable}. */
-export function coefficientsPlainTable(t: CoefficientTable, part?: { by: string; key: string }): PlainTable {
+export function coefficientsPlainTable(t: CoefficientTable, part?: { by: string; key: string }, options: { compact?: boolean } = {}): PlainTable {
+  const compact = options.compact ?? false;
+  const iccRow = t.rows.find((r) => r.icc);
   const rows: TableCell[][] = t.rows.map((r) => [
     r.label,
     r.units,
-    r.fleiss.kappa === null ? `undefined (${r.fleiss.undefinedReason ?? 'n/a'})` : { value: r.fleiss.kappa, ci: r.fleiss.ci },
+    r.fleiss.kappa === null ? `undefined (${r.fleiss.undefinedReason ?? 'n/a'})` : { value: r.fleiss.kappa, ci: compact ? undefined : r.fleiss.ci },
     r.fleiss.subjects,
     r.alpha.alpha === null ? `undefined (${r.alpha.undefinedReason})` : { value: r.alpha.alpha, ci: r.alpha.ci },
     r.ac1.ac1 === null ? `undefined (${r.ac1.undefinedReason})` : { value: r.ac1.ac1, ci: r.ac1.ci },
-    r.icc ? { value: r.icc.single.value, ci: r.icc.single.ci, note: iccName(r.icc.single.form) } : '',
-    r.icc ? { value: r.icc.average.value, ci: r.icc.average.ci, note: iccName(r.icc.average.form) } : '',
+    r.icc ? { value: r.icc.single.value, ci: r.icc.single.ci } : '',
+    r.icc ? { value: r.icc.average.value, ci: r.icc.average.ci } : '',
   ]);
   const notes = [
     "Fleiss' kappa over the units with the modal number of ratings (#sub); Krippendorff's alpha (nominal; ordinal for empathy) and Gwet's AC1 over every unit, missing ratings allowed.",
     ...(t.neverChosen.length ? [`error categories never chosen (no row): ${t.neverChosen.join(', ')}.`] : []),
     ...(t.rows.some((r) => r.icc?.model === 'one-way') ? ['ICC: one-way ICC(1,1)/ICC(1,k), since different annotators rated different units.'] : []),
+    ...(compact
+      ? t.rows.filter((r) => r.icc).map((r) => `${r.label}: ${iccName(r.icc!.single.form)} = ${show({ value: r.icc!.single.value, ci: r.icc!.single.ci })}, ${iccName(r.icc!.average.form)} = ${show({ value: r.icc!.average.value, ci: r.icc!.average.ci })} (${r.icc!.subjects} units × ${r.icc!.raters} ratings).`)
+      : []),
+    ...(compact && t.bootstrap ? ["Fleiss' kappa intervals: --format md, latex or csv."] : []),
     ...bootNote(t.bootstrap),
   ];
   return {
     title: `Agreement coefficients — ${t.group} (${t.annotators.length} annotators, ${t.units} responses, ${t.items} items)${part ? `; ${part.by} = ${part.key}` : ''}`,
-    columns: ['label', 'units', "Fleiss' kappa", '#sub', "Krippendorff's alpha", "Gwet's AC1", 'ICC (single)', 'ICC (average)'],
-    rows: t.rows.some((r) => r.icc) ? rows : rows.map((r) => r.slice(0, 6)),
+    columns: ['label', 'units', "Fleiss' kappa", '#sub', "Krippendorff's alpha", "Gwet's AC1", `ICC single ${iccName(iccRow?.icc?.single.form ?? 'ICC1')}`, `ICC average ${iccName(iccRow?.icc?.average.form ?? 'ICC1k')}`],
+    rows: t.rows.some((r) => r.icc) && !compact ? rows : rows.map((r) => r.slice(0, 6)),
     notes,
   };
 }
 
 /** Every table of a grouped result. */
-export function groupedCoefficientsPlainTables(g: GroupedCoefficientTables): PlainTable[] {
-  const tables = g.groups.flatMap((p) => p.tables.map((t) => coefficientsPlainTable(t, g.by ? { by: g.by, key: p.key } : undefined)));
+export function groupedCoefficientsPlainTables(g: GroupedCoefficientTables, options: { compact?: boolean } = {}): PlainTable[] {
+  const tables = g.groups.flatMap((p) => p.tables.map((t) => coefficientsPlainTable(t, g.by ? { by: g.by, key: p.key } : undefined, options)));
   return tables.map((t) => (t.rows.every((r) => r.length === 6) ? { ...t, columns: t.columns.slice(0, 6) } : t));
 }
 
@@ -214,23 +220,29 @@ export function altTestPlainTable(res: AltTestResult, label: { evaluator: string
   };
 }
 
-/** The length-bias table. */
-export function lengthBiasPlainTable(t: LengthBiasTable): PlainTable {
+/** The length-bias table; `compact` (plain text) leaves out the interval of rho with length and the humans' column. */
+export function lengthBiasPlainTable(t: LengthBiasTable, options: { compact?: boolean } = {}): PlainTable {
+  const compact = options.compact ?? false;
+  const differs = t.rows.filter((r) => r.n !== t.humanLength.n);
   return {
     title: `Length bias against the ${t.human}' coherence score (length in ${t.tokenizer} tokens; the ${t.human}' own rho with length: ${fixed(t.humanLength.statistic)}, n = ${t.humanLength.n})`,
-    columns: ['evaluator', 'n', 'rho(evaluator, length)', 'rho(human, length)', 'rho(evaluator, human)', 'partial rho | length', 'p (partial)', 'mostly length'],
+    columns: compact
+      ? ['evaluator', 'n', 'rho(eval, len)', 'rho(eval, human)', 'partial rho | len', 'p', 'flag']
+      : ['evaluator', 'n', 'rho(evaluator, length)', 'rho(human, length)', 'rho(evaluator, human)', 'partial rho | length', 'p (partial)', 'mostly length'],
     rows: t.rows.map((r) => [
       r.displayName,
       r.n,
-      { value: r.evaluatorLength.statistic, ci: r.ci?.evaluatorLength },
-      r.humanLength.statistic,
+      compact ? r.evaluatorLength.statistic : { value: r.evaluatorLength.statistic, ci: r.ci?.evaluatorLength },
+      ...(compact ? [] : [r.humanLength.statistic]),
       r.evaluatorHuman.statistic,
       { value: r.partial.statistic, ci: r.ci?.partial },
       { p: r.partial.pValue },
       r.flagged ? 'FLAG' : '',
     ]),
     notes: [
-      `FLAG: |rho(evaluator, human)| ≥ ${LENGTH_FLAG.minAbsCorrelation} and the partial correlation controlling for length keeps less than ${LENGTH_FLAG.keptShare * 100}% of it (or changes sign).`,
+      `FLAG (mostly length): |rho(evaluator, human)| ≥ ${LENGTH_FLAG.minAbsCorrelation} and the partial correlation controlling for length keeps less than ${LENGTH_FLAG.keptShare * 100}% of it (or changes sign).`,
+      ...(compact && differs.length ? [`the ${t.human}' rho with length on the candidates each evaluator scored: ${differs.map((r) => `${r.displayName} ${fixed(r.humanLength.statistic)} (n = ${r.n})`).join('; ')}.`] : []),
+      ...(compact && t.bootstrap ? ['intervals of rho with length: --format md, latex or csv.'] : []),
       ...bootNote(t.bootstrap),
     ],
   };

@@ -9,7 +9,7 @@
 import { correlate, type CorrelationMethod } from '../analysis/correlationTable';
 import type { BootstrapInterval } from '../stats/bootstrap';
 import { bootstrapStatistic, clusterResamples, pick } from '../stats/clusterBootstrap';
-import { percentileInterval } from '../stats/bootstrap';
+import { percentileInterval, percentileSorted } from '../stats/bootstrap';
 import seedrandom from 'seedrandom';
 import { krippendorffAlpha, type KrippendorffAlphaResult, type MeasurementLevel } from './krippendorffAlpha';
 
@@ -141,8 +141,16 @@ export interface TwoStageCorrelation {
   /** corr(mean of K, human) on the observed replies. */
   statistic: number | null;
   pValue: number | null;
-  /** Resampling items (clusters) and, within each drawn candidate, its K replies with replacement. */
+  /**
+   * Two-stage interval: items (clusters) and, within each drawn candidate, its replies with replacement; the
+   * percentile bounds are recentred on the estimate (shifted by θ̂ − median θ*), because drawing replies again adds
+   * their noise a second time and so attenuates every replicate correlation towards 0. The width is kept, which
+   * overstates the variance (Davison & Hinkley 1997, §3.8: the two-stage scheme is conservative). Bounds clipped to
+   * [−1, 1].
+   */
   ci: BootstrapInterval;
+  /** The same replicates' plain percentile interval, before recentring (attenuated towards 0). */
+  uncentredCi: BootstrapInterval;
   /** The item-only interval (replies fixed), to show how much the judge's own noise widens it. */
   itemOnlyCi: BootstrapInterval;
 }
@@ -185,5 +193,10 @@ export function twoStageCorrelation(replies: RepeatReplies, human: readonly (num
     two.push(correlate(method, x, y).statistic);
     one.push(correlate(method, xo, y).statistic);
   }
-  return { method, n: keep.length, statistic: point.statistic, pValue: point.pValue, ci: percentileInterval(two, level), itemOnlyCi: percentileInterval(one, level) };
+  const uncentred = percentileInterval(two, level);
+  const defined = two.filter((v): v is number => v !== null).sort((a, b) => a - b);
+  const shift = point.statistic !== null && defined.length ? point.statistic - percentileSorted(defined, 50) : 0;
+  const clip = (v: number | null) => (v === null ? null : Math.max(-1, Math.min(1, v + shift)));
+  const ci = point.statistic === null ? uncentred : { ...uncentred, lower: clip(uncentred.lower), upper: clip(uncentred.upper) };
+  return { method, n: keep.length, statistic: point.statistic, pValue: point.pValue, ci, uncentredCi: uncentred, itemOnlyCi: percentileInterval(one, level) };
 }
