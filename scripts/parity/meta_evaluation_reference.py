@@ -17,7 +17,7 @@ Its evaluator scores are inputs of the alt-test parity only (the alt-test is wha
 References per statistic:
 - Cohen's kappa (unweighted, linear, quadratic; standard errors), Fleiss' kappa: statsmodels 0.13.5.
 - Krippendorff's alpha: the `krippendorff` package (fast-krippendorff) on numpy.
-- Gwet's AC1: the formula of Gwet (2008, eq. 14) / Gwet (2014, §4.2) written out below, independently of the
+- Gwet's AC1: the formula of Gwet (2008) / Gwet (2014, §4.2) written out below, independently of the
   TypeScript; R irrCAC (Gwet's own package) is run by psych_reference.R as a second reference.
 - one-sample t-test: scipy.stats.ttest_1samp(alternative='less'); Benjamini–Yekutieli and the alt-test: the
   reference notebook's `by_procedure` and `alt_test` (its t-test is scipy's), with its `ttest` wrapped to record the

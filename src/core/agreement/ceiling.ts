@@ -2,8 +2,8 @@
  * The human ceiling: how well one annotator of a group agrees with the rest of the group, and every evaluator's
  * agreement with the same targets, so a judge is compared with a human on equal terms.
  *
- * Leave-one-annotator-out (as in inter-annotator "one vs rest" correlations, e.g. Graham et al. 2017; the
- * alt-test's leave-one-out design, Calderon et al. 2025 §3): for each annotator a of the group and each candidate a
+ * Leave-one-annotator-out (one annotator against the rest of the group, the alt-test's leave-one-out design,
+ * Calderon et al. 2025 §3): for each annotator a of the group and each candidate a
  * labelled that at least one other member labelled, the target is the rest's score r_{−a}(u) = the share of the
  * other members who said coherent. The annotator's agreement is corr(a's label, r_{−a}) over a's candidates; an
  * evaluator's is corr(its score, r_{−a}) over the same candidates (those it scored). The ceiling is the mean over

@@ -1,6 +1,6 @@
 /**
  * Gwet's AC1 (Gwet 2008, "Computing inter-rater reliability and its variance in the presence of high agreement",
- * British Journal of Mathematical and Statistical Psychology 61:29–48, eq. 14 for several raters; Gwet 2014,
+ * British Journal of Mathematical and Statistical Psychology 61:29–48, the several-raters form; Gwet 2014,
  * Handbook of Inter-Rater Reliability, 4th ed., §4.2 with missing ratings): a chance-corrected agreement whose
  * chance term stays small when one category dominates, where kappa-type coefficients collapse ("the kappa
  * paradoxes", Feinstein & Cicchetti 1990). Parity reference: Gwet's own R package irrCAC (`gwet.ac1.raw`, public

@@ -1,8 +1,8 @@
 /**
  * Length bias: does an evaluator agree with the humans only because it rewards (or punishes) long responses?
  * For each evaluator: Spearman's ρ with response length, the humans' ρ with length on the same candidates, ρ with
- * the human score, and the partial Spearman correlation with the human score controlling for length (Conover 1999,
- * §5.4; the length-controlled view of LLM-judge verbosity bias, e.g. Dubois et al. 2024), with item-bootstrap
+ * the human score, and the partial Spearman correlation with the human score controlling for length (the first-order partial
+ * correlation of the ranks; the length-controlled view of LLM-judge verbosity bias, e.g. Dubois et al. 2024), with item-bootstrap
  * intervals. Length is counted in whitespace tokens: the tokenization of the BLEU/METEOR variants ICMI 2023 uses,
  * independent of any model's vocabulary, so every evaluator is measured against the same length.
  */

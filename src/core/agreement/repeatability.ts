@@ -3,7 +3,7 @@
  * verdict? Krippendorff's alpha across repeats (repeats as coders: 1 when every candidate gets the same reply each
  * time), the share of candidates whose reply changes, the verdict flip rate at a threshold (the probability that
  * two repeats fall on opposite sides of it), the spread per candidate, the "mean of K" evaluator, and a correlation
- * interval from a two-stage bootstrap (items, then repeats within each candidate; Davison & Hinkley 1997, §2.4,
+ * interval from a two-stage bootstrap (items, then repeats within each candidate; Davison & Hinkley 1997, §3.8,
  * "hierarchical data"), so the interval carries the judge's own sampling noise as well as the choice of items.
  */
 import { correlate, type CorrelationMethod } from '../analysis/correlationTable';

@@ -44,9 +44,8 @@ function pearson(x: readonly number[], y: readonly number[]): number | null {
 }
 
 /**
- * r_xy·z = (r_xy − r_xz·r_yz) / √((1 − r_xz²)(1 − r_yz²)) (Fisher 1924; Cohen et al. 2003, eq. 3.3.8), with the
- * zero-order r's Pearson's on the values (`pearson`) or on average ranks (`spearman`, the partial Spearman
- * correlation: Conover 1999, §5.4). The p-value uses t = r·√((n − 3)/(1 − r²)) with n − 3 degrees of freedom
+ * r_xy·z = (r_xy − r_xz·r_yz) / √((1 − r_xz²)(1 − r_yz²)) (Fisher 1924, Metron 3:329–332), with the zero-order
+ * r's Pearson's on the values (`pearson`) or on average ranks (`spearman`, the partial Spearman correlation). The p-value uses t = r·√((n − 3)/(1 − r²)) with n − 3 degrees of freedom
  * (one covariate), as `pingouin.partial_corr` does; it equals correlating the residuals of x and y regressed on z.
  *
  * @throws RangeError when the columns differ in length or hold a non-finite value
