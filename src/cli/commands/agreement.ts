@@ -110,7 +110,7 @@ export function registerAgreement(program: Command): void {
           }
           if (opts.vsMajority !== undefined) {
             for (const id of ids) {
-              const m = evaluatorVsMajority(p.items, id, { threshold: opts.vsMajority as number, group, groupRules });
+              const m = evaluatorVsMajority(p.items, id, { threshold: opts.vsMajority as number, group, groupRules, bootstrap });
               json.push({ part: p.key, vsMajority: m });
               tables.push(suffix(majorityPlainTable(m, names.get(id) ?? id)));
             }

@@ -257,7 +257,7 @@ export function majorityPlainTable(m: MajorityComparison, displayName: string): 
     rows: [
       ['evaluator incoherent', c.truePositive, c.falsePositive],
       ['evaluator coherent', c.falseNegative, c.trueNegative],
-      ["Cohen's kappa", m.kappa.kappa, ''],
+      ["Cohen's kappa", { value: m.kappa.kappa, ci: m.kappa.ci }, ''],
       ['precision (incoherent)', m.precisionIncoherent, ''],
       ['recall (incoherent)', m.recallIncoherent, ''],
       ['F1 (incoherent)', m.f1Incoherent, ''],

@@ -5,6 +5,8 @@
  * the quadratic-weighted value equals R psych 2.2.9 `cohen.kappa`'s weighted kappa; both are the parity references
  * (scripts/parity/meta_evaluation_reference.py, scripts/parity/psych_reference.R).
  */
+import type { BootstrapInterval } from '../stats/bootstrap';
+import { bootstrapStatistic, pick, type CoefficientBootstrap } from '../stats/clusterBootstrap';
 import { compareValues, present, valueKey, type RatingValue } from './reliabilityData';
 
 /** Disagreement weights: none (every disagreement counts 1), |i − j|/(k − 1), or (i − j)²/(k − 1)². */
@@ -38,6 +40,8 @@ export interface CohenKappaResult {
   standardError: number | null;
   /** Standard error under H0: κ = 0, as statsmodels' `std_kappa0`. */
   standardErrorNull: number | null;
+  /** Percentile bootstrap interval over the units rated by both (or their clusters), when asked for. */
+  ci?: BootstrapInterval;
 }
 
 /** Options of {@link cohenKappa}. */
@@ -49,6 +53,8 @@ export interface CohenKappaOptions {
    * depends on k and on the order, so give the whole scale (e.g. [1, 2, 3, 4, 5]) when a category may go unused.
    */
   categories?: readonly RatingValue[];
+  /** A percentile bootstrap interval; `clusters` (if any) has one key per input unit, like `a` and `b`. */
+  bootstrap?: CoefficientBootstrap;
 }
 
 /**
@@ -60,12 +66,16 @@ export interface CohenKappaOptions {
 export function cohenKappa(a: readonly (RatingValue | null | undefined)[], b: readonly (RatingValue | null | undefined)[], options: CohenKappaOptions = {}): CohenKappaResult {
   if (a.length !== b.length) throw new RangeError(`the two raters' lists differ in length (${a.length} and ${b.length})`);
   const pairs: [RatingValue, RatingValue][] = [];
+  const pairClusters: (string | number)[] = [];
   let leftOut = 0;
+  if (options.bootstrap?.clusters && options.bootstrap.clusters.length !== a.length) throw new RangeError(`bootstrap clusters has ${options.bootstrap.clusters.length} entries for ${a.length} units`);
   for (let u = 0; u < a.length; u++) {
     const x = a[u];
     const y = b[u];
-    if (present(x) && present(y)) pairs.push([x, y]);
-    else if (present(x) || present(y)) leftOut++;
+    if (present(x) && present(y)) {
+      pairs.push([x, y]);
+      pairClusters.push(options.bootstrap?.clusters ? options.bootstrap.clusters[u] : u);
+    } else if (present(x) || present(y)) leftOut++;
   }
   let categories: RatingValue[];
   if (options.categories) categories = [...options.categories];
@@ -79,14 +89,23 @@ export function cohenKappa(a: readonly (RatingValue | null | undefined)[], b: re
   }
   const index = new Map(categories.map((c, j) => [valueKey(c), j]));
   const k = categories.length;
-  const table = Array.from({ length: k }, () => new Array<number>(k).fill(0));
-  for (const [x, y] of pairs) {
+  const cells = pairs.map(([x, y]) => {
     const i = index.get(valueKey(x));
     const j = index.get(valueKey(y));
     if (i === undefined || j === undefined) throw new RangeError(`value ${JSON.stringify(i === undefined ? x : y)} is not one of the categories ${JSON.stringify(categories)}`);
-    table[i][j]++;
+    return [i, j] as const;
+  });
+  const tableOf = (cs: readonly (readonly [number, number])[]) => {
+    const table = Array.from({ length: k }, () => new Array<number>(k).fill(0));
+    for (const [i, j] of cs) table[i][j]++;
+    return table;
+  };
+  const weights = options.weights ?? 'none';
+  const result = cohenKappaFromTable(tableOf(cells), weights, categories, leftOut);
+  if (options.bootstrap && cells.length > 0) {
+    result.ci = bootstrapStatistic(cells.length, (idx) => cohenKappaFromTable(tableOf(pick(cells, idx)), weights, categories).kappa, { ...options.bootstrap, clusters: pairClusters });
   }
-  return cohenKappaFromTable(table, options.weights ?? 'none', categories, leftOut);
+  return result;
 }
 
 /**

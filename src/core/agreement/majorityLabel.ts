@@ -34,7 +34,7 @@ export interface MajorityComparison {
   /** Left out: a majority label but no usable score. */
   unscored: number;
   confusion: ConfusionMatrix;
-  /** Cohen's kappa between the evaluator's label and the majority label (unweighted). */
+  /** Cohen's kappa between the evaluator's label and the majority label (unweighted; `ci` over dialogue items with a bootstrap). */
   kappa: CohenKappaResult;
   /** TP / (TP + FP), or null when the evaluator never says incoherent. */
   precisionIncoherent: number | null;
@@ -58,12 +58,13 @@ export function majorityCoherence(labels: readonly boolean[]): boolean | null {
  *
  * @throws RangeError on a non-finite threshold
  */
-export function evaluatorVsMajority(items: readonly DialogueItem[], evaluatorId: string, options: { threshold: number; group?: HumanGroup; groupRules?: GroupRules }): MajorityComparison {
+export function evaluatorVsMajority(items: readonly DialogueItem[], evaluatorId: string, options: { threshold: number; group?: HumanGroup; groupRules?: GroupRules; bootstrap?: { resamples: number; seed: number | string; level?: number } }): MajorityComparison {
   if (!Number.isFinite(options.threshold)) throw new RangeError(`the threshold must be a finite number, got ${options.threshold}`);
   const group = options.group ?? 'experts';
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
   const predicted: string[] = [];
   const actual: string[] = [];
+  const clusters: string[] = [];
   let noMajority = 0;
   let unscored = 0;
   for (const it of items) {
@@ -82,6 +83,7 @@ export function evaluatorVsMajority(items: readonly DialogueItem[], evaluatorId:
       }
       predicted.push(s >= options.threshold ? 'coherent' : 'incoherent');
       actual.push(m ? 'coherent' : 'incoherent');
+      clusters.push(it.id);
     }
   }
   const confusion: ConfusionMatrix = { truePositive: 0, falsePositive: 0, falseNegative: 0, trueNegative: 0 };
@@ -101,7 +103,7 @@ export function evaluatorVsMajority(items: readonly DialogueItem[], evaluatorId:
     noMajority,
     unscored,
     confusion,
-    kappa: cohenKappa(actual, predicted, { categories: ['coherent', 'incoherent'] }),
+    kappa: cohenKappa(actual, predicted, { categories: ['coherent', 'incoherent'], ...(options.bootstrap ? { bootstrap: { ...options.bootstrap, clusters } } : {}) }),
     precisionIncoherent: precision,
     recallIncoherent: recall,
     f1Incoherent: precision !== null && recall !== null && precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : null,

@@ -108,6 +108,18 @@ describe('coefficient edge cases', () => {
     assert.throws(() => icc([[1, Infinity]]), /finite number/);
   });
 
+  it("Cohen's kappa has a seeded cluster-bootstrap interval over the units both rated", () => {
+    const a = ['x', 'y', 'x', 'y', 'x', null, 'y', 'x'];
+    const b = ['x', 'y', 'y', 'y', 'x', 'x', 'x', 'x'];
+    const clusters = ['i1', 'i1', 'i2', 'i2', 'i3', 'i3', 'i4', 'i4'];
+    const k = cohenKappa(a, b, { bootstrap: { resamples: 200, seed: 5, clusters } });
+    assert.equal(k.units, 7);
+    assert.equal(k.leftOut, 1);
+    assert.ok(k.ci && k.ci.lower !== null && k.ci.lower <= (k.kappa as number) && (k.kappa as number) <= (k.ci.upper as number));
+    assert.deepEqual(cohenKappa(a, b, { bootstrap: { resamples: 200, seed: 5, clusters } }).ci, k.ci);
+    assert.throws(() => cohenKappa(a, b, { bootstrap: { resamples: 2, seed: 1, clusters: ['x'] } }), /clusters has 1 entries for 8 units/);
+  });
+
   it('ICC leaves out incomplete subjects and says why it is undefined', () => {
     const r = icc([[1, 2], [2, null], [3, 3]]);
     assert.equal(r.leftOut, 1);
