@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { log } from './common';
 import { registerAgreement } from './commands/agreement';
+import { registerAltTest } from './commands/altTest';
 import { registerImport, registerStats } from './commands/annomi';
 import { registerAnnotationImport, registerExport } from './commands/annotations';
 import { registerCorrelate } from './commands/correlate';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerCorrelate(program);
   registerPlanLabels(program);
   registerAgreement(program);
+  registerAltTest(program);
   registerDedup(program);
   registerRun(program);
   registerDemo(program);

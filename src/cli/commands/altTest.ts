@@ -1,0 +1,73 @@
+/**
+ * `reflect-eval alt-test <file> --evaluator <id|name…> --group experts`: the alternative annotator test
+ * (Calderon, Reichart & Dror, ACL 2025) — can this evaluator replace an annotator of this group on the coherence
+ * labels? Prints each annotator's one-sided test, the Benjamini–Yekutieli decisions, the winning rate and verdict,
+ * and the advantage probability (to rank evaluators).
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { EXPORT_FORMATS, type ExportFormat } from '../../core/analysis/correlationExport';
+import { displayNames } from '../../core/analysis/evaluatorNames';
+import { evaluatorAltTest, type AltTestScoring } from '../../core/agreement/altTest';
+import { altTestPlainTable, renderTables } from '../../core/agreement/agreementExport';
+import type { HumanGroup } from '../../core/labels/groups';
+import { openDialogues, positiveInt } from '../common';
+import { resolveEvaluator } from './correlate';
+
+function unitInterval(name: string, open: boolean): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0 || n >= 1 || (open && n === 0)) throw new InvalidArgumentError(`${name} must be in ${open ? '(0, 1)' : '[0, 1)'}, got ${v}`);
+    return n;
+  };
+}
+
+function threshold(v: string): number | 'match-rate' {
+  if (v === 'match-rate') return v;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError(`must be a number or match-rate, got ${v}`);
+  return n;
+}
+
+/** Registers `alt-test`. */
+export function registerAltTest(program: Command): void {
+  program
+    .command('alt-test <file>')
+    .description('alternative annotator test (Calderon et al., ACL 2025): can an evaluator replace an annotator of a group on the coherence labels? see docs/meta-evaluation.md')
+    .requiredOption('--evaluator <evaluators...>', 'evaluator ids, unique id prefixes or display names')
+    .addOption(new Option('--group <group>', 'the annotators the evaluator would replace').choices(['experts', 'laypeople', 'all']).default('experts'))
+    .option('--epsilon <e>', 'cost–benefit margin ε granted to the evaluator (paper: 0.2 experts, 0.15 skilled, 0.1 crowd)', unitInterval('epsilon', false), 0.2)
+    .option('--alpha <q>', 'FDR level q of the Benjamini–Yekutieli correction', unitInterval('alpha', true), 0.05)
+    .option('--threshold <t>', 'score ≥ t → coherent; match-rate: the cut at which the evaluator says coherent as often as the group', threshold, 'match-rate' as const)
+    .addOption(new Option('--scoring <s>', 'alignment score of a label against the other annotators').choices(['accuracy']).default('accuracy'))
+    .option('--min-instances <n>', 'test annotators with at least this many instances (the paper: 30 for the t-test)', positiveInt, 30)
+    .option('--expert-prefix <prefix>', 'annotator ids starting with this are experts (unless an annotation says its group)', 'Expert')
+    .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS as string[]).default('text'))
+    .option('--json', 'print the results as JSON')
+    .action((file: string, opts: Record<string, unknown>) => {
+      const { items } = openDialogues(file);
+      const groupRules = { expertPrefix: opts.expertPrefix as string };
+      const ids = (opts.evaluator as string[]).map((e) => resolveEvaluator(items, e, { groupRules }));
+      const names = displayNames(ids);
+      const results = ids.map((id) =>
+        evaluatorAltTest(items, id, {
+          group: opts.group as HumanGroup,
+          groupRules,
+          epsilon: opts.epsilon as number,
+          alpha: opts.alpha as number,
+          threshold: opts.threshold as number | 'match-rate',
+          scoring: opts.scoring as AltTestScoring,
+          minInstancesPerHuman: opts.minInstances as number,
+        }),
+      );
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(results.map((r) => ({ displayName: names.get(r.evaluatorId), ...r })), null, 2) + '\n');
+        return;
+      }
+      const tables = results.map((r) => altTestPlainTable(r.result, { evaluator: names.get(r.evaluatorId) ?? r.evaluatorId, group: r.group, threshold: r.threshold, thresholdRule: r.thresholdRule }));
+      process.stdout.write(renderTables(tables, opts.format as ExportFormat));
+      if (results.length > 1 && opts.format === 'text') {
+        const ranked = [...results].sort((a, b) => (b.result.advantageProbability ?? -1) - (a.result.advantageProbability ?? -1));
+        process.stdout.write(`\nBy advantage probability ρ: ${ranked.map((r) => `${names.get(r.evaluatorId)} ${r.result.advantageProbability?.toFixed(3) ?? '–'} (${r.result.passed ? 'passes' : 'fails'})`).join('; ')}\n`);
+      }
+    });
+}

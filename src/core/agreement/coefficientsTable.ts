@@ -1,0 +1,216 @@
+/**
+ * The agreement-coefficients table: for each label the annotators gave (coherence, each error category, the most
+ * evident error, empathy), Fleiss' kappa, Krippendorff's alpha and Gwet's AC1 side by side, with ICCs for the
+ * empathy ratings and seeded percentile bootstrap intervals over dialogue items. One table per annotator group and,
+ * with `by`, per value of any item or candidate field (the papers report agreement per annotation stage).
+ */
+import type { Annotation, DialogueItem, ErrorCategory } from '../dialogue/types';
+import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../labels/groups';
+import { ERROR_CATEGORIES, ERROR_LABELS, filledMostEvidentError } from '../labels/scheme';
+import type { BootstrapInterval } from '../stats/bootstrap';
+import { bootstrapStatistic, pick, type CoefficientBootstrap } from '../stats/clusterBootstrap';
+import { fleissKappa } from './fleiss';
+import { gwetAC1, type GwetAC1Result } from './gwetAC1';
+import { icc, type IccForm } from './icc';
+import { itemsBy } from './groupBy';
+import { krippendorffAlpha, type KrippendorffAlphaResult, type MeasurementLevel } from './krippendorffAlpha';
+import { labelMatrix, type LabelMatrix } from './labelData';
+import { valueCounts, type RatingValue } from './reliabilityData';
+
+/** Bootstrap settings of the table (the clusters are the dialogue items). */
+export interface TableBootstrap {
+  resamples: number;
+  seed: number | string;
+  /** Default 0.95. */
+  level?: number;
+}
+
+/** Fleiss' kappa over the units with the modal number of ratings (Fleiss' model needs n ratings per unit). */
+export interface FleissCell {
+  kappa: number | null;
+  undefinedReason?: string;
+  /** Units used: those with exactly `raters` ratings. */
+  subjects: number;
+  /** n: ratings per unit (the most common number; the larger on a tie). */
+  raters: number | null;
+  /** Units left out for another number of ratings. */
+  leftOut: number;
+  ci?: BootstrapInterval;
+}
+
+/** ICCs of a rating row: one-way when raters differ between units, two-way when the same raters rated every unit. */
+export interface IccCell {
+  model: 'one-way' | 'two-way';
+  /** ICC(1,1) or ICC(2,1). */
+  single: { form: IccForm; value: number | null; ci?: BootstrapInterval };
+  /** ICC(1,k) or ICC(2,k). */
+  average: { form: IccForm; value: number | null; ci?: BootstrapInterval };
+  subjects: number;
+  raters: number;
+  undefinedReason?: string;
+}
+
+/** One label's coefficients. */
+export interface CoefficientRow {
+  /** `coherence`, `error:<category>`, `mostEvidentError`, `empathy`. */
+  key: string;
+  label: string;
+  /** Krippendorff's level of measurement used. */
+  level: MeasurementLevel;
+  /** Categories (q of AC1; the value domain of alpha). */
+  categories: string[];
+  /** Units with at least one value of this label. */
+  units: number;
+  fleiss: FleissCell;
+  alpha: KrippendorffAlphaResult;
+  ac1: GwetAC1Result;
+  icc?: IccCell;
+}
+
+/** The coefficients of one annotator group on one set of items. */
+export interface CoefficientTable {
+  group: HumanGroup;
+  /** Annotators of the group with at least one coherence label. */
+  annotators: string[];
+  /** Candidates with at least one coherence label from the group. */
+  units: number;
+  /** Dialogue items they belong to (the bootstrap's clusters). */
+  items: number;
+  rows: CoefficientRow[];
+  /** Error categories nobody in these items chose: no row (their agreement is vacuous). */
+  neverChosen: ErrorCategory[];
+  bootstrap?: Required<TableBootstrap>;
+}
+
+/** Options of {@link agreementCoefficients}. */
+export interface CoefficientTableOptions {
+  group?: HumanGroup;
+  groupRules?: GroupRules;
+  bootstrap?: TableBootstrap;
+}
+
+function modal(ns: number[]): number | null {
+  const f = new Map<number, number>();
+  for (const n of ns) f.set(n, (f.get(n) ?? 0) + 1);
+  let best: number | null = null;
+  let bf = 0;
+  for (const [n, c] of f) if (c > bf || (c === bf && best !== null && n > best)) [best, bf] = [n, c];
+  return best;
+}
+
+function fleissCell(m: LabelMatrix<RatingValue>, categories: readonly RatingValue[], boot?: CoefficientBootstrap): FleissCell {
+  const counts = valueCounts(m.data, categories);
+  const totals = counts.map((r) => r.reduce((s, c) => s + c, 0));
+  const n = modal(totals.filter((t) => t > 0));
+  const used = counts.filter((_, u) => totals[u] === n);
+  const clusters = m.clusters.filter((_, u) => totals[u] === n);
+  const leftOut = totals.filter((t) => t > 0 && t !== n).length;
+  if (n === null || n < 2 || used.length === 0) return { kappa: null, undefinedReason: n === null ? 'no subjects' : 'fewer than 2 ratings per unit', subjects: used.length, raters: n, leftOut };
+  const k = fleissKappa(used);
+  const cell: FleissCell = { kappa: k.kappa, ...(k.undefinedReason ? { undefinedReason: k.undefinedReason } : {}), subjects: used.length, raters: n, leftOut };
+  if (boot) cell.ci = bootstrapStatistic(used.length, (idx) => fleissKappa(pick(used, idx)).kappa, { ...boot, clusters });
+  return cell;
+}
+
+function iccCell(m: LabelMatrix<number>, boot?: CoefficientBootstrap): IccCell | undefined {
+  const rows = m.data.map((r, u) => ({ values: r.filter((v): v is number => v !== null), cols: r.map((v, j) => (v === null ? -1 : j)).filter((j) => j >= 0).join(','), cluster: m.clusters[u] }));
+  const n = modal(rows.map((r) => r.values.length).filter((l) => l > 0));
+  if (n === null) return undefined;
+  const complete = rows.filter((r) => r.values.length === n);
+  const sameRaters = complete.every((r) => r.cols === complete[0].cols);
+  const model = sameRaters ? 'two-way' : 'one-way';
+  const [single, average]: [IccForm, IccForm] = sameRaters ? ['ICC2', 'ICC2k'] : ['ICC1', 'ICC1k'];
+  if (n < 2) return { model, single: { form: single, value: null }, average: { form: average, value: null }, subjects: complete.length, raters: n, undefinedReason: 'fewer than 2 ratings per unit' };
+  const r = icc(complete.map((c) => c.values), boot ? { bootstrap: { ...boot, clusters: complete.map((c) => c.cluster) }, bootstrapForms: [single, average] } : {});
+  return {
+    model,
+    single: { form: single, value: r.icc[single], ...(r.ci?.[single] ? { ci: r.ci[single] } : {}) },
+    average: { form: average, value: r.icc[average], ...(r.ci?.[average] ? { ci: r.ci[average] } : {}) },
+    subjects: r.subjects,
+    raters: r.raters,
+    ...(r.undefinedReason ? { undefinedReason: r.undefinedReason } : {}),
+  };
+}
+
+function row<T extends RatingValue>(key: string, label: string, level: MeasurementLevel, m: LabelMatrix<T>, categories: readonly T[], boot?: CoefficientBootstrap, withIcc = false): CoefficientRow {
+  const bootstrap = boot ? { ...boot, clusters: m.clusters } : undefined;
+  const units = m.data.filter((r) => r.some((v) => v !== null)).length;
+  return {
+    key,
+    label,
+    level,
+    categories: categories.map(String),
+    units,
+    fleiss: fleissCell(m as LabelMatrix<RatingValue>, categories, boot),
+    alpha: krippendorffAlpha(m.data, { level, values: categories, ...(bootstrap ? { bootstrap } : {}) }),
+    ac1: gwetAC1(m.data, { categories, ...(bootstrap ? { bootstrap } : {}) }),
+    ...(withIcc ? { icc: iccCell(m as unknown as LabelMatrix<number>, boot) } : {}),
+  };
+}
+
+/**
+ * The coefficients table of one annotator group: every candidate with a coherence label from the group is a unit,
+ * every annotator of the group a coder.
+ * - **Coherent & consistent?** — nominal, categories coherent/incoherent;
+ * - **Error: <category>** — per category the annotators chose at least once: did the annotator mark it (an
+ *   annotation saying coherent marks none), nominal yes/no;
+ * - **Most evident error** — the filled MEE of each incoherent label (GEM 2022 §5.1), missing otherwise; nominal
+ *   over the categories chosen at least once;
+ * - **Empathetic?** — the 1–5 Likert rating given with a coherent label; ordinal alpha, AC1 over 5 categories, and
+ *   ICC(1,1)/ICC(1,k) (ICC(2,1)/ICC(2,k) when one set of raters rated every unit).
+ *
+ * Fleiss' kappa is computed over the units with the modal number of values (as Table 4), alpha and AC1 over every
+ * unit with missing values allowed. Intervals resample dialogue items (all their candidates together).
+ */
+export function agreementCoefficients(items: readonly DialogueItem[], options: CoefficientTableOptions = {}): CoefficientTable {
+  const group = options.group ?? 'all';
+  const lm = { group, groupRules: options.groupRules ?? DEFAULT_GROUP_RULES };
+  const boot: CoefficientBootstrap | undefined = options.bootstrap ? { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level: options.bootstrap.level ?? 0.95 } : undefined;
+  const coherence = labelMatrix(items, (a) => (a.coherent ? 'coherent' : 'incoherent'), lm);
+  const chosen = new Set<ErrorCategory>();
+  for (const it of items) for (const c of it.candidates) for (const a of c.annotations) if (a.coherent === false) for (const e of a.errors ?? []) chosen.add(e);
+  const collected = ERROR_CATEGORIES.filter((e) => chosen.has(e));
+  const rows: CoefficientRow[] = [row('coherence', 'Coherent & consistent?', 'nominal', coherence, ['coherent', 'incoherent'], boot)];
+  for (const e of collected) {
+    const m = labelMatrix(items, (a: Annotation) => (a.coherent === false && (a.errors ?? []).includes(e) ? 'yes' : 'no'), lm);
+    rows.push(row(`error:${e}`, `Error: ${ERROR_LABELS[e]}`, 'nominal', m, ['yes', 'no'], boot));
+  }
+  const mee = labelMatrix(items, (a) => filledMostEvidentError(a) ?? null, lm);
+  rows.push(row('mostEvidentError', 'Most evident error', 'nominal', mee, collected, boot));
+  const empathy = labelMatrix(items, (a) => (a.coherent === true && typeof a.empathy === 'number' ? a.empathy : null), lm);
+  if (empathy.data.some((r) => r.some((v) => v !== null))) rows.push(row('empathy', 'Empathetic? (1–5)', 'ordinal', empathy, [1, 2, 3, 4, 5], boot, true));
+  return {
+    group,
+    annotators: coherence.annotators,
+    units: coherence.units.length,
+    items: new Set(coherence.clusters).size,
+    rows,
+    neverChosen: ERROR_CATEGORIES.filter((e) => !chosen.has(e)),
+    ...(boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95 } } : {}),
+  };
+}
+
+/** Coefficient tables per value of a field and per annotator group. */
+export interface GroupedCoefficientTables {
+  /** The field grouped by, or null for one group of every candidate (`all`). */
+  by: string | null;
+  groups: { key: string; candidates: number; tables: CoefficientTable[] }[];
+}
+
+/**
+ * {@link agreementCoefficients} for each annotator group (default experts, laypeople, all) and, when `by` is given,
+ * for each value of that field (see `unitGroups`: `stage`, `source`, `item.<path>`, a candidate path…). Groups of
+ * annotators with no labels in a part are omitted from that part.
+ */
+export function agreementCoefficientsBy(items: readonly DialogueItem[], by: string | null, options: Omit<CoefficientTableOptions, 'group'> & { groups?: readonly HumanGroup[] } = {}): GroupedCoefficientTables {
+  const parts = by ? itemsBy(items, by) : [{ key: 'all', items: [...items], candidates: items.reduce((s, i) => s + i.candidates.length, 0) }];
+  const humanGroups = options.groups ?? (['experts', 'laypeople', 'all'] as const);
+  return {
+    by,
+    groups: parts.map((p) => ({
+      key: p.key,
+      candidates: p.candidates,
+      tables: humanGroups.map((g) => agreementCoefficients(p.items, { ...options, group: g })).filter((t) => t.units > 0),
+    })),
+  };
+}
