@@ -59,8 +59,10 @@ export function contextJson(item: DialogueItem): string {
  * - `reflection_source`: the origin's `source` (else `Human` or the decoding strategy label); a candidate with
  *   exact duplicates lists every origin's source joined by ` | `, which the importer reads back as
  *   `duplicateOrigins`.
- * - Labels: Yes/No; error columns are empty unless the annotator said incoherent (then Yes/No, or empty when
- *   no errors were recorded); the MEE as the paper names it ("On-topic but unverifiable").
+ * - Labels: Yes/No; error columns are empty unless the annotator said incoherent (then Yes, or the table's cell
+ *   for an error not chosen — `No` by default, empty in the release — or empty when no errors were recorded); the
+ *   MEE as the paper names it ("On-topic but unverifiable"). Spellings follow the item's `provenance.tableStyle`
+ *   and the annotation's `tableCells` (see `cells.ts`), so an imported table comes back byte for byte.
  * - A candidate without annotations gets one row with an empty `annotator`; an item without candidates one row
  *   with empty `reflection_source`, `reflection` and `annotator`; so nothing is lost on a round trip through
  *   {@link importAnnotationTable}. Fields the layout has no place for (decoding settings, scores, cluster,
