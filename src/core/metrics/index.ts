@@ -8,6 +8,7 @@ import { bertscore } from './bertscore';
 import { bleu4 } from './bleu4';
 import { followUpLikelihood, followUpLikelihoodFromFile } from './followUpLikelihood';
 import { meteorMetric } from './meteor';
+import { nmtBleu } from './nmtBleu';
 import { registerMetric } from './registry';
 import { rougeLMetric } from './rougeL';
 import { sacrebleu } from './sacrebleu';
@@ -17,6 +18,7 @@ export { metricEvaluatorId, MetricConfigError, VALUE_WARNING, type Metric, type 
 
 registerMetric(bleu4);
 registerMetric(sacrebleu);
+registerMetric(nmtBleu);
 registerMetric(rougeLMetric);
 registerMetric(meteorMetric);
 registerMetric(bertscore);
