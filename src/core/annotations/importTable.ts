@@ -54,7 +54,8 @@ export interface AnnotationImportResult {
   annotators: { id: string; group: 'expert' | 'layperson' }[];
 }
 
-interface ParsedRow {
+/** One CSV record: its cells, the physical line it starts on, and its spreadsheet row (header = 1). */
+export interface ParsedRow {
   line: number;
   row: number;
   cells: string[];
@@ -88,7 +89,17 @@ function detectDelimiter(text: string): string {
   return ',';
 }
 
-/** Reads the CSV records with the physical line each starts on. */
+/**
+ * Reads the records of a CSV text (a BOM, CRLF or CR line ends, quoted line breaks; comma, tab or semicolon
+ * delimited, from the header line) with the physical line each starts on and its spreadsheet row (the header is
+ * row 1). Shared with the generic importer (`src/core/importers`).
+ *
+ * @throws AnnotationTableError when the text is not readable CSV, with the line where reading stopped
+ */
+export function readCsvRecords(text: string, file: string): ParsedRow[] {
+  return readRecords(text, file);
+}
+
 function readRecords(text: string, file: string): ParsedRow[] {
   const buf = Buffer.from(text, 'utf8');
   const lineOf = lineLocator(buf);

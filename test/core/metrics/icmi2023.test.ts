@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tableNotes } from '../../../src/core/analysis/correlationExport';
-import { correlationTable, type CorrelationTable } from '../../../src/core/analysis/correlationTable';
+import { correlationTable, type CorrelationCell, type CorrelationTable } from '../../../src/core/analysis/correlationTable';
 import { importAnnotationTable } from '../../../src/core/annotations/importTable';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { getMetric, scoreItems } from '../../../src/core/metrics';
@@ -71,7 +71,7 @@ describe('ICMI 2023 on the EvalReflections GPT-2 stage (real expert labels)', ()
       const row = name === 'laypeople-experts' ? table.reference : table.rows.find((r) => r.evaluatorId === ids.get(name));
       assert.ok(row, name);
       for (const [c, want] of Object.entries(cells)) {
-        const cell = row.cells[table.columns.findIndex((x) => x.key === col[c])];
+        const cell: CorrelationCell = row.cells[table.columns.findIndex((x) => x.key === col[c])];
         assert.equal(cell.n, want.n, `${name} ${c} n`);
         assert.ok(Math.abs((cell.statistic as number) - want.statistic) < 1e-9, `${name} ${c}: ${cell.statistic} vs ${want.statistic}`);
         assert.ok(Math.abs((cell.pValue as number) - want.pValue) < 1e-9, `${name} ${c}: p ${cell.pValue} vs ${want.pValue}`);
