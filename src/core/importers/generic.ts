@@ -452,8 +452,9 @@ export function importDataset(text: string, mappingValue: unknown, options: Data
   let anyWithoutSource = false;
   for (const acc of items.values()) {
     if (acc.rows.length === 0) continue;
-    let id = acc.baseId;
-    for (let n = 2; usedItemIds.has(id); n++) id = `${acc.baseId}-${n}`;
+    const baseId = `${m.itemIdPrefix ?? ''}${acc.baseId}`;
+    let id = baseId;
+    for (let n = 2; usedItemIds.has(id); n++) id = `${baseId}-${n}`;
     usedItemIds.add(id);
     const groups = new Map<string, ResponseRow[]>();
     for (const r of acc.rows) {

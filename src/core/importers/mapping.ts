@@ -61,6 +61,8 @@ export interface DatasetMapping {
   dataset?: string;
   /** Columns whose values, joined, identify an item (json layout; default: the context itself). */
   itemId?: string[];
+  /** Put before every item id (`annomi-` gives the annotation importer's ids). */
+  itemIdPrefix?: string;
   context: JsonContextMapping | RowsContextMapping;
   /** Extra spellings of the two speakers (besides therapist/counsellor/counselor and client/patient). */
   speakers?: { therapist?: string[]; client?: string[] };
@@ -103,6 +105,7 @@ export const MAPPING_SCHEMA = {
     format: { enum: ['csv', 'jsonl'] },
     dataset: str,
     itemId: strList,
+    itemIdPrefix: { type: 'string' },
     context: {
       type: 'object',
       required: ['layout'],
@@ -334,6 +337,7 @@ export const MAPPING_PRESETS: Record<string, DatasetMapping> = {
     format: 'csv',
     dataset: 'AnnoMI',
     itemId: ['annomi_dialogue_id', 'stage'],
+    itemIdPrefix: 'annomi-',
     context: { layout: 'json', column: 'dialogue_context' },
     response: { text: 'reflection', source: 'reflection_source' },
     labels: {
