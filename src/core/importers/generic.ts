@@ -21,8 +21,9 @@ import { checkColumns, MappingError, validateMapping, type DatasetMapping } from
 
 /** Every problem of a dataset, each with its line, row and column (an {@link AnnotationTableError}). */
 export class DatasetImportError extends AnnotationTableError {
+  /** @param problems - listed by line (the order they were found in is kept for one line) */
   constructor(file: string, problems: TableProblem[]) {
-    super(file, problems);
+    super(file, [...problems].sort((a, b) => a.line - b.line));
     this.name = 'DatasetImportError';
   }
 }
@@ -283,7 +284,8 @@ export function importDataset(text: string, mappingValue: unknown, options: Data
   const wideColumns = labels?.layout === 'wide' ? (Array.isArray(labels.coherent) ? Object.fromEntries(labels.coherent.map((c) => [c, c.trim()])) : labels.coherent) : {};
   if (labels?.layout === 'long') [labels.annotator, labels.coherent, labels.group, labels.mostEvidentError, labels.empathy, ...Object.values(labels.errors ?? {})].forEach(note);
   else Object.keys(wideColumns).forEach(note);
-  const extraColumns = data.columns.filter((c) => !mapped.has(c));
+  // (a JSONL object one of whose fields is mapped, `errors` for `errors.malformed`, counts as read)
+  const extraColumns = data.columns.filter((c) => !mapped.has(c) && ![...mapped].some((p) => p.startsWith(`${c}.`)));
   const extraOf = (rec: DatasetRecord) => {
     const out: Record<string, string> = {};
     for (const c of extraColumns) {
