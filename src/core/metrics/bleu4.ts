@@ -16,7 +16,7 @@ export type NltkSmoothing = 'none' | 'method1' | 'method2' | 'method3' | 'method
 export const NLTK_SMOOTHINGS: readonly NltkSmoothing[] = ['none', 'method1', 'method2', 'method3', 'method4', 'method5', 'method6', 'method7'];
 
 export interface Bleu4Config {
-  /** How both texts become tokens: `whitespace` (Python `str.split()`), `13a` (sacreBLEU's tokenizer_13a), `lowercase` (`str.lower().split()`). */
+  /** How both texts become tokens: `whitespace` (Python `str.split()`), `13a` (sacreBLEU's tokenizer_13a), `lowercase` (`str.lower().split()`), `treebank` (NLTK 3.8 TreebankWordTokenizer). */
   tokenizer: WordTokenizer;
   smoothing: NltkSmoothing;
   /** `SmoothingFunction(epsilon=…)`: counts added to zero matches by method1 (default 0.1). */
@@ -213,7 +213,8 @@ export const bleu4: Metric<Bleu4Config> = {
       'about 1e-77); a candidate without any unigram match scores exactly 0. Chen & Cherry (2014) smoothing methods ' +
       '1–7 are NLTK\'s `SmoothingFunction` with its defaults epsilon 0.1, alpha 5, k 5; method6 is undefined (NLTK ' +
       'raises) when the candidate has no trigram match. Tokenization: `whitespace` (Python `str.split()`, case ' +
-      'kept), `13a` (sacreBLEU\'s mteval-v13a tokenizer, case kept) or `lowercase` (`str.lower().split()`).',
+      'kept), `13a` (sacreBLEU\'s mteval-v13a tokenizer, case kept), `lowercase` (`str.lower().split()`) or ' +
+      '`treebank` (NLTK 3.8 `TreebankWordTokenizer`, case kept). The reference is never scored against itself.',
     citation:
       '@inproceedings{papineni2002bleu, title={{BLEU}: a Method for Automatic Evaluation of Machine Translation}, author={Papineni, Kishore and Roukos, Salim and Ward, Todd and Zhu, Wei-Jing}, booktitle={Proceedings of ACL}, pages={311--318}, year={2002}}\n' +
       '@inproceedings{chen2014systematic, title={A Systematic Comparison of Smoothing Techniques for Sentence-Level {BLEU}}, author={Chen, Boxing and Cherry, Colin}, booktitle={Proceedings of the Ninth Workshop on Statistical Machine Translation}, pages={362--367}, year={2014}}\n' +
