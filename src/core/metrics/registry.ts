@@ -104,8 +104,7 @@ export interface ScoreItemsResult {
  * - `status: 'ok'` with the metric's number (and `warning`, a sentence, when the metric flags the value as
  *   degenerate: {@link VALUE_WARNING});
  * - `status: 'error'` with `value: null` and a `message` when the candidate cannot be scored (a reference-based
- *   metric and an item without `reference`) or the metric returns null for that output.
- *
+ *   metric and an item without `reference`) or the metric returns null for that output;
  * - `status: 'error'`, `value: null`, `reason: 'is-reference'` and a message, without scoring, for a reference-based
  *   metric and a candidate that is the item's reference ({@link isReferenceCandidate}): the reference is never
  *   scored against itself. A self-score stored by an earlier version is replaced.
