@@ -18,9 +18,9 @@ export { metricEvaluatorId, MetricConfigError, VALUE_WARNING, type Metric, type 
 
 registerMetric(bleu4);
 registerMetric(sacrebleu);
-registerMetric(nmtBleu);
 registerMetric(rougeLMetric);
 registerMetric(meteorMetric);
+registerMetric(nmtBleu);
 registerMetric(bertscore);
 // Your own follow-ups file (same format as data/followups/fed-followups.json) replaces the shipped list.
 registerMetric(process.env.REFLECT_EVAL_FOLLOWUPS ? followUpLikelihoodFromFile(process.env.REFLECT_EVAL_FOLLOWUPS) : followUpLikelihood);
