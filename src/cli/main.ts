@@ -12,6 +12,7 @@ import { registerCorrelate } from './commands/correlate';
 import { registerDedup } from './commands/dedup';
 import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
+import { registerGenericImport } from './commands/importGeneric';
 import { registerJudge } from './commands/judge';
 import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
     .version(packageVersion())
     .showHelpAfterError();
   registerAnnotationImport(registerImport(program));
+  registerGenericImport(program);
   registerExport(program);
   registerStats(program);
   registerGenerate(program);

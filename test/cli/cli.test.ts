@@ -93,12 +93,21 @@ describe('reflect-eval CLI', () => {
     assert.ok(cs.every((c: { williams: { df: number }; n: number }) => c.williams.df === c.n - 3));
     const bad = cli('correlate', study, '--compare', 'judge:', 'BLEU-4');
     assert.notEqual(bad.code, 0);
-    assert.match(bad.stderr, /matches several evaluators/);
+    // an ambiguous name lists the matches, one per line as "name = id"
+    assert.match(bad.stderr, /"judge:" is ambiguous: it matches \d+ evaluators; give one of these/);
+    assert.match(bad.stderr, /\n {2}instructions × rating · gpt-3\.5-turbo = judge:api:gpt-3\.5-turbo:instructions×rating@/);
+    const byName = cli('correlate', study, '--compare', 'roug', 'BLEU-4', '--json');
+    assert.equal(byName.code, 0, byName.stderr); // a display-name prefix that names one evaluator
+    assert.match(JSON.parse(byName.stdout)[0].evaluatorA, /^metric:rougeL\.f@/);
     const avg = cli('correlate', study, '--json', '--average', 'both follow-ups=metric:followUpLikelihood.You\'re not understanding me!@model:blenderbot-400M-distill|rv:0.1.0+metric:followUpLikelihood.That makes no sense!@model:blenderbot-400M-distill|rv:0.1.0');
     assert.equal(avg.code, 0, avg.stderr);
     const row = JSON.parse(avg.stdout).rows.find((r: { evaluatorId: string }) => r.evaluatorId === 'average:both follow-ups');
     assert.equal(row.cells[2].n, 225);
     const boot = cli('correlate', study, '--bootstrap', '50', '--seed', '4', '--format', 'csv');
-    assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4$/);
+    assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4,0,,(true|false)$/);
+    // --by is --group-by
+    const by = cli('correlate', study, '--by', 'kind', '--json');
+    assert.equal(by.code, 0, by.stderr);
+    assert.equal(JSON.parse(by.stdout).groupBy, 'kind');
   });
 });

@@ -5,9 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { compareEvaluators } from '../../core/analysis/compareEvaluators';
-import { exportComparison, exportTable, EXPORT_FORMATS, type ExportFormat } from '../../core/analysis/correlationExport';
+import { exportComparison, exportTable, EXPORT_FORMATS, tableNotes, type ExportFormat } from '../../core/analysis/correlationExport';
 import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/analysis/correlationTable';
-import { displayNames } from '../../core/analysis/evaluatorNames';
+import { displayNames, parseMetricId } from '../../core/analysis/evaluatorNames';
+import { getMetric } from '../../core/metrics';
 import type { DialogueItem } from '../../core/dialogue/types';
 import { log, openDialogues, positiveInt } from '../common';
 
@@ -27,23 +28,41 @@ function average(v: string, prev: AverageEvaluator[] = []): AverageEvaluator[] {
 }
 
 /**
- * Resolves what the user typed to an evaluator id of the file: the exact id, else the only id starting with it,
- * else the only id whose display name equals it (case-insensitive).
+ * Resolves what the user typed to an evaluator id of the file, trying in turn: the exact id; the only id starting
+ * with it; the only display name equal to it (case-insensitive); the only display name starting with it
+ * (`BLEU-4` for `BLEU-4 [3c7ed3]`). The averages of `options` count as evaluators.
  *
- * @throws Error naming the candidates when there is no match or more than one
+ * @throws Error when nothing matches (listing every evaluator) or when the first rule that matches finds more
+ *   than one: the message lists those matches, one per line as `display name = id`, so the user can pick one
  */
 export function resolveEvaluator(items: readonly DialogueItem[], typed: string, options: CorrelationTableOptions): string {
   const data = correlationData(items, { ...options, evaluators: undefined });
   const ids = data.evaluatorIds;
   if (ids.includes(typed)) return typed;
   const names = displayNames(ids, data.signatures);
-  const byPrefix = ids.filter((id) => id.startsWith(typed));
-  if (byPrefix.length === 1) return byPrefix[0];
-  const byName = ids.filter((id) => (names.get(id) ?? '').toLowerCase() === typed.toLowerCase());
-  if (byName.length === 1) return byName[0];
-  const many = byPrefix.length > 1 ? byPrefix : byName;
-  if (many.length > 1) throw new Error(`"${typed}" matches several evaluators: ${many.join(', ')}`);
-  throw new Error(`no evaluator "${typed}" in this file; evaluators: ${ids.map((id) => `${names.get(id)} = ${id}`).join('; ') || 'none'}`);
+  const name = (id: string) => (names.get(id) ?? id).toLowerCase();
+  const want = typed.trim().toLowerCase();
+  const rules = [ids.filter((id) => id.startsWith(typed)), ids.filter((id) => name(id) === want), ids.filter((id) => name(id).startsWith(want))];
+  const describe = (list: readonly string[]) => list.map((id) => `  ${names.get(id)} = ${id}`).join('\n');
+  for (const matches of rules) {
+    if (matches.length === 1) return matches[0];
+    if (matches.length > 1) throw new Error(`"${typed}" is ambiguous: it matches ${matches.length} evaluators; give one of these names or ids (a unique id prefix is enough):\n${describe(matches)}`);
+  }
+  throw new Error(`no evaluator "${typed}" in this file; its evaluators:\n${describe(ids) || '  none'}`);
+}
+
+/**
+ * Whether an evaluator id names a reference-based metric (registered with `requiresReference`): the correlation
+ * table leaves a candidate that is its item's reference out of such rows even when a self-score is stored.
+ */
+export function isReferenceBasedEvaluator(id: string): boolean {
+  const m = parseMetricId(id);
+  if (!m || !id.startsWith('metric:')) return false;
+  try {
+    return getMetric(m.name).requiresReference;
+  } catch {
+    return false;
+  }
 }
 
 export function registerCorrelate(program: Command): void {
@@ -53,6 +72,7 @@ export function registerCorrelate(program: Command): void {
     .option('--method <method>', `correlation: ${CORRELATION_METHODS.join(' | ')}`, oneOf(CORRELATION_METHODS), 'spearman')
     .option('--human <group>', 'whose coherence labels: experts | laypeople | all | auto (experts when any expert label exists, else all)', oneOf(['experts', 'laypeople', 'all', 'auto'] as const), 'auto')
     .option('--group-by <key>', 'columns: origin (source label, else model, else kind) | model | strategy | source | kind | none | a candidate field path such as origin.decoding.topP', 'origin')
+    .option('--by <key>', 'the same as --group-by')
     .option('--no-all', 'leave out the column of all responses')
     .option('--best <rule>', 'best per column: absolute (largest |r|) | signed (largest r)', oneOf(['absolute', 'signed'] as const), 'absolute')
     .option('--bootstrap [B]', 'percentile bootstrap intervals over items with B resamples (default 1000 when given without a number)', positiveInt)
@@ -74,12 +94,13 @@ export function registerCorrelate(program: Command): void {
       const options: CorrelationTableOptions = {
         method: opts.method as CorrelationMethod,
         human: opts.human as HumanChoice,
-        groupBy: opts.groupBy as string,
+        groupBy: (opts.by ?? opts.groupBy) as string,
         includeAll: opts.all as boolean,
         best: opts.best as 'absolute' | 'signed',
         bootstrap,
         evaluators: opts.filter as string[] | undefined,
         averages: opts.average as AverageEvaluator[] | undefined,
+        referenceBased: isReferenceBasedEvaluator,
       };
       let output: string;
       const started = Date.now();
@@ -91,7 +112,7 @@ export function registerCorrelate(program: Command): void {
         output = opts.json ? JSON.stringify(result, null, 2) : exportComparison(result, opts.format as ExportFormat);
       } else {
         const table = correlationTable(items, options);
-        output = opts.json ? JSON.stringify(table, null, 2) : table.rows.length === 0 && table.reference.cells.every((c) => c.n === 0) ? 'no evaluator scores or human labels in this file' : exportTable(table, opts.format as ExportFormat);
+        output = opts.json ? JSON.stringify({ ...table, notes: tableNotes(table) }, null, 2) : table.rows.length === 0 && table.reference.cells.every((c) => c.n === 0) ? 'no evaluator scores or human labels in this file' : exportTable(table, opts.format as ExportFormat);
       }
       const ms = Date.now() - started;
       if (!output.endsWith('\n')) output += '\n';

@@ -9,6 +9,7 @@
 import { coherenceScore } from '../labels/annotate';
 import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { candidateOrigins, type Candidate, type DialogueItem } from '../dialogue/types';
+import { IS_REFERENCE_REASON, isReferenceCandidate } from '../metrics/registry';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, pearsonR, spearmanRho } from '../stats/correlation';
 import { displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from './evaluatorNames';
@@ -65,6 +66,13 @@ export interface CorrelationTableOptions {
   averages?: AverageEvaluator[];
   /** Annotator groups (default: ids starting with `Expert` are experts unless an annotation says its group). */
   groupRules?: GroupRules;
+  /**
+   * Evaluators that compare with the item's reference (BLEU, ROUGE, METEOR, BERTScore, …). A candidate that is its
+   * item's reference (`isReferenceCandidate`) is left out of their cells, counted in `isReference`, even when a
+   * self-score is stored (files scored before ReflectEval stopped scoring the reference against itself). Without
+   * it, only scores stored with `reason: "is-reference"` are left out that way.
+   */
+  referenceBased?: (evaluatorId: string) => boolean;
 }
 
 /** One cell: an evaluator against the human score on one group of responses. */
@@ -78,6 +86,16 @@ export interface CorrelationCell {
   missingScore: number;
   /** Of those, how many had no label from the chosen annotators. */
   missingLabel: number;
+  /**
+   * Of those, how many are the item's reference itself, left out of a reference-based evaluator (never scored
+   * against itself); not counted in `missingScore` or `missingLabel`. Absent in cells built elsewhere (0).
+   */
+  isReference?: number;
+  /**
+   * Among the n pairs, how many carry each warning of the evaluator (a sentence, e.g. unsmoothed BLEU-4 without
+   * a 4-gram match): values that are defined but degenerate. Absent when none.
+   */
+  warnings?: Record<string, number>;
   /** The correlation in [-1, 1], or null when undefined. */
   statistic: number | null;
   /** Two-sided p-value, or null when undefined. */
@@ -208,6 +226,10 @@ export interface CellPairs {
   excluded: number;
   missingScore: number;
   missingLabel: number;
+  /** Left out as the item's reference (see {@link CorrelationCell.isReference}). */
+  isReference: number;
+  /** Warning → how many of the n pairs carry it. */
+  warnings: Map<string, number>;
 }
 
 /** One candidate reduced to what the table needs. */
@@ -219,6 +241,13 @@ interface Observation {
   expert: number | null;
   /** Evaluator id → usable value, or null when the score exists but is not usable. */
   scores: Map<string, number | null>;
+  /**
+   * Evaluator ids that leave the candidate out as its item's reference: the stored score says so (`reason:
+   * "is-reference"`), or the candidate is the reference and the evaluator is reference-based.
+   */
+  leftOutAsReference: Set<string>;
+  /** Evaluator id → the warning stored with a usable score. */
+  warnings: Map<string, string>;
 }
 
 /** The candidates of a file, reduced for correlating: built once, queried per cell. */
@@ -243,6 +272,7 @@ function usable(c: Candidate, id: string): number | null | undefined {
 export function correlationData(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationData {
   const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
   const human = resolveHuman(items, options.human ?? 'auto', rules);
+  const referenceBased = (id: string) => !id.startsWith('average:') && (options.referenceBased?.(id) ?? false);
   const groupBy = options.groupBy ?? 'origin';
   const includeAll = options.includeAll ?? true;
   const humanFilter = inGroup(human, rules);
@@ -265,14 +295,29 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
     itemIds.push(it.id);
     for (const c of it.candidates) {
       const scores = new Map<string, number | null>();
+      const leftOutAsReference = new Set<string>();
+      const warnings = new Map<string, string>();
+      const isReference = isReferenceCandidate(it, c);
       for (const id of Object.keys(c.scores ?? {})) {
         ids.add(id);
-        scores.set(id, usable(c, id) ?? null);
+        const s = c.scores[id];
+        if (s?.reason === IS_REFERENCE_REASON || (isReference && referenceBased(id))) {
+          // the reference is not scored against itself: no value (so comparisons leave it out too)
+          leftOutAsReference.add(id);
+          scores.set(id, null);
+          continue;
+        }
+        const v = usable(c, id) ?? null;
+        scores.set(id, v);
+        if (v !== null && typeof s?.warning === 'string' && s.warning) warnings.set(id, s.warning);
       }
       for (const avg of options.averages ?? []) {
         const vals = avg.members.map((m) => usable(c, m));
         if (vals.every((v) => v === undefined)) continue;
-        scores.set(`average:${avg.label}`, vals.every((v): v is number => typeof v === 'number') ? vals.reduce((a, b) => a + b, 0) / vals.length : null);
+        const id = `average:${avg.label}`;
+        scores.set(id, vals.every((v): v is number => typeof v === 'number') ? vals.reduce((a, b) => a + b, 0) / vals.length : null);
+        // an average over a member that left the reference out leaves it out too
+        if (avg.members.some((m) => leftOutAsReference.has(m))) leftOutAsReference.add(id);
       }
       const groups = candidateGroups(c, groupBy);
       if (includeAll) groups.push('all');
@@ -285,6 +330,8 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
         lay: coherenceScore(c, layFilter),
         expert: coherenceScore(c, expertFilter),
         scores,
+        leftOutAsReference,
+        warnings,
       });
     }
   }
@@ -315,9 +362,16 @@ export function cellPairs(data: CorrelationData, evaluatorId: string, column: st
   let excluded = 0;
   let missingScore = 0;
   let missingLabel = 0;
+  let isReference = 0;
+  const warnings = new Map<string, number>();
   const reference = evaluatorId === HUMAN_REFERENCE_ID;
   for (const o of data.observations) {
     if (!o.groups.includes(column)) continue;
+    if (!reference && o.leftOutAsReference.has(evaluatorId)) {
+      excluded++;
+      isReference++;
+      continue;
+    }
     const xv = reference ? o.lay : o.scores.get(evaluatorId);
     const yv = reference ? o.expert : o.human;
     const noX = xv === null || xv === undefined;
@@ -331,8 +385,10 @@ export function cellPairs(data: CorrelationData, evaluatorId: string, column: st
     x[o.item].push(xv);
     y[o.item].push(yv);
     n++;
+    const w = reference ? undefined : o.warnings.get(evaluatorId);
+    if (w) warnings.set(w, (warnings.get(w) ?? 0) + 1);
   }
-  return { x, y, n, excluded, missingScore, missingLabel };
+  return { x, y, n, excluded, missingScore, missingLabel, isReference, warnings };
 }
 
 /** Concatenates the per-item pairs of the items in `indices` (with repetition), in that order. */
@@ -514,11 +570,13 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
         excluded: pairs.excluded,
         missingScore: pairs.missingScore,
         missingLabel: pairs.missingLabel,
+        isReference: pairs.isReference,
         statistic: r.statistic,
         pValue: r.pValue,
         significant: r.pValue !== null && r.pValue < alpha,
         best: false,
       };
+      if (pairs.warnings.size) cell.warnings = Object.fromEntries(pairs.warnings);
       if (r.undefinedReason) cell.undefinedReason = r.undefinedReason;
       if ('pMethod' in r && r.pMethod) cell.pMethod = r.pMethod;
       return cell;

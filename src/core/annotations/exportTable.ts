@@ -4,10 +4,10 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { decodingStrategy } from '../dialogue/strategy';
-import { ERROR_LABELS } from '../labels/scheme';
 import { annotatorGroup } from '../labels/groups';
 import { candidateOrigins, type Annotation, type Candidate, type CandidateOrigin, type DialogueItem } from '../dialogue/types';
-import { ANNOTATION_TABLE_COLUMNS, DEFAULT_EXPERT_PREFIX, ERROR_COLUMNS, OPTIONAL_COLUMNS, normaliseHeader, pythonJsonString, type OptionalColumn } from './layout';
+import { labelCell, sameLabelMeaning, tableStyleOf } from './cells';
+import { ANNOTATION_TABLE_COLUMNS, DEFAULT_EXPERT_PREFIX, OPTIONAL_COLUMNS, normaliseHeader, pythonJsonString, type OptionalColumn } from './layout';
 
 /** Options of {@link exportAnnotationTable}. */
 export interface AnnotationExportOptions {
@@ -43,10 +43,6 @@ export function sourceOf(origin: CandidateOrigin): string {
   return decodingStrategy(origin).label;
 }
 
-function yesNo(v: boolean | undefined): string {
-  return v === undefined ? '' : v ? 'Yes' : 'No';
-}
-
 /** The dialogue context as the release writes it: a JSON list of one-key objects, as Python's json.dumps. */
 export function contextJson(item: DialogueItem): string {
   return `[${item.context.map((t) => `{${pythonJsonString(t.speaker)}: ${pythonJsonString(t.text)}}`).join(', ')}]`;
@@ -63,8 +59,10 @@ export function contextJson(item: DialogueItem): string {
  * - `reflection_source`: the origin's `source` (else `Human` or the decoding strategy label); a candidate with
  *   exact duplicates lists every origin's source joined by ` | `, which the importer reads back as
  *   `duplicateOrigins`.
- * - Labels: Yes/No; error columns are empty unless the annotator said incoherent (then Yes/No, or empty when
- *   no errors were recorded); the MEE as the paper names it ("On-topic but unverifiable").
+ * - Labels: Yes/No; error columns are empty unless the annotator said incoherent (then Yes, or the table's cell
+ *   for an error not chosen — `No` by default, empty in the release — or empty when no errors were recorded); the
+ *   MEE as the paper names it ("On-topic but unverifiable"). Spellings follow the item's `provenance.tableStyle`
+ *   and the annotation's `tableCells` (see `cells.ts`), so an imported table comes back byte for byte.
  * - A candidate without annotations gets one row with an empty `annotator`; an item without candidates one row
  *   with empty `reflection_source`, `reflection` and `annotator`; so nothing is lost on a round trip through
  *   {@link importAnnotationTable}. Fields the layout has no place for (decoding settings, scores, cluster,
@@ -133,24 +131,17 @@ export function exportAnnotationTable(items: readonly DialogueItem[], options: A
     const itemExtra = extraOf(item);
     const candExtra: Extra = cand ? extraOf(cand) : undefined;
     const annExtra: Extra = ann ? extraOf(ann) : undefined;
-    const incoherent = ann?.coherent === false;
-    const errors = incoherent ? ann!.errors : undefined;
+    const style = tableStyleOf(item.provenance?.tableStyle);
+    const kept = ann?.tableCells && typeof ann.tableCells === 'object' ? (ann.tableCells as Record<string, unknown>) : undefined;
+    /** A label cell: as the table wrote it on import when that still says what the annotation says, else canonical. */
+    const label = (col: string): string => {
+      const canonical = labelCell(col, ann, style);
+      const raw = kept?.[col];
+      return typeof raw === 'string' && raw !== canonical && sameLabelMeaning(col, raw, canonical) ? raw : canonical;
+    };
     const value = (role: Role): string => {
       if (role.kind === 'extra') return annExtra?.[role.name] ?? candExtra?.[role.name] ?? itemExtra[role.name] ?? '';
-      if (role.kind === 'optional') {
-        switch (role.col) {
-          case 'most_evident_error':
-            return ann?.mostEvidentError ? ERROR_LABELS[ann.mostEvidentError] : '';
-          case 'other':
-            return incoherent && errors ? yesNo(errors.includes('other')) : '';
-          case 'other_text':
-            return ann?.otherText ?? '';
-          case 'empathy':
-            return ann?.empathy !== undefined ? String(ann.empathy) : '';
-          case 'annotator_group':
-            return ann?.group ?? '';
-        }
-      }
+      if (role.kind === 'optional') return role.col === 'other_text' ? (ann?.otherText ?? '') : label(role.col);
       switch (role.col) {
         case 'annomi_dialogue_id':
           return String(item.provenance?.transcriptId ?? item.id);
@@ -164,12 +155,8 @@ export function exportAnnotationTable(items: readonly DialogueItem[], options: A
           return cand?.text ?? '';
         case 'annotator':
           return ann?.annotator ?? '';
-        case 'coherent_and_context_consistent':
-          return yesNo(ann?.coherent);
-        default: {
-          const cat = ERROR_COLUMNS[role.col];
-          return incoherent && errors ? yesNo(errors.includes(cat)) : '';
-        }
+        default:
+          return label(role.col); // coherence and the error columns
       }
     };
     records.push(layout.map((l) => value(l.role)));

@@ -4,6 +4,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { Annotation, Candidate, CandidateOrigin, DialogueItem, ErrorCategory, Speaker, Turn } from '../dialogue/types';
+import { labelCell, SpellingCount, storedTableStyle, type TableStyle } from './cells';
 import {
   ANNOTATION_TABLE_COLUMNS,
   AnnotationTableError,
@@ -53,7 +54,8 @@ export interface AnnotationImportResult {
   annotators: { id: string; group: 'expert' | 'layperson' }[];
 }
 
-interface ParsedRow {
+/** One CSV record: its cells, the physical line it starts on, and its spreadsheet row (header = 1). */
+export interface ParsedRow {
   line: number;
   row: number;
   cells: string[];
@@ -87,7 +89,17 @@ function detectDelimiter(text: string): string {
   return ',';
 }
 
-/** Reads the CSV records with the physical line each starts on. */
+/**
+ * Reads the records of a CSV text (a BOM, CRLF or CR line ends, quoted line breaks; comma, tab or semicolon
+ * delimited, from the header line) with the physical line each starts on and its spreadsheet row (the header is
+ * row 1). Shared with the generic importer (`src/core/importers`).
+ *
+ * @throws AnnotationTableError when the text is not readable CSV, with the line where reading stopped
+ */
+export function readCsvRecords(text: string, file: string): ParsedRow[] {
+  return readRecords(text, file);
+}
+
 function readRecords(text: string, file: string): ParsedRow[] {
   const buf = Buffer.from(text, 'utf8');
   const lineOf = lineLocator(buf);
@@ -147,6 +159,41 @@ function readHeader(cells: string[], file: string): Header {
   }
   const extra = names.flatMap((name, i) => (used.has(i) ? [] : [{ name, index: i }]));
   return { names, index, optional, extra };
+}
+
+/** Label columns in the order the importer checks them (see `cells.ts`). */
+const LABEL_COLUMNS_IN_ORDER = ['coherent_and_context_consistent', ...Object.keys(ERROR_COLUMNS), 'other', 'most_evident_error', 'empathy', 'annotator_group'];
+
+/**
+ * The table's spellings (see `cells.ts`): the most common cell read as Yes, as No, and, on incoherent rows that
+ * recorded errors, the most common cell of an error not chosen. Cells that do not parse are skipped here (the
+ * row is reported later).
+ */
+function detectStyle(records: readonly ParsedRow[], header: Header): TableStyle {
+  const yes = new SpellingCount();
+  const no = new SpellingCount();
+  const unmarked = new SpellingCount();
+  const read = (v: string | undefined) => {
+    try {
+      return parseYesNo(v ?? '');
+    } catch {
+      return null;
+    }
+  };
+  const errorIdx = [...Object.keys(ERROR_COLUMNS).map((c) => header.index[c]), header.optional.other].filter((i): i is number => i !== undefined);
+  for (const { cells } of records) {
+    const coherentCell = cells[header.index.coherent_and_context_consistent];
+    const coherent = read(coherentCell);
+    if (coherent === true) yes.add(coherentCell);
+    else if (coherent === false) no.add(coherentCell);
+    const errs = errorIdx.map((i) => ({ cell: cells[i] ?? '', v: read(cells[i]) }));
+    for (const e of errs) if (e.v === true) yes.add(e.cell);
+    if (coherent === false && errs.some((e) => e.v !== undefined && e.v !== null)) {
+      for (const e of errs) if (e.v !== true && e.v !== null) unmarked.add(e.cell);
+    }
+  }
+  const noSpelling = no.mostCommon('No');
+  return { yes: yes.mostCommon('Yes'), no: noSpelling, unmarkedError: unmarked.mostCommon(noSpelling) };
 }
 
 interface Turns {
@@ -253,6 +300,8 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
   const problems: TableProblem[] = [];
   const warnings: AnnotationImportWarning[] = [];
   const rows: RowData[] = [];
+  const style = detectStyle(records.slice(1), header);
+  const storedStyle = storedTableStyle(style);
 
   for (const at of records.slice(1)) {
     const { cells } = at;
@@ -321,6 +370,14 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
       }
       if (otherText !== undefined && !isEmptyCell(otherText)) annotation.otherText = otherText;
       if (empathy !== undefined) annotation.empathy = empathy;
+      // Cells this table wrote differently from its style (a lower-case "yes", an empty error cell in a table
+      // that writes No): kept, so the export writes them back as they were.
+      const cellsKept: Record<string, string> = {};
+      for (const col of [...LABEL_COLUMNS_IN_ORDER].filter((c) => c in header.index || header.optional[c as OptionalColumn] !== undefined)) {
+        const v = raw(col);
+        if (v !== labelCell(col, annotation, style)) cellsKept[col] = v;
+      }
+      if (Object.keys(cellsKept).length) annotation.tableCells = cellsKept;
     }
     if (problems.length !== before || !context) continue;
     const extra: Record<string, string> = {};
@@ -434,7 +491,8 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
           }
           const prev = byAnnotator.get(r.annotator);
           if (prev) {
-            const same = JSON.stringify(prev.annotation) === JSON.stringify(r.annotation) && JSON.stringify(prev.extra) === JSON.stringify(r.extra);
+            const labels = (a: Annotation | undefined) => JSON.stringify({ ...a, tableCells: undefined }); // spelling aside
+            const same = labels(prev.annotation) === labels(r.annotation) && JSON.stringify(prev.extra) === JSON.stringify(r.extra);
             if (!same) {
               problems.push({ line: r.at.line, row: r.at.row, column: header.names[header.index.annotator], message: `${r.annotator} labelled this response already on line ${prev.at.line}, differently; keep one of the two rows` });
             } else warnings.push({ line: r.at.line, row: r.at.row, message: `repeats line ${prev.at.line} exactly (same response, annotator and labels); kept once` });
@@ -465,7 +523,7 @@ export function importAnnotationTable(csvText: string, options: AnnotationImport
     const item: DialogueItem = {
       id,
       context: acc.context,
-      provenance: { dataset: 'AnnoMI', transcriptId: acc.dialogueId, stage: acc.stage, sourceFile: file, tableColumns: header.names },
+      provenance: { dataset: 'AnnoMI', transcriptId: acc.dialogueId, stage: acc.stage, sourceFile: file, tableColumns: header.names, ...(storedStyle ? { tableStyle: storedStyle } : {}) },
       candidates,
     };
     if (options.reference) {

@@ -4,7 +4,7 @@
  * (`SmoothingFunction().method1` … `method7`).
  */
 import { REFLECT_EVAL_VERSION } from '../version';
-import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
+import { MetricConfigError, VALUE_WARNING, type Metric, type MetricInput, type MetricValues } from './metric';
 import { crExp, crLog } from './text/libm';
 import { ngramStats, ngramStatsPrepared, prepareReference, type PreparedReference } from './text/ngrams';
 import { Fraction, fsum, fsum4, pyAdd, pyDiv, pyMul, pyPositive, pyTruthy, toFloat, type PyNumber } from './text/python';
@@ -16,7 +16,7 @@ export type NltkSmoothing = 'none' | 'method1' | 'method2' | 'method3' | 'method
 export const NLTK_SMOOTHINGS: readonly NltkSmoothing[] = ['none', 'method1', 'method2', 'method3', 'method4', 'method5', 'method6', 'method7'];
 
 export interface Bleu4Config {
-  /** How both texts become tokens: `whitespace` (Python `str.split()`), `13a` (sacreBLEU's tokenizer_13a), `lowercase` (`str.lower().split()`). */
+  /** How both texts become tokens: `whitespace` (Python `str.split()`), `13a` (sacreBLEU's tokenizer_13a), `lowercase` (`str.lower().split()`), `treebank` (NLTK 3.8 TreebankWordTokenizer). */
   tokenizer: WordTokenizer;
   smoothing: NltkSmoothing;
   /** `SmoothingFunction(epsilon=…)`: counts added to zero matches by method1 (default 0.1). */
@@ -63,12 +63,19 @@ export function nltkSentenceBleu(
   hypothesis: readonly string[],
   config: Pick<Bleu4Config, 'smoothing' | 'epsilon' | 'alpha' | 'k' | 'autoReweigh'>,
   prepared?: PreparedReference,
+  report?: { zeroOrders?: number[] },
 ): number {
   const hypLen = hypothesis.length;
   const refLen = reference.length;
   const maxN = maxOrder(config);
   const stats = prepared ? ngramStatsPrepared(hypothesis, prepared, maxN) : ngramStats(hypothesis, reference, maxN);
   const num = stats.matches;
+  if (report) {
+    // the orders NLTK's method0 warns about ("The hypothesis contains 0 counts of n-gram overlaps"): those
+    // weighted and without a match, once the unigrams match
+    const weighted = config.autoReweigh && hypLen < 4 ? hypLen : 4;
+    report.zeroOrders = num[0] === 0 ? [] : [1, 2, 3].filter((i) => i < weighted && num[i] === 0).map((i) => i + 1);
+  }
   const den = [Math.max(1, stats.totals[0]), Math.max(1, stats.totals[1]), Math.max(1, stats.totals[2]), Math.max(1, stats.totals[3]), Math.max(1, stats.totals[4] ?? 0)];
   const bp = hypLen > refLen ? 1 : hypLen === 0 ? 0 : crExp(1 - refLen / hypLen);
   if (num[0] === 0) return 0;
@@ -185,6 +192,13 @@ function signature(c: Bleu4Config): string {
   return [`impl:nltk-3.8`, `tok:${c.tokenizer}`, `smooth:${c.smoothing}${param[c.smoothing] ?? ''}`, ...(c.autoReweigh ? ['reweigh:auto'] : []), `rv:${REFLECT_EVAL_VERSION}`].join('|');
 }
 
+/**
+ * The warning stored with an unsmoothed BLEU-4 whose candidate shares unigrams but not every higher order with
+ * the reference (NLTK 3.8 warns the same and substitutes the smallest double for the zero precision).
+ */
+export const BLEU_ZERO_ORDER_WARNING =
+  'no match in the reference for some n-gram order (2–4): unsmoothed BLEU-4 is then practically 0 (each such order multiplies it by about 1e-77) however well the other orders match, and NLTK warns "The hypothesis contains 0 counts of n-gram overlaps"; a smoothed variant (e.g. smoothing method1) avoids it';
+
 /** BLEU-4 (NLTK 3.8 `sentence_bleu`). */
 export const bleu4: Metric<Bleu4Config> = {
   name: 'bleu4',
@@ -199,7 +213,8 @@ export const bleu4: Metric<Bleu4Config> = {
       'about 1e-77); a candidate without any unigram match scores exactly 0. Chen & Cherry (2014) smoothing methods ' +
       '1–7 are NLTK\'s `SmoothingFunction` with its defaults epsilon 0.1, alpha 5, k 5; method6 is undefined (NLTK ' +
       'raises) when the candidate has no trigram match. Tokenization: `whitespace` (Python `str.split()`, case ' +
-      'kept), `13a` (sacreBLEU\'s mteval-v13a tokenizer, case kept) or `lowercase` (`str.lower().split()`).',
+      'kept), `13a` (sacreBLEU\'s mteval-v13a tokenizer, case kept), `lowercase` (`str.lower().split()`) or ' +
+      '`treebank` (NLTK 3.8 `TreebankWordTokenizer`, case kept). The reference is never scored against itself.',
     citation:
       '@inproceedings{papineni2002bleu, title={{BLEU}: a Method for Automatic Evaluation of Machine Translation}, author={Papineni, Kishore and Roukos, Salim and Ward, Todd and Zhu, Wei-Jing}, booktitle={Proceedings of ACL}, pages={311--318}, year={2002}}\n' +
       '@inproceedings{chen2014systematic, title={A Systematic Comparison of Smoothing Techniques for Sentence-Level {BLEU}}, author={Chen, Boxing and Cherry, Colin}, booktitle={Proceedings of the Ninth Workshop on Statistical Machine Translation}, pages={362--367}, year={2014}}\n' +
@@ -226,7 +241,10 @@ export const bleu4: Metric<Bleu4Config> = {
       if (reference === undefined) return { score: null };
       try {
         const ref = prepare(reference);
-        return { score: nltkSentenceBleu(ref.tokens, wordTokens(candidate, config.tokenizer), config, ref.prepared) };
+        const report: { zeroOrders?: number[] } = {};
+        const values: MetricValues = { score: nltkSentenceBleu(ref.tokens, wordTokens(candidate, config.tokenizer), config, ref.prepared, report) };
+        if (config.smoothing === 'none' && report.zeroOrders?.length) values[VALUE_WARNING] = BLEU_ZERO_ORDER_WARNING;
+        return values;
       } catch (err) {
         if (err instanceof NltkBleuError) return { score: null };
         throw err;

@@ -8,17 +8,19 @@ import { bertscore } from './bertscore';
 import { bleu4 } from './bleu4';
 import { followUpLikelihood, followUpLikelihoodFromFile } from './followUpLikelihood';
 import { meteorMetric } from './meteor';
+import { nmtBleu } from './nmtBleu';
 import { registerMetric } from './registry';
 import { rougeLMetric } from './rougeL';
 import { sacrebleu } from './sacrebleu';
 
-export { getMetric, listMetrics, registerMetric, scoreItems, unregisterMetric, type AnyMetric, type ScoreItemsOptions, type ScoreItemsResult } from './registry';
-export { metricEvaluatorId, MetricConfigError, type Metric, type MetricCard, type MetricInput, type MetricOutput, type MetricValues } from './metric';
+export { getMetric, IS_REFERENCE_REASON, isReferenceCandidate, listMetrics, registerMetric, scoreItems, unregisterMetric, type AnyMetric, type ScoreItemsOptions, type ScoreItemsResult } from './registry';
+export { metricEvaluatorId, MetricConfigError, VALUE_WARNING, type Metric, type MetricCard, type MetricInput, type MetricOutput, type MetricValues } from './metric';
 
 registerMetric(bleu4);
 registerMetric(sacrebleu);
 registerMetric(rougeLMetric);
 registerMetric(meteorMetric);
+registerMetric(nmtBleu);
 registerMetric(bertscore);
 // Your own follow-ups file (same format as data/followups/fed-followups.json) replaces the shipped list.
 registerMetric(process.env.REFLECT_EVAL_FOLLOWUPS ? followUpLikelihoodFromFile(process.env.REFLECT_EVAL_FOLLOWUPS) : followUpLikelihood);

@@ -182,7 +182,8 @@ export const meteorMetric: Metric<MeteorConfig> = {
       'morphy lemmatisation) — each stage pairing hypothesis words from last to first with the last unmatched ' +
       'reference word that fits; then Fmean = PR/(αP + (1−α)R) with α = 0.9, a fragmentation penalty ' +
       'γ·(chunks/matches)^β with β = 3, γ = 0.5, and score = (1 − penalty)·Fmean (0 without a match). Two input ' +
-      'modes: `tokens` (NLTK ≥ 3.6.5: pre-tokenized input, here the `tokenizer`\'s tokens, each lowercased) and ' +
+      'modes: `tokens` (NLTK ≥ 3.6.5: pre-tokenized input, here the `tokenizer`\'s tokens — whitespace, 13a, ' +
+      'lowercase or NLTK\'s Treebank tokenizer — each lowercased) and ' +
       '`string` (NLTK 3.6.3–3.6.4\'s string input: `text.lower().split()`). NLTK 3.5–3.6.2 had a bug in the stem ' +
       'stage (NLTK issue #2751) that is not reproduced. The WordNet data ships with ReflectEval ' +
       '(data/wordnet, WordNet 3.0 licence).',

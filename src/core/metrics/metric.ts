@@ -43,8 +43,16 @@ export interface MetricCard {
   examples?: { input: MetricInput; config?: Record<string, unknown>; values: Record<string, number | null> }[];
 }
 
+/**
+ * Key of an optional remark on one input's values: a sentence saying why a value is degenerate though defined
+ * (unsmoothed BLEU-4 without a 4-gram match is ≈0 whatever the lower orders). {@link scoreItems} stores it as the
+ * scores' `warning`; the correlation table counts such responses per cell and says so once. A symbol, so it is
+ * never taken for an output.
+ */
+export const VALUE_WARNING: unique symbol = Symbol.for('reflect-eval.metric.valueWarning');
+
 /** Scores of one candidate by output name; null when the metric is undefined for that input. */
-export type MetricValues = Record<string, number | null>;
+export type MetricValues = Record<string, number | null> & { [VALUE_WARNING]?: string };
 
 /** Options of a scoring run. */
 export interface MetricRunOptions {

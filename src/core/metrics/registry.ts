@@ -7,7 +7,7 @@
  */
 import type { Candidate, DialogueItem, Score } from '../dialogue/types';
 import type { ModelLocator } from '../models/describe';
-import { metricEvaluatorId, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
+import { metricEvaluatorId, VALUE_WARNING, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
 
 // The registry holds metrics of every configuration type; `any` here is the type-erased form of `Metric<C>`.
 export type AnyMetric = Metric<any>;
@@ -46,6 +46,22 @@ export function listMetrics(): AnyMetric[] {
   return [...registry.values()];
 }
 
+/**
+ * True when `candidate` is the item's reference itself: a human-written candidate (first origin of kind
+ * `human`) whose text is the item's reference text (ignoring surrounding whitespace), as when an annotation table
+ * is imported with `--reference` and the annotated human response is also the reference. Reference-based metrics
+ * do not score such a candidate: it would be the reference scored against itself (BLEU 1, METEOR ≈ 1), a value
+ * that says nothing about the candidate and that would dominate any correlation. A model output that happens to
+ * equal the reference is scored as usual.
+ */
+export function isReferenceCandidate(item: Pick<DialogueItem, 'reference'>, candidate: Pick<Candidate, 'origin' | 'text'>): boolean {
+  const ref = item.reference?.text;
+  return typeof ref === 'string' && candidate.origin?.kind === 'human' && candidate.text.trim() === ref.trim();
+}
+
+/** `Score.reason` of a candidate a reference-based metric left out because it is the reference. */
+export const IS_REFERENCE_REASON = 'is-reference';
+
 /** Options of {@link scoreItems}. */
 export interface ScoreItemsOptions {
   /** Cancels between batches; scores of finished batches are kept in the result. */
@@ -75,6 +91,11 @@ export interface ScoreItemsResult {
   skipped: number;
   /** Candidates stored with status `error` (e.g. no reference), counted once per candidate. */
   failures: number;
+  /**
+   * Candidates a reference-based metric left out because they are the item's reference ({@link
+   * isReferenceCandidate}): stored with status `error`, `reason: "is-reference"` and a message; not failures.
+   */
+  references: number;
   /** True when the signal stopped the run before every candidate was handled. */
   cancelled: boolean;
 }
@@ -83,9 +104,13 @@ export interface ScoreItemsResult {
  * Scores every candidate of `items` with `metric` under `config` (partial; defaults filled in by
  * `metric.configure`, which throws {@link MetricConfigError} for a bad field). Each output `o` is stored on the
  * candidate as `scores["metric:<name>.<o>@<signature>"] = { value, status, signature }`:
- * - `status: 'ok'` with the metric's number;
+ * - `status: 'ok'` with the metric's number (and `warning`, a sentence, when the metric flags the value as
+ *   degenerate: {@link VALUE_WARNING});
  * - `status: 'error'` with `value: null` and a `message` when the candidate cannot be scored (a reference-based
- *   metric and an item without `reference`) or the metric returns null for that output.
+ *   metric and an item without `reference`) or the metric returns null for that output;
+ * - `status: 'error'`, `value: null`, `reason: 'is-reference'` and a message, without scoring, for a reference-based
+ *   metric and a candidate that is the item's reference ({@link isReferenceCandidate}): the reference is never
+ *   scored against itself. A self-score stored by an earlier version is replaced.
  *
  * Candidates already holding `ok` scores under all the ids are skipped unless `force` (same signature, same
  * value: metrics are deterministic), so a cancelled run resumes where it stopped. Batches run one after another;
@@ -103,13 +128,15 @@ export async function scoreItems(items: readonly DialogueItem[], metric: AnyMetr
   let scored = 0;
   let skipped = 0;
   let failures = 0;
+  let references = 0;
 
   const store = (c: Candidate, values: MetricValues | undefined, message?: string): void => {
     let failed = false;
     metric.outputs.forEach((o, k) => {
       const v = values?.[o.name];
       let score: Score;
-      if (typeof v === 'number' && !message) score = { value: v, status: 'ok', signature };
+      const warning = values?.[VALUE_WARNING];
+      if (typeof v === 'number' && !message) score = { value: v, status: 'ok', signature, ...(warning ? { warning } : {}) };
       else {
         failed = true;
         score = { value: null, status: 'error', message: message ?? `${metric.name}.${o.name} is undefined for this input`, signature };
@@ -123,7 +150,12 @@ export async function scoreItems(items: readonly DialogueItem[], metric: AnyMetr
   const pending: { item: DialogueItem; c: Candidate }[] = [];
   for (const item of out) {
     for (const c of item.candidates) {
-      if (!options.force && ids.every((id) => c.scores[id]?.status === 'ok')) {
+      if (metric.requiresReference && isReferenceCandidate(item, c)) {
+        const message = `candidate ${c.id} is the item's reference: ${metric.name} does not score the reference against itself`;
+        for (const id of ids) c.scores = { ...c.scores, [id]: { value: null, status: 'error', reason: IS_REFERENCE_REASON, message, signature } };
+        references++;
+        done++;
+      } else if (!options.force && ids.every((id) => c.scores[id]?.status === 'ok')) {
         skipped++;
         done++;
       } else if (metric.requiresReference && item.reference?.text === undefined) {
@@ -164,5 +196,5 @@ export async function scoreItems(items: readonly DialogueItem[], metric: AnyMetr
     // Let a cancellation (or a UI update) in between batches of synchronous metrics.
     if (start + batchSize < pending.length) await new Promise<void>((r) => setImmediate(r));
   }
-  return { items: out, config: full, signature, evaluatorIds: ids, scored, skipped, failures, cancelled };
+  return { items: out, config: full, signature, evaluatorIds: ids, scored, skipped, failures, references, cancelled };
 }

@@ -10,6 +10,7 @@ import { promptAnnotator } from '../settings';
 import { dedupCommand } from './dedup';
 import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
+import { importDatasetCommand } from './importGeneric';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
 import { labellingCommands } from './labelling';
 import { perplexityCommand } from './perplexity';
@@ -32,6 +33,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
   return [
     vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(importAnnoMICommand)),
     vscode.commands.registerCommand('reflectEval.importAnnotationTable', reportErrors(importAnnotationTableCommand)),
+    vscode.commands.registerCommand('reflectEval.importDataset', reportErrors(() => importDatasetCommand(context))),
     vscode.commands.registerCommand('reflectEval.exportAnnotationTable', reportErrors(() => exportAnnotationTableCommand(editors))),
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),

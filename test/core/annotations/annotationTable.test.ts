@@ -47,8 +47,10 @@ describe('annotation tables: import', () => {
     const g3 = a.candidates[1];
     assert.equal(g3.id, 'gpt-3-1');
     assert.equal(g3.text, 'So you had three drinks,\nevery night, and\r\nthe week was hard.');
-    assert.deepEqual(g3.annotations[0], { annotator: 'Expert 1', group: 'expert', coherent: false, errors: ['malformed', 'parroting'], mostEvidentError: 'parroting', extraColumns: { notes: 'two errors' } });
-    assert.deepEqual(g3.annotations[1], { annotator: 'Layperson 2', group: 'layperson', coherent: false, errors: ['parroting'] });
+    // cells spelled unlike the table's style are kept as written, for the export (see the round-trip tests)
+    const spelled = { coherent_and_context_consistent: 'NO', dialogue_contradicting: 'no', malformed: 'Y', most_evident_error: 'parroting', parroting: 'yes' };
+    assert.deepEqual(g3.annotations[0], { annotator: 'Expert 1', group: 'expert', coherent: false, errors: ['malformed', 'parroting'], mostEvidentError: 'parroting', tableCells: spelled, extraColumns: { notes: 'two errors' } });
+    assert.deepEqual(g3.annotations[1], { annotator: 'Layperson 2', group: 'layperson', coherent: false, errors: ['parroting'], tableCells: { coherent_and_context_consistent: 'no' } });
     // a response nobody labelled yet
     assert.deepEqual([a.candidates[2].text, a.candidates[2].annotations], ['Your doctor says you must stop.', []]);
     // case-insensitive expert prefix; free text for Other kept
@@ -158,6 +160,47 @@ describe('annotation tables: export', () => {
     const text = readFileSync(join(root, 'data', 'annotations', 'synthetic-annotations.csv'), 'utf8');
     const { items } = importAnnotationTable(text);
     assert.equal(exportAnnotationTable(items).csv, text);
+  });
+
+  it('round-trips the EvalReflections release byte for byte: its empty error cells stay empty', () => {
+    const text = readFileSync(join(root, 'data', 'evalreflections', 'annotations-gpt2-stage.csv'), 'utf8');
+    for (const reference of [false, true]) {
+      const { items } = importAnnotationTable(text, { reference });
+      // the release writes only Yes for a chosen error and leaves the others empty: one style for the table,
+      // nothing per annotation
+      assert.deepEqual(items[0].provenance?.tableStyle, { unmarkedError: '' });
+      assert.equal(items.flatMap((i) => i.candidates.flatMap((c) => c.annotations)).filter((a) => a.tableCells).length, 0);
+      const out = exportAnnotationTable(items).csv;
+      assert.equal(out.length, text.length);
+      assert.ok(out === text, `first difference at byte ${[...out].findIndex((ch, i) => ch !== text[i])}`);
+    }
+  });
+
+  it('writes a changed label in the table\'s style, and cells spelled unlike the rest back as they were', () => {
+    const header = 'annomi_dialogue_id,stage,dialogue_context,reflection_source,reflection,annotator,coherent_and_context_consistent,dialogue_contradicting,malformed,off_topic,on_topic_but_unverifiable,parroting';
+    const ctx = '"[{""client"": ""I drink too much.""}]"';
+    const table = [
+      header,
+      `1,s,${ctx},GPT-2,You drink.,Expert 1,No,,Yes,,,`,
+      `1,s,${ctx},GPT-2,You drink.,Expert 2,No,,,,,Yes`,
+      `1,s,${ctx},GPT-2,You drink.,Layperson 1,No,No,yes,No,No,No`, // spelled unlike the table: kept per annotation
+      `1,s,${ctx},GPT-2,You drink.,Layperson 2,Yes,,,,,`,
+      '',
+    ].join('\n');
+    const { items } = importAnnotationTable(table);
+    assert.deepEqual(items[0].provenance?.tableStyle, { unmarkedError: '' });
+    const anns = items[0].candidates[0].annotations;
+    assert.deepEqual(anns[2].tableCells, { dialogue_contradicting: 'No', malformed: 'yes', off_topic: 'No', on_topic_but_unverifiable: 'No', parroting: 'No' });
+    assert.equal(exportAnnotationTable(items).csv, table);
+    // labels changed after the import: the cells that no longer say the same are written the table's way
+    anns[0].errors = ['malformed', 'offTopic'];
+    anns[2].errors = ['parroting'];
+    const lines = exportAnnotationTable(items).csv.split('\n');
+    assert.equal(lines[1].slice(lines[1].indexOf('Expert 1')), 'Expert 1,No,,Yes,Yes,,');
+    assert.equal(lines[3].slice(lines[3].indexOf('Layperson 1')), 'Layperson 1,No,No,,No,No,Yes');
+    // and the dialogue file's labels come back from it
+    const again = importAnnotationTable(lines.join('\n')).items[0].candidates[0].annotations;
+    assert.deepEqual(again.map((a) => a.errors), [['malformed', 'offTopic'], ['parroting'], ['parroting'], undefined]);
   });
 
   it('keeps a pandas index column (an unnamed first column) and writes it back', () => {

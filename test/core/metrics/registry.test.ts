@@ -98,6 +98,36 @@ describe('scoreItems', () => {
     assert.deepEqual([res.scored, res.skipped, res.failures, res.cancelled], [3, 0, 2, false]);
   });
 
+  it('never scores the reference against itself: a human candidate whose text is the reference is left out, with the reason', async () => {
+    const calls: MetricInput[][] = [];
+    const input = items();
+    const ref = (text: string, kind: 'human' | 'model', scores = {}) => ({ id: `${kind}-${text.length}`, text, origin: { kind, source: 'Human' }, annotations: [], scores });
+    const sig = `case:lc|rv:${REFLECT_EVAL_VERSION}`;
+    const stale = { [`metric:overlapTest.overlap@${sig}`]: { value: 1, status: 'ok' as const, signature: sig }, [`metric:overlapTest.ratio@${sig}`]: { value: 1, status: 'ok' as const, signature: sig } };
+    input[0].candidates.push(
+      ref(' You drink more than you want to ', 'human', stale), // the reference (surrounding spaces aside), self-scored by an older version
+      ref('You drink more than you want to', 'model'), // a model that wrote the reference's words: scored
+      ref('You drink more than you like', 'human'), // another human response: scored
+    );
+    const res = await scoreItems(input, overlapMetric(calls));
+    const [ov, ra] = res.evaluatorIds;
+    const [self, model, other] = res.items[0].candidates.slice(2);
+    for (const id of [ov, ra]) {
+      assert.equal(self.scores[id].status, 'error');
+      assert.equal(self.scores[id].value, null);
+      assert.equal(self.scores[id].reason, 'is-reference');
+      assert.match(self.scores[id].message as string, /candidate human-\d+ is the item's reference: overlapTest does not score the reference against itself/);
+    }
+    assert.deepEqual([model.scores[ov].value, other.scores[ov].status], [1, 'ok']);
+    // it never reached the metric, and is counted apart from failures
+    assert.ok(!calls.flat().some((c) => c.candidate.startsWith(' You drink more')));
+    assert.deepEqual([res.references, res.failures, res.scored], [1, 2, 5]);
+    // a reference-free metric scores it
+    const free = await scoreItems(input, { ...overlapMetric(), name: 'overlapFree', requiresReference: false });
+    assert.equal(free.items[0].candidates[2].scores[free.evaluatorIds[0]].status, 'ok');
+    assert.equal(free.references, 0);
+  });
+
   it('fills defaults, validates the configuration and uses it in the signature', async () => {
     const res = await scoreItems(items(), overlapMetric(), { lowercase: false });
     assert.match(res.evaluatorIds[0], /@case:mixed\|rv:/);

@@ -191,7 +191,7 @@ describe('built-in text metrics', () => {
   it('are registered with cards, outputs and reference-based flags', () => {
     const names = listMetrics().map((m) => m.name);
     for (const n of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) assert.ok(names.includes(n), n);
-    for (const n of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) {
+    for (const n of ['bleu4', 'sacrebleu', 'rougeL', 'meteor', 'nmtBleu']) {
       const m = getMetric(n);
       assert.ok(m.card.title && m.card.description && m.card.citation.includes('@') && m.card.reference && m.card.inputs);
       assert.ok(m.outputs.length > 0 && m.requiresReference);
@@ -201,7 +201,7 @@ describe('built-in text metrics', () => {
   });
 
   it('reproduce the values in their cards (computed by the reference implementations)', async () => {
-    for (const m of listMetrics().filter((x) => ['bleu4', 'sacrebleu', 'rougeL', 'meteor'].includes(x.name))) {
+    for (const m of listMetrics().filter((x) => ['bleu4', 'sacrebleu', 'rougeL', 'meteor', 'nmtBleu'].includes(x.name))) {
       for (const ex of m.card.examples ?? []) {
         const [got] = await m.score([ex.input], m.configure(ex.config ?? {}));
         for (const [k, v] of Object.entries(ex.values)) assert.equal(got[k], v, `${m.name} ${k} on ${ex.input.candidate}`);
@@ -227,7 +227,7 @@ describe('built-in text metrics', () => {
 
   it('are documented in docs/metrics.md with their default signatures', () => {
     const doc = readFileSync(join(__dirname, '../../../docs/metrics.md'), 'utf8');
-    for (const n of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) {
+    for (const n of ['bleu4', 'sacrebleu', 'rougeL', 'meteor', 'nmtBleu']) {
       const m = getMetric(n);
       assert.ok(doc.includes(`### \`${n}\``), `${n} section`);
       assert.ok(doc.includes(m.signature(m.configure({})).replace(`rv:${REFLECT_EVAL_VERSION}`, 'rv:0.1.0')), `${n} signature`);

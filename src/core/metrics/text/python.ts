@@ -29,8 +29,8 @@ export function isPythonSpace(cp: number): boolean {
   );
 }
 
-// Python whitespace as a regular-expression class (all BMP, so UTF-16 units suffice).
-const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+/** Python whitespace (`str.isspace`) as the inside of a regular-expression class (all BMP, so UTF-16 units suffice). */
+export const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const PY_TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
 
 /** Python's `s.split()`: split on runs of Python whitespace, no empty strings. */

@@ -6,6 +6,7 @@
  */
 import { porterStem } from './porter';
 import { pyLower, pyRstrip, pySplit } from './python';
+import { treebankTokens } from './treebank';
 
 // sacrebleu/tokenizers/tokenizer_re.py (TokenizerRegexp), applied in this order.
 const RE_13A: [RegExp, string][] = [
@@ -35,15 +36,16 @@ export function tokenize13a(line: string): string {
 }
 
 /** Tokenizations offered for NLTK-style metrics (BLEU-4, METEOR's pre-tokenized mode). */
-export type WordTokenizer = 'whitespace' | '13a' | 'lowercase';
+export type WordTokenizer = 'whitespace' | '13a' | 'lowercase' | 'treebank';
 
-export const WORD_TOKENIZERS: readonly WordTokenizer[] = ['whitespace', '13a', 'lowercase'];
+export const WORD_TOKENIZERS: readonly WordTokenizer[] = ['whitespace', '13a', 'lowercase', 'treebank'];
 
 /**
  * Tokens of `text`:
  * - `whitespace`: Python `text.split()`;
  * - `13a`: sacreBLEU's preprocessing for `tokenize='13a'` — `tokenizer_13a(text.rstrip()).split()` (case kept);
- * - `lowercase`: Python `text.lower().split()`.
+ * - `lowercase`: Python `text.lower().split()`;
+ * - `treebank`: NLTK 3.8 `TreebankWordTokenizer().tokenize(text)` (case kept; see `treebank.ts`).
  */
 export function wordTokens(text: string, tokenizer: WordTokenizer): string[] {
   switch (tokenizer) {
@@ -53,7 +55,18 @@ export function wordTokens(text: string, tokenizer: WordTokenizer): string[] {
       return pySplit(tokenize13a(pyRstrip(text)));
     case 'lowercase':
       return pySplit(pyLower(text));
+    case 'treebank':
+      return treebankTokens(text);
   }
+}
+
+/**
+ * Hugging Face evaluate's `Tokenizer13a()(text)` (metrics/bleu/tokenizer_13a.py, evaluate 0.4.x; a copy of
+ * sacreBLEU's that returns the token list): sacreBLEU's `tokenizer_13a` on the text as it is — unlike
+ * {@link wordTokens}'s `13a`, without `rstrip()` first (they differ only for a text ending in `-` + newline).
+ */
+export function hfTokens13a(text: string): string[] {
+  return pySplit(tokenize13a(text));
 }
 
 const NON_ALNUM = /[^a-z0-9]+/g;

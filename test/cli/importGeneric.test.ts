@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(__dirname, '../..');
+const fixtures = join(root, 'test', 'core', 'importers', 'fixtures');
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], { encoding: 'utf8', cwd: root });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('reflect-eval import generic', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-generic-'));
+
+  it('imports a CSV of speaker/text rows with wide annotator columns through a mapping, and previews it', () => {
+    const out = join(dir, 'pilot.dialogues.jsonl');
+    const r = cli('import', 'generic', join(fixtures, 'turns-wide.csv'), '--mapping', join(fixtures, 'turns-wide.mapping.json'), '-o', out, '--preview', '1');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /read 14 records \(8 turn rows, 6 response rows\): 3 contexts, 5 responses, 3 annotators \(1 experts, 2 laypeople\), 1 references/);
+    assert.match(r.stderr, /turns-wide\.csv:10: row 9: repeats line 9 exactly/);
+    assert.match(r.stdout, /^c1-5 {2}\(4 turns, 3 responses, 3 labelled, reference\)\n/);
+    assert.match(r.stdout, /… and 2 more item\(s\)\n$/);
+    const items = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(items.map((i: { id: string }) => i.id), ['c1-5', 'c2-3', 'c2']);
+  });
+
+  it('reads the EvalReflections release with the annotation-table preset; --guess prints a mapping', () => {
+    const out = join(dir, 'er.dialogues.jsonl');
+    const r = cli('import', 'generic', join(root, 'data', 'evalreflections', 'annotations-gpt2-stage.csv'), '--preset', 'annotation-table', '--reference', '-o', out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /read 900 records: 15 contexts, 150 responses, 18 annotators \(9 experts, 9 laypeople\), 15 references/);
+    const g = cli('import', 'generic', join(fixtures, 'turns-wide.csv'), '--guess');
+    assert.equal(g.code, 0, g.stderr);
+    assert.deepEqual(JSON.parse(g.stdout).labels, { layout: 'wide', coherent: ['rater_A', 'rater_B', 'Expert 1'] });
+  });
+
+  it('stops on a bad mapping or bad rows, naming the file, line and column, and writes nothing', () => {
+    const mapping = join(dir, 'bad.mapping.json');
+    writeFileSync(mapping, JSON.stringify({ context: { layout: 'rows', dialogue: 'conv_id', speaker: 'role', text: 'utterance' }, response: { text: 'candidate', source: 'sytem' } }));
+    const r = cli('import', 'generic', join(fixtures, 'turns-wide.csv'), '--mapping', mapping, '-o', join(dir, 'x.jsonl'));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /bad\.mapping\.json: response\.source: column "sytem" is not in the file \(its columns: conv_id, turn_no, role/);
+    const rows = cli('import', 'generic', join(fixtures, 'turns-wide.csv'), '--mapping', '{"context": {"layout": "rows", "dialogue": "conv_id", "speaker": "role", "text": "utterance"}, "response": {"text": "candidate"}}', '--preview');
+    assert.equal(rows.code, 1);
+    assert.match(rows.stderr, /turns-wide\.csv:11: row 10, column "role": speaker must be one of/);
+  });
+});
