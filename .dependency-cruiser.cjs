@@ -6,8 +6,8 @@
 const LAYERS = [
   ['base', '^src/core/(version|config)[.]ts$|^src/core/(dialogue|evaluators|cache|stats)/'],
   ['formats and models', '^src/core/(format|labels|models)/'],
-  ['evaluation', '^src/core/(generation|metrics|judges|annomi|annotations|importers|dedup|agreement)/'],
-  ['analysis', '^src/core/(analysis|planning)/'],
+  ['evaluation', '^src/core/(generation|metrics|judges|annomi|annotations|importers|dedup)/'],
+  ['analysis', '^src/core/(agreement|analysis|planning)/'],
   ['jobs', '^src/core/jobs/'],
   ['programs', '^src/(cli|extension)/'],
 ];
