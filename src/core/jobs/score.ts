@@ -62,6 +62,7 @@ export async function runScorePlan(plan: ScorePlan, target: JobTarget, host: Job
   let done = 0;
   let scored = 0;
   let skipped = 0;
+  let references = 0;
   const counts: [string, string][] = [];
   for (const run of runs) {
     if (host.signal?.aborted) break;
@@ -74,6 +75,7 @@ export async function runScorePlan(plan: ScorePlan, target: JobTarget, host: Job
     done += perRun;
     scored += res.scored;
     skipped += res.skipped;
+    references = Math.max(references, res.references);
     const computed = new Map(res.items.map((it) => [it.id, it]));
     await sink.apply(
       updatesFor(computed.keys(), (id, current) => {
@@ -85,7 +87,7 @@ export async function runScorePlan(plan: ScorePlan, target: JobTarget, host: Job
     for (const id of res.evaluatorIds) {
       const values = res.items.flatMap((it) => it.candidates.map((c) => c.scores[id])).filter((s) => s?.status === 'ok').map((s) => s.value as number);
       const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
-      report.lines.push(`${id}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score; mean ${values.length ? mean.toPrecision(4) : '-'} over ${values.length}`);
+      report.lines.push(`${id}: ${res.scored} scored, ${res.skipped} already scored, ${res.failures} without a score${res.references ? `, ${res.references} left out as their item's reference` : ''}; mean ${values.length ? mean.toPrecision(4) : '-'} over ${values.length}`);
       counts.push([id, `${res.scored} scored, ${res.skipped} already, ${res.failures} without`]);
     }
   }
@@ -99,8 +101,15 @@ export async function runScorePlan(plan: ScorePlan, target: JobTarget, host: Job
     );
   }
   if (!report.cancelled && scored === 0 && skipped === 0) {
-    report.nothingDone = perRun === 0 ? 'the file has no candidates to score' : noReference === snapshot.length ? 'no item has a reference, and every metric asked for needs one' : 'no candidate could be scored';
+    report.nothingDone =
+      perRun === 0
+        ? 'the file has no candidates to score'
+        : references === perRun
+          ? 'every candidate is its item\'s reference, which reference-based metrics do not score against itself (generate or import other candidates first)'
+          : noReference === snapshot.length
+            ? 'no item has a reference, and every metric asked for needs one'
+            : 'no candidate could be scored';
   }
-  report.data = { scored, skipped, runs: runs.map((r) => `${r.metric.name}@${r.metric.signature(r.config)}`) };
+  report.data = { scored, skipped, references, runs: runs.map((r) => `${r.metric.name}@${r.metric.signature(r.config)}`) };
   return report;
 }

@@ -63,6 +63,7 @@ describe('running plans on files', function () {
         file: 'study.dialogues.jsonl',
         steps: [
           { job: 'import', format: 'annomi', file: join(root, 'data/annomi/AnnoMI-sample.csv'), sample: 2, seed: '0' },
+          { job: 'generate', generators: [{ backend: 'local' }], preset: 'greedy', maxNewTokens: 4 },
           { job: 'score', metrics: ['bleu4', 'rougeL'] },
           { job: 'judge', judges: [{ backend: 'local' }], bodies: ['instructions'], requests: ['rating'] },
         ],
@@ -70,13 +71,14 @@ describe('running plans on files', function () {
       'test',
     );
     const first = await runPipeline(pipeline, testHost(dir));
-    assert.deepEqual(first.map((r) => r.job), ['import', 'score', 'judge']);
+    assert.deepEqual(first.map((r) => r.job), ['import', 'generate', 'score', 'judge']);
     assert.ok(first.every((r) => !r.nothingDone), JSON.stringify(first.map((r) => r.nothingDone)));
     const file = join(dir, 'study.dialogues.jsonl');
     const items = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as DialogueItem);
     assert.equal(items.length, 2);
     for (const it of items) {
-      const ids = Object.keys(it.candidates[0].scores);
+      assert.equal(it.candidates.length, 2, 'the reference and a greedy candidate');
+      const ids = Object.keys(it.candidates[1].scores);
       assert.equal(ids.filter((id) => id.startsWith('metric:bleu4.score@')).length, 1);
       assert.equal(ids.filter((id) => id.startsWith('metric:rougeL.')).length, 3);
       assert.equal(ids.filter((id) => /^judge:local:bundled:reflect-gpt2-tiny:instructions×rating@[0-9a-f]{12}~[0-9a-f]{8}$/.test(id)).length, 1);
@@ -88,9 +90,9 @@ describe('running plans on files', function () {
 
     const before = readFileSync(file);
     const mtime = statSync(file).mtimeMs;
-    const second = await runPipeline({ ...pipeline, steps: pipeline.steps.slice(1) }, testHost(dir));
+    const second = await runPipeline({ ...pipeline, steps: pipeline.steps.slice(2) }, testHost(dir));
     assert.deepEqual(second.map((r) => r.itemsChanged), [0, 0]);
-    assert.match(second[0].lines[0], /0 scored, 2 already scored/);
+    assert.match(second[0].lines[0], /0 scored, 2 already scored, 0 without a score, 2 left out as their item's reference/);
     assert.match(second[1].lines[0], /: 0 judgements, 0 calls, 0 from cache/);
     assert.deepEqual(readFileSync(file), before);
     assert.equal(statSync(file).mtimeMs, mtime, 'nothing changed, nothing written');
