@@ -17,6 +17,7 @@ import { registerJudge } from './commands/judge';
 import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
 import { registerPlanLabels } from './commands/planLabels';
+import { registerRepeatability } from './commands/repeatability';
 import { registerRun } from './commands/run';
 import { packageVersion } from './paths';
 
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerPlanLabels(program);
   registerAgreement(program);
   registerAltTest(program);
+  registerRepeatability(program);
   registerDedup(program);
   registerRun(program);
   registerDemo(program);

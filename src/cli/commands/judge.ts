@@ -25,6 +25,7 @@ export function registerJudge(program: Command): void {
     .option('--request <name>', 'assessment request template', 'rating')
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
     .option('--concurrency <n>', 'judgements in flight at once', positiveInt, 4)
+    .option('--repeats <K>', 'ask each prompt K times: every reply kept, plus a "mean of K" evaluator (overrides the config\'s)', positiveInt)
     .option('--cache <file>', 'response cache (default: .reflect-eval-cache/judge-cache.jsonl beside the file)')
     .option('--no-cache', 'call the judge even for prompts it has answered before')
     .option('--dry-run', 'print the number of judgements and the estimated cost, then exit')
@@ -46,6 +47,7 @@ export function registerJudge(program: Command): void {
         if (spec.backend !== 'local' && !spec.model) throw new Error('--model is required with --backend openai');
         plan = validateJudgePlan({ judges: [spec], bodies: [opts.body], requests: [opts.request], concurrency: opts.concurrency }, 'flags');
       }
+      if (opts.repeats !== undefined) plan = validateJudgePlan({ ...plan, repeats: opts.repeats }, '--repeats');
       if (opts.cache === false) plan.cache = false;
       else if (typeof opts.cache === 'string') plan.cache = resolve(opts.cache);
       if (opts.printPlan) {
@@ -55,7 +57,7 @@ export function registerJudge(program: Command): void {
       const host = cliHost({ baseDir, prompts: opts.prompts ? resolve(opts.prompts as string) : undefined });
       if (opts.dryRun) {
         const est = await estimateJudgePlan(plan, documentItems(readDialogueFile(resolve(file))), host.promptRoots);
-        process.stdout.write(`${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s); cached replies are not asked again\n`);
+        process.stdout.write(`${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${plan.repeats && plan.repeats > 1 ? ` × ${plan.repeats} repeats` : ''}; cached replies are not asked again\n`);
         for (const j of est.perJudge) process.stdout.write(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}\n`);
         if (est.cost !== null) process.stdout.write(`estimated cost ≤ ${est.cost.toFixed(4)}\n`);
         return;

@@ -10,7 +10,7 @@ import { mergeScores } from '../dialogue/merge';
 import type { DialogueItem } from '../dialogue/types';
 import { cachedJudge, JudgeCache, type CacheStats } from '../judges/cache';
 import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
-import { judgeScoreSignature, runJudge, type Judge } from '../judges/judge';
+import { judgeScoreSignature, meanOfRepeatsId, runJudge, type Judge } from '../judges/judge';
 import { displayNames } from '../analysis/evaluatorNames';
 import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary } from '../judges/prompts';
 import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
@@ -27,6 +27,11 @@ export interface JudgePlan {
   requests: string[];
   /** Judgements in flight at once (default 4). */
   concurrency?: number;
+  /**
+   * Ask each prompt this many times (default 1): every reply is kept on the score (`repeats`), cached under its own
+   * key, and the mean of the K replies is stored as its own evaluator (`<id>/mean-of-K`); see docs/meta-evaluation.md.
+   */
+  repeats?: number;
   /** Prices by model name, per million tokens (editable; no built-in prices). */
   prices?: Record<string, Price>;
   /**
@@ -38,7 +43,7 @@ export interface JudgePlan {
   manifest?: boolean | string;
 }
 
-const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'prices', 'cache', 'manifest'];
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest'];
 const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature'];
 
 /**
@@ -79,6 +84,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
   (c.bodies as unknown[]).forEach((b, i) => (typeof b === 'string' && b) || fail(`bodies[${i}]`, 'must be a template name'));
   (c.requests as unknown[]).forEach((r, i) => (typeof r === 'string' && r) || fail(`requests[${i}]`, 'must be a template name'));
   if (c.concurrency !== undefined && !(Number.isInteger(c.concurrency) && (c.concurrency as number) >= 1)) fail('concurrency', 'must be an integer ≥ 1');
+  if (c.repeats !== undefined && !(Number.isInteger(c.repeats) && (c.repeats as number) >= 1 && (c.repeats as number) <= 100)) fail('repeats', 'must be an integer from 1 to 100');
   if (c.prices !== undefined && !isObject(c.prices)) fail('prices', 'must map model names to {"inputPerMTok", "outputPerMTok"}');
   for (const [model, p] of Object.entries((c.prices as Record<string, Price> | undefined) ?? {})) {
     if (!(typeof p?.inputPerMTok === 'number' && typeof p?.outputPerMTok === 'number')) fail(`prices.${model}`, 'needs numeric "inputPerMTok" and "outputPerMTok"');
@@ -135,7 +141,8 @@ export interface JudgeEstimate {
 
 /**
  * Counts the judgements of a plan and bounds its cost: prompt tokens of every assembled prompt, plus at most
- * `maxTokens` (default 16) reply tokens per call, at the plan's prices. Cached replies are not subtracted.
+ * `maxTokens` (default 16) reply tokens per call, at the plan's prices, times the plan's repeats. Cached replies are
+ * not subtracted.
  *
  * @throws PromptTemplateError for an unknown body or request
  */
@@ -144,6 +151,7 @@ export async function estimateJudgePlan(plan: JudgePlan, items: readonly Dialogu
   const variants = plan.bodies.flatMap((body) => plan.requests.map((request) => ({ body, request })));
   for (const v of variants) templateHash(lib, v);
   const candidates = items.reduce((n, it) => n + it.candidates.length, 0);
+  const repeats = plan.repeats ?? 1;
   const perJudge: JudgeEstimate['perJudge'] = [];
   let cost: number | null = null;
   for (const spec of plan.judges) {
@@ -154,16 +162,16 @@ export async function estimateJudgePlan(plan: JudgePlan, items: readonly Dialogu
       for (const it of items) {
         for (const c of it.candidates) {
           const n = await countApiTokens(spec.model, assemblePrompt(lib, v, it.context, c.text).text);
-          promptTokens += n.tokens;
+          promptTokens += n.tokens * repeats;
           approximate ||= n.approximate;
         }
       }
     }
-    const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length }, plan.prices?.[spec.model]);
+    const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length * repeats }, plan.prices?.[spec.model]);
     perJudge.push({ label: judgeLabel(spec), promptTokens, approximate, cost: bound });
     if (bound !== null) cost = (cost ?? 0) + bound;
   }
-  return { candidates, variants: variants.length, judgements: candidates * variants.length * plan.judges.length, perJudge, cost };
+  return { candidates, variants: variants.length, judgements: candidates * variants.length * plan.judges.length * repeats, perJudge, cost };
 }
 
 /**
@@ -180,11 +188,12 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
   for (const v of variants) templateHash(lib, v);
   const snapshot = target.items;
   const perVariant = snapshot.reduce((n, it) => n + it.candidates.length, 0);
-  const total = perVariant * variants.length * plan.judges.length;
+  const repeats = plan.repeats ?? 1;
+  const total = perVariant * variants.length * plan.judges.length * repeats;
   const cacheFile = cacheFileOf(plan, target, host.baseDir);
   const cache = cacheFile ? new JudgeCache(cacheFile) : null;
   const report: JobReport = { job: 'judge', lines: [], warnings: [], files: [] };
-  host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${plan.requests.length} requests)`);
+  host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${plan.requests.length} requests${repeats > 1 ? ` × ${repeats} repeats` : ''})`);
   const records: JudgeRunRecord[] = [];
   let base = 0;
   for (const spec of plan.judges) {
@@ -200,7 +209,7 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
       made = await createJudge(spec, { apiKey, models: host.models });
     } catch (err) {
       report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
-      base += perVariant * variants.length;
+      base += perVariant * variants.length * repeats;
       continue;
     }
     try {
@@ -209,12 +218,14 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
         const judge = cache ? cachedJudge(made.judge, cache, judgeDescription(spec)) : made.judge;
         const res = await runJudge(snapshot as DialogueItem[], judge, lib, variant, {
           concurrency: plan.concurrency ?? 4,
+          repeats,
           signal: host.signal,
           onProgress: (p) => host.progress({ done: base + p.done, total, message: `${made.judge.id} ${variant.body} × ${variant.request} (${p.failures} without a usable score)` }),
         });
-        base += perVariant;
+        base += perVariant * repeats;
         const computed = new Map(res.items.map((it) => [it.id, it]));
-        await sink.apply(updatesFor(computed.keys(), (id, current) => mergeScores(current, computed.get(id)!, res.evaluatorId)));
+        const ids = repeats > 1 ? [res.evaluatorId, meanOfRepeatsId(res.evaluatorId, repeats)] : [res.evaluatorId];
+        await sink.apply(updatesFor(computed.keys(), (id, current) => ids.reduce((next, evaluatorId) => mergeScores(next, computed.get(id)!, evaluatorId), current)));
         const stats: CacheStats = 'stats' in judge ? (judge as { stats: CacheStats }).stats : { hits: 0, calls: res.calls };
         records.push({
           evaluatorId: res.evaluatorId,

@@ -27,7 +27,8 @@ export function cachedJudge(judge: Judge, cache: JudgeCache, backend: Record<str
     signature: judge.signature,
     stats,
     async judge(req: JudgeRequest): Promise<JudgeResult> {
-      const key = responseCacheKey({ ...backend, spec: req.spec }, req.prompt);
+      // Repeat r > 0 of a prompt is its own entry; repeat 0 keeps the key a single judgement always had.
+      const key = responseCacheKey({ ...backend, spec: req.spec, ...(req.repeat ? { repeat: req.repeat } : {}) }, req.prompt);
       const hit = cache.get(key);
       if (hit) {
         stats.hits++;

@@ -13,6 +13,8 @@ export interface JudgeRequest {
   prompt: string;
   spec: RequestSpec;
   signal?: AbortSignal;
+  /** Which repeat of the same prompt this is (0 or absent: the first); caches key each repeat apart. */
+  repeat?: number;
 }
 
 /** One judgement. `value` is null unless `status` is `ok`. */
@@ -85,22 +87,29 @@ export interface JudgeProgress {
 
 /**
  * Scores every candidate of `items` with `judge` under `variant`, storing each result on the candidate
- * under the evaluator id. Candidates that already have an `ok` score under that id are skipped, so a
- * cancelled run resumes where it stopped. Up to `concurrency` judgements run at once (default 1); results
- * land on their own candidates whatever order they finish in. Returns updated copies (inputs untouched),
- * the number of judgements asked, how many gave no usable score, and the tokens the backend reported.
+ * under the evaluator id. Candidates that already have an `ok` score under that id (and, with repeats, all K
+ * replies) are skipped, so a cancelled run resumes where it stopped. Up to `concurrency` judgements run at once
+ * (default 1); results land on their own candidates whatever order they finish in.
+ *
+ * With `repeats` K > 1 each prompt is asked K times (repeat r is its own request, cached under its own key, so
+ * re-runs reuse every reply): the score keeps reply 0 as its value (comparable with a one-reply run) and every
+ * reply in `repeats`; a second score under `<evaluator id>/mean-of-K` holds the mean of the usable replies (the
+ * "mean of K" evaluator). Returns updated copies (inputs untouched), the judgements asked, how many gave no usable
+ * score, and the tokens the backend reported.
  */
 export async function runJudge(
   items: DialogueItem[],
   judge: Judge,
   lib: PromptLibrary,
   variant: PromptVariant,
-  options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date; concurrency?: number } = {},
+  options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date; concurrency?: number; repeats?: number } = {},
 ): Promise<{ items: DialogueItem[]; evaluatorId: string; calls: number; failures: number; usage: { promptTokens: number; completionTokens: number } }> {
   const hash = templateHash(lib, variant);
   const evaluatorId = judgeEvaluatorId(judge, variant, hash);
   const signature = judgeScoreSignature(judge.signature, variant, hash);
-  const total = items.reduce((n, it) => n + it.candidates.length, 0);
+  const repeats = Math.max(1, Math.floor(options.repeats ?? 1));
+  const meanId = meanOfRepeatsId(evaluatorId, repeats);
+  const total = items.reduce((n, it) => n + it.candidates.length, 0) * repeats;
   const limit = pLimit(Math.max(1, options.concurrency ?? 1));
   let done = 0;
   let failures = 0;
@@ -111,47 +120,87 @@ export async function runJudge(
   const tasks: Promise<void>[] = [];
   for (const item of out) {
     for (const c of item.candidates) {
-      if (c.scores[evaluatorId]?.status === 'ok') {
-        done++;
+      const existing = c.scores[evaluatorId];
+      const replies: (RepeatReply | undefined)[] = repliesOf(existing, repeats);
+      const missing = replies.flatMap((r, i) => (r?.status === 'ok' ? [] : [i]));
+      done += repeats - missing.length;
+      if (missing.length === 0) {
         progress();
         continue;
       }
-      tasks.push(
-        limit(async () => {
-          if (options.signal?.aborted) return;
-          const prompt = assemblePrompt(lib, variant, item.context, c.text);
-          calls++;
-          let result: JudgeResult;
-          try {
-            result = await judge.judge({ prompt: prompt.text, spec: prompt.spec, signal: options.signal });
-          } catch (err) {
+      let pending = missing.length;
+      for (const r of missing) {
+        tasks.push(
+          limit(async () => {
             if (options.signal?.aborted) return;
-            result = { raw: '', value: null, status: 'error', message: (err as Error).message };
-          }
-          if (result.status !== 'ok') failures++;
-          if (result.usage) {
-            usage.promptTokens += result.usage.promptTokens;
-            usage.completionTokens += result.usage.completionTokens;
-          }
-          const score: Score = {
-            value: result.value,
-            status: result.status,
-            raw: result.raw,
-            ...(result.expected !== undefined ? { expected: result.expected } : {}),
-            ...(result.message ? { message: result.message } : {}),
-            signature,
-            judge: judge.id,
-            variant,
-            templateHash: prompt.templateHash,
-            at: (options.now?.() ?? new Date()).toISOString(),
-          };
-          c.scores[evaluatorId] = score;
-          done++;
-          progress();
-        }),
-      );
+            const prompt = assemblePrompt(lib, variant, item.context, c.text);
+            calls++;
+            let result: JudgeResult;
+            try {
+              result = await judge.judge({ prompt: prompt.text, spec: prompt.spec, signal: options.signal, ...(r > 0 ? { repeat: r } : {}) });
+            } catch (err) {
+              if (options.signal?.aborted) return;
+              result = { raw: '', value: null, status: 'error', message: (err as Error).message };
+            }
+            if (result.status !== 'ok') failures++;
+            if (result.usage) {
+              usage.promptTokens += result.usage.promptTokens;
+              usage.completionTokens += result.usage.completionTokens;
+            }
+            replies[r] = { value: result.value, status: result.status, raw: result.raw, ...(result.expected !== undefined ? { expected: result.expected } : {}), ...(result.message ? { message: result.message } : {}) };
+            done++;
+            progress();
+            if (--pending > 0) return;
+            // Every missing reply of this candidate is in: store its score (reply 0) with all replies.
+            const first = replies[0] as RepeatReply;
+            const at = (options.now?.() ?? new Date()).toISOString();
+            c.scores[evaluatorId] = {
+              ...first,
+              signature,
+              judge: judge.id,
+              variant,
+              templateHash: prompt.templateHash,
+              at,
+              ...(repeats > 1 ? { repeats: replies as RepeatReply[] } : {}),
+            };
+            if (repeats > 1) c.scores[meanId] = meanScore(replies as RepeatReply[], `${signature.replace(/\|rv:[^|]*$/, '')}|repeats:${repeats}|agg:mean${signature.match(/\|rv:[^|]*$/)?.[0] ?? ''}`, at);
+          }),
+        );
+      }
     }
   }
   await Promise.all(tasks);
   return { items: out, evaluatorId, calls, failures, usage };
+}
+
+/** One reply of a repeated judgement, as kept in a score's `repeats`. */
+export interface RepeatReply {
+  value: number | null;
+  status: 'ok' | 'unparsable' | 'error';
+  raw?: string;
+  expected?: number;
+  message?: string;
+}
+
+/** The evaluator id of the mean of K replies of a judge variant: `<evaluator id>/mean-of-K`. */
+export function meanOfRepeatsId(evaluatorId: string, repeats: number): string {
+  return `${evaluatorId}/mean-of-${repeats}`;
+}
+
+/** The K replies a stored score already holds (reply 0 is the score itself when it has no `repeats`). */
+function repliesOf(score: Score | undefined, repeats: number): (RepeatReply | undefined)[] {
+  const out: (RepeatReply | undefined)[] = new Array(repeats).fill(undefined);
+  if (!score) return out;
+  const kept = Array.isArray(score.repeats) ? (score.repeats as RepeatReply[]) : [{ value: score.value, status: score.status, raw: score.raw, ...(score.expected !== undefined ? { expected: score.expected } : {}), ...(score.message ? { message: score.message } : {}) }];
+  kept.slice(0, repeats).forEach((r, i) => (out[i] = r));
+  return out;
+}
+
+/** The "mean of K" score: the mean of the usable replies (and of their expected scores, when every one has one). */
+function meanScore(replies: readonly RepeatReply[], signature: string, at: string): Score {
+  const ok = replies.filter((r) => r.status === 'ok' && typeof r.value === 'number');
+  if (ok.length === 0) return { value: null, status: 'error', message: `none of the ${replies.length} replies gave a usable score`, signature, at };
+  const mean = ok.reduce((s, r) => s + (r.value as number), 0) / ok.length;
+  const expected = ok.every((r) => typeof r.expected === 'number') ? ok.reduce((s, r) => s + (r.expected as number), 0) / ok.length : undefined;
+  return { value: mean, status: 'ok', usable: ok.length, ...(expected !== undefined ? { expected } : {}), signature, at };
 }
