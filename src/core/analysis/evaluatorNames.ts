@@ -65,7 +65,10 @@ export function displayName(id: string): string {
   if (id === HUMAN_REFERENCE_ID) return 'Laypeople–experts';
   if (id.startsWith('average:')) return id.slice('average:'.length);
   const j = parseJudgeId(id);
-  if (j) return `${j.body} × ${j.request} · ${judgeModel(j.judge)}`;
+  if (j) {
+    const mean = /\/mean-of-(\d+)$/.exec(j.hash);
+    return `${j.body} × ${j.request} · ${judgeModel(j.judge)}${mean ? ` · mean of ${mean[1]}` : ''}`;
+  }
   const m = parseMetricId(id);
   if (m) {
     if (/^followUp/i.test(m.name)) return m.output ? `Follow-up: ${m.output}` : 'Follow-up likelihood';
