@@ -104,7 +104,7 @@ describe('reflect-eval CLI', () => {
     const row = JSON.parse(avg.stdout).rows.find((r: { evaluatorId: string }) => r.evaluatorId === 'average:both follow-ups');
     assert.equal(row.cells[2].n, 225);
     const boot = cli('correlate', study, '--bootstrap', '50', '--seed', '4', '--format', 'csv');
-    assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4,0,,(true|false)$/);
+    assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4,0,,(true|false),[^,]*$/);
     // --by is --group-by
     const by = cli('correlate', study, '--by', 'kind', '--json');
     assert.equal(by.code, 0, by.stderr);

@@ -297,6 +297,10 @@ export function tableToText(t: CorrelationTable, options: { width?: number } = {
     out.push('', 'Notes:');
     notes.forEach((n, i) => out.push(...wrapText(`${i + 1}. ${n.text}`, width, '   ')));
   }
+  if (t.legend?.length) {
+    out.push('', 'Evaluators (name = id; configuration):');
+    for (const e of t.legend) out.push(...wrapText(`${abbreviate(e.name, 40)} = ${e.id}${e.signature && !e.id.endsWith(e.signature) ? `; ${e.signature}` : ''}`, width, '   '));
+  }
   return out.join('\n');
 }
 
@@ -333,6 +337,7 @@ export function tableToMarkdown(t: CorrelationTable): string {
   lines.push(`|---|${t.columns.map(() => '---:').join('|')}|`);
   for (const r of rowsWithReference(t)) lines.push(`| ${mdEscape(r.kind === 'human' ? `${r.displayName} (human reference)` : r.displayName)} | ${r.cells.map((c) => mdCell(c, marked.has(cellKey(r.evaluatorId, c.column)))).join(' | ')} |`);
   if (notes.length) lines.push('', 'Notes:', '', ...notes.map((n, i) => `${i + 1}. ${mdEscape(n.text)}`));
+  if (t.legend?.length) lines.push('', 'Evaluators:', '', ...t.legend.map((e) => `- ${mdEscape(e.name)}: \`${e.id}\`${e.signature && !e.id.endsWith(e.signature) ? ` (\`${e.signature}\`)` : ''}`));
   return lines.join('\n');
 }
 
@@ -415,15 +420,18 @@ export function tableToLatex(t: CorrelationTable): string {
     lines.push('\\par\\smallskip', `{\\footnotesize\\raggedright Notes. ${notes.map((n, i) => `${i + 1}.~${latexEscape(n.text).replace(/†/g, '\\dag{}').replace(/≥/g, '$\\geq$')}`).join(' ')}\\par}`);
   }
   lines.push('\\end{table}');
+  // The legend as comments: every row's full id and configuration, without touching what LaTeX typesets.
+  for (const e of t.legend ?? []) lines.push(`% ${e.name} = ${e.id}${e.signature && !e.id.endsWith(e.signature) ? `; ${e.signature}` : ''}`);
   return lines.join('\n');
 }
 
 /** CSV, one line per cell (long format), every number unrounded; the human reference row included. */
 export function tableToCsv(t: CorrelationTable): string {
   const records: unknown[][] = [
-    ['evaluator_id', 'display_name', 'kind', 'column', 'method', 'human', 'n', 'excluded', 'missing_score', 'missing_label', 'statistic', 'p_value', 'undefined_reason', 'p_method', 'significant', 'best', 'ci_level', 'ci_lower', 'ci_upper', 'bootstrap_resamples', 'undefined_resamples', 'seed', 'is_reference', 'warnings', 'p_interval_disagree'],
+    ['evaluator_id', 'display_name', 'kind', 'column', 'method', 'human', 'n', 'excluded', 'missing_score', 'missing_label', 'statistic', 'p_value', 'undefined_reason', 'p_method', 'significant', 'best', 'ci_level', 'ci_lower', 'ci_upper', 'bootstrap_resamples', 'undefined_resamples', 'seed', 'is_reference', 'warnings', 'p_interval_disagree', 'signature'],
   ];
   const marked = disagreeing(tableNotes(t));
+  const signatures = new Map((t.legend ?? []).map((e) => [e.id, e.signature]));
   for (const r of rowsWithReference(t)) {
     for (const c of r.cells) {
       records.push([
@@ -452,6 +460,7 @@ export function tableToCsv(t: CorrelationTable): string {
         c.isReference ?? 0,
         Object.entries(c.warnings ?? {}).map(([w, k]) => `${k}: ${w}`).join(' | '),
         marked.has(cellKey(r.evaluatorId, c.column)),
+        signatures.get(r.evaluatorId) ?? '',
       ]);
     }
   }

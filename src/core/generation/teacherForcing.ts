@@ -8,10 +8,12 @@
  * with a BOS (BART's labels `<s> … </s>`) must include it.
  *
  * Requests with the same prompt share one encoding of it (cache tiled over their continuations, which run
- * right-padded in one batch: padding after a token cannot change it under the causal mask).
+ * right-padded in one batch: padding after a token cannot change it under the causal mask). Continuations of one
+ * token (a local judge's answers " 1" … " 100" in GPT-2's vocabulary) are all scored from that one encoding's
+ * next-token distribution, without a row each.
  */
 import type { GenerativeLM, RunTimer } from '../models/languageModel';
-import { logSoftmaxAt } from './samplers';
+import { logSoftmax, logSoftmaxAt } from './samplers';
 
 /** A continuation to score after a prompt. */
 export interface TeacherForcingRequest {
@@ -61,7 +63,19 @@ export async function teacherForcing(
     if (g) g.push(i);
     else groups.set(key, [i]);
   });
-  for (const members of groups.values()) {
+  for (const all of groups.values()) {
+    const single = all.filter((i) => (requests[i].prefixIds?.length ?? 0) === 0 && requests[i].continuationIds.length <= 1);
+    if (single.length > 0) {
+      options.signal?.throwIfAborted();
+      const { logits } = await model.startDecoding([requests[single[0]].promptIds], { expand: 1, timer: options.timer });
+      const lp = logSoftmax(logits.subarray(0, logits.length), new Float64Array(logits.length));
+      for (const i of single) {
+        const c = requests[i].continuationIds;
+        const tokenLogProbs = c.length ? [lp[c[0]]] : [];
+        results[i] = { tokenLogProbs, sumLogProb: tokenLogProbs.reduce((s, x) => s + x, 0) };
+      }
+    }
+    const members = all.filter((i) => !single.includes(i));
     for (let from = 0; from < members.length; from += maxRows) {
       options.signal?.throwIfAborted();
       const chunk = members.slice(from, from + maxRows);
