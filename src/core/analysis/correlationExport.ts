@@ -216,7 +216,10 @@ export function abbreviate(s: string, max: number): string {
  * rest follow in further blocks, each repeating the first column. Row names longer than `maxName` are
  * abbreviated in the middle. Numbers are right-aligned, names left-aligned.
  */
-export function fitColumns(header: readonly string[], rows: readonly string[][], groups: readonly { heading: string; columns: number[] }[], width: number, maxName = 40): string[] {
+/** Evaluator names longer than this are abbreviated in the middle in text tables (the judge variants of the seeds fit). */
+export const NAME_WIDTH = 52;
+
+export function fitColumns(header: readonly string[], rows: readonly string[][], groups: readonly { heading: string; columns: number[] }[], width: number, maxName = NAME_WIDTH): string[] {
   const gap = 2;
   const names = [header[0], ...rows.map((r) => r[0])].map((n) => abbreviate(n, maxName));
   const nameWidth = Math.max(...names.map((n) => n.length));
@@ -299,7 +302,7 @@ export function tableToText(t: CorrelationTable, options: { width?: number } = {
   }
   if (t.legend?.length) {
     out.push('', 'Evaluators (name = id; configuration):');
-    for (const e of t.legend) out.push(...wrapText(`${abbreviate(e.name, 40)} = ${e.id}${e.signature && !e.id.endsWith(e.signature) ? `; ${e.signature}` : ''}`, width, '   '));
+    for (const e of t.legend) out.push(...wrapText(`${abbreviate(e.name, NAME_WIDTH)} = ${e.id}${e.signature && !e.id.endsWith(e.signature) ? `; ${e.signature}` : ''}`, width, '   '));
   }
   return out.join('\n');
 }

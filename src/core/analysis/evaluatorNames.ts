@@ -54,7 +54,9 @@ export function parseJudgeId(id: string): { judge: string; body: string; request
 
 /** The model part of a judge id: `local:bundled:x` → `bundled:x`, `api:gpt-4o` → `gpt-4o`. */
 function judgeModel(judge: string): string {
-  return judge.replace(/^(local|api|openai-chat|openai-completions):/, '');
+  // `bundled:reflect-gpt2-tiny` → `reflect-gpt2-tiny`; a folder → its last part (the full reference is in the legend).
+  const model = judge.replace(/^(local|api|openai-chat|openai-completions):/, '').replace(/^bundled:/, '');
+  return /[\\/]/.test(model) && !/^[\w.-]+\/[\w.-]+$/.test(model) ? (model.split(/[\\/]+/).filter(Boolean).pop() ?? model) : model;
 }
 
 /**

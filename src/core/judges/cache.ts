@@ -25,6 +25,7 @@ export function cachedJudge(judge: Judge, cache: JudgeCache, backend: Record<str
   return {
     id: judge.id,
     signature: judge.signature,
+    ...(judge.budget ? { budget: judge.budget } : {}),
     stats,
     async judge(req: JudgeRequest): Promise<JudgeResult> {
       // Repeat r > 0 of a prompt is its own entry; repeat 0 keeps the key a single judgement always had.

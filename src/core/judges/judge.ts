@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
 import type { DialogueItem, Score } from '../dialogue/types';
 import { buildSignature, parseSignature, shortDigest } from '../evaluators/signature';
 import { parseJudgeReply } from './parseReply';
-import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
+import { assemblePrompt, assemblePromptWithin, templateHash, type AssembledPrompt, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
 
 /** One judgement request. */
 export interface JudgeRequest {
@@ -40,6 +40,11 @@ export interface Judge {
    * have different signatures, hence different evaluator ids.
    */
   readonly signature: string;
+  /**
+   * A prompt budget (local judges: the model's positions): prompts are assembled within it by leaving out the
+   * oldest turns of the context ({@link assemblePromptWithin}).
+   */
+  readonly budget?: { maxTokens: number; count(text: string): number };
   judge(request: JudgeRequest): Promise<JudgeResult>;
 }
 
@@ -133,7 +138,9 @@ export async function runJudge(
         tasks.push(
           limit(async () => {
             if (options.signal?.aborted) return;
-            const prompt = assemblePrompt(lib, variant, item.context, c.text);
+            const prompt: AssembledPrompt & { droppedTurns?: number } = judge.budget
+              ? assemblePromptWithin(lib, variant, item.context, c.text, judge.budget)
+              : assemblePrompt(lib, variant, item.context, c.text);
             calls++;
             let result: JudgeResult;
             try {
@@ -147,7 +154,9 @@ export async function runJudge(
               usage.promptTokens += result.usage.promptTokens;
               usage.completionTokens += result.usage.completionTokens;
             }
-            replies[r] = { value: result.value, status: result.status, raw: result.raw, ...(result.expected !== undefined ? { expected: result.expected } : {}), ...(result.message ? { message: result.message } : {}) };
+            const dropped = prompt.droppedTurns ? `the ${prompt.droppedTurns} oldest of ${item.context.length} turns left out to fit ${judge.budget?.maxTokens} tokens` : '';
+            const message = [dropped, result.message].filter(Boolean).join('; ');
+            replies[r] = { value: result.value, status: result.status, raw: result.raw, ...(result.expected !== undefined ? { expected: result.expected } : {}), ...(message ? { message } : {}) };
             done++;
             progress();
             if (--pending > 0) return;

@@ -185,3 +185,26 @@ export function assemblePrompt(lib: PromptLibrary, variant: PromptVariant, conte
   const text = `${render(body.source).trimEnd()}\n\n${render(request.source).trimEnd()}`;
   return { text, spec: request.spec, templateHash: hash };
 }
+
+/**
+ * {@link assemblePrompt} within a token budget: while the prompt is longer than `maxTokens`, the oldest turn of the
+ * context is left out (the task description, error explanations, tutorial, the latest turns, the response and the
+ * request stay whole), down to the last turn. A prompt that is still too long is returned as it is (the judge
+ * truncates it). `droppedTurns` says how many turns were left out.
+ */
+export function assemblePromptWithin(
+  lib: PromptLibrary,
+  variant: PromptVariant,
+  context: readonly Turn[],
+  response: string,
+  budget: { maxTokens: number; count(text: string): number },
+): AssembledPrompt & { droppedTurns: number } {
+  let dropped = 0;
+  let prompt = assemblePrompt(lib, variant, context, response);
+  while (dropped < context.length - 1 && budget.count(prompt.text) > budget.maxTokens) {
+    dropped++;
+    prompt = assemblePrompt(lib, variant, context.slice(dropped), response);
+  }
+  return { ...prompt, droppedTurns: dropped };
+}
+

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { abbreviate, exportTable, tableNotes, tableToCsv, tableToLatex, tableToMarkdown, tableToText, wrapText } from '../../../src/core/analysis/correlationExport';
+import { abbreviate, exportTable, NAME_WIDTH, tableNotes, tableToCsv, tableToLatex, tableToMarkdown, tableToText, wrapText } from '../../../src/core/analysis/correlationExport';
 import { correlationTable, type CorrelationCell, type CorrelationTable } from '../../../src/core/analysis/correlationTable';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
 import { BLEU_ZERO_ORDER_WARNING } from '../../../src/core/metrics/bleu4';
@@ -156,8 +156,8 @@ describe('correlation text output fits 120 columns', () => {
     assert.ok(lines.filter((l) => l.startsWith('evaluator')).length >= 2);
     // the long name is abbreviated in the middle in text only
     const name = t.rows.find((r) => r.evaluatorId.includes('a-very-long'))!.displayName;
-    assert.ok(name.length > 40);
-    assert.ok(text.includes(abbreviate(name, 40)) && !text.includes(name));
+    assert.ok(name.length > NAME_WIDTH);
+    assert.ok(text.includes(abbreviate(name, NAME_WIDTH)) && !text.includes(name));
     assert.ok(tableToMarkdown(t).includes(name.replace(/_/g, '\\_').replace(/\*/g, '\\*')));
     assert.ok(tableToCsv(t).includes(name));
     // the same numbers as the Markdown

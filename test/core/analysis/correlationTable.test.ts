@@ -173,7 +173,7 @@ describe('correlation table: hand-worked cases', () => {
     assert.equal(names.get('metric:bleu4.score@impl:nltk-3.8|tok:whitespace|rv:0.1.0'), 'BLEU-4 (whitespace tokens)');
     assert.equal(names.get('metric:bleu4.score@impl:nltk-3.8|tok:13a|rv:0.1.0'), 'BLEU-4 (13a tokens)');
     assert.equal(names.get('metric:rougeL.precision@x'), 'ROUGE-L (precision)');
-    assert.equal(names.get('judge:local:bundled:reflect-gpt2-tiny:instructions×rating@3f2a9c0d11b7'), 'instructions × rating · bundled:reflect-gpt2-tiny');
+    assert.equal(names.get('judge:local:bundled:reflect-gpt2-tiny:instructions×rating@3f2a9c0d11b7'), 'instructions × rating · reflect-gpt2-tiny');
     assert.equal(names.get('metric:followUpLikelihood.That makes no sense!@m'), 'Follow-up: That makes no sense!');
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { answerLogProbs, localOnnxJudge, validAnswers } from '../../../src/core/judges/localJudge';
 import { runJudge } from '../../../src/core/judges/judge';
 import { loadPromptLibrary } from '../../../src/core/judges/prompts';
@@ -47,7 +47,7 @@ describe('local ONNX judge (bundled fixture)', () => {
     assert.deepEqual(again, r, 'deterministic');
   });
 
-  it('judges a dialogue file end to end under an evaluator id, left-truncating long prompts', async () => {
+  it('judges a dialogue file end to end under an evaluator id, leaving out the oldest turns of a long context', async () => {
     const long = Array.from({ length: 300 }, (_, i) => ({ speaker: i % 2 ? ('client' as const) : ('therapist' as const), text: `Turn ${i}: I think it has been hard to keep going lately.` }));
     const items: DialogueItem[] = [{ id: 'i', context: long, candidates: [{ id: 'c', text: 'So it has been hard.', origin: { kind: 'human' }, annotations: [], scores: {} }] }];
     const lib = loadPromptLibrary(resolve(__dirname, '../../../prompts'));
@@ -55,6 +55,43 @@ describe('local ONNX judge (bundled fixture)', () => {
     const s = res.items[0].candidates[0].scores[res.evaluatorId];
     assert.match(res.evaluatorId, /^judge:local:fixture:instructions×rating@[0-9a-f]{12}~[0-9a-f]{8}$/);
     assert.equal(s.status, 'ok');
-    assert.match(String(s.message), /left-truncated from \d+ to \d+ tokens/);
+    assert.match(String(s.message), /the \d+ oldest of 300 turns left out to fit \d+ tokens/);
+    assert.doesNotMatch(String(s.message), /left-truncated/);
+    // One turn longer than the window: the prompt itself is left-truncated, keeping the request at the end.
+    const huge: DialogueItem[] = [{ id: 'h', context: [{ speaker: 'client', text: 'It has been hard. '.repeat(400) }], candidates: [{ id: 'c', text: 'So it has been hard.', origin: { kind: 'human' }, annotations: [], scores: {} }] }];
+    const h = (await runJudge(huge, localOnnxJudge(model, 'local:fixture'), lib, { body: 'instructions', request: 'rating' })).items[0].candidates[0].scores;
+    assert.match(String(Object.values(h)[0].message), /left-truncated from \d+ to \d+ tokens/);
+  });
+});
+
+describe('local judge: judgements asked together share their prompt prefix', function () {
+  this.timeout(120_000);
+  it('gives the replies and expected scores of one-by-one judging (to float32 rounding)', async () => {
+    const { loadGenerativeModel } = await import('../../../src/core/models/registry');
+    const { loadPromptLibrary, assemblePrompt } = await import('../../../src/core/judges/prompts');
+    const { localOnnxJudge } = await import('../../../src/core/judges/localJudge');
+    const root = resolve(__dirname, '../../..');
+    const model = await loadGenerativeModel('bundled:reflect-gpt2-tiny', { bundledDir: join(root, 'fixtures/models'), baseDir: root });
+    try {
+      const lib = loadPromptLibrary(join(root, 'prompts'));
+      const context = [
+        { speaker: 'therapist' as const, text: 'How has the drinking been this week?' },
+        { speaker: 'client' as const, text: "Honestly, worse. I had a few every night because work's been stressful." },
+      ];
+      const responses = ['So work stress has you drinking more.', 'You feel it is getting worse.', 'Tell me about your weekend.', 'It sounds like evenings are hard right now, with the stress at work.'];
+      for (const request of ['rating', 'scoring']) {
+        const prompts = responses.map((r) => assemblePrompt(lib, { body: 'instructions', request }, context, r));
+        const judge = localOnnxJudge(model);
+        const together = await Promise.all(prompts.map((p) => judge.judge({ prompt: p.text, spec: p.spec })));
+        const alone: Awaited<ReturnType<typeof judge.judge>>[] = [];
+        for (const p of prompts) alone.push(await judge.judge({ prompt: p.text, spec: p.spec }));
+        together.forEach((t, i) => {
+          assert.equal(t.value, alone[i].value, `${request} ${i}`);
+          assert.ok(Math.abs((t.expected as number) - (alone[i].expected as number)) < 1e-4, `${request} ${i}: ${t.expected} vs ${alone[i].expected}`);
+        });
+      }
+    } finally {
+      await model.dispose();
+    }
   });
 });
