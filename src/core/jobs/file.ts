@@ -27,7 +27,7 @@ export async function runPlanOnFile(plan: FileJobPlan, file: string, host: JobHo
   const sink = new MemorySink([...items]);
   const report = await runPlan(plan, { file: path, items }, host, sink, options);
   const out = options.out ? resolve(host.baseDir, options.out) : path;
-  if (plan.job !== 'perplexity' && (sink.changed.size > 0 || out !== path)) {
+  if (plan.job !== 'perplexity' && plan.job !== 'report' && (sink.changed.size > 0 || out !== path)) {
     report.itemsChanged = writeItemsBack(doc, sink.items, out);
     report.files = [out, ...(report.files ?? [])];
   } else report.itemsChanged = 0;

@@ -13,6 +13,7 @@ import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { validateImportPlan, type ImportPlan } from './importData';
 import { runJudgePlan, validateJudgePlan, type JudgePlan } from './judge';
 import { runPerplexityPlan, validatePerplexityPlan, type PerplexityPlan } from './perplexity';
+import { runReportPlan, validateReportPlan, type ReportPlan } from './report';
 import { runScorePlan, validateScorePlan, type ScorePlan } from './score';
 
 /** The jobs that work on a dialogue file's items. */
@@ -21,7 +22,8 @@ export type FileJobPlan =
   | (JudgePlan & { job: 'judge' })
   | (ScorePlan & { job: 'score' })
   | (DedupPlan & { job: 'dedup' })
-  | (PerplexityPlan & { job: 'perplexity' });
+  | (PerplexityPlan & { job: 'perplexity' })
+  | (ReportPlan & { job: 'report' });
 
 export type JobPlan = FileJobPlan | ImportPlan;
 
@@ -33,6 +35,7 @@ export const JOBS = {
   score: 'score candidates with reference metrics and model-based metrics',
   dedup: 'cluster each item\'s candidates (semantic deduplication)',
   perplexity: 'perplexity of local models on the reference responses',
+  report: 'write a Markdown report: the correlation table with intervals and legend, agreement per group',
 } as const;
 
 export type JobName = keyof typeof JOBS;
@@ -60,6 +63,8 @@ export function validatePlan(value: unknown, source: string): JobPlan {
       return validatePerplexityPlan(value, source) as JobPlan;
     case 'import':
       return validateImportPlan(value, source);
+    case 'report':
+      return validateReportPlan(value, source) as JobPlan;
     default:
       return fail('job', `must be one of ${Object.keys(JOBS).map((j) => `"${j}"`).join(', ')}`);
   }
@@ -82,6 +87,8 @@ export async function runPlan(plan: FileJobPlan, target: JobTarget, host: JobHos
       return runDedupPlan(plan, target, host, sink);
     case 'perplexity':
       return runPerplexityPlan(plan, target, host);
+    case 'report':
+      return runReportPlan(plan, target, host);
   }
 }
 

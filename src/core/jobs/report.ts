@@ -1,0 +1,86 @@
+/**
+ * The report job: what a study's file says, as a Markdown report a researcher can put beside a paper — the
+ * correlation table of every evaluator against the human coherence score by response group, with bootstrap
+ * intervals, notes and the legend of every evaluator's configuration (ICMI 2023 Tables 2–5), and inter-annotator
+ * agreement per group of a field (Fleiss' kappa, Krippendorff's alpha, Gwet's AC1; first study Table 4). It reads
+ * the file and writes the report; it does not change the file.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { agreementCoefficientsBy } from '../agreement/coefficientsTable';
+import { groupedCoefficientsPlainTables, renderTables } from '../agreement/agreementExport';
+import { tableToMarkdown, tableToText } from '../analysis/correlationExport';
+import { CORRELATION_METHODS, correlationTable, type CorrelationMethod, type HumanChoice } from '../analysis/correlationTable';
+import { failFor, isObject, rejectUnknownFields } from '../config';
+import { REFLECT_EVAL_VERSION } from '../version';
+import type { JobHost, JobReport, JobTarget } from './host';
+
+/** A report: where it goes and what it shows. */
+export interface ReportPlan {
+  job?: 'report';
+  /** The Markdown file to write (relative to the host's base folder); figures go beside it. */
+  out: string;
+  /** Whose coherence labels (default `experts`). */
+  human?: HumanChoice;
+  /** Columns of the correlation table (default `source`). */
+  groupBy?: string;
+  method?: CorrelationMethod;
+  /** Bootstrap resamples of the intervals (default 1000; 0 for none). */
+  bootstrap?: number;
+  seed?: number | string;
+  /** Agreement per value of this field (default `stage` when items have one, else none). */
+  agreementBy?: string;
+}
+
+/**
+ * Checks a report plan.
+ *
+ * @throws ConfigError naming the source and the field
+ */
+export function validateReportPlan(value: unknown, source: string): ReportPlan {
+  const fail = failFor(source);
+  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"job": "report", "out": "report.md"}');
+  const c = value as Record<string, unknown>;
+  rejectUnknownFields(c, ['job', 'out', 'human', 'groupBy', 'method', 'bootstrap', 'seed', 'agreementBy'], '', fail);
+  if (typeof c.out !== 'string' || !c.out.endsWith('.md')) fail('out', 'must name a Markdown file (*.md)');
+  if (c.human !== undefined && !['experts', 'laypeople', 'all', 'auto'].includes(String(c.human))) fail('human', 'must be experts, laypeople, all or auto');
+  if (c.method !== undefined && !CORRELATION_METHODS.includes(c.method as CorrelationMethod)) fail('method', `must be one of ${CORRELATION_METHODS.join(', ')}`);
+  if (c.bootstrap !== undefined && !(Number.isInteger(c.bootstrap) && (c.bootstrap as number) >= 0)) fail('bootstrap', 'must be an integer ≥ 0');
+  for (const k of ['groupBy', 'agreementBy']) if (c[k] !== undefined && typeof c[k] !== 'string') fail(k, 'must be a field name');
+  return c as unknown as ReportPlan;
+}
+
+/** Writes the report; `data.text` holds the correlation table as plain text (what the CLI prints). */
+export async function runReportPlan(plan: ReportPlan, target: JobTarget, host: JobHost): Promise<JobReport> {
+  const items = target.items;
+  const resamples = plan.bootstrap ?? 1000;
+  const table = correlationTable(items, {
+    method: plan.method ?? 'spearman',
+    human: plan.human ?? 'experts',
+    groupBy: plan.groupBy ?? 'source',
+    ...(resamples > 0 ? { bootstrap: { resamples, seed: plan.seed ?? 1 } } : {}),
+  });
+  const agreementBy = plan.agreementBy ?? (items.some((it) => typeof (it.provenance as Record<string, unknown> | undefined)?.stage === 'string' || 'stage' in it) ? 'stage' : undefined);
+  const agreement = agreementCoefficientsBy(items, agreementBy ?? null, resamples > 0 ? { bootstrap: { resamples, seed: plan.seed ?? 1 } } : {});
+  const out = resolve(host.baseDir, plan.out);
+  const candidates = items.reduce((n, it) => n + it.candidates.length, 0);
+  const labelled = items.reduce((n, it) => n + it.candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length, 0);
+  const md = [
+    `# ReflectEval report: ${basename(target.file)}`,
+    '',
+    `${items.length} dialogue contexts, ${candidates} responses (${labelled} with coherence labels). Written by ReflectEval ${REFLECT_EVAL_VERSION}; open \`${basename(target.file)}\` in VS Code to label the rest and to see these numbers in the correlation panel.`,
+    '',
+    '## Which evaluator agrees with the humans',
+    '',
+    tableToMarkdown(table),
+    '',
+    `## Inter-annotator agreement${agreementBy ? ` by ${agreementBy}` : ''}`,
+    '',
+    renderTables(groupedCoefficientsPlainTables(agreement, { compact: true }), 'md'),
+    '',
+  ].join('\n');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, md);
+  const text = tableToText(table);
+  return { job: 'report', lines: [], warnings: [], files: [out], data: { text } };
+}
