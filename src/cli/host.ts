@@ -3,7 +3,8 @@
  * prompts from the package, API keys from environment variables named in the plan, progress as a bar on stderr,
  * Ctrl-C as cancellation (a second Ctrl-C exits at once).
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { JobHost, JobProgress, JobReport, SecretAnswer, SecretRequest } from '../core/jobs/host';
 import { log } from './common';
@@ -33,6 +34,16 @@ export function envSecret(request: SecretRequest): SecretAnswer {
   return { missing: `set the environment variable ${name}` };
 }
 
+/**
+ * Prompt template roots: the bundled `prompts/`, then `--prompts <dir>` or else a `prompts/` folder in the base
+ * folder (the working directory, or a plan file's folder) when it exists — the editor's rule with the workspace.
+ */
+export function userPromptRoots(baseDir: string, prompts?: string): string[] {
+  const bundled = bundledPrompts();
+  const user = prompts ? resolve(baseDir, prompts) : join(baseDir, 'prompts');
+  return user !== resolve(bundled) && (prompts || existsSync(user)) ? [bundled, user] : [bundled];
+}
+
 /** A CLI job host. */
 export function cliHost(options: CliHostOptions = {}): JobHost & { close(): void } {
   const baseDir = resolve(options.baseDir ?? process.cwd());
@@ -42,7 +53,7 @@ export function cliHost(options: CliHostOptions = {}): JobHost & { close(): void
     kind: 'cli',
     baseDir,
     models: { bundledDir: bundledModels(), baseDir, hub: { log: (m) => log(m) } },
-    promptRoots: [bundledPrompts(), ...(options.prompts ? [resolve(baseDir, options.prompts)] : [])],
+    promptRoots: userPromptRoots(baseDir, options.prompts),
     dataDir: bundledData(),
     signal: options.signal,
     async secret(request) {

@@ -191,7 +191,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     assert.match((await dialog.textContent()) ?? '', /36 judgements: 6 candidates × 1 judge\(s\) × 6 variant\(s\)/);
     await p.screenshot({ path: join(out, 'judge-matrix-confirm.png') });
     await dialog.locator('a.monaco-button', { hasText: 'Run' }).click();
-    await waitFor('the matrix results', async () => (await p.locator('.notification-list-item-message', { hasText: 'instructions-tutorial × scoring' }).count()) > 0, 120_000);
+    await waitFor('the matrix results', async () => (await p.locator('.notification-list-item-message', { hasText: /instructions-tutorial × scoring[^:]*: \d+ judged/ }).count()) > 0, 120_000);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
     const frame = await editorFrame(p);
     await frame.locator('.candidate').first().press('Control+s');

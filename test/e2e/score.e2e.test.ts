@@ -55,8 +55,10 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
     for (const name of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) assert.ok(rows.some((r) => r.includes(name)), `${name} offered: ${rows.join(' | ')}`);
     await p.screenshot({ path: join(out, 'score-picker.png') });
     await p.keyboard.press('Enter'); // BLEU-4, ROUGE-L and METEOR are preselected
-    await waitFor('the scoring summary', async () => (await p.locator('.notification-list-item-message', { hasText: 'METEOR:' }).count()) > 0, 120_000);
-    const note = (await p.locator('.notification-list-item-message', { hasText: 'METEOR:' }).first().textContent()) ?? '';
+    // A RegExp: hasText with a string ignores case, and the progress notification reads 'scoring with …, meteor: 18/24'.
+    const summary = p.locator('.notification-list-item-message', { hasText: /METEOR: \d+ scored/ });
+    await waitFor('the scoring summary', async () => (await summary.count()) > 0, 120_000);
+    const note = (await summary.first().textContent()) ?? '';
     assert.match(note, /BLEU-4 \(no smoothing\): 6 scored.*BLEU-4 \(smoothing method 1\): 6 scored.*ROUGE-L[^;]*: 6 scored.*METEOR: 6 scored/);
     await p.screenshot({ path: join(out, 'score-done.png') });
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });

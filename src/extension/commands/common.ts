@@ -2,7 +2,7 @@
  * Helpers shared by ReflectEval's VS Code commands (src/extension/commands/*.ts).
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 
@@ -25,13 +25,17 @@ export function activeDialogue(editors: DialogueEditorProvider): vscode.TextDocu
   return doc;
 }
 
-/** Prompt template roots: the bundled `prompts/`, then `reflectEval.promptsPath` or the workspace's `prompts/`. */
+/**
+ * Prompt template roots: the bundled `prompts/`, then `reflectEval.promptsPath` (relative to the workspace folder)
+ * or else the workspace's `prompts/` when it exists — the rule the CLI's host follows for `--prompts` and `./prompts`,
+ * so a judge manifest lists the same folders from both programs.
+ */
 export function promptRoots(context: vscode.ExtensionContext): string[] {
-  const roots = [vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath];
+  const bundled = vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath;
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const custom = config().get<string>('promptsPath')?.trim();
-  if (custom) roots.push(custom);
-  else if (vscode.workspace.workspaceFolders?.[0]) roots.push(vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'prompts').fsPath);
-  return roots;
+  const user = custom ? (base ? resolve(base, custom) : custom) : base ? join(base, 'prompts') : undefined;
+  return user && user !== bundled && (custom || existsSync(user)) ? [bundled, user] : [bundled];
 }
 
 /**
