@@ -18,6 +18,7 @@ import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
 import { registerPlanLabels } from './commands/planLabels';
 import { registerRepeatability } from './commands/repeatability';
+import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { packageVersion } from './paths';
 
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerAgreement(program);
   registerAltTest(program);
   registerRepeatability(program);
+  registerReport(program);
   registerDedup(program);
   registerRun(program);
   registerDemo(program);

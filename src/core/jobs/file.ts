@@ -30,7 +30,7 @@ export async function runPlanOnFile(plan: FileJobPlan, file: string, host: JobHo
   if (plan.job !== 'perplexity' && plan.job !== 'report' && (sink.changed.size > 0 || out !== path)) {
     report.itemsChanged = writeItemsBack(doc, sink.items, out);
     report.files = [out, ...(report.files ?? [])];
-  } else report.itemsChanged = 0;
+  } else if (plan.job !== 'report') report.itemsChanged = 0; // a report reads the file; it only writes its own
   return report;
 }
 
