@@ -26,6 +26,7 @@ const METRIC_TITLES: Record<string, string> = {
   meteor: 'METEOR',
   bertscore: 'BERTScore',
   bertScore: 'BERTScore',
+  nmtBleu: 'BLEU (nmt, HF evaluate)',
 };
 const PRIMARY_OUTPUTS = new Set(['score', 'value', 'f', 'f1', 'fmeasure']);
 

@@ -169,12 +169,14 @@ describe('correlation table: hand-worked cases', () => {
       'metric:rougeL.precision@x',
       'judge:local:bundled:reflect-gpt2-tiny:instructions×rating@3f2a9c0d11b7',
       'metric:followUpLikelihood.That makes no sense!@m',
+      'metric:nmtBleu.score@impl:tensorflow-nmt|tok:13a|rv:0.1.0',
     ]);
     assert.equal(names.get('metric:bleu4.score@impl:nltk-3.8|tok:whitespace|rv:0.1.0'), 'BLEU-4 (whitespace tokens)');
     assert.equal(names.get('metric:bleu4.score@impl:nltk-3.8|tok:13a|rv:0.1.0'), 'BLEU-4 (13a tokens)');
     assert.equal(names.get('metric:rougeL.precision@x'), 'ROUGE-L (precision)');
     assert.equal(names.get('judge:local:bundled:reflect-gpt2-tiny:instructions×rating@3f2a9c0d11b7'), 'instructions × rating · reflect-gpt2-tiny');
     assert.equal(names.get('metric:followUpLikelihood.That makes no sense!@m'), 'Follow-up: That makes no sense!');
+    assert.equal(names.get('metric:nmtBleu.score@impl:tensorflow-nmt|tok:13a|rv:0.1.0'), 'BLEU (nmt, HF evaluate)');
   });
 
   it('tells judges apart by what differs in their recorded signatures, and says when a 0.1.0 judge recorded none', () => {
