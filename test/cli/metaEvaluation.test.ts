@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { evaluatorAltTest } from '../../src/core/agreement/altTest';
 import { agreementTable } from '../../src/core/agreement/agreementTable';
+import { leaveOneOutCeiling } from '../../src/core/agreement/ceiling';
 import { itemsBy } from '../../src/core/agreement/groupBy';
 import type { DialogueItem } from '../../src/core/dialogue/types';
 
@@ -83,5 +84,20 @@ describe('reflect-eval alt-test and the agreement meta-evaluation flags', () => 
     assert.match(r.stdout, /against the majority label of the experts \(score ≥ 3 → coherent; positive class: incoherent\)/);
     assert.match(r.stdout, /50 resamples of the dialogue items \(seed 1\)/);
     for (const line of r.stdout.split('\n').filter((l) => !l.startsWith('note') && !/^(Human|Length|instructions|BLEU|stub|.*against the majority)/.test(l))) assert.ok(line.length <= 120, line);
+  });
+
+  it('correlate --ceiling puts the ceiling and each evaluator against the same leave-one-out targets first, with the numbers of agreement --ceiling', () => {
+    const r = cli('correlate', file, '--ceiling', '--human', 'experts', '--group-by', 'none', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const t = JSON.parse(r.stdout) as { rows: { evaluatorId: string; displayName: string; cells: { statistic: number | null }[] }[] };
+    assert.equal(t.rows[0].evaluatorId, 'human:ceiling:experts');
+    assert.equal(t.rows[0].displayName, 'Ceiling: one expert vs the rest');
+    const core = leaveOneOutCeiling(items, { group: 'experts', evaluators: [judge] });
+    assert.equal(t.rows[0].cells[0].statistic, core.rows[0].mean);
+    const loo = t.rows.find((row) => row.evaluatorId === `loo:experts:${judge}`);
+    assert.equal(loo?.cells[0].statistic, core.rows[1].mean);
+    assert.ok(t.rows.findIndex((row) => row.evaluatorId === judge) > t.rows.indexOf(loo!), 'the plain rows follow');
+    const text = cli('correlate', file, '--ceiling', '--human', 'experts');
+    assert.match(text.stdout, /Ceiling: one expert vs the rest \(human reference\)/);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
+import { withCeilingRows } from '../../core/agreement/ceiling';
 import { compareEvaluators } from '../../core/analysis/compareEvaluators';
 import { exportComparison, exportTable, EXPORT_FORMATS, tableNotes, type ExportFormat } from '../../core/analysis/correlationExport';
 import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/analysis/correlationTable';
@@ -85,6 +86,7 @@ export function registerCorrelate(program: Command): void {
     .option('--filter <text...>', 'keep evaluators whose id or name contains one of these')
     .option('--average <label=a+b>', 'add a row averaging evaluators (ids joined by +); repeatable', average)
     .option('--compare <evaluators...>', 'compare two evaluators (ids, unique id prefixes or display names): difference, bootstrap interval and p, Williams\' t, Steiger\'s z')
+    .option('--ceiling', "first rows: the human ceiling (each annotator of the --human group against the rest of the group) and every evaluator against the same leave-one-out targets (docs/meta-evaluation.md)")
     .option('--format <format>', `output: ${EXPORT_FORMATS.join(' | ')}`, oneOf(EXPORT_FORMATS), 'text')
     .option('-o, --out <file>', 'also write the output to this file')
     .option('--json', 'print the full result as JSON instead')
@@ -111,7 +113,8 @@ export function registerCorrelate(program: Command): void {
         const result = compareEvaluators(items, a, b, options);
         output = opts.json ? JSON.stringify(result, null, 2) : exportComparison(result, opts.format as ExportFormat);
       } else {
-        const table = correlationTable(items, options);
+        const plain = correlationTable(items, options);
+        const table = opts.ceiling ? withCeilingRows(plain, items, options) : plain;
         output = opts.json ? JSON.stringify({ ...table, notes: tableNotes(table) }, null, 2) : table.rows.length === 0 && table.reference.cells.every((c) => c.n === 0) ? 'no evaluator scores or human labels in this file' : exportTable(table, opts.format as ExportFormat);
       }
       const ms = Date.now() - started;

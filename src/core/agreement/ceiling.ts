@@ -10,7 +10,7 @@
  * annotators (each weighted once); the evaluator's figure is the mean over the same annotators. Intervals resample
  * dialogue items (all their candidates together) and recompute every annotator's correlation.
  */
-import { candidateGroups, correlate, type CorrelationCell, type CorrelationMethod, type CorrelationRow } from '../analysis/correlationTable';
+import { candidateGroups, correlate, type CorrelationCell, type CorrelationMethod, type CorrelationRow, type CorrelationTable, type CorrelationTableOptions } from '../analysis/correlationTable';
 import { displayNames, evaluatorKind } from '../analysis/evaluatorNames';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
@@ -275,4 +275,28 @@ export function ceilingRows(items: readonly DialogueItem[], options: CeilingRows
       cells: columns.map((col, j) => cell(col, tables[j].rows[k + 1])),
     })),
   ];
+}
+
+/**
+ * The correlation table with the human ceiling as its first rows (`correlate --ceiling`, docs/meta-evaluation.md):
+ * the group's leave-one-out ceiling, then each of the table's evaluators against the same leave-one-out targets,
+ * in the table's columns, method and bootstrap. The table's own rows follow unchanged.
+ *
+ * @param table a table from `correlationTable(items, options)`
+ * @param options the same options the table was built with; `human` picks the group (laypeople → laypeople, else
+ *   experts)
+ */
+export function withCeilingRows(table: CorrelationTable, items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationTable {
+  const evaluators = table.rows.filter((r) => !r.evaluatorId.startsWith('average:')).map((r) => r.evaluatorId);
+  const rows = ceilingRows(items, {
+    group: options.human === 'laypeople' ? 'laypeople' : 'experts',
+    method: table.method,
+    groupBy: options.groupBy,
+    columns: table.columns.map((c) => c.key),
+    evaluators,
+    ...(options.bootstrap ? { bootstrap: options.bootstrap } : {}),
+  });
+  const one = options.human === 'laypeople' ? 'one layperson' : 'one expert';
+  const [ceiling, ...vs] = rows;
+  return { ...table, rows: [{ ...ceiling, displayName: `Ceiling: ${one} vs the rest` }, ...vs, ...table.rows] };
 }
