@@ -24,7 +24,11 @@ function settingsJudge(): JudgeSpec {
 async function judgePlan(judges: JudgeSpec[], bodies: string[], requests: string[]): Promise<JudgePlan> {
   const { validateJudgePlan } = await import('../../core/jobs/judge');
   const prices = config().get<Record<string, Price>>('prices') ?? {};
-  return validateJudgePlan({ judges, bodies, requests, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) }, 'settings (reflectEval.judges / reflectEval.judge.*)');
+  const repeats = config().get<number>('judge.repeats') ?? 1;
+  return validateJudgePlan(
+    { judges, bodies, requests, concurrency: 4, ...(repeats !== 1 ? { repeats } : {}), ...(Object.keys(prices).length ? { prices } : {}) },
+    'settings (reflectEval.judges / reflectEval.judge.*)',
+  );
 }
 
 export async function judgeCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
@@ -57,7 +61,7 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   const est = await estimateJudgePlan(plan, documentItems(parseTextDocument(document)), promptRoots(context));
   const lines = est.perJudge.map((j) => `${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate)' : ''}${j.cost === null ? ' (no price in reflectEval.prices)' : `, ≈ ${j.cost.toFixed(4)} at most`}`);
   const message =
-    `${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s). Cached replies are not asked again.` +
+    `${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${(plan.repeats ?? 1) > 1 ? ` × ${plan.repeats} repeats` : ''}. Cached replies are not asked again.` +
     (lines.length ? `\n${lines.join('\n')}${est.cost !== null ? `\nEstimated cost ≤ ${est.cost.toFixed(4)}` : ''}` : '');
   const go = await vscode.window.showInformationMessage(message, { modal: true }, 'Run');
   if (go !== 'Run') return;
