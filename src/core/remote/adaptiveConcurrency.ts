@@ -8,7 +8,8 @@
  *   congestion event: a 429 of a request sent before the last halving says nothing new), keeps every task from
  *   starting until the server's `Retry-After` has passed, and is tried again (up to `maxRateLimitRetries` times).
  *   Without a `Retry-After` the wait is an exponential backoff with jitter (0.5 s · 2^attempt, at most 30 s).
- * - Every success adds 1/limit, so the limit grows by about one per `limit` successes, back up to `max`.
+ * - Every success while the pool is full (or tasks wait) adds 1/limit, so the limit grows by about one per `limit`
+ *   successes, back up to `max`; a pool with free slots does not grow (RFC 7661).
  *
  * The limiter is the only place 429s are retried: clients it drives must not retry 429 themselves (the OpenAI
  * judge in a job is built so: `openaiJudge.ts`, `rateLimits: 'caller'`), or one throttled request would back
@@ -115,8 +116,12 @@ export class AdaptiveConcurrency {
         this.pause(wait);
         continue;
       }
+      // Only a pool that was in use grows (RFC 7661's rule for an application-limited sender): successes of a
+      // half-empty pool say nothing about whether the server would take more.
+      const saturated = this.active >= Math.floor(this.current) || this.queue.length > 0;
       this.release();
-      this.increase();
+      this.stats.successes++;
+      if (saturated) this.increase();
       return result;
     }
   }
@@ -178,7 +183,6 @@ export class AdaptiveConcurrency {
   }
 
   private increase(): void {
-    this.stats.successes++;
     if (this.current >= this.options.max) return;
     const before = Math.floor(this.current);
     this.current = Math.min(this.options.max, this.current + 1 / this.current);
