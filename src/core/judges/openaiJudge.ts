@@ -1,7 +1,10 @@
 /**
  * Judges on any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server), chat completions or
  * (legacy) completions, through the `openai` package. Temperature 0 (ICMI 2023 §3.3). Retries with exponential
- * backoff that honour `Retry-After` are the `openai` package's own (`maxRetries`).
+ * backoff that honour `Retry-After` are the `openai` package's own (`maxRetries`) — except HTTP 429 when the judge
+ * is built with `rateLimits: 'caller'` (as the judge job builds it): then the 429 is thrown as a `RateLimitedError`
+ * and the job's adaptive pool (`remote/adaptiveConcurrency.ts`) lowers its concurrency and retries, so a throttled
+ * request backs off once, not twice.
  *
  * With `logprobs`, the reply's first-token alternatives (`top_logprobs`) give a probability-weighted expected
  * score over the valid answers: E = Σ v·p(v) / Σ p(v) over alternatives whose text is a valid answer v.

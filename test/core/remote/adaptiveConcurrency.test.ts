@@ -7,6 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runPlanOnFile } from '../../../src/core/jobs/file';
 import { runJudge } from '../../../src/core/judges/judge';
 import { openAIChatJudge } from '../../../src/core/judges/openaiJudge';
 import { loadPromptLibrary } from '../../../src/core/judges/prompts';
@@ -156,6 +160,41 @@ describe('a judge run against a server that answers 429 above N in flight', func
       const grown = Math.max(...server.log.slice(from).map((r) => r.attempted));
       assert.ok(grown >= 9, `grew back to ${grown} in flight`);
       if (process.env.REFLECT_EVAL_PRINT_FIGURES) console.log(JSON.stringify({ phase1, phase2: { requests: server.log.length - from, maxInFlight: grown, limit: limiter.limit } }));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the judge job against a throttling OpenAI-compatible server', function () {
+  this.timeout(60_000);
+
+  it('retries 429s in its adaptive pool (not in the client), scores every candidate, and says how far concurrency fell', async () => {
+    const server = await throttlingServer({ n: 2 });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'judge-429-'));
+      const file = join(dir, 'study.dialogues.jsonl');
+      writeFileSync(file, JSON.stringify(manyCandidates(40)[0]) + '\n');
+      const root = resolve(__dirname, '../../..');
+      const host = {
+        kind: 'cli' as const,
+        baseDir: dir,
+        models: { bundledDir: join(root, 'fixtures/models'), baseDir: dir },
+        promptRoots: [join(root, 'prompts')],
+        dataDir: join(root, 'data'),
+        secret: async () => ({ key: 'k' }),
+        progress: () => {},
+        log: () => {},
+      };
+      const plan = { job: 'judge' as const, judges: [{ backend: 'openai-chat' as const, baseURL: server.baseURL, model: 'm' }], bodies: ['instructions'], requests: ['rating'], concurrency: 8, cache: false };
+      const report = await runPlanOnFile(plan, file, host);
+      const scores = JSON.parse(readFileSync(file, 'utf8')).candidates.flatMap((c: { scores: Record<string, { status: string }> }) => Object.values(c.scores));
+      assert.equal(scores.length, 40);
+      assert.ok(scores.every((s: { status: string }) => s.status === 'ok'));
+      const line = report.lines.find((l) => /answered HTTP 429/.test(l));
+      assert.match(String(line), /^api:m: (\d+) request\(s\) answered HTTP 429; concurrency halved (\d+) time\(s\), down to [12] at the lowest, \d of 8 at the end$/);
+      // Each refusal reached the server once: the client did not retry it on its own (no double backoff).
+      assert.equal(Number(/^api:m: (\d+)/.exec(String(line))![1]), server.log.filter((r) => r.refused).length);
     } finally {
       await server.close();
     }
