@@ -258,7 +258,6 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
     }
     // One pool per judge across its variants: after a 429 the lowered limit carries over to the next variant.
     const limiter = new AdaptiveConcurrency({ max: plan.concurrency ?? 4 });
-    let lowest = limiter.limit;
     try {
       for (const variant of variants) {
         if (host.signal?.aborted) break;
@@ -273,10 +272,7 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
           limiter,
           repeats,
           signal: host.signal,
-          onProgress: (p) => {
-            lowest = Math.min(lowest, limiter.limit);
-            host.progress({ done: base + p.done, total, message: `${made.judge.id} ${variant.body} × ${variant.request} (${p.failures} without a usable score)` });
-          },
+          onProgress: (p) => host.progress({ done: base + p.done, total, message: `${made.judge.id} ${variant.body} × ${variant.request} (${p.failures} without a usable score)` }),
         });
         base += perVariant * repeats;
         const computed = new Map(res.items.map((it) => [it.id, it]));
@@ -301,7 +297,7 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
         report.lines.push(`${res.evaluatorId}: ${res.calls} judgements, ${stats.calls} ${batchRun ? 'answered by batch' : 'calls'}, ${stats.hits} from cache, ${res.failures} without a usable score`);
       }
       if (limiter.stats.rateLimited > 0) {
-        report.lines.push(`${made.judge.id}: ${limiter.stats.rateLimited} request(s) answered HTTP 429; concurrency halved ${limiter.stats.decreases} time(s), down to ${Math.floor(lowest)} at the lowest, ${Math.floor(limiter.limit)} of ${plan.concurrency ?? 4} at the end`);
+        report.lines.push(`${made.judge.id}: ${limiter.stats.rateLimited} request(s) answered HTTP 429; concurrency halved ${limiter.stats.decreases} time(s), down to ${Math.floor(limiter.stats.lowestLimit)} at the lowest, ${Math.floor(limiter.limit)} of ${plan.concurrency ?? 4} at the end`);
       }
     } finally {
       await made.dispose();

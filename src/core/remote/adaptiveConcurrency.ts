@@ -74,13 +74,14 @@ export class AdaptiveConcurrency {
   private pausedUntil = 0;
   private pauseTimer: ReturnType<typeof setTimeout> | undefined;
   private lastDecrease = -Infinity;
-  /** Counts, for reports: tasks that succeeded, 429s seen, halvings of the limit, most tasks ever in flight. */
-  readonly stats = { successes: 0, rateLimited: 0, decreases: 0, maxInFlight: 0 };
+  /** Counts, for reports: tasks that succeeded, 429s seen, halvings of the limit, most tasks ever in flight, lowest limit. */
+  readonly stats = { successes: 0, rateLimited: 0, decreases: 0, maxInFlight: 0, lowestLimit: Infinity };
 
   constructor(private readonly options: AdaptiveConcurrencyOptions) {
     if (!(Number.isInteger(options.max) && options.max >= 1)) throw new RangeError(`max must be an integer ≥ 1 (got ${options.max})`);
     this.min = Math.max(1, Math.min(options.min ?? 1, options.max));
     this.current = Math.min(options.max, Math.max(this.min, options.initial ?? options.max));
+    this.stats.lowestLimit = this.current;
   }
 
   /** The current limit (a real number; `floor` of it tasks may run). */
@@ -179,6 +180,7 @@ export class AdaptiveConcurrency {
     this.lastDecrease = performanceNow();
     this.current = Math.max(this.min, this.current / 2);
     this.stats.decreases++;
+    this.stats.lowestLimit = Math.min(this.stats.lowestLimit, this.current);
     this.options.onLimit?.(this.current, 'rate-limited');
   }
 

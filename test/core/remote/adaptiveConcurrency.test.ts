@@ -192,6 +192,7 @@ describe('the judge job against a throttling OpenAI-compatible server', function
       assert.equal(scores.length, 40);
       assert.ok(scores.every((s: { status: string }) => s.status === 'ok'));
       const line = report.lines.find((l) => /answered HTTP 429/.test(l));
+      if (process.env.REFLECT_EVAL_PRINT_FIGURES) console.log(line, JSON.stringify({ requests: server.log.length, refused: server.log.filter((r) => r.refused).length }));
       assert.match(String(line), /^api:m: (\d+) request\(s\) answered HTTP 429; concurrency halved (\d+) time\(s\), down to [12] at the lowest, \d of 8 at the end$/);
       // Each refusal reached the server once: the client did not retry it on its own (no double backoff).
       assert.equal(Number(/^api:m: (\d+)/.exec(String(line))![1]), server.log.filter((r) => r.refused).length);
