@@ -5,7 +5,7 @@
  */
 const LAYERS = [
   ['base', '^src/core/(version|config)[.]ts$|^src/core/(dialogue|evaluators|cache|stats)/'],
-  ['formats and models', '^src/core/(format|labels|models)/'],
+  ['formats and models', '^src/core/(format|labels|models|remote)/'],
   ['evaluation', '^src/core/(generation|metrics|judges|annomi|annotations|importers|dedup)/'],
   ['analysis', '^src/core/(agreement|analysis|planning)/'],
   ['jobs', '^src/core/jobs/'],

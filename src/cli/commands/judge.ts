@@ -26,6 +26,7 @@ export function registerJudge(program: Command): void {
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
     .option('--concurrency <n>', 'judgements in flight at once', positiveInt, 4)
     .option('--repeats <K>', 'ask each prompt K times: every reply kept, plus a "mean of K" evaluator (overrides the config\'s)', positiveInt)
+    .option('--batch', "API judges through OpenAI's Batch API: half price, answered within 24 h, resumed by batch id after a restart (docs/scale.md)")
     .option('--cache <file>', 'response cache (default: .reflect-eval-cache/judge-cache.jsonl beside the file)')
     .option('--no-cache', 'call the judge even for prompts it has answered before')
     .option('--dry-run', 'print the number of judgements and the estimated cost, then exit')
@@ -48,6 +49,7 @@ export function registerJudge(program: Command): void {
         plan = validateJudgePlan({ judges: [spec], bodies: [opts.body], requests: [opts.request], concurrency: opts.concurrency }, 'flags');
       }
       if (opts.repeats !== undefined) plan = validateJudgePlan({ ...plan, repeats: opts.repeats }, '--repeats');
+      if (opts.batch) plan = validateJudgePlan({ ...plan, batch: true }, '--batch');
       if (opts.cache === false) plan.cache = false;
       else if (typeof opts.cache === 'string') plan.cache = resolve(opts.cache);
       if (opts.printPlan) {
@@ -59,7 +61,7 @@ export function registerJudge(program: Command): void {
         const est = await estimateJudgePlan(plan, documentItems(readDialogueFile(resolve(file))), host.promptRoots);
         process.stdout.write(`${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${plan.repeats && plan.repeats > 1 ? ` × ${plan.repeats} repeats` : ''}; cached replies are not asked again\n`);
         for (const j of est.perJudge) process.stdout.write(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}\n`);
-        if (est.cost !== null) process.stdout.write(`estimated cost ≤ ${est.cost.toFixed(4)}\n`);
+        if (est.cost !== null) process.stdout.write(`estimated cost ≤ ${est.cost.toFixed(4)}${plan.batch ? ' (Batch API: half the plan\'s prices)' : ''}\n`);
         return;
       }
       const report = await withInterrupt((signal) =>

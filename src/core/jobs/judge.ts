@@ -8,13 +8,16 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import { mergeScores } from '../dialogue/merge';
 import type { DialogueItem } from '../dialogue/types';
+import { batchAnsweredJudge, batchOwner, runJudgeBatches, type JudgeBatchRun } from '../judges/batch';
 import { cachedJudge, JudgeCache, type CacheStats } from '../judges/cache';
 import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
 import { judgeScoreSignature, meanOfRepeatsId, runJudge, type Judge } from '../judges/judge';
 import { displayNames } from '../analysis/evaluatorNames';
-import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary } from '../judges/prompts';
+import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary, type PromptVariant } from '../judges/prompts';
 import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
 import { countApiTokens } from '../judges/tokenCount';
+import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
+import { BatchStateLog } from '../remote/openaiBatch';
 import { REFLECT_EVAL_VERSION } from '../version';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { updatesFor } from './runner';
@@ -41,9 +44,20 @@ export interface JudgePlan {
   cache?: boolean | string;
   /** Run manifest: `true` (default) for `<file>.judge-manifest.json` beside the dialogue file, `false`, or a file. */
   manifest?: boolean | string;
+  /**
+   * Send the API judges' judgements through OpenAI's Batch API (docs/scale.md): uploaded as one file per 50 000
+   * requests, answered within 24 h at half the price, resumed by batch id after a restart (state in
+   * `.reflect-eval-cache/batches.jsonl` beside the dialogue file). API judges only.
+   */
+  batch?: boolean;
+  /** First wait between polls of a batch, in seconds (default 15; each next wait 1.5 × longer, at most 10 min). */
+  batchPollSeconds?: number;
 }
 
-const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest'];
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'batch', 'batchPollSeconds'];
+
+/** The Batch API's price: half the online price per token (https://platform.openai.com/docs/guides/batch). */
+export const BATCH_PRICE_FACTOR = 0.5;
 const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature'];
 
 /**
@@ -90,6 +104,12 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (!(typeof p?.inputPerMTok === 'number' && typeof p?.outputPerMTok === 'number')) fail(`prices.${model}`, 'needs numeric "inputPerMTok" and "outputPerMTok"');
   }
   for (const k of ['cache', 'manifest']) if (c[k] !== undefined && typeof c[k] !== 'boolean' && typeof c[k] !== 'string') fail(k, 'must be true, false or a file path');
+  if (c.batch !== undefined && typeof c.batch !== 'boolean') fail('batch', 'must be true or false');
+  if (c.batch) {
+    const local = (c.judges as { backend: string }[]).findIndex((j) => j.backend === 'local');
+    if (local >= 0) fail('batch', `judges[${local}] is a local judge, and local judges cannot run through the Batch API: run them without "batch" (or --batch), or in a plan of their own`);
+  }
+  if (c.batchPollSeconds !== undefined && !(typeof c.batchPollSeconds === 'number' && c.batchPollSeconds > 0 && c.batchPollSeconds <= 3600)) fail('batchPollSeconds', 'must be a number of seconds in (0, 3600]');
   return c as unknown as JudgePlan;
 }
 
@@ -125,7 +145,10 @@ export interface JudgeRunRecord {
   cacheHits: number;
   failures: number;
   usage: { promptTokens: number; completionTokens: number };
+  /** At the plan's prices; in batch mode at the Batch API's (half). */
   cost: number | null;
+  /** Answered through the Batch API. */
+  batch?: boolean;
 }
 
 /** The number of judgements and an upper bound of their cost, for a confirmation before a run. */
@@ -139,10 +162,17 @@ export interface JudgeEstimate {
   cost: number | null;
 }
 
+/** The price a plan pays for a judge's tokens: the plan's price of its model, halved in batch mode. */
+export function priceOf(plan: Pick<JudgePlan, 'prices' | 'batch'>, spec: JudgeSpec): Price | undefined {
+  const price = spec.model ? plan.prices?.[spec.model] : undefined;
+  if (!price || !plan.batch) return price;
+  return { inputPerMTok: price.inputPerMTok * BATCH_PRICE_FACTOR, outputPerMTok: price.outputPerMTok * BATCH_PRICE_FACTOR };
+}
+
 /**
  * Counts the judgements of a plan and bounds its cost: prompt tokens of every assembled prompt, plus at most
- * `maxTokens` (default 16) reply tokens per call, at the plan's prices, times the plan's repeats. Cached replies are
- * not subtracted.
+ * `maxTokens` (default 16) reply tokens per call, at the plan's prices (half of them with `batch`), times the plan's
+ * repeats. Cached replies are not subtracted.
  *
  * @throws PromptTemplateError for an unknown body or request
  */
@@ -167,7 +197,7 @@ export async function estimateJudgePlan(plan: JudgePlan, items: readonly Dialogu
         }
       }
     }
-    const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length * repeats }, plan.prices?.[spec.model]);
+    const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length * repeats }, priceOf(plan, spec));
     perJudge.push({ label: judgeLabel(spec), promptTokens, approximate, cost: bound });
     if (bound !== null) cost = (cost ?? 0) + bound;
   }
@@ -195,29 +225,51 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
   const report: JobReport = { job: 'judge', lines: [], warnings: [], files: [] };
   host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${plan.requests.length} requests${repeats > 1 ? ` × ${repeats} repeats` : ''})`);
   const records: JudgeRunRecord[] = [];
+  // API keys are asked once per judge (batch mode asks before the batches, the matrix reuses the answer).
+  const keys = new Map<number, Promise<string>>();
+  const apiKeyOf = (spec: JudgeSpec, i: number): Promise<string> => {
+    if (!keys.has(i)) {
+      keys.set(
+        i,
+        host.secret({ purpose: 'judge', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model }).then((answer) => {
+          if ('missing' in answer) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
+          return answer.key;
+        }),
+      );
+    }
+    return keys.get(i)!;
+  };
+  const batchRuns = plan.batch ? await runBatches(plan, target, host, lib, variants, cache, apiKeyOf, report) : new Map<number, JudgeBatchRun | Error>();
   let base = 0;
-  for (const spec of plan.judges) {
+  for (const [i, spec] of plan.judges.entries()) {
     if (host.signal?.aborted) break;
     let made: { judge: Judge; dispose: () => Promise<void> };
     try {
+      const batchRun = batchRuns.get(i);
+      if (batchRun instanceof Error) throw batchRun;
       let apiKey: string | undefined;
-      if (spec.backend !== 'local') {
-        const answer = await host.secret({ purpose: 'judge', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model });
-        if ('missing' in answer) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
-        apiKey = answer.key;
-      } else host.log(`loading ${judgeLabel(spec)}`);
+      if (spec.backend !== 'local') apiKey = await apiKeyOf(spec, i);
+      else host.log(`loading ${judgeLabel(spec)}`);
       made = await createJudge(spec, { apiKey, models: host.models });
     } catch (err) {
       report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
       base += perVariant * variants.length * repeats;
       continue;
     }
+    // One pool per judge across its variants: after a 429 the lowered limit carries over to the next variant.
+    const limiter = new AdaptiveConcurrency({ max: plan.concurrency ?? 4 });
     try {
       for (const variant of variants) {
         if (host.signal?.aborted) break;
-        const judge = cache ? cachedJudge(made.judge, cache, judgeDescription(spec)) : made.judge;
+        const batchRun = batchRuns.get(i) as JudgeBatchRun | undefined;
+        const judge = batchRun
+          ? batchAnsweredJudge(made.judge, batchRun, cache, judgeDescription(spec))
+          : cache
+            ? cachedJudge(made.judge, cache, judgeDescription(spec))
+            : made.judge;
         const res = await runJudge(snapshot as DialogueItem[], judge, lib, variant, {
           concurrency: plan.concurrency ?? 4,
+          limiter,
           repeats,
           signal: host.signal,
           onProgress: (p) => host.progress({ done: base + p.done, total, message: `${made.judge.id} ${variant.body} × ${variant.request} (${p.failures} without a usable score)` }),
@@ -239,9 +291,13 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
           cacheHits: stats.hits,
           failures: res.failures,
           usage: res.usage,
-          cost: costOf(res.usage, spec.model ? plan.prices?.[spec.model] : undefined),
+          cost: costOf(res.usage, priceOf(plan, spec)),
+          ...(batchRun ? { batch: true } : {}),
         });
-        report.lines.push(`${res.evaluatorId}: ${res.calls} judgements, ${stats.calls} calls, ${stats.hits} from cache, ${res.failures} without a usable score`);
+        report.lines.push(`${res.evaluatorId}: ${res.calls} judgements, ${stats.calls} ${batchRun ? 'answered by batch' : 'calls'}, ${stats.hits} from cache, ${res.failures} without a usable score`);
+      }
+      if (limiter.stats.rateLimited > 0) {
+        report.lines.push(`${made.judge.id}: ${limiter.stats.rateLimited} request(s) answered HTTP 429; concurrency halved ${limiter.stats.decreases} time(s), down to ${Math.floor(limiter.stats.lowestLimit)} at the lowest, ${Math.floor(limiter.limit)} of ${plan.concurrency ?? 4} at the end`);
       }
     } finally {
       await made.dispose();
@@ -257,11 +313,61 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
     // editor write the same manifest wherever ReflectEval is installed.
     const dir = dirname(target.file);
     const prompts = host.promptRoots.map((r, i) => (i === 0 ? 'bundled' : relative(dir, r) || '.'));
-    writeJudgeManifest(manifest, plan, records, { file: basename(target.file), cache: cacheFile && relative(dir, cacheFile), prompts });
+    const batches = [...batchRuns.values()].flatMap((r) => (r instanceof Error ? [] : r.batches));
+    writeJudgeManifest(manifest, plan, records, { file: basename(target.file), cache: cacheFile && relative(dir, cacheFile), prompts, ...(plan.batch ? { batches } : {}) });
     report.files!.push(manifest);
   }
   report.data = { records, cache: cacheFile };
   return report;
+}
+
+/**
+ * Batch mode: every API judge's outstanding judgements through the Batch API, all judges at once (each resumes its
+ * own open batches first). Returns per judge index its batch results, or the error that stopped its batches.
+ */
+async function runBatches(
+  plan: JudgePlan,
+  target: JobTarget,
+  host: JobHost,
+  lib: PromptLibrary,
+  variants: PromptVariant[],
+  cache: JudgeCache | null,
+  apiKeyOf: (spec: JudgeSpec, i: number) => Promise<string>,
+  report: JobReport,
+): Promise<Map<number, JudgeBatchRun | Error>> {
+  const state = new BatchStateLog(cacheFileBeside(target.file, 'batches.jsonl'));
+  const out = new Map<number, JudgeBatchRun | Error>();
+  const done = new Map<number, { done: number; total: number }>();
+  await Promise.all(
+    plan.judges.map(async (spec, i) => {
+      try {
+        const run = await runJudgeBatches({
+          spec,
+          apiKey: await apiKeyOf(spec, i),
+          items: target.items,
+          lib,
+          variants,
+          repeats: plan.repeats ?? 1,
+          cache,
+          state,
+          pollMs: (plan.batchPollSeconds ?? 15) * 1000,
+          signal: host.signal,
+          log: (m) => host.log(m),
+          progress: (d, t, message) => {
+            done.set(i, { done: d, total: t });
+            const sum = [...done.values()].reduce((a, b) => ({ done: a.done + b.done, total: a.total + b.total }), { done: 0, total: 0 });
+            host.progress({ done: sum.done, total: sum.total, message });
+          },
+        });
+        out.set(i, run);
+        for (const b of run.batches) report.lines.push(`batch ${b.batchId} (${judgeLabel(spec)}${b.created ? '' : ', resumed'}): ${b.status}, ${b.answered} answered, ${b.failed} failed of ${b.requests} requests`);
+        if (run.stillRunning > 0) report.warnings.push(`${run.stillRunning} request(s) of ${judgeLabel(spec)} are still in a running batch (${state.open(batchOwner(spec)).map((b) => b.batchId).join(', ')}): rerun with --batch to collect them; no new batch is created for them`);
+      } catch (err) {
+        out.set(i, err as Error);
+      }
+    }),
+  );
+  return out;
 }
 
 /** Writes the run manifest: judges (no secrets) with their signatures, templates with hashes, counts, tokens, cost. */

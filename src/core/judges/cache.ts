@@ -15,6 +15,15 @@ export class JudgeCache extends ResponseCache<JudgeResult> {
 }
 
 /**
+ * The cache key of one judgement: SHA-256 over the backend description, the request's spec and repeat, and the
+ * prompt. Repeat r > 0 of a prompt is its own entry; repeat 0 keeps the key a single judgement always had. The
+ * Batch API sends it as each request's `custom_id`, so batch results land where online replies would.
+ */
+export function judgeCacheKey(backend: Record<string, unknown>, req: Pick<JudgeRequest, 'prompt' | 'spec' | 'repeat'>): string {
+  return responseCacheKey({ ...backend, spec: req.spec, ...(req.repeat ? { repeat: req.repeat } : {}) }, req.prompt);
+}
+
+/**
  * Wraps a judge with a cache: a prompt already answered by the same backend is served from the cache
  * without a call.
  *
@@ -28,8 +37,7 @@ export function cachedJudge(judge: Judge, cache: JudgeCache, backend: Record<str
     ...(judge.budget ? { budget: judge.budget } : {}),
     stats,
     async judge(req: JudgeRequest): Promise<JudgeResult> {
-      // Repeat r > 0 of a prompt is its own entry; repeat 0 keeps the key a single judgement always had.
-      const key = responseCacheKey({ ...backend, spec: req.spec, ...(req.repeat ? { repeat: req.repeat } : {}) }, req.prompt);
+      const key = judgeCacheKey(backend, req);
       const hit = cache.get(key);
       if (hit) {
         stats.hits++;

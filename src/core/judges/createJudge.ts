@@ -43,6 +43,8 @@ export async function createJudge(spec: JudgeSpec, options: { apiKey?: string; m
     logprobs: spec.logprobs,
     maxTokens: spec.maxTokens,
     temperature: spec.temperature,
+    // The job's pool (AdaptiveConcurrency in runJudge) retries 429s and lowers its concurrency; the client does not.
+    rateLimits: 'caller',
   });
   return { judge, dispose: async () => {} };
 }

@@ -2,9 +2,9 @@
  * LLM judges behind one interface, and the loop that scores candidates with them
  * (Wu et al., ICMI 2023 §2.4: zero-shot judges prompted for a single number, temperature 0).
  */
-import pLimit from 'p-limit';
 import type { DialogueItem, Score } from '../dialogue/types';
 import { buildSignature, parseSignature, shortDigest } from '../evaluators/signature';
+import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
 import { parseJudgeReply } from './parseReply';
 import { assemblePrompt, assemblePromptWithin, templateHash, type AssembledPrompt, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
 
@@ -94,7 +94,10 @@ export interface JudgeProgress {
  * Scores every candidate of `items` with `judge` under `variant`, storing each result on the candidate
  * under the evaluator id. Candidates that already have an `ok` score under that id (and, with repeats, all K
  * replies) are skipped, so a cancelled run resumes where it stopped. Up to `concurrency` judgements run at once
- * (default 1); results land on their own candidates whatever order they finish in.
+ * (default 1); results land on their own candidates whatever order they finish in. The pool is an
+ * {@link AdaptiveConcurrency} (pass `limiter` to share one across variants of a judge): a judge that throws
+ * `RateLimitedError` (HTTP 429) halves it and is asked again after `Retry-After`; successes grow it back to
+ * `concurrency`. A judge that is never throttled sees a fixed pool of `concurrency`.
  *
  * With `repeats` K > 1 each prompt is asked K times (repeat r is its own request, cached under its own key, so
  * re-runs reuse every reply): the score keeps reply 0 as its value (comparable with a one-reply run) and every
@@ -107,7 +110,7 @@ export async function runJudge(
   judge: Judge,
   lib: PromptLibrary,
   variant: PromptVariant,
-  options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date; concurrency?: number; repeats?: number } = {},
+  options: { signal?: AbortSignal; onProgress?: (p: JudgeProgress) => void; now?: () => Date; concurrency?: number; repeats?: number; limiter?: AdaptiveConcurrency } = {},
 ): Promise<{ items: DialogueItem[]; evaluatorId: string; calls: number; failures: number; usage: { promptTokens: number; completionTokens: number } }> {
   const hash = templateHash(lib, variant);
   const evaluatorId = judgeEvaluatorId(judge, variant, hash);
@@ -115,7 +118,7 @@ export async function runJudge(
   const repeats = Math.max(1, Math.floor(options.repeats ?? 1));
   const meanId = meanOfRepeatsId(evaluatorId, repeats);
   const total = items.reduce((n, it) => n + it.candidates.length, 0) * repeats;
-  const limit = pLimit(Math.max(1, options.concurrency ?? 1));
+  const limiter = options.limiter ?? new AdaptiveConcurrency({ max: Math.max(1, Math.floor(options.concurrency ?? 1)) });
   let done = 0;
   let failures = 0;
   let calls = 0;
@@ -136,15 +139,19 @@ export async function runJudge(
       let pending = missing.length;
       for (const r of missing) {
         tasks.push(
-          limit(async () => {
-            if (options.signal?.aborted) return;
-            const prompt: AssembledPrompt & { droppedTurns?: number } = judge.budget
-              ? assemblePromptWithin(lib, variant, item.context, c.text, judge.budget)
-              : assemblePrompt(lib, variant, item.context, c.text);
-            calls++;
+          (async () => {
+            let prompt: (AssembledPrompt & { droppedTurns?: number }) | undefined;
             let result: JudgeResult;
             try {
-              result = await judge.judge({ prompt: prompt.text, spec: prompt.spec, signal: options.signal, ...(r > 0 ? { repeat: r } : {}) });
+              result = await limiter.run(async () => {
+                if (options.signal?.aborted) throw new Error('cancelled');
+                if (!prompt) {
+                  // Assembled when its turn comes (as many prompts as candidates would not fit in memory at once).
+                  prompt = judge.budget ? assemblePromptWithin(lib, variant, item.context, c.text, judge.budget) : assemblePrompt(lib, variant, item.context, c.text);
+                  calls++;
+                }
+                return judge.judge({ prompt: prompt.text, spec: prompt.spec, signal: options.signal, ...(r > 0 ? { repeat: r } : {}) });
+              });
             } catch (err) {
               if (options.signal?.aborted) return;
               result = { raw: '', value: null, status: 'error', message: (err as Error).message };
@@ -154,7 +161,7 @@ export async function runJudge(
               usage.promptTokens += result.usage.promptTokens;
               usage.completionTokens += result.usage.completionTokens;
             }
-            const dropped = prompt.droppedTurns ? `the ${prompt.droppedTurns} oldest of ${item.context.length} turns left out to fit ${judge.budget?.maxTokens} tokens` : '';
+            const dropped = prompt?.droppedTurns ? `the ${prompt.droppedTurns} oldest of ${item.context.length} turns left out to fit ${judge.budget?.maxTokens} tokens` : '';
             const message = [dropped, result.message].filter(Boolean).join('; ');
             replies[r] = { value: result.value, status: result.status, raw: result.raw, ...(result.expected !== undefined ? { expected: result.expected } : {}), ...(message ? { message } : {}) };
             done++;
@@ -168,12 +175,12 @@ export async function runJudge(
               signature,
               judge: judge.id,
               variant,
-              templateHash: prompt.templateHash,
+              templateHash: prompt!.templateHash,
               at,
               ...(repeats > 1 ? { repeats: replies as RepeatReply[] } : {}),
             };
             if (repeats > 1) c.scores[meanId] = meanScore(replies as RepeatReply[], `${signature.replace(/\|rv:[^|]*$/, '')}|repeats:${repeats}|agg:mean${signature.match(/\|rv:[^|]*$/)?.[0] ?? ''}`, at);
-          }),
+          })(),
         );
       }
     }
@@ -194,6 +201,11 @@ export interface RepeatReply {
 /** The evaluator id of the mean of K replies of a judge variant: `<evaluator id>/mean-of-K`. */
 export function meanOfRepeatsId(evaluatorId: string, repeats: number): string {
   return `${evaluatorId}/mean-of-${repeats}`;
+}
+
+/** The repeats (0 … K−1) of a candidate's judgement that have no `ok` reply yet in its stored score: the ones to ask. */
+export function missingRepeats(score: Score | undefined, repeats: number): number[] {
+  return repliesOf(score, repeats).flatMap((r, i) => (r?.status === 'ok' ? [] : [i]));
 }
 
 /** The K replies a stored score already holds (reply 0 is the score itself when it has no `repeats`). */

@@ -1,13 +1,17 @@
 /**
  * Judges on any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server), chat completions or
  * (legacy) completions, through the `openai` package. Temperature 0 (ICMI 2023 §3.3). Retries with exponential
- * backoff that honour `Retry-After` are the `openai` package's own (`maxRetries`).
+ * backoff that honour `Retry-After` are the `openai` package's own (`maxRetries`) — except HTTP 429 when the judge
+ * is built with `rateLimits: 'caller'` (as the judge job builds it): then the 429 is thrown as a `RateLimitedError`
+ * and the job's adaptive pool (`remote/adaptiveConcurrency.ts`) lowers its concurrency and retries, so a throttled
+ * request backs off once, not twice.
  *
  * With `logprobs`, the reply's first-token alternatives (`top_logprobs`) give a probability-weighted expected
  * score over the valid answers: E = Σ v·p(v) / Σ p(v) over alternatives whose text is a valid answer v.
  */
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
 import { buildSignature } from '../evaluators/signature';
+import { RateLimitedError, retryAfterMs } from '../remote/adaptiveConcurrency';
 import { resultFromReply, type Judge, type JudgeRequest, type JudgeResult } from './judge';
 import type { RequestSpec } from './prompts';
 
@@ -31,6 +35,70 @@ export interface OpenAIJudgeOptions {
   logprobs?: boolean;
   /** Sampling temperature (default 0, ICMI 2023 §3.3; above 0 for repeated judgements). */
   temperature?: number;
+  /**
+   * Who retries HTTP 429: `client` (default) — the `openai` package, with its backoff and `Retry-After`; `caller` —
+   * nobody here: a 429 is thrown at once as a {@link RateLimitedError} for an {@link AdaptiveConcurrency} to lower
+   * its limit and retry (the judge job does this; other errors are still retried by the client).
+   */
+  rateLimits?: 'client' | 'caller';
+}
+
+/** The request body of one judgement (chat or legacy completions), as the online call and the Batch API send it. */
+export function judgeRequestBody(options: Omit<OpenAIJudgeOptions, 'apiKey'>, prompt: string): Record<string, unknown> {
+  const common = { model: options.model, temperature: options.temperature ?? 0, max_tokens: options.maxTokens ?? 16 };
+  if (options.endpoint === 'completions') return { ...common, prompt, ...(options.logprobs ? { logprobs: 5 } : {}) };
+  return {
+    model: options.model,
+    messages: [{ role: 'user', content: prompt }],
+    temperature: common.temperature,
+    max_tokens: common.max_tokens,
+    ...(options.logprobs ? { logprobs: true, top_logprobs: 20 } : {}),
+  };
+}
+
+/** A (chat) completion object as the endpoint returns it; only the fields a judgement reads. */
+interface CompletionLike {
+  choices?: {
+    text?: unknown;
+    message?: { content?: unknown };
+    logprobs?: { top_logprobs?: Record<string, number>[]; content?: { top_logprobs?: { token: string; logprob: number }[] }[] } | null;
+  }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+/**
+ * Turns a completion body (a chat.completion, or a text_completion for `endpoint: 'completions'`) into a judgement:
+ * the reply parsed by {@link resultFromReply}, the expected score from logprobs, the tokens billed. The one reading
+ * of replies for online calls and Batch API results alike.
+ */
+export function resultFromCompletion(completion: unknown, endpoint: 'chat' | 'completions' | undefined, spec: RequestSpec): JudgeResult {
+  const c = (completion ?? {}) as CompletionLike;
+  let raw: unknown;
+  let alternatives: { token: string; logprob: number }[] | undefined;
+  if (endpoint === 'completions') {
+    raw = c.choices?.[0]?.text;
+    const top = c.choices?.[0]?.logprobs?.top_logprobs?.[0];
+    if (top) alternatives = Object.entries(top).map(([token, logprob]) => ({ token, logprob: Number(logprob) }));
+  } else {
+    raw = c.choices?.[0]?.message?.content;
+    alternatives = c.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs?.map((t) => ({ token: t.token, logprob: t.logprob }));
+  }
+  const usage = c.usage;
+  const tokens = usage ? { usage: { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 } } : {};
+  if (typeof raw !== 'string') return { raw: '', value: null, status: 'error', message: 'the endpoint returned no text', ...tokens };
+  const expected = alternatives ? expectedFromLogprobs(alternatives, spec) : undefined;
+  return { ...resultFromReply(raw, spec), ...(expected !== undefined ? { expected } : {}), ...tokens };
+}
+
+/** A fetch that marks 429 responses as not to be retried by the `openai` client (`x-should-retry: false`). */
+function noClientRetryOn429(): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (res.status !== 429) return res;
+    const headers = new Headers(res.headers);
+    headers.set('x-should-retry', 'false');
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  };
 }
 
 /**
@@ -88,49 +156,30 @@ export function expectedFromLogprobs(alternatives: { token: string; logprob: num
 
 /** Creates an OpenAI-compatible judge. Its id is `api:<model>`. */
 export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
+  const caller = options.rateLimits === 'caller';
   const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey,
     defaultHeaders: options.headers,
     maxRetries: options.maxRetries ?? 3,
     timeout: options.timeoutMs ?? 60_000,
+    ...(caller ? { fetch: noClientRetryOn429() } : {}),
   });
-  const maxTokens = options.maxTokens ?? 16;
   return {
     id: `api:${options.model}`,
     signature: openAIJudgeSignature(options),
     async judge(req: JudgeRequest): Promise<JudgeResult> {
-      let raw: unknown;
-      let alternatives: { token: string; logprob: number }[] | undefined;
-      let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
-      if (options.endpoint === 'completions') {
-        const completion = await client.completions.create(
-          { model: options.model, prompt: req.prompt, temperature: options.temperature ?? 0, max_tokens: maxTokens, ...(options.logprobs ? { logprobs: 5 } : {}) },
-          { signal: req.signal },
-        );
-        raw = completion.choices?.[0]?.text;
-        const top = completion.choices?.[0]?.logprobs?.top_logprobs?.[0];
-        if (top) alternatives = Object.entries(top).map(([token, logprob]) => ({ token, logprob: Number(logprob) }));
-        usage = completion.usage;
-      } else {
-        const completion = await client.chat.completions.create(
-          {
-            model: options.model,
-            messages: [{ role: 'user', content: req.prompt }],
-            temperature: options.temperature ?? 0,
-            max_tokens: maxTokens,
-            ...(options.logprobs ? { logprobs: true, top_logprobs: 20 } : {}),
-          },
-          { signal: req.signal },
-        );
-        raw = completion.choices?.[0]?.message?.content;
-        alternatives = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs?.map((t) => ({ token: t.token, logprob: t.logprob }));
-        usage = completion.usage;
+      const body = judgeRequestBody(options, req.prompt);
+      try {
+        const completion =
+          options.endpoint === 'completions'
+            ? await client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal: req.signal })
+            : await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal: req.signal });
+        return resultFromCompletion(completion, options.endpoint, req.spec);
+      } catch (err) {
+        if (caller && err instanceof APIError && err.status === 429) throw new RateLimitedError(`HTTP 429 from ${options.baseURL}: ${err.message}`, retryAfterMs((h) => err.headers?.get(h)));
+        throw err;
       }
-      const tokens = usage ? { usage: { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 } } : {};
-      if (typeof raw !== 'string') return { raw: '', value: null, status: 'error', message: 'the endpoint returned no text', ...tokens };
-      const expected = alternatives ? expectedFromLogprobs(alternatives, req.spec) : undefined;
-      return { ...resultFromReply(raw, req.spec), ...(expected !== undefined ? { expected } : {}), ...tokens };
     },
   };
 }
