@@ -76,7 +76,9 @@ describe('reflect-eval CLI', () => {
     assert.equal(table.rows[0].cells[1].statistic, 1);
   });
 
-  it('correlate: prints and writes the same table in every format, compares two evaluators, averages rows', () => {
+  it('correlate: prints and writes the same table in every format, compares two evaluators, averages rows', function () {
+    // Seven spawned CLIs, each loading tsx: well under 60 s on an idle machine, over 60 s with both cores busy (seen in CI).
+    this.timeout(240_000);
     const study = join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl');
     for (const format of ['text', 'md', 'latex', 'csv']) {
       const out = join(dir, `table.${format}`);
