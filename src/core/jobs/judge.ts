@@ -16,7 +16,8 @@ import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary } f
 import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
 import { countApiTokens } from '../judges/tokenCount';
 import { REFLECT_EVAL_VERSION } from '../version';
-import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
+import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type KeyedEndpoint } from './keyPolicy';
 import { updatesFor } from './runner';
 
 /** A judge run: the object a `judge --config run.json` file holds (docs/judging.md), plus where caches go. */
@@ -41,9 +42,15 @@ export interface JudgePlan {
   cache?: boolean | string;
   /** Run manifest: `true` (default) for `<file>.judge-manifest.json` beside the dialogue file, `false`, or a file. */
   manifest?: boolean | string;
+  /**
+   * The CLI's consent to send one environment variable's key to several origins: variable name → every origin it
+   * may go to (docs/security.md). Without it, a plan naming one variable beside two origins is refused by the CLI.
+   * The editor ignores it (its keys come from SecretStorage and go only to origins the user approved).
+   */
+  apiKeyOrigins?: Record<string, string[]>;
 }
 
-const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest'];
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'apiKeyOrigins'];
 const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature'];
 
 /**
@@ -90,6 +97,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (!(typeof p?.inputPerMTok === 'number' && typeof p?.outputPerMTok === 'number')) fail(`prices.${model}`, 'needs numeric "inputPerMTok" and "outputPerMTok"');
   }
   for (const k of ['cache', 'manifest']) if (c[k] !== undefined && typeof c[k] !== 'boolean' && typeof c[k] !== 'string') fail(k, 'must be true, false or a file path');
+  validateApiKeyOrigins(c.apiKeyOrigins, fail);
   return c as unknown as JudgePlan;
 }
 
@@ -195,15 +203,21 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
   const report: JobReport = { job: 'judge', lines: [], warnings: [], files: [] };
   host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${plan.requests.length} requests${repeats > 1 ? ` × ${repeats} repeats` : ''})`);
   const records: JudgeRunRecord[] = [];
+  // Every key is asked for before anything runs: a declined one stops the job with no request sent.
+  const keys = await judgeKeys(plan, host);
+  if ('declined' in keys) {
+    report.nothingDone = keys.declined;
+    return report;
+  }
   let base = 0;
-  for (const spec of plan.judges) {
+  for (const [index, spec] of plan.judges.entries()) {
     if (host.signal?.aborted) break;
     let made: { judge: Judge; dispose: () => Promise<void> };
     try {
       let apiKey: string | undefined;
       if (spec.backend !== 'local') {
-        const answer = await host.secret({ purpose: 'judge', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model });
-        if ('missing' in answer) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
+        const answer = keys.get(index)!;
+        if (!('key' in answer)) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${'missing' in answer ? answer.missing : answer.declined}`);
         apiKey = answer.key;
       } else host.log(`loading ${judgeLabel(spec)}`);
       made = await createJudge(spec, { apiKey, models: host.models });
@@ -262,6 +276,34 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
   }
   report.data = { records, cache: cacheFile };
   return report;
+}
+
+/** The API endpoints of a plan's judges, for the key rules. */
+export function judgeKeyedEndpoints(plan: Pick<JudgePlan, 'judges'>): KeyedEndpoint[] {
+  return plan.judges.flatMap((j, i) => (j.backend === 'local' ? [] : [{ at: `judges[${i}]`, baseURL: j.baseURL ?? '', apiKeyEnv: j.apiKeyEnv }]));
+}
+
+/**
+ * Asks the host for the key of every API judge, in order, before any judge runs; `declined` as soon as one is
+ * declined (the rest are not asked).
+ */
+async function judgeKeys(plan: JudgePlan, host: JobHost): Promise<Map<number, SecretAnswer> | { declined: string }> {
+  const endpoints = judgeKeyedEndpoints(plan);
+  let problems = new Map<string, string>();
+  try {
+    problems = keyRouteProblems(endpoints, plan.apiKeyOrigins);
+  } catch {
+    // A baseURL that is not a URL: the judge fails on its own below.
+  }
+  const answers = new Map<number, SecretAnswer>();
+  for (const [index, spec] of plan.judges.entries()) {
+    if (spec.backend === 'local') continue;
+    const shared = problems.get(spec.apiKeyEnv ?? DEFAULT_API_KEY_ENV);
+    const answer = await host.secret({ purpose: 'judge', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model, ...(shared ? { sharedKeyProblem: shared } : {}) });
+    if ('declined' in answer) return { declined: `judge ${judgeLabel(spec)}: ${answer.declined}` };
+    answers.set(index, answer);
+  }
+  return answers;
 }
 
 /** Writes the run manifest: judges (no secrets) with their signatures, templates with hashes, counts, tokens, cost. */
