@@ -5,35 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import type { SecretRequest } from '../../../src/core/jobs/host';
-import { approvedKey, decideKey, endpointOrigin, keyQuestion, keyRouteProblems, validateApiKeyOrigins, type KeyApproval, type KeyQuestion, type KeyStore, type StoredKeys } from '../../../src/core/jobs/keyPolicy';
+import { approvedKey, decideKey, endpointOrigin, keyQuestion, keyRouteProblems, validateApiKeyOrigins, type KeyApproval, type KeyQuestion, type StoredKeys } from '../../../src/core/jobs/keyPolicy';
 import { validateJudgePlan } from '../../../src/core/jobs/judge';
 import { validateGeneratePlan } from '../../../src/core/jobs/generate';
 import { ConfigError } from '../../../src/core/config';
-
-/** An in-memory key store: keys by `purpose@home` (`purpose@` for an unbound one), approvals in a list. */
-export function memoryKeyStore(keys: Record<string, string>, approvals: KeyApproval[] = []): KeyStore & { keys: Record<string, string>; approvalsList: KeyApproval[] } {
-  const homes = (p: 'judge' | 'generator') => Object.keys(keys).filter((k) => k.startsWith(`${p}@`)).map((k) => k.slice(p.length + 1) || null);
-  return {
-    keys,
-    approvalsList: approvals,
-    async stored() {
-      return { judge: homes('judge'), generator: homes('generator') };
-    },
-    async key(ref) {
-      return keys[`${ref.purpose}@${ref.home ?? ''}`];
-    },
-    async approvals() {
-      return approvals;
-    },
-    async approve(a) {
-      approvals.push(a);
-    },
-    async bind(purpose, origin) {
-      keys[`${purpose}@${origin}`] = keys[`${purpose}@`];
-      delete keys[`${purpose}@`];
-    },
-  };
-}
+import { memoryKeyStore } from '../../helpers/keyStore';
 
 const OPENAI = 'https://api.openai.com';
 const EVIL = 'http://203.0.113.7:8080';
