@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
+import { problemLines, type ProblemLine } from '../core/format/lineReport';
 import type { DialogueItem } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
@@ -55,6 +56,26 @@ export async function updateItems(document: vscode.TextDocument, update: (item: 
   }
   if (n > 0 && !(await vscode.workspace.applyEdit(edit))) throw new Error(`could not edit ${document.uri.fsPath}`);
   return n;
+}
+
+/** Diagnostic source: the Problems panel shows it beside each message. */
+export const DIAGNOSTIC_SOURCE = 'ReflectEval';
+
+/** A problem line as a diagnostic: its range covers the line (every VS Code line it spans), all its reasons in one message. */
+export function problemDiagnostic(document: vscode.TextDocument, line: ProblemLine): vscode.Diagnostic {
+  const first = Math.min(line.editorLine - 1, Math.max(0, document.lineCount - 1));
+  const last = Math.min(first + line.editorLineCount - 1, document.lineCount - 1);
+  const range = new vscode.Range(first, 0, last, document.lineAt(last).text.length);
+  const d = new vscode.Diagnostic(range, line.message, line.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+  d.source = DIAGNOSTIC_SOURCE;
+  return d;
+}
+
+/** Shows a 1-based line of a dialogue document in a text editor beside the dialogue editor, selected. */
+export async function revealLine(document: vscode.TextDocument, line: number): Promise<void> {
+  const at = Math.min(Math.max(0, line - 1), Math.max(0, document.lineCount - 1));
+  const range = document.lineAt(at).range;
+  await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, selection: range, preview: true });
 }
 
 function entryOf(item: DialogueItem, index: number, annotator: string | null): ItemEntry {
@@ -102,6 +123,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   /** Fires when the selected item or candidate changes. */
   readonly onDidChangeSelection = this.onDidChangeSelectionEmitter.event;
   private readonly open = new Set<OpenEditor>();
+  /** One diagnostic per problem line of each open dialogue document (the Problems panel, squiggles, Go to Line). */
+  private readonly diagnostics = vscode.languages.createDiagnosticCollection('reflectEval');
 
   /** The last selection in an open dialogue editor. */
   get selection(): DialogueSelection | undefined {
@@ -113,7 +136,16 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     this.onDidChangeSelectionEmitter.fire(selection);
   }
 
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(private readonly context: vscode.ExtensionContext) {
+    context.subscriptions.push(this.diagnostics);
+  }
+
+  /** The problem lines of a document as it is now, set as its diagnostics; returns them for the banner. */
+  private updateDiagnostics(document: vscode.TextDocument): ProblemLine[] {
+    const lines = problemLines(parseTextDocument(document));
+    this.diagnostics.set(document.uri, lines.map((l) => problemDiagnostic(document, l)));
+    return lines;
+  }
 
   /** The dialogue document whose editor was last active, if still open. */
   get activeDocument(): vscode.TextDocument | undefined {
@@ -197,11 +229,12 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     const sendIndex = () => {
       const doc = parseTextDocument(document);
       const annotator = getAnnotator();
+      const lines = this.updateDiagnostics(document);
       send({
         type: 'index',
         file: vscode.workspace.asRelativePath(document.uri),
         entries: documentItems(doc).map((it, i) => entryOf(it, i, annotator)),
-        problems: doc.problems.map((p) => ({ line: p.line, field: p.field, message: p.message })),
+        problems: lines.map((l) => ({ line: l.editorLine, severity: l.severity, reasons: l.reasons })),
         annotator,
         blind: getBlindMode(),
         comparison: editor.comparison,
@@ -274,6 +307,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
             case 'label':
               queue = queue.then(() => applyLabel(msg.seq, msg.itemId, msg.candidateId, msg.op));
               break;
+            case 'revealLine':
+              await revealLine(document, msg.line);
+              break;
             case 'command': {
               this.setActive(document);
               await vscode.commands.executeCommand(`reflectEval.${msg.command}`);
@@ -287,6 +323,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     ];
     panel.onDidDispose(() => {
       subscriptions.forEach((s) => s.dispose());
+      this.diagnostics.delete(document.uri);
       this.open.delete(editor);
       this.updateFocusContext();
       if (this.active === document) this.setActive(undefined);

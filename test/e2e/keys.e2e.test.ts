@@ -6,7 +6,7 @@
  * dialog, Cancel stops the job with no request, "Always for this origin" is remembered, and "Forget Approved Key
  * Endpoints" undoes it.
  *
- * Run: `npm run build && npx mocha --config test/e2e/.mocharc.json test/e2e/keys.e2e.test.ts`.
+ * Run: `npm run build && npx mocha --no-config --node-option import=tsx --timeout 600000 test/e2e/keys.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -57,8 +57,11 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
 
   /** Runs Judge Candidates; returns the dialog's text when the key dialog showed (undefined when it did not). */
   async function judge(p: Page, answer?: 'Send once' | 'Always for this origin' | 'Cancel'): Promise<{ dialog?: string; note: string }> {
+    // One summary at a time: clear earlier notifications so the next one is the only one.
+    await runCommand(p, 'Notifications: Clear All Notifications');
     const notes = p.locator('.notification-list-item-message', { hasText: 'ReflectEval judge:' });
-    const before = await notes.count();
+    await waitFor('no judge notification', async () => (await notes.count()) === 0, 10_000);
+    const before = 0;
     await runCommand(p, 'ReflectEval: Judge Candidates');
     const done = waitFor('the judge summary', async () => (await notes.count()) > before, 120_000, 250);
     const dialog = await Promise.race([keyDialog(p, 60_000), done.then(() => undefined)]);

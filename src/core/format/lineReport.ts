@@ -232,3 +232,43 @@ export function problemLineMessages(doc: DialogueDocument): string[] {
     .filter((r) => r.kind === 'invalid')
     .map((r) => `${r.file}:${r.line}: ${r.problems.map((p) => `${p.field ? `${p.field}: ` : ''}${p.message}`).join('; ')} (line kept as it is)`);
 }
+
+/**
+ * One line that needs attention, as the editor shows it: a diagnostic in the Problems panel (one per line, all its
+ * reasons in one message, the range covering the line) and an entry of the editor's banner that jumps to it.
+ */
+export interface ProblemLine {
+  /** 1-based line number as the file counts lines (LF). */
+  line: number;
+  /** 1-based line where VS Code shows the line's start, and how many VS Code lines it spans. */
+  editorLine: number;
+  editorLineCount: number;
+  /** `error`: the line is not an item (kept as it is, left out of every job); `warning`: an item VS Code would change. */
+  severity: 'error' | 'warning';
+  /** Every reason, in order: why the line is not an item, then what VS Code would do to its bytes. */
+  reasons: string[];
+  /** The reasons in one sentence, ending with what happens to the line. */
+  message: string;
+}
+
+/**
+ * The lines of a document that need attention, one entry per line with all its reasons (never one per problem: a
+ * line with three schema errors is one entry), in line order — from {@link lineReports}.
+ *
+ * @param doc - parsed from the editor's text (what the user sees now) or from the file's bytes (adds what VS Code
+ *   would do to them)
+ */
+export function problemLines(doc: DialogueDocument): ProblemLine[] {
+  return lineReports(doc).map((r) => {
+    const reasons = [...r.problems.map(problemText), ...r.inVsCode.map((e) => e.message)];
+    const invalid = r.kind === 'invalid';
+    return {
+      line: r.line,
+      editorLine: r.editorLine,
+      editorLineCount: r.editorLineCount,
+      severity: invalid ? 'error' : 'warning',
+      reasons,
+      message: `${reasons.join('; ')}${invalid ? ' (not an item: the line is kept as it is and left out of every job)' : ''}`,
+    };
+  });
+}

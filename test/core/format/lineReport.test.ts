@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
 import { decodeUtf8Lossy, decodeUtf8Strict, splitByteLines, utf8Errors } from '../../../src/core/format/bytes';
 import { documentItems, itemEdit, applyLineEdits, parseDocument, replaceItemsById } from '../../../src/core/format/jsonl';
-import { lineReports, problemLinesChangedBySave, vsCodeLineEndingChanges, vsCodeText } from '../../../src/core/format/lineReport';
+import { lineReports, problemLines, problemLinesChangedBySave, vsCodeLineEndingChanges, vsCodeText } from '../../../src/core/format/lineReport';
 import { setCoherence } from '../../../src/core/labels/annotate';
 
 const item = (id: string) =>
@@ -71,6 +71,20 @@ describe('problems per line (issue 14)', () => {
     assert.deepEqual(reports.map((r) => r.line), [2, 3, 4, 5, 6, 7]);
     assert.deepEqual(reports.map((r) => r.problems.map((p) => p.code)), [['invalidUtf8'], ['json'], ['schema', 'schema', 'schema'], ['duplicateId'], ['bom'], ['json']]);
     assert.match(reports[2].message, /^context\[0\]\.speaker: must be one of .*; context\[0\]\.text: must be string; candidates\[0\]\.origin: missing required field "origin"$/);
+  });
+
+  it('gives the editor one problem line per line (6, not the 8 problems the banner used to count), each with all its reasons and VS Code\'s line', () => {
+    const lines = problemLines(doc);
+    assert.equal(lines.length, 6);
+    assert.deepEqual(lines.map((l) => [l.line, l.editorLine, l.editorLineCount, l.severity]), [[2, 2, 1, 'error'], [3, 3, 2, 'error'], [4, 5, 1, 'error'], [5, 6, 1, 'error'], [6, 7, 1, 'error'], [7, 8, 1, 'error']]);
+    assert.equal(lines[2].reasons.length, 3, 'three schema errors, one line');
+    assert.match(lines[2].message, /^context\[0\]\.speaker: .*; context\[0\]\.text: must be string; candidates\[0\]\.origin: missing required field "origin" \(not an item: the line is kept as it is and left out of every job\)$/);
+    assert.deepEqual(lines[0].reasons.length, 2, 'not UTF-8, and what a save from VS Code would do');
+    // From the editor's text (VS Code has already split lone CRs and decoded the bytes): lines are VS Code's lines.
+    const text = parseDocument(new TextDecoder().decode(file).replace(/\r(?!\n)/g, '\n'), 'p.dialogues.jsonl');
+    const fromText = problemLines(text);
+    assert.ok(fromText.every((l) => l.line === l.editorLine && l.editorLineCount === 1));
+    assert.equal(new Set(fromText.map((l) => l.line)).size, fromText.length, 'one entry per line');
   });
 
   it('says where the bytes that are not UTF-8 are and what a save from VS Code would do to them', () => {
