@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
-import { problemLines, type ProblemLine } from '../core/format/lineReport';
+import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
 import type { DialogueItem } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
@@ -140,9 +140,38 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     context.subscriptions.push(this.diagnostics);
   }
 
-  /** The problem lines of a document as it is now, set as its diagnostics; returns them for the banner. */
+  /** Problem lines read from each document's file (bytes), by the text VS Code shows for their first line. */
+  private readonly onDisk = new WeakMap<vscode.TextDocument, Map<string, ProblemLine>>();
+
+  /**
+   * Reads the file's bytes (when the document is a file and has no unsaved changes) for what the text cannot show:
+   * bytes that are not UTF-8 (VS Code shows U+FFFD and a save writes it), lone CRs (VS Code splits the line).
+   */
+  private async readDisk(document: vscode.TextDocument): Promise<void> {
+    if (document.uri.scheme !== 'file' || document.isDirty) return;
+    const version = document.version;
+    let bytes: Uint8Array;
+    try {
+      bytes = await vscode.workspace.fs.readFile(document.uri);
+    } catch {
+      return;
+    }
+    if (document.isClosed || document.version !== version || document.isDirty) return;
+    const byText = new Map<string, ProblemLine>();
+    for (const l of problemLines(parseDocument(bytes, vscode.workspace.asRelativePath(document.uri)))) {
+      // Only what the text cannot show: other problems are found in the text, wherever the line is now.
+      if (l.inVsCode.length > 0 && l.editorLine - 1 < document.lineCount) byText.set(document.lineAt(l.editorLine - 1).text, l);
+    }
+    this.onDisk.set(document, byText);
+  }
+
+  /**
+   * The problem lines of a document as it is now — from its text, with what its file's bytes say about lines still
+   * as they were read — set as its diagnostics (one per line); returns them for the banner.
+   */
   private updateDiagnostics(document: vscode.TextDocument): ProblemLine[] {
-    const lines = problemLines(parseTextDocument(document));
+    const disk = this.onDisk.get(document) ?? new Map<string, ProblemLine>();
+    const lines = withDiskProblems(problemLines(parseTextDocument(document)), disk, document.lineCount, (i) => document.lineAt(i).text);
     this.diagnostics.set(document.uri, lines.map((l) => problemDiagnostic(document, l)));
     return lines;
   }
@@ -267,9 +296,17 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     };
 
     this.open.add(editor);
+    void this.readDisk(document).then(() => sendIndex());
     const subscriptions = [
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document.uri.toString() === document.uri.toString() && e.contentChanges.length > 0) editor.refresh();
+        if (e.document.uri.toString() !== document.uri.toString() || e.contentChanges.length === 0) return;
+        editor.refresh();
+        // Not dirty after a change: reloaded from disk (an external edit) or back at the saved text; read the bytes again.
+        if (!document.isDirty) void this.readDisk(document).then(() => sendIndex());
+      }),
+      vscode.workspace.onDidSaveTextDocument((d) => {
+        // What VS Code wrote is what the bytes say now.
+        if (d.uri.toString() === document.uri.toString()) void this.readDisk(document).then(() => sendIndex());
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode')) editor.refresh();

@@ -123,7 +123,11 @@ export async function setApiKey(page: Page, command: string, origin: string | un
     await page.keyboard.press('Enter');
     await page.waitForSelector('.quick-input-widget input[type="password"]', { timeout: 30_000 });
   }
-  await page.keyboard.type(key);
+  // The quick input is reused from the endpoint question: fill the field and check it before accepting.
+  const password = page.locator('.quick-input-widget input[type="password"]');
+  await page.waitForTimeout(300);
+  await password.fill(key);
+  await waitFor('the typed key', async () => (await password.inputValue()) === key, 10_000);
   await page.keyboard.press('Enter');
   await waitFor('the key stored', async () => (await page.locator('.notification-list-item-message', { hasText: 'API key stored' }).count()) > 0, 30_000);
   return proposed;

@@ -96,7 +96,7 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
     const first = await judge(p, 'Always for this origin');
     assert.ok(first.dialog);
     assert.doesNotMatch(first.note, /nothing done/, first.note);
-    assert.equal(keyed(theirs), 2, 'two candidates judged with the key');
+    assert.equal(keyed(theirs), 2, `two candidates judged with the key (headers seen: ${theirs!.requests.map((r) => r.headers.authorization?.length).join(', ')}; key length ${KEY.length + 7})`);
     const second = await judge(p);
     assert.equal(second.dialog, undefined, 'not asked again');
     await runCommand(p, 'ReflectEval: Forget Approved Key Endpoints');

@@ -247,6 +247,8 @@ export interface ProblemLine {
   severity: 'error' | 'warning';
   /** Every reason, in order: why the line is not an item, then what VS Code would do to its bytes. */
   reasons: string[];
+  /** What VS Code would do to the line's bytes (only known when read from bytes). */
+  inVsCode: VsCodeEffectCode[];
   /** The reasons in one sentence, ending with what happens to the line. */
   message: string;
 }
@@ -268,7 +270,33 @@ export function problemLines(doc: DialogueDocument): ProblemLine[] {
       editorLineCount: r.editorLineCount,
       severity: invalid ? 'error' : 'warning',
       reasons,
+      inVsCode: r.inVsCode.map((e) => e.code),
       message: `${reasons.join('; ')}${invalid ? ' (not an item: the line is kept as it is and left out of every job)' : ''}`,
     };
   });
+}
+
+/**
+ * Problem lines of an editor's document: those its text shows, with what the file's bytes said about lines the
+ * editor still shows as they were read (bytes that are not UTF-8, lone CRs: the text alone cannot tell).
+ *
+ * @param diskByText - problem lines read from the file's bytes ({@link problemLines} of `parseDocument(bytes)`) that
+ *   the text cannot show (`inVsCode` not empty), keyed by the editor's text of their first line when they were read
+ * @param lineCount - lines of the editor's text now; `lineText(i)` the text of its 0-based line `i`
+ * @returns one entry per line, in line order, `editorLine` where the line is now; a line read from bytes that spans
+ *   several editor lines (lone CRs) is one entry covering them
+ */
+export function withDiskProblems(fromText: readonly ProblemLine[], diskByText: ReadonlyMap<string, ProblemLine>, lineCount: number, lineText: (i: number) => string): ProblemLine[] {
+  if (diskByText.size === 0) return [...fromText];
+  const merged = new Map<number, ProblemLine>();
+  const covered = new Set<number>();
+  for (let i = 0; i < lineCount; i++) {
+    if (covered.has(i + 1)) continue;
+    const hit = diskByText.get(lineText(i));
+    if (!hit) continue;
+    merged.set(i + 1, { ...hit, editorLine: i + 1 });
+    for (let k = 1; k < hit.editorLineCount; k++) covered.add(i + 1 + k);
+  }
+  for (const l of fromText) if (!merged.has(l.editorLine) && !covered.has(l.editorLine)) merged.set(l.editorLine, l);
+  return [...merged.values()].sort((a, b) => a.editorLine - b.editorLine);
 }
