@@ -271,7 +271,7 @@ export function problemLines(doc: DialogueDocument): ProblemLine[] {
       severity: invalid ? 'error' : 'warning',
       reasons,
       inVsCode: r.inVsCode.map((e) => e.code),
-      message: `${reasons.join('; ')}${invalid ? ' (not an item: the line is kept as it is and left out of every job)' : ''}`,
+      message: `${reasons.join('; ')}${invalid && !r.problems.some((p) => p.code === 'duplicateId') ? ' (not an item: the line is kept as it is and left out of every job)' : ''}`,
     };
   });
 }
