@@ -7,11 +7,12 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { JobHost, JobProgress, JobReport, SecretAnswer, SecretRequest } from '../core/jobs/host';
+import { DEFAULT_API_KEY_ENV, endpointOrigin } from '../core/jobs/keyPolicy';
 import { log } from './common';
 import { bundledData, bundledModels, bundledPrompts } from './paths';
 
 /** Environment variable of API keys when a plan names none. */
-export const DEFAULT_API_KEY_ENV = 'REFLECT_EVAL_API_KEY';
+export { DEFAULT_API_KEY_ENV };
 
 /** Options of {@link cliHost}. */
 export interface CliHostOptions {
@@ -25,10 +26,13 @@ export interface CliHostOptions {
 
 /**
  * API keys come only from the environment variable a plan names beside the endpoint (`apiKeyEnv`, default
- * `REFLECT_EVAL_API_KEY`), so a key goes only to the endpoint written next to its variable.
+ * `REFLECT_EVAL_API_KEY`), so a key goes only to the endpoint written next to its variable; a plan that names one
+ * variable beside two origins without listing them in `apiKeyOrigins` is refused before any request
+ * (docs/security.md).
  */
 export function envSecret(request: SecretRequest): SecretAnswer {
   const name = request.envVar ?? DEFAULT_API_KEY_ENV;
+  if (request.sharedKeyProblem) return { declined: request.sharedKeyProblem };
   const key = process.env[name];
   if (key) return { key };
   return { missing: `set the environment variable ${name}` };
@@ -44,6 +48,17 @@ export function userPromptRoots(baseDir: string, prompts?: string): string[] {
   return user !== resolve(bundled) && (prompts || existsSync(user)) ? [bundled, user] : [bundled];
 }
 
+/** Where a key goes, for the log: `$VAR → https://host:port` (never the key). */
+function keyRoute(request: SecretRequest): string {
+  let origin = request.endpoint;
+  try {
+    origin = endpointOrigin(request.endpoint);
+  } catch {
+    // said as written
+  }
+  return `the ${request.purpose} key in $${request.envVar ?? DEFAULT_API_KEY_ENV} goes to ${origin}${request.model ? ` (${request.model})` : ''}`;
+}
+
 /** A CLI job host. */
 export function cliHost(options: CliHostOptions = {}): JobHost & { close(): void } {
   const baseDir = resolve(options.baseDir ?? process.cwd());
@@ -57,7 +72,9 @@ export function cliHost(options: CliHostOptions = {}): JobHost & { close(): void
     dataDir: bundledData(),
     signal: options.signal,
     async secret(request) {
-      return envSecret(request);
+      const answer = envSecret(request);
+      if ('key' in answer) log(keyRoute(request));
+      return answer;
     },
     progress(p: JobProgress) {
       if (!bar || barTotal !== p.total) {

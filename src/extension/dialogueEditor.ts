@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
+import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
 import type { DialogueItem } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
@@ -55,6 +56,26 @@ export async function updateItems(document: vscode.TextDocument, update: (item: 
   }
   if (n > 0 && !(await vscode.workspace.applyEdit(edit))) throw new Error(`could not edit ${document.uri.fsPath}`);
   return n;
+}
+
+/** Diagnostic source: the Problems panel shows it beside each message. */
+export const DIAGNOSTIC_SOURCE = 'ReflectEval';
+
+/** A problem line as a diagnostic: its range covers the line (every VS Code line it spans), all its reasons in one message. */
+export function problemDiagnostic(document: vscode.TextDocument, line: ProblemLine): vscode.Diagnostic {
+  const first = Math.min(line.editorLine - 1, Math.max(0, document.lineCount - 1));
+  const last = Math.min(first + line.editorLineCount - 1, document.lineCount - 1);
+  const range = new vscode.Range(first, 0, last, document.lineAt(last).text.length);
+  const d = new vscode.Diagnostic(range, line.message, line.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+  d.source = DIAGNOSTIC_SOURCE;
+  return d;
+}
+
+/** Shows a 1-based line of a dialogue document in a text editor beside the dialogue editor, selected. */
+export async function revealLine(document: vscode.TextDocument, line: number): Promise<void> {
+  const at = Math.min(Math.max(0, line - 1), Math.max(0, document.lineCount - 1));
+  const range = document.lineAt(at).range;
+  await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, selection: range, preview: true });
 }
 
 function entryOf(item: DialogueItem, index: number, annotator: string | null): ItemEntry {
@@ -102,6 +123,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   /** Fires when the selected item or candidate changes. */
   readonly onDidChangeSelection = this.onDidChangeSelectionEmitter.event;
   private readonly open = new Set<OpenEditor>();
+  /** One diagnostic per problem line of each open dialogue document (the Problems panel, squiggles, Go to Line). */
+  private readonly diagnostics = vscode.languages.createDiagnosticCollection('reflectEval');
 
   /** The last selection in an open dialogue editor. */
   get selection(): DialogueSelection | undefined {
@@ -113,7 +136,45 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     this.onDidChangeSelectionEmitter.fire(selection);
   }
 
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(private readonly context: vscode.ExtensionContext) {
+    context.subscriptions.push(this.diagnostics);
+  }
+
+  /** Problem lines read from each document's file (bytes), by the text VS Code shows for their first line. */
+  private readonly onDisk = new WeakMap<vscode.TextDocument, Map<string, ProblemLine>>();
+
+  /**
+   * Reads the file's bytes (when the document is a file and has no unsaved changes) for what the text cannot show:
+   * bytes that are not UTF-8 (VS Code shows U+FFFD and a save writes it), lone CRs (VS Code splits the line).
+   */
+  private async readDisk(document: vscode.TextDocument): Promise<void> {
+    if (document.uri.scheme !== 'file' || document.isDirty) return;
+    const version = document.version;
+    let bytes: Uint8Array;
+    try {
+      bytes = await vscode.workspace.fs.readFile(document.uri);
+    } catch {
+      return;
+    }
+    if (document.isClosed || document.version !== version || document.isDirty) return;
+    const byText = new Map<string, ProblemLine>();
+    for (const l of problemLines(parseDocument(bytes, vscode.workspace.asRelativePath(document.uri)))) {
+      // Only what the text cannot show: other problems are found in the text, wherever the line is now.
+      if (l.inVsCode.length > 0 && l.editorLine - 1 < document.lineCount) byText.set(document.lineAt(l.editorLine - 1).text, l);
+    }
+    this.onDisk.set(document, byText);
+  }
+
+  /**
+   * The problem lines of a document as it is now — from its text, with what its file's bytes say about lines still
+   * as they were read — set as its diagnostics (one per line); returns them for the banner.
+   */
+  private updateDiagnostics(document: vscode.TextDocument): ProblemLine[] {
+    const disk = this.onDisk.get(document) ?? new Map<string, ProblemLine>();
+    const lines = withDiskProblems(problemLines(parseTextDocument(document)), disk, document.lineCount, (i) => document.lineAt(i).text);
+    this.diagnostics.set(document.uri, lines.map((l) => problemDiagnostic(document, l)));
+    return lines;
+  }
 
   /** The dialogue document whose editor was last active, if still open. */
   get activeDocument(): vscode.TextDocument | undefined {
@@ -197,11 +258,12 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     const sendIndex = () => {
       const doc = parseTextDocument(document);
       const annotator = getAnnotator();
+      const lines = this.updateDiagnostics(document);
       send({
         type: 'index',
         file: vscode.workspace.asRelativePath(document.uri),
         entries: documentItems(doc).map((it, i) => entryOf(it, i, annotator)),
-        problems: doc.problems.map((p) => ({ line: p.line, field: p.field, message: p.message })),
+        problems: lines.map((l) => ({ line: l.editorLine, severity: l.severity, reasons: l.reasons })),
         annotator,
         blind: getBlindMode(),
         comparison: editor.comparison,
@@ -234,9 +296,17 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     };
 
     this.open.add(editor);
+    void this.readDisk(document).then(() => sendIndex());
     const subscriptions = [
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document.uri.toString() === document.uri.toString() && e.contentChanges.length > 0) editor.refresh();
+        if (e.document.uri.toString() !== document.uri.toString() || e.contentChanges.length === 0) return;
+        editor.refresh();
+        // Not dirty after a change: reloaded from disk (an external edit) or back at the saved text; read the bytes again.
+        if (!document.isDirty) void this.readDisk(document).then(() => sendIndex());
+      }),
+      vscode.workspace.onDidSaveTextDocument((d) => {
+        // What VS Code wrote is what the bytes say now.
+        if (d.uri.toString() === document.uri.toString()) void this.readDisk(document).then(() => sendIndex());
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode')) editor.refresh();
@@ -274,6 +344,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
             case 'label':
               queue = queue.then(() => applyLabel(msg.seq, msg.itemId, msg.candidateId, msg.op));
               break;
+            case 'revealLine':
+              await revealLine(document, msg.line);
+              break;
             case 'command': {
               this.setActive(document);
               await vscode.commands.executeCommand(`reflectEval.${msg.command}`);
@@ -287,6 +360,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     ];
     panel.onDidDispose(() => {
       subscriptions.forEach((s) => s.dispose());
+      this.diagnostics.delete(document.uri);
       this.open.delete(editor);
       this.updateFocusContext();
       if (this.active === document) this.setActive(undefined);

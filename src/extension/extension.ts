@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands/index';
 import { DIALOGUE_EDITOR_VIEW_TYPE, DialogueEditorProvider } from './dialogueEditor';
+import { migrateLegacyKeys } from './keys';
 import { PromptPreviewPanel } from './promptPreview';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -16,6 +17,8 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     ...registerCommands(context, editors),
   );
+  // Keys stored before keys had origins are bound to the user's own endpoint setting (never a workspace's).
+  void migrateLegacyKeys(context);
   const preview = new PromptPreviewPanel(context, editors);
   context.subscriptions.push(vscode.commands.registerCommand('reflectEval.showPromptPreview', () => preview.show()));
 }

@@ -1,21 +1,20 @@
 /**
  * The editor's job host and runner: a plan built from quick picks or settings runs through the same core job as
  * the CLI (src/core/jobs/), with relative paths read against the workspace folder, bundled models and prompts from
- * the installed extension, API keys from VS Code SecretStorage, progress in a cancellable notification, messages in
+ * the installed extension, API keys from VS Code SecretStorage (each for its endpoint origin, other origins asked
+ * about first: src/extension/keys.ts), progress in a cancellable notification, messages in
  * the "ReflectEval" output channel, and results applied to the open TextDocument as WorkspaceEdits (merged into the
  * document as it is when they arrive, so labels made during a run stay; undo, dirty state and save as usual).
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DialogueItem } from '../core/dialogue/types';
-import type { ItemSink, JobHost, JobReport, SecretAnswer, SecretRequest } from '../core/jobs/host';
+import type { ItemSink, JobHost, JobReport } from '../core/jobs/host';
+import type { EndpointSource } from '../core/jobs/keyPolicy';
 import type { FileJobPlan } from '../core/jobs/plans';
 import { promptRoots, workspaceDir } from './commands/common';
 import { parseTextDocument, updateItems } from './dialogueEditor';
-
-/** SecretStorage keys: the judges' API key, and the generators' (the judges' is used when it is unset). */
-export const JUDGE_SECRET_KEY = 'reflectEval.judge.apiKey';
-export const GENERATOR_SECRET_KEY = 'reflectEval.generator.apiKey';
+import { editorSecret, settingsEndpointSource } from './keys';
 
 let channel: vscode.OutputChannel | undefined;
 
@@ -23,13 +22,6 @@ let channel: vscode.OutputChannel | undefined;
 export function outputChannel(): vscode.OutputChannel {
   channel ??= vscode.window.createOutputChannel('ReflectEval');
   return channel;
-}
-
-/** The key SecretStorage holds for a request, or how to store one. */
-async function storedSecret(context: vscode.ExtensionContext, request: SecretRequest): Promise<SecretAnswer> {
-  const key = request.purpose === 'generator' ? ((await context.secrets.get(GENERATOR_SECRET_KEY)) ?? (await context.secrets.get(JUDGE_SECRET_KEY))) : await context.secrets.get(JUDGE_SECRET_KEY);
-  if (key) return { key };
-  return { missing: `run "ReflectEval: Set ${request.purpose === 'generator' ? 'Generator' : 'Judge'} API Key" first` };
 }
 
 /** The dialogue file a document stands for (an untitled one: a file named after it in the workspace folder). */
@@ -41,8 +33,10 @@ export function documentFile(document: vscode.TextDocument): string {
  * The editor's job host: what differs from the CLI's, and nothing else.
  *
  * @param baseDir - relative paths are read against it (a document's workspace folder, or a plan file's folder)
+ * @param endpointSource - where the plan's endpoints were written (settings by `inspect()`, or a plan file), for the
+ *   question asked before a key goes to an origin the user has not approved (src/extension/keys.ts)
  */
-export function editorHost(context: vscode.ExtensionContext, progress: vscode.Progress<{ message?: string; increment?: number }>, signal: AbortSignal, baseDir: string): JobHost {
+export function editorHost(context: vscode.ExtensionContext, progress: vscode.Progress<{ message?: string; increment?: number }>, signal: AbortSignal, baseDir: string, endpointSource: (endpoint: string) => EndpointSource = settingsEndpointSource): JobHost {
   let last = 0;
   return {
     kind: 'vscode',
@@ -51,7 +45,7 @@ export function editorHost(context: vscode.ExtensionContext, progress: vscode.Pr
     promptRoots: promptRoots(context),
     dataDir: vscode.Uri.joinPath(context.extensionUri, 'data').fsPath,
     signal,
-    secret: (request) => storedSecret(context, request),
+    secret: editorSecret(context, endpointSource),
     progress: (p) => {
       const fraction = p.total > 0 ? p.done / p.total : 0;
       progress.report({ increment: Math.max(0, fraction - last) * 100, message: `${p.done}/${p.total}${p.message ? ` · ${p.message}` : ''}` });
@@ -81,15 +75,18 @@ export function documentSink(document: vscode.TextDocument): ItemSink & { change
  *
  * @param options.baseDir - folder the plan's relative paths are read against (a plan file's folder; default the
  *   document's workspace folder)
+ * @param options.endpointSource - where the plan's endpoints were written: `plan` for a plan or run config file
+ *   (default: looked up in the settings with `inspect()`)
  * @returns the report (errors thrown by the job propagate to the command wrapper, which shows them)
  */
-export async function runPlanInEditor(context: vscode.ExtensionContext, document: vscode.TextDocument, plan: FileJobPlan, title: string, options: { baseDir?: string } = {}): Promise<JobReport> {
+export async function runPlanInEditor(context: vscode.ExtensionContext, document: vscode.TextDocument, plan: FileJobPlan, title: string, options: { baseDir?: string; endpointSource?: EndpointSource } = {}): Promise<JobReport> {
   const { runPlan } = await import('../core/jobs/plans');
   const { documentItems } = await import('../core/format/jsonl');
   const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ReflectEval: ${title}`, cancellable: true }, async (progress, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
-    const host = editorHost(context, progress, abort.signal, options.baseDir ?? workspaceDir(document));
+    const source = options.endpointSource;
+    const host = editorHost(context, progress, abort.signal, options.baseDir ?? workspaceDir(document), source ? () => source : settingsEndpointSource);
     const sink = documentSink(document);
     const items = documentItems(parseTextDocument(document));
     outputChannel().appendLine(`${new Date().toISOString()} ${plan.job} on ${document.uri.fsPath}`);

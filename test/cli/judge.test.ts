@@ -131,6 +131,8 @@ describe('reflect-eval judge --config (6 variants × 2 judges)', function () {
         ],
         bodies: ['instructions'],
         requests: ['rating'],
+        // One variable's key to two origins: the plan says so (docs/security.md).
+        apiKeyOrigins: { K: [four.baseURL, two.baseURL] },
       };
       writeFileSync(join(dir, 'run.json'), JSON.stringify(run));
       const r = await cli(['judge', file, '--config', join(dir, 'run.json')], { K: 'k' });

@@ -108,6 +108,46 @@ export async function answerFileDialog(page: Page, path: string): Promise<void> 
 }
 
 /**
+ * Stores an API key with "ReflectEval: Set Judge API Key" (or the generator's): answers the endpoint input with
+ * `origin` (leaving the proposed value when `origin` is undefined) and the password input with `key`. Returns the
+ * endpoint the command proposed. (A build from before keys had origins asks only for the key: '' is returned.)
+ */
+export async function setApiKey(page: Page, command: string, origin: string | undefined, key: string): Promise<string> {
+  await runCommand(page, command);
+  const first = page.locator('.quick-input-widget input').first();
+  await first.waitFor({ timeout: 30_000 });
+  let proposed = '';
+  if ((await page.locator('.quick-input-widget input[type="password"]').count()) === 0) {
+    proposed = await waitFor('the proposed endpoint', async () => (await first.inputValue()) || undefined, 10_000);
+    if (origin !== undefined) await first.fill(origin);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.quick-input-widget input[type="password"]', { timeout: 30_000 });
+  }
+  // The quick input is reused from the endpoint question: fill the field and check it before accepting.
+  const password = page.locator('.quick-input-widget input[type="password"]');
+  await page.waitForTimeout(300);
+  await password.fill(key);
+  await waitFor('the typed key', async () => (await password.inputValue()) === key, 10_000);
+  await page.keyboard.press('Enter');
+  await waitFor('the key stored', async () => (await page.locator('.notification-list-item-message', { hasText: 'API key stored' }).count()) > 0, 30_000);
+  return proposed;
+}
+
+/** The modal "Send your … API key to …?" dialog, if it shows within `timeoutMs`: its text. */
+export async function keyDialog(page: Page, timeoutMs = 30_000): Promise<string | undefined> {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'API key to' });
+  const shown = await dialog.waitFor({ timeout: timeoutMs }).then(() => true, () => false);
+  return shown ? ((await dialog.textContent()) ?? '') : undefined;
+}
+
+/** Answers the key dialog with one of its buttons: `Send once`, `Always for this origin` or `Cancel`. */
+export async function answerKeyDialog(page: Page, button: 'Send once' | 'Always for this origin' | 'Cancel'): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'API key to' });
+  await dialog.locator('a.monaco-button', { hasText: button }).click();
+  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+/**
  * Opens `fileName` from the Explorer in the ReflectEval editor, as a user would. Until the extension host has
  * registered the editor, VS Code opens the file as text: close and retry.
  */

@@ -12,7 +12,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
-import { answerFileDialog, cli, editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, waitFor, type Workbench } from './harness';
+import { answerFileDialog, answerKeyDialog, cli, editorFrame, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, type Workbench } from './harness';
 import { spawnSync } from 'node:child_process';
 
 const KEY = 'sk-e2e-jobs-key';
@@ -59,6 +59,8 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
           ],
           bodies: ['instructions'],
           requests: ['rating'],
+          // The CLI sends one variable's key to two origins only when the plan says so (docs/security.md).
+          apiKeyOrigins: { JOBS_E2E_KEY: [four!.baseURL, two!.baseURL] },
         }),
       );
     });
@@ -77,10 +79,16 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
   });
 
   /** Runs a plan file from the palette on the open dialogue editor and waits for its summary; returns it. */
-  async function runPlanInEditor(p: Page, plan: string, job: string): Promise<string> {
+  async function runPlanInEditor(p: Page, plan: string, job: string, keyAnswer?: 'Always for this origin'): Promise<string> {
     const before = await p.locator('.notification-list-item-message', { hasText: `ReflectEval ${job}:` }).count();
     await runCommand(p, 'ReflectEval: Run Plan File…');
     await answerFileDialog(p, join(ws, plan));
+    if (keyAnswer) {
+      // The key was stored for the first endpoint; the plan file names a second one, which is asked about.
+      const dialog = await keyDialog(p, 60_000);
+      assert.ok(dialog?.includes(`API key to ${new URL(two!.baseURL).origin}?`), dialog);
+      await answerKeyDialog(p, keyAnswer);
+    }
     await waitFor(`the ${job} summary`, async () => (await p.locator('.notification-list-item-message', { hasText: `ReflectEval ${job}:` }).count()) > before, 5 * 60_000, 500);
     return (await p.locator('.notification-list-item-message', { hasText: `ReflectEval ${job}:` }).last().textContent()) ?? '';
   }
@@ -91,14 +99,10 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
     await waitFor('no dirty tab', async () => (await p.locator('.tab.dirty').count()) === 0, 30_000);
   }
 
-  it('stores the judge key in SecretStorage', async () => {
+  it('stores the judge key in SecretStorage for the first endpoint', async () => {
     const p = page as Page;
     await openDialogueFile(p, 'editor.dialogues.jsonl');
-    await runCommand(p, 'ReflectEval: Set Judge API Key');
-    await p.waitForSelector('.quick-input-widget input[type="password"]', { timeout: 30_000 });
-    await p.keyboard.type(KEY);
-    await p.keyboard.press('Enter');
-    await waitFor('the key stored', async () => (await p.locator('.notification-list-item-message', { hasText: 'API key stored' }).count()) > 0, 30_000);
+    await setApiKey(p, 'ReflectEval: Set Judge API Key', new URL(four!.baseURL).origin, KEY);
   });
 
   it('generate and score plans give the same file from the editor and from the CLI (timestamps aside)', async () => {
@@ -115,7 +119,7 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
 
   it('a judge matrix from the editor: two endpoints, two evaluators; the CLI writes the same manifest and re-uses the cache', async () => {
     const p = page as Page;
-    const note = await runPlanInEditor(p, 'judge.json', 'judge');
+    const note = await runPlanInEditor(p, 'judge.json', 'judge', 'Always for this origin');
     assert.doesNotMatch(note, /nothing done/, note);
     await save(p);
     await p.screenshot({ path: join(out, 'jobs-judge.png') });

@@ -537,11 +537,34 @@ function renderHeader(): void {
   };
   toggle('#cmd-blind', blind);
   toggle('#cmd-compare', comparison);
+  renderProblems();
+}
+
+/** Problem lines shown in the banner at most (all of them are in the Problems panel). */
+const BANNER_LINES = 20;
+
+/** The banner: problem lines counted per line, each a link that shows the line in a text editor. */
+function renderProblems(): void {
   const box = $('#problems');
   box.hidden = problems.length === 0;
+  const invalid = problems.filter((p) => p.severity === 'error').length;
+  const other = problems.length - invalid;
+  const head = [
+    invalid ? `${invalid} line${invalid === 1 ? ' is' : 's are'} not an item: ReflectEval never edits ${invalid === 1 ? 'it' : 'them'} and leaves ${invalid === 1 ? 'it' : 'them'} out of every job` : '',
+    other ? `${other} item line${other === 1 ? '' : 's'} that VS Code would change on save` : '',
+  ].filter(Boolean).join('; ');
+  const entriesShown = problems.slice(0, BANNER_LINES).map((p) => {
+    const link = el('a', { href: '#', class: 'problem-line', 'data-line': String(p.line), title: 'Show this line in a text editor' }, `line ${p.line}`);
+    link.addEventListener('click', (ev) => {
+      ev.preventDefault();
+      post({ type: 'revealLine', line: p.line });
+    });
+    return el('li', {}, link, `: ${p.reasons.join('; ')}`);
+  });
   box.replaceChildren(
-    el('strong', {}, `${problems.length} line(s) could not be read and are kept as they are:`),
-    el('ul', {}, ...problems.slice(0, 20).map((p) => el('li', {}, `line ${p.line}${p.field ? `, ${p.field}` : ''}: ${p.message}`))),
+    el('strong', {}, `${head}:`),
+    el('ul', {}, ...entriesShown),
+    ...(problems.length > BANNER_LINES ? [el('div', { class: 'muted' }, `…and ${problems.length - BANNER_LINES} more line(s): all of them are in the Problems panel.`)] : []),
   );
 }
 

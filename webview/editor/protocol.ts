@@ -19,11 +19,16 @@ export interface ItemEntry {
   complete: number;
 }
 
-/** A line of the file that could not be read as an item; it is kept verbatim on save. */
+/**
+ * A line of the file that needs attention (src/core/format/lineReport.ts `problemLines`): one entry per line with
+ * all its reasons; a line that is not an item is kept verbatim on save.
+ */
 export interface ProblemEntry {
+  /** 1-based line number in the editor's text (what Go to Line and the Problems panel use). */
   line: number;
-  field?: string;
-  message: string;
+  severity: 'error' | 'warning';
+  /** Every reason, in order. */
+  reasons: string[];
 }
 
 export type EditorHostMessage =
@@ -47,4 +52,6 @@ export type EditorWebviewMessage =
   | { type: 'focusCandidate'; index: number; candidateId: string }
   /** The webview gained or lost keyboard focus (drives the `reflectEval.dialogueEditorFocus` context key). */
   | { type: 'focus'; focused: boolean }
+  /** Show this 1-based line of the file in a text editor (a problem line the banner lists). */
+  | { type: 'revealLine'; line: number }
   | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'showAgreement' | 'setAnnotator' | 'toggleBlindMode' | 'toggleComparison' | 'showLabellingKeys' };

@@ -232,3 +232,71 @@ export function problemLineMessages(doc: DialogueDocument): string[] {
     .filter((r) => r.kind === 'invalid')
     .map((r) => `${r.file}:${r.line}: ${r.problems.map((p) => `${p.field ? `${p.field}: ` : ''}${p.message}`).join('; ')} (line kept as it is)`);
 }
+
+/**
+ * One line that needs attention, as the editor shows it: a diagnostic in the Problems panel (one per line, all its
+ * reasons in one message, the range covering the line) and an entry of the editor's banner that jumps to it.
+ */
+export interface ProblemLine {
+  /** 1-based line number as the file counts lines (LF). */
+  line: number;
+  /** 1-based line where VS Code shows the line's start, and how many VS Code lines it spans. */
+  editorLine: number;
+  editorLineCount: number;
+  /** `error`: the line is not an item (kept as it is, left out of every job); `warning`: an item VS Code would change. */
+  severity: 'error' | 'warning';
+  /** Every reason, in order: why the line is not an item, then what VS Code would do to its bytes. */
+  reasons: string[];
+  /** What VS Code would do to the line's bytes (only known when read from bytes). */
+  inVsCode: VsCodeEffectCode[];
+  /** The reasons in one sentence, ending with what happens to the line. */
+  message: string;
+}
+
+/**
+ * The lines of a document that need attention, one entry per line with all its reasons (never one per problem: a
+ * line with three schema errors is one entry), in line order — from {@link lineReports}.
+ *
+ * @param doc - parsed from the editor's text (what the user sees now) or from the file's bytes (adds what VS Code
+ *   would do to them)
+ */
+export function problemLines(doc: DialogueDocument): ProblemLine[] {
+  return lineReports(doc).map((r) => {
+    const reasons = [...r.problems.map(problemText), ...r.inVsCode.map((e) => e.message)];
+    const invalid = r.kind === 'invalid';
+    return {
+      line: r.line,
+      editorLine: r.editorLine,
+      editorLineCount: r.editorLineCount,
+      severity: invalid ? 'error' : 'warning',
+      reasons,
+      inVsCode: r.inVsCode.map((e) => e.code),
+      message: `${reasons.join('; ')}${invalid && !r.problems.some((p) => p.code === 'duplicateId') ? ' (not an item: the line is kept as it is and left out of every job)' : ''}`,
+    };
+  });
+}
+
+/**
+ * Problem lines of an editor's document: those its text shows, with what the file's bytes said about lines the
+ * editor still shows as they were read (bytes that are not UTF-8, lone CRs: the text alone cannot tell).
+ *
+ * @param diskByText - problem lines read from the file's bytes ({@link problemLines} of `parseDocument(bytes)`) that
+ *   the text cannot show (`inVsCode` not empty), keyed by the editor's text of their first line when they were read
+ * @param lineCount - lines of the editor's text now; `lineText(i)` the text of its 0-based line `i`
+ * @returns one entry per line, in line order, `editorLine` where the line is now; a line read from bytes that spans
+ *   several editor lines (lone CRs) is one entry covering them
+ */
+export function withDiskProblems(fromText: readonly ProblemLine[], diskByText: ReadonlyMap<string, ProblemLine>, lineCount: number, lineText: (i: number) => string): ProblemLine[] {
+  if (diskByText.size === 0) return [...fromText];
+  const merged = new Map<number, ProblemLine>();
+  const covered = new Set<number>();
+  for (let i = 0; i < lineCount; i++) {
+    if (covered.has(i + 1)) continue;
+    const hit = diskByText.get(lineText(i));
+    if (!hit) continue;
+    merged.set(i + 1, { ...hit, editorLine: i + 1 });
+    for (let k = 1; k < hit.editorLineCount; k++) covered.add(i + 1 + k);
+  }
+  for (const l of fromText) if (!merged.has(l.editorLine) && !covered.has(l.editorLine)) merged.set(l.editorLine, l);
+  return [...merged.values()].sort((a, b) => a.editorLine - b.editorLine);
+}

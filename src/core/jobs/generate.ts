@@ -11,8 +11,10 @@ import { addGeneratedCandidates } from '../generation/candidates';
 import { generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
 import { runGeneration } from '../generation/run';
 import { describeSpec, resolveGenerationRun, validateGenerationConfig, type GenerationRunConfig } from '../generation/runConfig';
-import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import type { GeneratorSpec } from '../generation/runConfig';
+import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
 import { cacheFileBeside } from './judge';
+import { DEFAULT_API_KEY_ENV, keyRouteProblems, validateApiKeyOrigins, type KeyedEndpoint } from './keyPolicy';
 import { updatesFor } from './runner';
 
 /** A generation run: the object a `generate --config gen.json` file holds, plus where API replies are cached. */
@@ -23,6 +25,8 @@ export interface GeneratePlan extends GenerationRunConfig {
    * `false` for none, or a file (relative to the host's base folder).
    */
   cache?: boolean | string;
+  /** The CLI's consent to send one variable's key to several origins (as in a judge plan; docs/security.md). */
+  apiKeyOrigins?: Record<string, string[]>;
 }
 
 /**
@@ -33,10 +37,16 @@ export interface GeneratePlan extends GenerationRunConfig {
 export function validateGeneratePlan(value: unknown, source: string): GeneratePlan {
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object like {"generators": [{"backend": "local"}], "preset": "greedy"}');
-  const { job, cache, ...config } = value as Record<string, unknown>;
+  const { job, cache, apiKeyOrigins, ...config } = value as Record<string, unknown>;
   if (job !== undefined && job !== 'generate') fail('job', 'must be "generate" for a generation plan');
   if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') fail('cache', 'must be true, false or a file path');
-  return { ...validateGenerationConfig(config, source), ...(job !== undefined ? { job: 'generate' as const } : {}), ...(cache !== undefined ? { cache: cache as boolean | string } : {}) };
+  const origins = validateApiKeyOrigins(apiKeyOrigins, fail);
+  return {
+    ...validateGenerationConfig(config, source),
+    ...(job !== undefined ? { job: 'generate' as const } : {}),
+    ...(cache !== undefined ? { cache: cache as boolean | string } : {}),
+    ...(origins ? { apiKeyOrigins: origins } : {}),
+  };
 }
 
 /**
@@ -48,11 +58,17 @@ export function validateGeneratePlan(value: unknown, source: string): GeneratePl
 export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, host: JobHost, sink: ItemSink, options: { baseDir?: string } = {}): Promise<JobReport> {
   const run = resolveGenerationRun(plan);
   const cacheFile = plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(host.baseDir, plan.cache) : cacheFileBeside(target.file, 'generation-cache.jsonl');
+  // Every key is asked for before anything runs: a declined one stops the job with no request sent.
+  const keys = await generatorKeys(run.generators, plan.apiKeyOrigins, host);
+  if ('declined' in keys) return { job: 'generate', lines: [], warnings: [], nothingDone: keys.declined };
   const env: GeneratorEnvironment = {
     models: host.models,
     baseDir: options.baseDir ?? host.baseDir,
     promptRoots: [...host.promptRoots],
-    apiKey: (spec) => host.secret({ purpose: 'generator', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model }),
+    apiKey: async (spec) => {
+      const answer = keys.get(spec) ?? { missing: 'no key was asked for this generator' };
+      return 'declined' in answer ? { missing: answer.declined } : answer;
+    },
     ...(cacheFile ? { cache: new ResponseCache<ApiReply>(cacheFile) } : {}),
   };
   const items = target.items;
@@ -93,4 +109,28 @@ export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, hos
   else if (result.loadErrors.length) report.failed = `${result.loadErrors.length} generator(s) could not be loaded (the others' candidates were kept)`;
   else if (items.length === 0) report.nothingDone = 'the file has no items to generate for';
   return report;
+}
+
+/** The API endpoints of a plan's generators, for the key rules. */
+export function generatorKeyedEndpoints(generators: readonly GeneratorSpec[]): KeyedEndpoint[] {
+  return generators.flatMap((g, i) => (g.backend === 'local' ? [] : [{ at: `generators[${i}]`, baseURL: g.baseURL ?? '', apiKeyEnv: g.apiKeyEnv }]));
+}
+
+/** Asks the host for the key of every API generator before any runs; `declined` as soon as one is declined. */
+async function generatorKeys(generators: readonly GeneratorSpec[], apiKeyOrigins: GeneratePlan['apiKeyOrigins'], host: JobHost): Promise<Map<GeneratorSpec, SecretAnswer> | { declined: string }> {
+  let problems = new Map<string, string>();
+  try {
+    problems = keyRouteProblems(generatorKeyedEndpoints(generators), apiKeyOrigins);
+  } catch {
+    // A baseURL that is not a URL: validation refuses it before a run.
+  }
+  const answers = new Map<GeneratorSpec, SecretAnswer>();
+  for (const spec of generators) {
+    if (spec.backend === 'local') continue;
+    const shared = problems.get(spec.apiKeyEnv ?? DEFAULT_API_KEY_ENV);
+    const answer = await host.secret({ purpose: 'generator', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model, ...(shared ? { sharedKeyProblem: shared } : {}) });
+    if ('declined' in answer) return { declined: `generator ${spec.model ?? spec.backend}: ${answer.declined}` };
+    answers.set(spec, answer);
+  }
+  return answers;
 }

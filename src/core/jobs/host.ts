@@ -24,10 +24,19 @@ export interface SecretRequest {
   envVar?: string;
   /** Model name, for messages. */
   model?: string;
+  /**
+   * Set when the plan would send this variable's key to several origins without listing them in `apiKeyOrigins`
+   * (docs/security.md): hosts that take keys from variables named in the plan (the CLI) refuse with it.
+   */
+  sharedKeyProblem?: string;
 }
 
-/** The answer to a {@link SecretRequest}: a key, or why there is none (said to the user as is). */
-export type SecretAnswer = { key: string } | { missing: string };
+/**
+ * The answer to a {@link SecretRequest}: a key; or why there is none (said to the user as is; that judge or
+ * generator does not run, the others do); or `declined`: the user (or the CLI's rule) refused to send a key there,
+ * and the job stops before sending anything.
+ */
+export type SecretAnswer = { key: string } | { missing: string } | { declined: string };
 
 /** Everything a job may ask of the program running it. */
 export interface JobHost {

@@ -19,7 +19,8 @@ import { countApiTokens } from '../judges/tokenCount';
 import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
 import { BatchStateLog } from '../remote/openaiBatch';
 import { REFLECT_EVAL_VERSION } from '../version';
-import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
+import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type KeyedEndpoint } from './keyPolicy';
 import { updatesFor } from './runner';
 
 /** A judge run: the object a `judge --config run.json` file holds (docs/judging.md), plus where caches go. */
@@ -52,9 +53,15 @@ export interface JudgePlan {
   batch?: boolean;
   /** First wait between polls of a batch, in seconds (default 15; each next wait 1.5 × longer, at most 10 min). */
   batchPollSeconds?: number;
+  /**
+   * The CLI's consent to send one environment variable's key to several origins: variable name → every origin it
+   * may go to (docs/security.md). Without it, a plan naming one variable beside two origins is refused by the CLI.
+   * The editor ignores it (its keys come from SecretStorage and go only to origins the user approved).
+   */
+  apiKeyOrigins?: Record<string, string[]>;
 }
 
-const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'batch', 'batchPollSeconds'];
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'batch', 'batchPollSeconds', 'apiKeyOrigins'];
 
 /** The Batch API's price: half the online price per token (https://platform.openai.com/docs/guides/batch). */
 export const BATCH_PRICE_FACTOR = 0.5;
@@ -110,6 +117,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (local >= 0) fail('batch', `judges[${local}] is a local judge, and local judges cannot run through the Batch API: run them without "batch" (or --batch), or in a plan of their own`);
   }
   if (c.batchPollSeconds !== undefined && !(typeof c.batchPollSeconds === 'number' && c.batchPollSeconds > 0 && c.batchPollSeconds <= 3600)) fail('batchPollSeconds', 'must be a number of seconds in (0, 3600]');
+  validateApiKeyOrigins(c.apiKeyOrigins, fail);
   return c as unknown as JudgePlan;
 }
 
@@ -225,19 +233,17 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
   const report: JobReport = { job: 'judge', lines: [], warnings: [], files: [] };
   host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${plan.requests.length} requests${repeats > 1 ? ` × ${repeats} repeats` : ''})`);
   const records: JudgeRunRecord[] = [];
-  // API keys are asked once per judge (batch mode asks before the batches, the matrix reuses the answer).
-  const keys = new Map<number, Promise<string>>();
-  const apiKeyOf = (spec: JudgeSpec, i: number): Promise<string> => {
-    if (!keys.has(i)) {
-      keys.set(
-        i,
-        host.secret({ purpose: 'judge', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model }).then((answer) => {
-          if ('missing' in answer) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
-          return answer.key;
-        }),
-      );
-    }
-    return keys.get(i)!;
+  // Every key is asked for before anything runs: a declined one stops the job with no request sent (batch mode
+  // included: its batches are created only after every key was given).
+  const keys = await judgeKeys(plan, host);
+  if ('declined' in keys) {
+    report.nothingDone = keys.declined;
+    return report;
+  }
+  const apiKeyOf = async (spec: JudgeSpec, i: number): Promise<string> => {
+    const answer = keys.get(i);
+    if (!answer || !('key' in answer)) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer && 'missing' in answer ? answer.missing : 'not asked'}`);
+    return answer.key;
   };
   const batchRuns = plan.batch ? await runBatches(plan, target, host, lib, variants, cache, apiKeyOf, report) : new Map<number, JudgeBatchRun | Error>();
   let base = 0;
@@ -368,6 +374,34 @@ async function runBatches(
     }),
   );
   return out;
+}
+
+/** The API endpoints of a plan's judges, for the key rules. */
+export function judgeKeyedEndpoints(plan: Pick<JudgePlan, 'judges'>): KeyedEndpoint[] {
+  return plan.judges.flatMap((j, i) => (j.backend === 'local' ? [] : [{ at: `judges[${i}]`, baseURL: j.baseURL ?? '', apiKeyEnv: j.apiKeyEnv }]));
+}
+
+/**
+ * Asks the host for the key of every API judge, in order, before any judge runs; `declined` as soon as one is
+ * declined (the rest are not asked).
+ */
+async function judgeKeys(plan: JudgePlan, host: JobHost): Promise<Map<number, SecretAnswer> | { declined: string }> {
+  const endpoints = judgeKeyedEndpoints(plan);
+  let problems = new Map<string, string>();
+  try {
+    problems = keyRouteProblems(endpoints, plan.apiKeyOrigins);
+  } catch {
+    // A baseURL that is not a URL: the judge fails on its own below.
+  }
+  const answers = new Map<number, SecretAnswer>();
+  for (const [index, spec] of plan.judges.entries()) {
+    if (spec.backend === 'local') continue;
+    const shared = problems.get(spec.apiKeyEnv ?? DEFAULT_API_KEY_ENV);
+    const answer = await host.secret({ purpose: 'judge', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model, ...(shared ? { sharedKeyProblem: shared } : {}) });
+    if ('declined' in answer) return { declined: `judge ${judgeLabel(spec)}: ${answer.declined}` };
+    answers.set(index, answer);
+  }
+  return answers;
 }
 
 /** Writes the run manifest: judges (no secrets) with their signatures, templates with hashes, counts, tokens, cost. */

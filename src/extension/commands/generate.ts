@@ -12,7 +12,8 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { GeneratorSpec, GenerationRunConfig, DecodingSpec, PresetName } from '../../core/generation/runConfig';
 import type { DialogueEditorProvider } from '../dialogueEditor';
-import { GENERATOR_SECRET_KEY, runPlanInEditor } from '../host';
+import { runPlanInEditor } from '../host';
+import { setKeyCommand } from '../keys';
 import { activeDialogue, config, requireTrust } from './common';
 
 /** What the settings quick pick returns. */
@@ -109,18 +110,10 @@ export async function generateCommand(context: vscode.ExtensionContext, editors:
     },
     choice.configFile ?? 'settings (reflectEval.generator.*)',
   );
-  await runPlanInEditor(context, document, { ...plan, job: 'generate' }, `generating (${choice.label})`, choice.configFile ? { baseDir: dirname(choice.configFile) } : {});
+  await runPlanInEditor(context, document, { ...plan, job: 'generate' }, `generating (${choice.label})`, choice.configFile ? { baseDir: dirname(choice.configFile), endpointSource: 'plan' } : {});
 }
 
+/** ReflectEval: Set Generator API Key: the key and the endpoint origin it is for (src/extension/keys.ts). */
 export async function setGeneratorApiKeyCommand(context: vscode.ExtensionContext): Promise<void> {
-  const key = await vscode.window.showInputBox({
-    title: 'Generator API key',
-    prompt: 'For API generators (reflectEval.generator.models). Stored in VS Code SecretStorage; never written to settings or files. Empty: remove it (the judge key is then used).',
-    password: true,
-    ignoreFocusOut: true,
-  });
-  if (key === undefined) return;
-  if (key.trim() === '') await context.secrets.delete(GENERATOR_SECRET_KEY);
-  else await context.secrets.store(GENERATOR_SECRET_KEY, key.trim());
-  void vscode.window.showInformationMessage(key.trim() ? 'ReflectEval: generator API key stored.' : 'ReflectEval: generator API key removed; the judge API key is used.');
+  await setKeyCommand(context, 'generator');
 }

@@ -12,6 +12,7 @@ import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { importDatasetCommand } from './importGeneric';
 import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
+import { forgetApprovalsCommand } from '../keys';
 import { labellingCommands } from './labelling';
 import { perplexityCommand } from './perplexity';
 import { runPlanCommand } from './runPlan';
@@ -47,6 +48,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.perplexity', reportErrors(() => perplexityCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),
+    vscode.commands.registerCommand('reflectEval.forgetKeyApprovals', reportErrors(() => forgetApprovalsCommand(context))),
     vscode.commands.registerCommand('reflectEval.runPlan', (uri?: vscode.Uri) => reportErrors(() => runPlanCommand(context, editors, uri instanceof vscode.Uri ? uri : undefined))()),
   ];
 }

@@ -8,7 +8,8 @@ import type { JudgePlan } from '../../core/jobs/judge';
 import type { JudgeSpec, Price } from '../../core/judges/runConfig';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { parseTextDocument } from '../dialogueEditor';
-import { JUDGE_SECRET_KEY, runPlanInEditor } from '../host';
+import { runPlanInEditor } from '../host';
+import { setKeyCommand } from '../keys';
 import { activeDialogue, config, promptRoots, requireTrust } from './common';
 
 /** The single judge the `reflectEval.judge.*` settings describe. */
@@ -68,10 +69,7 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   await runPlanInEditor(context, document, { ...plan, job: 'judge' }, `judging (${plan.judges.length} judge(s) × ${est.variants} variant(s))`);
 }
 
+/** ReflectEval: Set Judge API Key: the key and the endpoint origin it is for (src/extension/keys.ts). */
 export async function setApiKeyCommand(context: vscode.ExtensionContext): Promise<void> {
-  const key = await vscode.window.showInputBox({ title: 'Judge API key', prompt: 'Stored in VS Code SecretStorage; never written to settings or files.', password: true, ignoreFocusOut: true });
-  if (key === undefined) return;
-  if (key.trim() === '') await context.secrets.delete(JUDGE_SECRET_KEY);
-  else await context.secrets.store(JUDGE_SECRET_KEY, key.trim());
-  void vscode.window.showInformationMessage(key.trim() ? 'ReflectEval: API key stored.' : 'ReflectEval: API key removed.');
+  await setKeyCommand(context, 'judge');
 }

@@ -33,7 +33,7 @@ export async function runPlanCommand(context: vscode.ExtensionContext, editors: 
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
       // The pipeline's steps run on the file on disk (an import step creates it), as in the CLI.
-      const host = editorHost(context, progress, abort.signal, dirname(file));
+      const host = editorHost(context, progress, abort.signal, dirname(file), () => 'plan');
       outputChannel().appendLine(`${new Date().toISOString()} pipeline ${file}`);
       await runPipeline(pipeline, host, (_, report) => showReport(report));
     });
@@ -44,5 +44,5 @@ export async function runPlanCommand(context: vscode.ExtensionContext, editors: 
   if (plan.job === 'import') throw new Error(`${file}: an import plan creates a file; put it first in a pipeline ({"file": …, "steps": [ … ]})`);
   const document = activeDialogue(editors);
   if (!document) return;
-  await runPlanInEditor(context, document, plan, `${plan.job} (${file})`, { baseDir: dirname(file) });
+  await runPlanInEditor(context, document, plan, `${plan.job} (${file})`, { baseDir: dirname(file), endpointSource: 'plan' });
 }

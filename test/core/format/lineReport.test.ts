@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
 import { decodeUtf8Lossy, decodeUtf8Strict, splitByteLines, utf8Errors } from '../../../src/core/format/bytes';
 import { documentItems, itemEdit, applyLineEdits, parseDocument, replaceItemsById } from '../../../src/core/format/jsonl';
-import { lineReports, problemLinesChangedBySave, vsCodeLineEndingChanges, vsCodeText } from '../../../src/core/format/lineReport';
+import { lineReports, problemLines, withDiskProblems, problemLinesChangedBySave, vsCodeLineEndingChanges, vsCodeText } from '../../../src/core/format/lineReport';
 import { setCoherence } from '../../../src/core/labels/annotate';
 
 const item = (id: string) =>
@@ -71,6 +71,41 @@ describe('problems per line (issue 14)', () => {
     assert.deepEqual(reports.map((r) => r.line), [2, 3, 4, 5, 6, 7]);
     assert.deepEqual(reports.map((r) => r.problems.map((p) => p.code)), [['invalidUtf8'], ['json'], ['schema', 'schema', 'schema'], ['duplicateId'], ['bom'], ['json']]);
     assert.match(reports[2].message, /^context\[0\]\.speaker: must be one of .*; context\[0\]\.text: must be string; candidates\[0\]\.origin: missing required field "origin"$/);
+  });
+
+  it('gives the editor one problem line per line (6, not the 8 problems the banner used to count), each with all its reasons and VS Code\'s line', () => {
+    const lines = problemLines(doc);
+    assert.equal(lines.length, 6);
+    assert.deepEqual(lines.map((l) => [l.line, l.editorLine, l.editorLineCount, l.severity]), [[2, 2, 1, 'error'], [3, 3, 2, 'error'], [4, 5, 1, 'error'], [5, 6, 1, 'error'], [6, 7, 1, 'error'], [7, 8, 1, 'error']]);
+    assert.equal(lines[2].reasons.length, 3, 'three schema errors, one line');
+    assert.match(lines[2].message, /^context\[0\]\.speaker: .*; context\[0\]\.text: must be string; candidates\[0\]\.origin: missing required field "origin" \(not an item: the line is kept as it is and left out of every job\)$/);
+    assert.deepEqual(lines[0].reasons.length, 2, 'not UTF-8, and what a save from VS Code would do');
+    // From the editor's text (VS Code has already split lone CRs and decoded the bytes): lines are VS Code's lines.
+    const text = parseDocument(new TextDecoder().decode(file).replace(/\r(?!\n)/g, '\n'), 'p.dialogues.jsonl');
+    const fromText = problemLines(text);
+    assert.ok(fromText.every((l) => l.line === l.editorLine && l.editorLineCount === 1));
+    assert.equal(new Set(fromText.map((l) => l.line)).size, fromText.length, 'one entry per line');
+  });
+
+  it('the editor adds what only the bytes show (not UTF-8, a lone CR) to the lines its text shows, where they are now', () => {
+    const text = vsCodeText(file).split('\n');
+    const disk = new Map(problemLines(doc).filter((l) => l.inVsCode.length > 0).map((l) => [text[l.editorLine - 1], l]));
+    assert.equal(disk.size, 2, 'the line that is not UTF-8 and the line with a lone CR');
+    const merged = (lines: string[]) => withDiskProblems(problemLines(parseDocument(lines.join('\n'), 'p')), disk, lines.length, (i) => lines[i]);
+    const now = merged(text);
+    // VS Code's line 2 decodes as a valid item (U+FFFD in a string): only the bytes make it a problem line; the line
+    // with a lone CR is two lines in VS Code and one entry covering both.
+    assert.deepEqual(now.map((l) => [l.editorLine, l.editorLineCount]), [[2, 1], [3, 2], [5, 1], [6, 1], [7, 1], [8, 1]]);
+    assert.match(now[0].message, /a save from VS Code would replace 130 bytes/);
+    assert.equal(problemLines(parseDocument(text.join('\n'), 'p')).some((l) => l.editorLine === 2), false, 'the text alone does not see it');
+    // An edit above moves them; they are still found by their text.
+    const edited = merged([item('new'), ...text]);
+    assert.deepEqual(edited.map((l) => l.editorLine), [3, 4, 6, 7, 8, 9]);
+    assert.match(edited[1].message, /lone CR/);
+    // Once the user rewrites such a line, the bytes' reasons no longer apply to it.
+    const fixed = [...text];
+    fixed[1] = item('fixed');
+    assert.deepEqual(merged(fixed).map((l) => l.editorLine), [3, 5, 6, 7, 8]);
   });
 
   it('says where the bytes that are not UTF-8 are and what a save from VS Code would do to them', () => {

@@ -1,0 +1,84 @@
+/**
+ * End to end in real VS Code (see harness.ts), issue 14 item 2: problem lines of a dialogue file are VS Code
+ * diagnostics, one per line with all its reasons (the issue saw "8 line(s)" for 6 lines, no Problems panel entry and
+ * no way to jump to a line). Checks the banner's count and its links, the Problems panel, an update when the file
+ * changes, and that closing the editor removes them.
+ *
+ * Run: `npm run build && npx mocha --no-config --node-option import=tsx --timeout 600000 test/e2e/problems.e2e.test.ts`.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+
+describe('problem lines as VS Code diagnostics (code-server + Chromium)', function () {
+  this.timeout(10 * 60_000);
+  let wb: Workbench | undefined;
+  let page: Page | undefined;
+  let file = '';
+
+  before(async function () {
+    if (!prerequisitesPresent()) this.skip();
+    wb = await launchWorkbench((ws) => {
+      file = join(ws, 'study.dialogues.jsonl');
+      runCli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '2', '--seed', '1', '-o', file]);
+      const [first, second] = readFileSync(file, 'utf8').trim().split('\n');
+      const schemaBad = JSON.stringify({ id: 'bad-schema', context: [{ speaker: 'robot', text: 3 }], candidates: [{ id: 'c', text: 'x', annotations: [], scores: {} }] });
+      // Lines 2-5 need attention (4 lines, 6 problems: three of them on line 3); lines 1 and 6 are items.
+      writeFileSync(file, [first, '{"id": "torn", "context": [', schemaBad, first, '[1, 2]', second].join('\n') + '\n');
+    });
+    page = wb.page;
+  });
+
+  after(async function () {
+    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'problems-failure.png') }).catch(() => undefined);
+    await wb?.close('code-server-logs-problems');
+  });
+
+  /** A Problems panel row of one of ReflectEval's diagnostics (not the file's row). */
+  const isOurs = (row: string) => row.includes('ReflectEval') && /\[Ln \d+, Col \d+\]/.test(row);
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
+  });
+
+  it('the banner counts lines, not problems, and the Problems panel lists one entry per line with all its reasons', async () => {
+    const p = page as Page;
+    const frame = await openDialogueFile(p, 'study.dialogues.jsonl');
+    await frame.waitForSelector('#problems:not([hidden])', { timeout: 30_000 });
+    const banner = (await frame.textContent('#problems')) ?? '';
+    assert.match(banner, /^4 lines are not an item: ReflectEval never edits them and leaves them out of every job:/, banner);
+    assert.deepEqual(await frame.locator('#problems a.problem-line').allTextContents(), ['line 2', 'line 3', 'line 4', 'line 5']);
+    assert.match(banner, /line 3: context\[0\]\.speaker: .*; context\[0\]\.text: must be string; candidates\[0\]\.origin: missing required field "origin"/);
+    await runCommand(p, 'View: Focus Problems (Errors, Warnings, Infos)');
+    const rows = await waitFor('four problem lines in the Problems panel', async () => {
+      const texts = await p.locator('.markers-panel .monaco-list-row').allTextContents();
+      const ours = texts.filter(isOurs);
+      return ours.length === 4 ? ours : undefined;
+    }, 30_000);
+    assert.ok(rows.some((t) => /must be string.*missing required field "origin"/.test(t)), rows.join('\n'));
+    assert.ok(rows.every((t) => /\[Ln \d+, Col 1\]/.test(t)), rows.join('\n'));
+    await p.screenshot({ path: join(out, 'problems-panel.png') });
+  });
+
+  it('a banner entry opens the line in a text editor with the line selected', async () => {
+    const p = page as Page;
+    const frame = await editorFrame(p);
+    await frame.locator('#problems a.problem-line', { hasText: 'line 4' }).click();
+    const selection = await waitFor('the cursor on line 4', async () => {
+      const t = (await p.locator('.statusbar-item[id="status.editor.selection"]').textContent().catch(() => '')) ?? '';
+      return /Ln 4, Col \d+/.test(t) ? t : undefined;
+    }, 30_000);
+    assert.match(selection, /selected/, 'the whole line is selected');
+    await p.screenshot({ path: join(out, 'problems-reveal.png') });
+  });
+
+  it('follows changes of the file, and closing every editor of it removes its problems', async () => {
+    const p = page as Page;
+    appendFileSync(file, 'not json at all\n');
+    await waitFor('five problem lines', async () => (await p.locator('.markers-panel .monaco-list-row').allTextContents()).filter(isOurs).length === 5, 60_000);
+    await runCommand(p, 'View: Close All Editors');
+    await waitFor('no problem line left', async () => (await p.locator('.markers-panel .monaco-list-row').allTextContents()).filter(isOurs).length === 0, 30_000);
+  });
+});
