@@ -7,14 +7,9 @@ import type * as ort from 'onnxruntime-common';
 import type { RunTimer } from './languageModel';
 import { ModelSourceError } from './errors';
 
-export type OrtModule = typeof import('onnxruntime-node');
-let ortModule: OrtModule | undefined;
+import type { OrtModule } from './ortRuntime';
 
-/** The onnxruntime-node module, imported once on first use. */
-export async function ortRuntime(): Promise<OrtModule> {
-  ortModule ??= await import('onnxruntime-node');
-  return ortModule;
-}
+export { ortRuntime, type OrtModule } from './ortRuntime';
 
 /** Options for opening ONNX sessions. */
 export interface SessionOptions {
