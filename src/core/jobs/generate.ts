@@ -6,6 +6,8 @@
 import { dirname, resolve } from 'node:path';
 import { ResponseCache } from '../cache/responseCache';
 import { failFor, isObject } from '../config';
+import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
+import { withRuntime } from './runtime';
 import type { ApiReply } from '../generation/apiGenerator';
 import { addGeneratedCandidates } from '../generation/candidates';
 import { generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
@@ -23,6 +25,8 @@ export interface GeneratePlan extends GenerationRunConfig {
    * `false` for none, or a file (relative to the host's base folder).
    */
   cache?: boolean | string;
+  /** How local generators run: threads and execution provider (over the host's settings). */
+  runtime?: LocalRuntimeOptions;
 }
 
 /**
@@ -33,10 +37,15 @@ export interface GeneratePlan extends GenerationRunConfig {
 export function validateGeneratePlan(value: unknown, source: string): GeneratePlan {
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object like {"generators": [{"backend": "local"}], "preset": "greedy"}');
-  const { job, cache, ...config } = value as Record<string, unknown>;
+  const { job, cache, runtime, ...config } = value as Record<string, unknown>;
   if (job !== undefined && job !== 'generate') fail('job', 'must be "generate" for a generation plan');
   if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') fail('cache', 'must be true, false or a file path');
-  return { ...validateGenerationConfig(config, source), ...(job !== undefined ? { job: 'generate' as const } : {}), ...(cache !== undefined ? { cache: cache as boolean | string } : {}) };
+  return {
+    ...validateGenerationConfig(config, source),
+    ...(job !== undefined ? { job: 'generate' as const } : {}),
+    ...(cache !== undefined ? { cache: cache as boolean | string } : {}),
+    ...(runtime !== undefined ? { runtime: validateLocalRuntime(runtime, 'runtime', fail) } : {}),
+  };
 }
 
 /**
@@ -49,7 +58,7 @@ export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, hos
   const run = resolveGenerationRun(plan);
   const cacheFile = plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(host.baseDir, plan.cache) : cacheFileBeside(target.file, 'generation-cache.jsonl');
   const env: GeneratorEnvironment = {
-    models: host.models,
+    models: withRuntime(host.models, plan.runtime),
     baseDir: options.baseDir ?? host.baseDir,
     promptRoots: [...host.promptRoots],
     apiKey: (spec) => host.secret({ purpose: 'generator', endpoint: spec.baseURL ?? '', envVar: spec.apiKeyEnv, model: spec.model }),

@@ -3,6 +3,8 @@
  * response cache and the run manifest beside the dialogue file — the same files whether the CLI or the editor runs
  * it, so a matrix started in one re-uses the other's replies.
  */
+import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
+import { withRuntime } from './runtime';
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { failFor, isObject, rejectUnknownFields } from '../config';
@@ -41,9 +43,11 @@ export interface JudgePlan {
   cache?: boolean | string;
   /** Run manifest: `true` (default) for `<file>.judge-manifest.json` beside the dialogue file, `false`, or a file. */
   manifest?: boolean | string;
+  /** How local judges run: threads and execution provider (over the host's settings). */
+  runtime?: LocalRuntimeOptions;
 }
 
-const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest'];
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'runtime'];
 const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature'];
 
 /**
@@ -90,6 +94,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (!(typeof p?.inputPerMTok === 'number' && typeof p?.outputPerMTok === 'number')) fail(`prices.${model}`, 'needs numeric "inputPerMTok" and "outputPerMTok"');
   }
   for (const k of ['cache', 'manifest']) if (c[k] !== undefined && typeof c[k] !== 'boolean' && typeof c[k] !== 'string') fail(k, 'must be true, false or a file path');
+  if (c.runtime !== undefined) validateLocalRuntime(c.runtime, 'runtime', fail);
   return c as unknown as JudgePlan;
 }
 
@@ -206,7 +211,7 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
         if ('missing' in answer) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
         apiKey = answer.key;
       } else host.log(`loading ${judgeLabel(spec)}`);
-      made = await createJudge(spec, { apiKey, models: host.models });
+      made = await createJudge(spec, { apiKey, models: withRuntime(host.models, plan.runtime) });
     } catch (err) {
       report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
       base += perVariant * variants.length * repeats;

@@ -96,3 +96,42 @@ export function requireOrtForTransformers(requireFn: (id: string) => unknown): u
     };
   }
 }
+
+/**
+ * onnxruntime-node execution providers a user can ask for. `cpu` works everywhere; `cuda` needs onnxruntime-node's
+ * CUDA binaries (linux-x64, downloaded at install unless `.npmrc` skips it, as ReflectEval's does), `dml` Windows
+ * (DirectML), `coreml` macOS, `webgpu` where onnxruntime-node was built with it. A provider the installed
+ * binaries lack fails when the model is opened, with onnxruntime's own message.
+ */
+export const EXECUTION_PROVIDERS = ['cpu', 'cuda', 'dml', 'coreml', 'webgpu'] as const;
+export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
+
+/**
+ * How local models run (plans' `runtime` field, CLI `--threads` / `--execution-provider`, settings
+ * `reflectEval.generator.threads` / `reflectEval.generator.executionProvider`). Neither changes what a model
+ * computes beyond float rounding, so neither is part of an evaluator id.
+ */
+export interface LocalRuntimeOptions {
+  /** onnxruntime's `intraOpNumThreads`: threads inside one operator; unset or 0: onnxruntime's default (one per physical core). */
+  threads?: number;
+  /** Execution provider (default `cpu`); any other is tried first, with `cpu` as onnxruntime's fallback for unsupported nodes. */
+  executionProvider?: ExecutionProvider;
+}
+
+/**
+ * Checks a `runtime` value (a plan field or settings).
+ *
+ * @param fail - reports `(field, message)`; `at` prefixes the field (e.g. `runtime`)
+ * @throws whatever `fail` throws, naming `runtime.threads` or `runtime.executionProvider`
+ */
+export function validateLocalRuntime(value: unknown, at: string, fail: (field: string, message: string) => never): LocalRuntimeOptions {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(at, 'must be an object like {"threads": 2, "executionProvider": "cpu"}');
+  const v = value as Record<string, unknown>;
+  for (const k of Object.keys(v)) if (k !== 'threads' && k !== 'executionProvider') fail(`${at}.${k}`, 'unknown field (known: threads, executionProvider)');
+  if (v.threads !== undefined && !(Number.isInteger(v.threads) && (v.threads as number) >= 0 && (v.threads as number) <= 256)) fail(`${at}.threads`, 'must be an integer from 0 (onnxruntime default) to 256');
+  if (v.executionProvider !== undefined && !EXECUTION_PROVIDERS.includes(v.executionProvider as ExecutionProvider)) fail(`${at}.executionProvider`, `must be one of ${EXECUTION_PROVIDERS.join(', ')}`);
+  return {
+    ...(v.threads ? { threads: v.threads as number } : {}),
+    ...(v.executionProvider !== undefined ? { executionProvider: v.executionProvider as ExecutionProvider } : {}),
+  };
+}
