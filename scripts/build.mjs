@@ -1,6 +1,8 @@
 // Bundles the extension host code, the CLI and the webview UIs with esbuild.
 import { build } from 'esbuild';
 import { chmodSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 
 // onnxruntime-node is native and stays outside the bundles, loaded from node_modules at run time (the VSIX
 // carries a copy in dist/node_modules/, see scripts/package.mjs; transformers.js requires it at load). @huggingface/transformers is bundled; its top-level `require("sharp")`
@@ -16,6 +18,26 @@ const stubSharp = {
     }));
   },
 };
+// transformers.js requires onnxruntime-node when it loads, which throws where the VSIX carries no native binaries
+// for the platform (an Intel Mac): its one require is routed through requireOrtForTransformers
+// (src/core/models/ortRuntime.ts), so tokenizers still load there and only running a model says why it cannot.
+const ortRequire = 'requireFromHere("onnxruntime-node")';
+const lazyOrtInTransformers = {
+  name: 'lazy-ort-in-transformers',
+  setup(b) {
+    b.onLoad({ filter: /@huggingface[\\/]transformers[\\/]dist[\\/]transformers\.node\.(mjs|cjs)$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const hits = text.split(ortRequire).length - 1;
+      if (hits !== 1) throw new Error(`${args.path}: expected one ${ortRequire}, found ${hits}; update scripts/build.mjs for this transformers.js version`);
+      const shim = JSON.stringify(resolve('src/core/models/ortRuntime.ts'));
+      return {
+        contents: `import { requireOrtForTransformers as __reflectEvalRequireOrt } from ${shim};\n` + text.replace(ortRequire, '__reflectEvalRequireOrt(requireFromHere)'),
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', minify: false };
 
@@ -28,7 +50,7 @@ await Promise.all([
     format: 'cjs',
     target: 'node20',
     external,
-    plugins: [stubSharp],
+    plugins: [stubSharp, lazyOrtInTransformers],
   }),
   build({
     ...common,
@@ -38,7 +60,7 @@ await Promise.all([
     format: 'cjs',
     target: 'node20',
     external,
-    plugins: [stubSharp],
+    plugins: [stubSharp, lazyOrtInTransformers],
     banner: { js: '#!/usr/bin/env node' },
   }),
   build({

@@ -1,7 +1,8 @@
 /**
  * Helpers shared by the `reflect-eval` subcommands (src/cli/commands/*.ts).
  */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { EXECUTION_PROVIDERS, type ExecutionProvider, type LocalRuntimeOptions } from '../core/models/ortRuntime';
 import { readDialogueFile } from '../core/format/files';
 import { documentItems, type DialogueDocument } from '../core/format/jsonl';
 import { problemLineMessages } from '../core/format/lineReport';
@@ -24,4 +25,21 @@ export function openDialogues(path: string): { doc: DialogueDocument; items: Dia
   const doc = readDialogueFile(path);
   for (const m of problemLineMessages(doc)) log(m);
   return { doc, items: documentItems(doc) };
+}
+
+/** Adds `--threads` and `--execution-provider` (how local models run) to a command. */
+export function withRuntimeOptions(cmd: Command): Command {
+  return cmd
+    .option('--threads <n>', "threads inside one onnxruntime operator for local models (intraOpNumThreads; default onnxruntime's: one per core)", positiveInt)
+    .addOption(new Option('--execution-provider <name>', 'onnxruntime execution provider for local models (default cpu)').choices([...EXECUTION_PROVIDERS]));
+}
+
+/** The plan's `runtime` with the flags of {@link withRuntimeOptions} laid over it (undefined when neither sets anything). */
+export function runtimeFromFlags(opts: Record<string, unknown>, planRuntime?: LocalRuntimeOptions): LocalRuntimeOptions | undefined {
+  const runtime: LocalRuntimeOptions = {
+    ...planRuntime,
+    ...(opts.threads !== undefined ? { threads: opts.threads as number } : {}),
+    ...(opts.executionProvider !== undefined ? { executionProvider: opts.executionProvider as ExecutionProvider } : {}),
+  };
+  return Object.keys(runtime).length ? runtime : undefined;
 }

@@ -12,11 +12,28 @@ import type { DialogueItem } from '../core/dialogue/types';
 import type { ItemSink, JobHost, JobReport } from '../core/jobs/host';
 import type { EndpointSource } from '../core/jobs/keyPolicy';
 import type { FileJobPlan } from '../core/jobs/plans';
+import { failFor } from '../core/config';
+import { validateLocalRuntime, type LocalRuntimeOptions } from '../core/models/ortRuntime';
 import { promptRoots, workspaceDir } from './commands/common';
 import { parseTextDocument, updateItems } from './dialogueEditor';
 import { editorSecret, settingsEndpointSource } from './keys';
 
 let channel: vscode.OutputChannel | undefined;
+
+/**
+ * How local models run, from `reflectEval.generator.threads` (0: onnxruntime's default) and
+ * `reflectEval.generator.executionProvider`; a plan's `runtime` overrides them.
+ *
+ * @throws ConfigError naming the setting when a value is out of range
+ */
+export function localRuntimeSettings(): LocalRuntimeOptions {
+  const cfg = vscode.workspace.getConfiguration('reflectEval.generator');
+  return validateLocalRuntime(
+    { threads: cfg.get<number>('threads', 0), executionProvider: cfg.get<string>('executionProvider', 'cpu') },
+    'reflectEval.generator',
+    failFor('settings'),
+  );
+}
 
 /** The "ReflectEval" output channel (created on first use). */
 export function outputChannel(): vscode.OutputChannel {
@@ -41,7 +58,7 @@ export function editorHost(context: vscode.ExtensionContext, progress: vscode.Pr
   return {
     kind: 'vscode',
     baseDir,
-    models: { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir, hub: { log: (m) => outputChannel().appendLine(m) } },
+    models: { bundledDir: vscode.Uri.joinPath(context.extensionUri, 'fixtures', 'models').fsPath, baseDir, hub: { log: (m) => outputChannel().appendLine(m) }, runtime: localRuntimeSettings() },
     promptRoots: promptRoots(context),
     dataDir: vscode.Uri.joinPath(context.extensionUri, 'data').fsPath,
     signal,

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { importAnnoMI, parseAnnoMI, selectDialogues, therapistLabelDistribution, windowStats, type AnnoMISelection } from '../../core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI, selectDialogues, summariseWindowCounts, therapistLabelDistribution, windowTurnCounts, type AnnoMISelection } from '../../core/annomi/annomi';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import { formatItems } from '../../core/format/jsonl';
 import { MAX_CONTEXT_TOKENS } from '../../core/generation/modelInput';
@@ -75,8 +75,9 @@ export function registerStats(program: Command): void {
       const folder = isHubId(ref) ? (await resolveCausalLM(ref)).folder : resolve(ref);
       const tokenizer = await loadTokenizer(folder);
       const max = opts.maxContextTokens as number;
-      const all = windowStats(dialogues, tokenizer, { behaviour: 'any', maxContextTokens: max });
-      const target = windowStats(dialogues, tokenizer, { behaviour: opts.behaviour as TherapistBehaviour, maxContextTokens: max });
+      const measured = windowTurnCounts(dialogues, tokenizer, max);
+      const all = summariseWindowCounts(measured, 'any');
+      const target = summariseWindowCounts(measured, opts.behaviour as TherapistBehaviour);
       if (opts.json) {
         process.stdout.write(JSON.stringify({ labels: dist, window: { maxContextTokens: max, allTherapistTurns: all, [String(opts.behaviour)]: target } }, null, 2) + '\n');
         return;

@@ -9,7 +9,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runPlanOnFile } from '../../core/jobs/file';
 import { validateGeneratePlan, type GeneratePlan } from '../../core/jobs/generate';
 import { PRESETS, type PresetName } from '../../core/generation/runConfig';
-import { positiveInt } from '../common';
+import { positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';
+import type { LocalRuntimeOptions } from '../../core/models/ortRuntime';
 import { cliHost, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
 
@@ -20,8 +21,7 @@ function nonNegativeInt(v: string): number {
 }
 
 export function registerGenerate(program: Command): void {
-  program
-    .command('generate <file>')
+  withRuntimeOptions(program.command('generate <file>'))
     .description('generate candidates for every item: generators (local ONNX models, OpenAI-compatible endpoints) × decoding settings (see docs/generation.md)')
     .option('--config <gen.json>', 'run config: generators, preset, custom settings, seed (see docs/generation.md)')
     .addOption(new Option('--preset <name>', `decoding settings preset (default greedy; overrides the config's)`).choices(Object.keys(PRESETS)))
@@ -51,6 +51,8 @@ export function registerGenerate(program: Command): void {
       if (opts.maxNewTokens !== undefined) config = { ...config, maxNewTokens: opts.maxNewTokens };
       if (opts.cache === false) config = { ...config, cache: false };
       else if (typeof opts.cache === 'string') config = { ...config, cache: resolve(opts.cache) };
+      const runtime = runtimeFromFlags(opts, config.runtime as LocalRuntimeOptions | undefined);
+      if (runtime) config = { ...config, runtime };
       const plan: GeneratePlan = validateGeneratePlan(config, source);
       if (opts.printPlan) {
         process.stdout.write(JSON.stringify({ job: 'generate', ...plan }, null, 2) + '\n');

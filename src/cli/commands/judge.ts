@@ -9,13 +9,12 @@ import { runPlanOnFile } from '../../core/jobs/file';
 import type { JudgeSpec } from '../../core/judges/runConfig';
 import { documentItems } from '../../core/format/jsonl';
 import { readDialogueFile } from '../../core/format/files';
-import { log, positiveInt } from '../common';
+import { log, positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';
 import { cliHost, DEFAULT_API_KEY_ENV, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
 
 export function registerJudge(program: Command): void {
-  program
-    .command('judge <file>')
+  withRuntimeOptions(program.command('judge <file>'))
     .description('score every candidate with LLM judges under ICMI 2023 prompt variants (one judge from flags, or a matrix from --config)')
     .option('--config <run.json>', 'judges × bodies × requests, concurrency and prices (see docs/judging.md); overrides the single-judge flags')
     .addOption(new Option('--backend <kind>', 'judge backend').choices(['local', 'openai']).default('local'))
@@ -52,6 +51,8 @@ export function registerJudge(program: Command): void {
       if (opts.batch) plan = validateJudgePlan({ ...plan, batch: true }, '--batch');
       if (opts.cache === false) plan.cache = false;
       else if (typeof opts.cache === 'string') plan.cache = resolve(opts.cache);
+      const runtime = runtimeFromFlags(opts, plan.runtime);
+      if (runtime) plan.runtime = runtime;
       if (opts.printPlan) {
         process.stdout.write(JSON.stringify({ job: 'judge', ...plan }, null, 2) + '\n');
         return;

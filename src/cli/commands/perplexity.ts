@@ -11,7 +11,7 @@ import { MAX_CONTEXT_TOKENS } from '../../core/generation/modelInput';
 import { runPerplexityPlan, validatePerplexityPlan } from '../../core/jobs/perplexity';
 import type { PerplexityResult } from '../../core/generation/perplexity';
 import { DEFAULT_GENERATOR } from '../../core/models/registry';
-import { openDialogues, positiveInt } from '../common';
+import { openDialogues, positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';
 import { cliHost, printReport, withInterrupt } from '../host';
 
 /** Items of an AnnoMI CSV (every utterance of the behaviour, no sampling) or of a dialogue file. */
@@ -26,8 +26,7 @@ function readItems(file: string, opts: Record<string, unknown>): DialogueItem[] 
 }
 
 export function registerPerplexity(program: Command): void {
-  program
-    .command('perplexity <file>')
+  withRuntimeOptions(program.command('perplexity <file>'))
     .description('perplexity of local models on the reference responses of a dialogue file or an AnnoMI CSV (exp of the mean token NLL, natural log; see docs/generation.md)')
     .option('--model <ref...>', 'model folder(s), hub id(s) or bundled:<name>', [DEFAULT_GENERATOR])
     .addOption(new Option('--behaviour <label>', 'response type scored (and its control code)').choices(['reflection', 'question', 'therapist_input', 'other']).default('reflection'))
@@ -45,6 +44,7 @@ export function registerPerplexity(program: Command): void {
           maxContextTokens: opts.maxContextTokens,
           includeEos: opts.eos as boolean,
           ...(opts.inputSpecialTokens ? { inputSpecialTokens: true } : {}),
+          ...(runtimeFromFlags(opts) ? { runtime: runtimeFromFlags(opts) } : {}),
         },
         'flags',
       );

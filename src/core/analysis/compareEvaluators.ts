@@ -5,7 +5,7 @@
  */
 import type { DialogueItem } from '../dialogue/types';
 import { bootstrapIndices, bootstrapPValue, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
-import { kendallTauBStatistic } from '../stats/correlation';
+import { kendallTauBWeighted } from '../stats/correlation';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
 import { correlate, correlationData, weightedCorrelation, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
 import { displayNames } from './evaluatorNames';
@@ -129,14 +129,23 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
     };
     if (resamples) {
       let diffs: (number | null)[];
-      if (method === 'kendall')
+      if (method === 'kendall') {
+        // Each pair weighted by its item's draws: exactly tau-b of the concatenated resample (kendallTauBWeighted).
+        const all = flatten(t, Array.from(t.a.keys()));
+        const item = t.a.flatMap((pa, k) => pa.map(() => k));
+        const ta = kendallTauBWeighted(all.a, all.h);
+        const tb = kendallTauBWeighted(all.b, all.h);
+        const counts = new Int32Array(t.a.length);
+        const weights = new Int32Array(item.length);
         diffs = resamples.map((idx) => {
-          const s = flatten(t, idx);
-          const x = kendallTauBStatistic(s.a, s.h);
-          const y = kendallTauBStatistic(s.b, s.h);
+          counts.fill(0);
+          for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+          for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
+          const x = ta(weights);
+          const y = tb(weights);
           return x === null || y === null ? null : x - y;
         });
-      else {
+      } else {
         // Weighted by item draw counts: the same numbers as on the concatenated resample (see cellInterval).
         const ra = weightedCorrelation({ x: t.a, y: t.h }, method === 'spearman');
         const rb = weightedCorrelation({ x: t.b, y: t.h }, method === 'spearman');

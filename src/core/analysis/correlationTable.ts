@@ -11,7 +11,7 @@ import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type Hum
 import { candidateOrigins, type Candidate, type DialogueItem } from '../dialogue/types';
 import { IS_REFERENCE_REASON, isReferenceCandidate } from '../metrics/registry';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
-import { kendallTauB, kendallTauBStatistic, pearsonR, spearmanRho } from '../stats/correlation';
+import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted, pearsonR, spearmanRho } from '../stats/correlation';
 import { displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from './evaluatorNames';
 
 /** Correlation coefficient: Spearman's rho (ICMI 2023's choice), Pearson's r, or Kendall's tau-b. */
@@ -415,21 +415,36 @@ export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayL
  * Spearman and Pearson are computed without building the resample: a pair drawn w times (w = how often its item
  * was drawn) is weighted by w, ranks are average ranks among the weighted copies, and r is the weighted Pearson
  * correlation — the same number as on the concatenated resample (up to rounding, ~1e-15), in O(n) per resample
- * after one sort. Kendall's tau-b is recomputed on the concatenation with Knight's O(n log n) algorithm
- * ({@link kendallTauBStatistic}).
+ * after one sort. Kendall's tau-b likewise weights each pair by its item's draws ({@link kendallTauBWeighted}:
+ * Knight's pair counts with weights, O(n log d) per resample, exactly {@link kendallTauBStatistic} of the
+ * concatenation).
  */
 export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95): BootstrapInterval {
+  const counts = new Int32Array(pairs.x.length);
   if (method === 'kendall') {
+    const item: number[] = [];
+    const x: number[] = [];
+    const y: number[] = [];
+    pairs.x.forEach((px, k) => {
+      for (let j = 0; j < px.length; j++) {
+        item.push(k);
+        x.push(px[j]);
+        y.push(pairs.y[k][j]);
+      }
+    });
+    const tau = kendallTauBWeighted(x, y);
+    const weights = new Int32Array(x.length);
     return percentileInterval(
       resamples.map((idx) => {
-        const r = resamplePairs(pairs, idx);
-        return kendallTauBStatistic(r.x, r.y);
+        counts.fill(0);
+        for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+        for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
+        return tau(weights);
       }),
       level,
     );
   }
   const weighted = weightedCorrelation(pairs, method === 'spearman');
-  const counts = new Int32Array(pairs.x.length);
   return percentileInterval(
     resamples.map((idx) => {
       counts.fill(0);

@@ -5,7 +5,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import seedrandom from 'seedrandom';
-import { MAX_CONTEXT_TOKENS, turnsInWindow, type TextTokenizer } from '../generation/modelInput';
+import { DialogueWindows, MAX_CONTEXT_TOKENS, type TextTokenizer } from '../generation/modelInput';
 import type { Candidate, DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
 
 /** Columns the importer needs; both the simple and the full AnnoMI releases have them. */
@@ -269,6 +269,47 @@ export interface WindowStats {
   untruncatedShare: number;
 }
 
+/** One therapist utterance measured by {@link windowTurnCounts}. */
+export interface WindowTurnCount {
+  behaviour: TherapistBehaviour;
+  /** Whole context turns that fit in the window. */
+  turns: number;
+  /** Context turns before the utterance (all of them fit when `turns` equals it). */
+  contextTurns: number;
+}
+
+/**
+ * For every labelled therapist utterance with at least one preceding turn, the number of whole context turns
+ * that fit in a `maxContextTokens` window of `tokenizer` (each dialogue tokenized once, {@link DialogueWindows}).
+ */
+export function windowTurnCounts(dialogues: AnnoMIDialogue[], tokenizer: TextTokenizer, maxContextTokens = MAX_CONTEXT_TOKENS): WindowTurnCount[] {
+  const out: WindowTurnCount[] = [];
+  for (const d of dialogues) {
+    const windows = new DialogueWindows(d.utterances.map(toTurn), tokenizer);
+    d.utterances.forEach((u, i) => {
+      if (i === 0 || u.speaker !== 'therapist' || !u.behaviour) return;
+      const code = (BEHAVIOURS.includes(u.behaviour) ? u.behaviour : 'other') as TherapistBehaviour;
+      out.push({ behaviour: u.behaviour as TherapistBehaviour, turns: windows.turnsInWindow(i, code, maxContextTokens), contextTurns: i });
+    });
+  }
+  return out;
+}
+
+/** Summarises {@link windowTurnCounts} for utterances of `behaviour` (or all with `'any'`). */
+export function summariseWindowCounts(measured: readonly WindowTurnCount[], behaviour: TherapistBehaviour | 'any' = 'any'): WindowStats {
+  const chosen = measured.filter((m) => behaviour === 'any' || m.behaviour === behaviour);
+  const counts = chosen.map((m) => m.turns);
+  const untruncated = chosen.filter((m) => m.turns === m.contextTurns).length;
+  const sorted = [...counts].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return {
+    examples: counts.length,
+    meanTurns: counts.length ? counts.reduce((s, n) => s + n, 0) / counts.length : 0,
+    medianTurns: sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2,
+    untruncatedShare: counts.length ? untruncated / counts.length : 0,
+  };
+}
+
 /**
  * Measures, for every therapist utterance of `behaviour` (or of any behaviour with `'any'`) with at least one
  * preceding turn, the number of whole context turns that fit in a `maxContextTokens` window of `tokenizer`.
@@ -278,27 +319,5 @@ export function windowStats(
   tokenizer: TextTokenizer,
   options: { behaviour?: TherapistBehaviour | 'any'; maxContextTokens?: number } = {},
 ): WindowStats {
-  const behaviour = options.behaviour ?? 'any';
-  const max = options.maxContextTokens ?? MAX_CONTEXT_TOKENS;
-  const counts: number[] = [];
-  let untruncated = 0;
-  for (const d of dialogues) {
-    const turns = d.utterances.map(toTurn);
-    d.utterances.forEach((u, i) => {
-      if (i === 0 || u.speaker !== 'therapist' || !u.behaviour) return;
-      if (behaviour !== 'any' && u.behaviour !== behaviour) return;
-      const code = (BEHAVIOURS.includes(u.behaviour) ? u.behaviour : 'other') as TherapistBehaviour;
-      const n = turnsInWindow(turns.slice(0, i), tokenizer, code, max);
-      counts.push(n);
-      if (n === i) untruncated++;
-    });
-  }
-  const sorted = [...counts].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return {
-    examples: counts.length,
-    meanTurns: counts.length ? counts.reduce((s, n) => s + n, 0) / counts.length : 0,
-    medianTurns: sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2,
-    untruncatedShare: counts.length ? untruncated / counts.length : 0,
-  };
+  return summariseWindowCounts(windowTurnCounts(dialogues, tokenizer, options.maxContextTokens ?? MAX_CONTEXT_TOKENS), options.behaviour ?? 'any');
 }

@@ -6,6 +6,8 @@
 import { dirname, resolve } from 'node:path';
 import { ResponseCache } from '../cache/responseCache';
 import { failFor, isObject } from '../config';
+import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
+import { withRuntime } from './runtime';
 import type { ApiReply } from '../generation/apiGenerator';
 import { addGeneratedCandidates } from '../generation/candidates';
 import { generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
@@ -27,6 +29,8 @@ export interface GeneratePlan extends GenerationRunConfig {
   cache?: boolean | string;
   /** The CLI's consent to send one variable's key to several origins (as in a judge plan; docs/security.md). */
   apiKeyOrigins?: Record<string, string[]>;
+  /** How local generators run: threads and execution provider (over the host's settings). */
+  runtime?: LocalRuntimeOptions;
 }
 
 /**
@@ -37,7 +41,7 @@ export interface GeneratePlan extends GenerationRunConfig {
 export function validateGeneratePlan(value: unknown, source: string): GeneratePlan {
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object like {"generators": [{"backend": "local"}], "preset": "greedy"}');
-  const { job, cache, apiKeyOrigins, ...config } = value as Record<string, unknown>;
+  const { job, cache, apiKeyOrigins, runtime, ...config } = value as Record<string, unknown>;
   if (job !== undefined && job !== 'generate') fail('job', 'must be "generate" for a generation plan');
   if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') fail('cache', 'must be true, false or a file path');
   const origins = validateApiKeyOrigins(apiKeyOrigins, fail);
@@ -46,6 +50,7 @@ export function validateGeneratePlan(value: unknown, source: string): GeneratePl
     ...(job !== undefined ? { job: 'generate' as const } : {}),
     ...(cache !== undefined ? { cache: cache as boolean | string } : {}),
     ...(origins ? { apiKeyOrigins: origins } : {}),
+    ...(runtime !== undefined ? { runtime: validateLocalRuntime(runtime, 'runtime', fail) } : {}),
   };
 }
 
@@ -62,7 +67,7 @@ export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, hos
   const keys = await generatorKeys(run.generators, plan.apiKeyOrigins, host);
   if ('declined' in keys) return { job: 'generate', lines: [], warnings: [], nothingDone: keys.declined };
   const env: GeneratorEnvironment = {
-    models: host.models,
+    models: withRuntime(host.models, plan.runtime),
     baseDir: options.baseDir ?? host.baseDir,
     promptRoots: [...host.promptRoots],
     apiKey: async (spec) => {

@@ -3,6 +3,8 @@
  * response cache and the run manifest beside the dialogue file — the same files whether the CLI or the editor runs
  * it, so a matrix started in one re-uses the other's replies.
  */
+import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
+import { withRuntime } from './runtime';
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { failFor, isObject, rejectUnknownFields } from '../config';
@@ -59,9 +61,11 @@ export interface JudgePlan {
    * The editor ignores it (its keys come from SecretStorage and go only to origins the user approved).
    */
   apiKeyOrigins?: Record<string, string[]>;
+  /** How local judges run: threads and execution provider (over the host's settings). */
+  runtime?: LocalRuntimeOptions;
 }
 
-const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'batch', 'batchPollSeconds', 'apiKeyOrigins'];
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'batch', 'batchPollSeconds', 'apiKeyOrigins', 'runtime'];
 
 /** The Batch API's price: half the online price per token (https://platform.openai.com/docs/guides/batch). */
 export const BATCH_PRICE_FACTOR = 0.5;
@@ -118,6 +122,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
   }
   if (c.batchPollSeconds !== undefined && !(typeof c.batchPollSeconds === 'number' && c.batchPollSeconds > 0 && c.batchPollSeconds <= 3600)) fail('batchPollSeconds', 'must be a number of seconds in (0, 3600]');
   validateApiKeyOrigins(c.apiKeyOrigins, fail);
+  if (c.runtime !== undefined) validateLocalRuntime(c.runtime, 'runtime', fail);
   return c as unknown as JudgePlan;
 }
 
@@ -256,7 +261,7 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
       let apiKey: string | undefined;
       if (spec.backend !== 'local') apiKey = await apiKeyOf(spec, i);
       else host.log(`loading ${judgeLabel(spec)}`);
-      made = await createJudge(spec, { apiKey, models: host.models });
+      made = await createJudge(spec, { apiKey, models: withRuntime(host.models, plan.runtime) });
     } catch (err) {
       report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
       base += perVariant * variants.length * repeats;

@@ -2,6 +2,8 @@
  * The perplexity job: perplexity of local generators on the reference responses of the items (GEM 2022 §3.3,
  * Table 3). It reports; it does not change the file.
  */
+import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
+import { withRuntime } from './runtime';
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import type { TherapistBehaviour } from '../dialogue/types';
 import { perplexity, perplexityExamples, type PerplexityOptions, type PerplexityResult } from '../generation/perplexity';
@@ -13,6 +15,8 @@ export interface PerplexityPlan extends PerplexityOptions {
   job?: 'perplexity';
   /** Model references: `bundled:<name>`, a folder, a hub id (default: the bundled generator). */
   models?: string[];
+  /** How the models run: threads and execution provider (over the host's settings). */
+  runtime?: LocalRuntimeOptions;
 }
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
@@ -26,12 +30,13 @@ export function validatePerplexityPlan(value: unknown, source: string): Perplexi
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object like {"models": ["bundled:reflect-gpt2-tiny"]}');
   const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, ['job', 'models', 'maxContextTokens', 'maxResponseTokens', 'includeEos', 'behaviour', 'inputSpecialTokens'], '', fail);
+  rejectUnknownFields(c, ['job', 'models', 'maxContextTokens', 'maxResponseTokens', 'includeEos', 'behaviour', 'inputSpecialTokens', 'runtime'], '', fail);
   if (c.job !== undefined && c.job !== 'perplexity') fail('job', 'must be "perplexity" for a perplexity plan');
   if (c.models !== undefined && !(Array.isArray(c.models) && c.models.length > 0 && c.models.every((m) => typeof m === 'string' && m.trim()))) fail('models', 'must be a non-empty array of model references');
   for (const k of ['maxContextTokens', 'maxResponseTokens']) if (c[k] !== undefined && !(Number.isInteger(c[k]) && (c[k] as number) >= 1)) fail(k, 'must be an integer ≥ 1');
   for (const k of ['includeEos', 'inputSpecialTokens']) if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(k, 'must be true or false');
   if (c.behaviour !== undefined && !BEHAVIOURS.includes(String(c.behaviour))) fail('behaviour', `must be one of ${BEHAVIOURS.join(', ')}`);
+  if (c.runtime !== undefined) validateLocalRuntime(c.runtime, 'runtime', fail);
   return c as PerplexityPlan;
 }
 
@@ -49,7 +54,7 @@ export async function runPerplexityPlan(plan: PerplexityPlan, target: JobTarget,
   for (const ref of plan.models ?? [DEFAULT_GENERATOR]) {
     if (host.signal?.aborted) break;
     host.log(`loading ${ref}`);
-    const model = await loadGenerativeModel(ref, host.models);
+    const model = await loadGenerativeModel(ref, withRuntime(host.models, plan.runtime));
     try {
       const t0 = performance.now();
       const { perResponse: _each, ...r } = await perplexity(model, examples, {

@@ -7,6 +7,7 @@
  * The reference as written is what outputs record (`origin.model`, judge and metric ids): an install path differs
  * between machines, `bundled:reflect-gpt2-tiny` does not.
  */
+import type { LocalRuntimeOptions } from './ortRuntime';
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, join, sep } from 'node:path';
 import { ModelSourceError } from './errors';
@@ -27,6 +28,8 @@ export interface ModelLocator {
   baseDir: string;
   /** Hub endpoint, cache, token, offline mode, download log; unset fields come from the environment (`HF_*`). */
   hub?: HubOptions;
+  /** How local generative models run (threads, execution provider); see {@link LocalRuntimeOptions}. */
+  runtime?: LocalRuntimeOptions;
 }
 
 /** A model reference resolved to a local folder, with everything loaders read from it. */

@@ -7,14 +7,9 @@ import type * as ort from 'onnxruntime-common';
 import type { RunTimer } from './languageModel';
 import { ModelSourceError } from './errors';
 
-export type OrtModule = typeof import('onnxruntime-node');
-let ortModule: OrtModule | undefined;
+import type { LocalRuntimeOptions, OrtModule } from './ortRuntime';
 
-/** The onnxruntime-node module, imported once on first use. */
-export async function ortRuntime(): Promise<OrtModule> {
-  ortModule ??= await import('onnxruntime-node');
-  return ortModule;
-}
+export { ortRuntime, type OrtModule } from './ortRuntime';
 
 /** Options for opening ONNX sessions. */
 export interface SessionOptions {
@@ -26,6 +21,18 @@ export interface SessionOptions {
    * for cores (see docs/generation.md, Speed).
    */
   allowSpinning?: boolean;
+  /** onnxruntime execution providers in order of preference (default: onnxruntime's, CPU). */
+  executionProviders?: string[];
+}
+
+/** Session options for a plan's or a setting's {@link LocalRuntimeOptions}. */
+export function sessionOptionsOf(runtime: LocalRuntimeOptions | undefined): SessionOptions {
+  if (!runtime) return {};
+  const ep = runtime.executionProvider;
+  return {
+    ...(runtime.threads ? { intraOpNumThreads: runtime.threads } : {}),
+    ...(ep && ep !== 'cpu' ? { executionProviders: [ep, 'cpu'] } : {}),
+  };
 }
 
 /** What a graph must declare and may declare; anything else is an input ReflectEval cannot feed. */
@@ -64,6 +71,7 @@ export class OnnxGraph {
         graphOptimizationLevel: 'all',
         ...(options.allowSpinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }),
         ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
+        ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
       });
     } catch (e) {
       throw new ModelSourceError(`model folder ${folder}: ${name} could not be loaded by onnxruntime (${(e as Error).message.split('\n')[0]})`);

@@ -13,7 +13,7 @@ import { describeModel, parseModelRef, type DescribedModel, type ModelLocator } 
 import { EncoderModel } from './encoder';
 import type { ModelDtype } from './layout';
 import { OnnxCausalLM } from './causalLM';
-import type { SessionOptions } from './onnxGraph';
+import { sessionOptionsOf, type SessionOptions } from './onnxGraph';
 import { OnnxSeq2SeqLM } from './seq2seqLM';
 import { SentenceEmbedder } from './sentenceEmbedding';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';
@@ -69,7 +69,7 @@ export function openGenerativeModel(d: DescribedModel, options: SessionOptions &
  */
 export async function loadGenerativeModel(ref: string, locator: ModelLocator, options: GenerativeLoadOptions = {}): Promise<OnnxCausalLM | OnnxSeq2SeqLM> {
   const { dtype, ...session } = options;
-  return openGenerativeModel(await describeModel(ref, locator, { task: 'generation', dtype }), session);
+  return openGenerativeModel(await describeModel(ref, locator, { task: 'generation', dtype }), { ...sessionOptionsOf(locator.runtime), ...session });
 }
 
 /**

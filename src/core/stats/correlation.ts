@@ -172,15 +172,10 @@ export function kendallTauB(x: readonly number[], y: readonly number[]): Kendall
   const n = x.length;
   if (n < 3) return { method: 'kendall', n, statistic: null, pValue: null, undefinedReason: 'too-few' };
   const total = (n * (n - 1)) / 2;
-  let concordant = 0;
-  let discordant = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const s = Math.sign(x[i] - x[j]) * Math.sign(y[i] - y[j]);
-      if (s > 0) concordant++;
-      else if (s < 0) discordant++;
-    }
-  }
+  // Pair counts in O(n log n) (Knight 1966); all are integers below 2^53, so exactly the O(n²) loop's counts.
+  const k = knightCounts(x, y);
+  const discordant = k.dis;
+  const concordant = total - k.xtie - k.ytie + k.ntie - k.dis;
   const [xTies, x0, x1] = tieStats(x);
   const [yTies, y0, y1] = tieStats(y);
   if (xTies === total || yTies === total) return { method: 'kendall', n, statistic: null, pValue: null, undefinedReason: 'constant-input' };
@@ -208,6 +203,20 @@ export function kendallTauB(x: readonly number[], y: readonly number[]): Kendall
 export function kendallTauBStatistic(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
   const n = x.length;
   if (n < 3) return null;
+  const { xtie, ytie, ntie, dis } = knightCounts(x, y);
+  const tot = (n * (n - 1)) / 2;
+  if (xtie === tot || ytie === tot) return null;
+  const conMinusDis = tot - xtie - ytie + ntie - 2 * dis;
+  return Math.max(-1, Math.min(1, conMinusDis / Math.sqrt(tot - xtie) / Math.sqrt(tot - ytie)));
+}
+
+/**
+ * Knight's pair counts (Knight 1966): pairs tied in x (`xtie`), in y (`ytie`), in both (`ntie`), and discordant
+ * pairs (`dis`) — sort by (x, y), count x and (x, y) ties in runs, count the inversions of y in that order by a
+ * bottom-up merge sort, then y ties in the merged order. O(n log n).
+ */
+function knightCounts(x: ArrayLike<number>, y: ArrayLike<number>): { xtie: number; ytie: number; ntie: number; dis: number } {
+  const n = x.length;
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x[a] - x[b] || y[a] - y[b]);
   let xtie = 0;
   let ntie = 0;
@@ -253,8 +262,83 @@ export function kendallTauBStatistic(x: ArrayLike<number>, y: ArrayLike<number>)
     ytie += ((j - i) * (j - i - 1)) / 2;
     i = j;
   }
-  const tot = (n * (n - 1)) / 2;
-  if (xtie === tot || ytie === tot) return null;
-  const conMinusDis = tot - xtie - ytie + ntie - 2 * dis;
-  return Math.max(-1, Math.min(1, conMinusDis / Math.sqrt(tot - xtie) / Math.sqrt(tot - ytie)));
+  return { xtie, ytie, ntie, dis };
+}
+
+/**
+ * Kendall's tau-b of pairs repeated by integer weights, for bootstrap resamples: returns a function of the
+ * weights (`weights[i]` copies of pair i, 0 leaves it out) giving exactly {@link kendallTauBStatistic} of the
+ * expanded sample — the same integer pair counts, the same formula, so the same double — in O(n log d) per call
+ * (d distinct y values) after one O(n log n) sort, instead of building and sorting the resample.
+ *
+ * Weighted Knight (1966): in (x, y) order, a group of tied values with total weight W holds W(W−1)/2 tied pairs
+ * (its copies of one pair included); discordant pairs are, for each pair, its weight times the weight of earlier
+ * pairs with a greater y (a Fenwick tree over y's ranks; within one x value y ascends, so only earlier x values
+ * count, as in Knight's inversion count).
+ *
+ * @param x, y equal-length finite columns
+ * @returns (weights) => tau-b in [-1, 1], or null when the expanded sample has fewer than 3 pairs or a constant
+ *   column; `weights` must have `x.length` non-negative integers
+ */
+export function kendallTauBWeighted(x: ArrayLike<number>, y: ArrayLike<number>): (weights: ArrayLike<number>) => number | null {
+  const n = x.length;
+  if (y.length !== n) throw new RangeError(`x and y differ in length (${n} vs ${y.length})`);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x[a] - x[b] || y[a] - y[b]);
+  const yValues = [...new Set(Array.from(y))].sort((a, b) => a - b);
+  const yRankOf = new Map(yValues.map((v, r) => [v, r + 1]));
+  const d = yValues.length;
+  // Per position in (x, y) order: the pair, its y rank (1-based), and whether it starts a new x / (x, y) run.
+  const pair = Int32Array.from(order);
+  const yRank = Int32Array.from(order, (i) => yRankOf.get(y[i]) as number);
+  const newX = new Uint8Array(n);
+  const newXY = new Uint8Array(n);
+  for (let p = 0; p < n; p++) {
+    const i = order[p];
+    const prev = p > 0 ? order[p - 1] : -1;
+    newX[p] = prev < 0 || x[prev] !== x[i] ? 1 : 0;
+    newXY[p] = newX[p] || y[prev] !== y[i] ? 1 : 0;
+  }
+  const tree = new Float64Array(d + 1);
+  const yWeight = new Float64Array(d + 1);
+  return (weights) => {
+    if (weights.length !== n) throw new RangeError(`expected ${n} weights, got ${weights.length}`);
+    tree.fill(0);
+    yWeight.fill(0);
+    let total = 0;
+    let xtie = 0;
+    let ntie = 0;
+    let dis = 0;
+    let wx = 0;
+    let wxy = 0;
+    for (let p = 0; p < n; p++) {
+      if (newX[p]) {
+        xtie += (wx * (wx - 1)) / 2;
+        wx = 0;
+      }
+      if (newXY[p]) {
+        ntie += (wxy * (wxy - 1)) / 2;
+        wxy = 0;
+      }
+      const w = weights[pair[p]];
+      if (w === 0) continue;
+      wx += w;
+      wxy += w;
+      const r = yRank[p];
+      yWeight[r] += w;
+      let atMost = 0;
+      for (let k = r; k > 0; k -= k & -k) atMost += tree[k];
+      dis += w * (total - atMost);
+      for (let k = r; k <= d; k += k & -k) tree[k] += w;
+      total += w;
+    }
+    xtie += (wx * (wx - 1)) / 2;
+    ntie += (wxy * (wxy - 1)) / 2;
+    let ytie = 0;
+    for (let r = 1; r <= d; r++) ytie += (yWeight[r] * (yWeight[r] - 1)) / 2;
+    if (total < 3) return null;
+    const tot = (total * (total - 1)) / 2;
+    if (xtie === tot || ytie === tot) return null;
+    const conMinusDis = tot - xtie - ytie + ntie - 2 * dis;
+    return Math.max(-1, Math.min(1, conMinusDis / Math.sqrt(tot - xtie) / Math.sqrt(tot - ytie)));
+  };
 }
