@@ -11,9 +11,12 @@ import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
-import type { DialogueItem } from '../core/dialogue/types';
+import type { DialogueItem, Score } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
+import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
+import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/analysis/scoreSummary';
+import { loadPromptLibrary } from '../core/judges/prompts';
 import { getAnnotator, getBlindMode } from './settings';
 import { webviewPage } from './webviewHtml';
 
@@ -69,6 +72,40 @@ function entryOf(item: DialogueItem, index: number, annotator: string | null): I
     labelled: mine.filter((a) => typeof a?.coherent === 'boolean').length,
     complete: mine.filter((a) => labelStatus(a) === 'complete').length,
   };
+}
+
+/** Readable names and scales of every evaluator of a document, by document version. */
+const evaluatorInfo = new WeakMap<vscode.TextDocument, { version: number; names: Map<string, string>; scales: Map<string, ScoreScale | undefined> }>();
+
+/**
+ * Valid answers of the bundled judge requests (prompts/requests/*.json), read once; a request of the workspace's
+ * own prompts folder that is not bundled has no scale shown.
+ */
+let requestSpecs: Record<string, { min: number; max: number; integer?: boolean }> | undefined;
+function bundledRequestSpecs(extensionUri: vscode.Uri): Record<string, { min: number; max: number; integer?: boolean }> {
+  if (!requestSpecs) {
+    try {
+      const lib = loadPromptLibrary(vscode.Uri.joinPath(extensionUri, 'prompts').fsPath);
+      requestSpecs = Object.fromEntries(Object.entries(lib.requests).map(([name, r]) => [name, r.spec]));
+    } catch {
+      requestSpecs = {};
+    }
+  }
+  return requestSpecs;
+}
+
+/** The selected item's candidates' scores as readable groups, by the id the view shows each candidate under. */
+function scoreGroupsOf(document: vscode.TextDocument, items: readonly DialogueItem[], view: { candidates: { id: string; scores?: Record<string, Score> }[] }, extensionUri: vscode.Uri): Record<string, ScoreGroup[]> {
+  let info = evaluatorInfo.get(document);
+  if (!info || info.version !== document.version) {
+    const ids = [...new Set(items.flatMap((it) => it.candidates.flatMap((c) => Object.keys(c.scores))))];
+    const requests = bundledRequestSpecs(extensionUri);
+    info = { version: document.version, names: displayNames(ids, evaluatorSignatures(items)), scales: new Map(ids.map((id) => [id, evaluatorScale(id, requests)])) };
+    evaluatorInfo.set(document, info);
+  }
+  const out: Record<string, ScoreGroup[]> = {};
+  for (const c of view.candidates) if (c.scores && Object.keys(c.scores).length) out[c.id] = summariseScores(c.scores, info.names, info.scales);
+  return out;
 }
 
 /** The item (and candidate) last selected in a dialogue editor. */
@@ -212,7 +249,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const item = items[index];
       if (!item) return;
       const view = annotatorView(item, { annotator: getAnnotator(), blind: getBlindMode(), comparison: editor.comparison });
-      send({ type: 'item', index, view, ack: Math.max(applied, applying) });
+      send({ type: 'item', index, view, ack: Math.max(applied, applying), scores: scoreGroupsOf(document, items, view, this.context.extensionUri) });
     };
     const applyLabel = async (seq: number, itemId: string, candidateId: string, op: LabelOp) => {
       applying = seq;
