@@ -55,14 +55,17 @@ async function readPanel(frame: Frame): Promise<PanelRow[]> {
 
 /** The CLI's table as the panel would print it. */
 function expected(table: CorrelationTable): PanelRow[] {
-  const stat = (s: number | null, reason?: string) => (s === null ? `undefined (${reason})` : s.toFixed(3));
+  // An undefined cell reads as what the data are like ("all scores equal"), a value that rounds to zero as 0.000.
+  const phrase: Record<string, string> = { 'too-few': 'too few', 'constant-input': 'all scores equal' };
+  const fixed = (v: number) => v.toFixed(3).replace(/^-(0\.000)$/, '$1');
+  const stat = (s: number | null, reason?: string) => (s === null ? (phrase[reason ?? ''] ?? `undefined (${reason})`) : fixed(s));
   return [table.reference, ...table.rows].map((r) => ({
     id: r.evaluatorId,
     cells: r.cells.map((c) => ({
       group: c.column,
       stat: stat(c.statistic, c.undefinedReason),
       n: `n = ${c.n}`,
-      ci: c.ci ? (c.ci.lower === null ? '[undefined]' : `[${c.ci.lower.toFixed(3)}, ${c.ci.upper?.toFixed(3)}]`) : '',
+      ci: c.ci ? (c.ci.lower === null || c.ci.upper === null ? '[undefined]' : `[${fixed(c.ci.lower)}, ${fixed(c.ci.upper)}]`) : '',
       best: c.best,
       significant: c.significant,
     })),

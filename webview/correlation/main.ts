@@ -5,7 +5,7 @@
  */
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
 import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/analysis/correlationTable';
-import { formatInterval, formatP, formatStatistic } from '../../src/core/analysis/format';
+import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/analysis/format';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -134,7 +134,7 @@ function renderPins(pins: { label: string }[]): void {
 }
 
 function cellTitle(c: CorrelationCell): string {
-  const parts = [`n = ${c.n}`];
+  const parts = [...(c.statistic === null ? [undefinedExplanation(c.undefinedReason)] : []), `n = ${c.n}`];
   if (c.pValue !== null) parts.push(`p = ${formatP(c.pValue)}${c.pMethod ? ` (${c.pMethod})` : ''}`);
   if (c.excluded) parts.push(`${c.excluded} left out: ${c.missingScore} without a usable score, ${c.missingLabel} without a label`);
   if (c.ci) parts.push(`${Math.round(c.ci.level * 100)}% CI over ${c.ci.resamples} resamples, ${c.ci.undefinedResamples} undefined`);
@@ -219,7 +219,7 @@ function renderCompareControls(evaluators: { id: string; name: string }[]): void
 }
 
 function fmt(v: number | null | undefined): string {
-  return v === null || v === undefined ? 'undefined' : v.toFixed(3);
+  return v === null || v === undefined ? 'undefined' : formatNumber(v);
 }
 
 function renderComparison(cs: EvaluatorComparison[] | null, error: string | undefined, ms: number): void {
@@ -242,9 +242,9 @@ function renderComparison(cs: EvaluatorComparison[] | null, error: string | unde
         fmt(c.difference),
         c.bootstrap ? (c.bootstrap.lower === null ? '[undefined]' : `[${fmt(c.bootstrap.lower)}, ${fmt(c.bootstrap.upper)}]`) : 'intervals off',
         c.bootstrap ? formatP(c.bootstrap.pValue) : '',
-        c.williams ? (c.williams.statistic === null ? `undefined (${c.williams.undefinedReason})` : `${fmt(c.williams.statistic)} (${c.williams.df})`) : 'n/a (Kendall)',
+        c.williams ? (c.williams.statistic === null ? undefinedPhrase(c.williams.undefinedReason) : `${fmt(c.williams.statistic)} (${c.williams.df})`) : 'n/a (Kendall)',
         c.williams ? formatP(c.williams.pValue) : '',
-        c.steiger ? (c.steiger.statistic === null ? `undefined (${c.steiger.undefinedReason})` : fmt(c.steiger.statistic)) : 'n/a (Kendall)',
+        c.steiger ? (c.steiger.statistic === null ? undefinedPhrase(c.steiger.undefinedReason) : fmt(c.steiger.statistic)) : 'n/a (Kendall)',
         c.steiger ? formatP(c.steiger.pValue) : '',
       ].map((v, i) => el('td', { class: i === 0 ? '' : 'num' }, v)),
     ),

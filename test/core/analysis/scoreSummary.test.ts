@@ -75,3 +75,19 @@ describe('score summary (readable scores in the dialogue editor)', () => {
     assert.equal(g.lines[0].name, 'BLEU-4 (13a tokens)');
   });
 });
+
+describe('number formatting of the correlation tables', () => {
+  it('prints a correlation that rounds to zero as 0.000, never -0.000, in cells, intervals and LaTeX', async () => {
+    const { formatNumber, formatStatistic, formatInterval, undefinedPhrase, undefinedExplanation } = await import('../../../src/core/analysis/format');
+    assert.equal(formatNumber(-0.0001), '0.000');
+    assert.equal(formatNumber(-0), '0.000');
+    assert.equal(formatNumber(-0.0004, 2), '0.00');
+    assert.equal(formatNumber(-0.0006), '-0.001');
+    assert.equal(formatStatistic({ statistic: -0.00002 }), '0.000');
+    assert.equal(formatInterval({ ci: { lower: -0.0002, upper: 0.25 } as never }), '[0.000, 0.250]');
+    assert.equal(formatStatistic({ statistic: null, undefinedReason: 'constant-input' }), 'all scores equal');
+    assert.equal(formatStatistic({ statistic: null, undefinedReason: 'too-few' }), 'too few');
+    assert.equal(undefinedPhrase('degenerate'), 'undefined (degenerate)');
+    assert.match(undefinedExplanation('constant-input'), /same for every response/);
+  });
+});
