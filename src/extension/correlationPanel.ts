@@ -103,6 +103,8 @@ export class CorrelationPanel {
           return this.compare(m.a, m.b);
         case 'export':
           return await this.export(m.format);
+        case 'exportPlot':
+          return await this.exportPlot(m.format, m.data);
       }
     } catch (err) {
       void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
@@ -205,6 +207,23 @@ export class CorrelationPanel {
     if (!target) return;
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(this.lastTable, format) + '\n'));
     void vscode.window.showInformationMessage(`ReflectEval: correlation table written to ${vscode.workspace.asRelativePath(target)}`);
+  }
+
+  /** Writes the forest plot the webview drew (SVG text, or PNG bytes in base64) to a file the user picks. */
+  private async exportPlot(format: 'svg' | 'png', data: string): Promise<void> {
+    const document = this.editors.activeDocument;
+    if (!document || !this.lastTable) throw new Error('open a dialogue file first');
+    const base = document.uri.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: document.uri.with({ path: `${base}.forest.${format}` }),
+      filters: { [format === 'svg' ? 'SVG image' : 'PNG image']: [format] },
+      saveLabel: 'Export',
+    });
+    if (!target) return;
+    const bytes = format === 'svg' ? new TextEncoder().encode(data) : Buffer.from(data, 'base64');
+    if (format === 'png' && !(bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47)) throw new Error('the panel sent no PNG image');
+    await vscode.workspace.fs.writeFile(target, bytes);
+    void vscode.window.showInformationMessage(`ReflectEval: forest plot written to ${vscode.workspace.asRelativePath(target)}`);
   }
 
   private post(msg: CorrelationHostMessage): void {

@@ -116,7 +116,7 @@ describe('reflect-eval CLI', () => {
     assert.equal(svg.match(/<g class="row" /g)?.length, plottedTable.rows.length);
     const ref = plottedTable.reference.cells.filter((c: { statistic: number | null }) => c.statistic !== null);
     assert.equal(svg.match(/<line class="reference" /g)?.length, ref.length);
-    assert.ok(svg.includes(`laypeople–experts ${ref[0].statistic.toFixed(3)}`));
+    assert.ok(svg.includes(`ref. ${ref[0].statistic.toFixed(3)}`));
     const both = cli('correlate', study, '--plot', svgFile, '--compare', 'BLEU-4', 'roug');
     assert.notEqual(both.code, 0);
     assert.match(both.stderr, /--plot .* cannot be combined with --compare/);

@@ -6,6 +6,7 @@
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
 import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/analysis/correlationTable';
 import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/analysis/format';
+import { FOREST_PLOT_CSS, forestPlotSvg } from '../../src/core/analysis/forestPlot';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -54,6 +55,18 @@ function skeleton(): void {
     el('div', { id: 'controls', class: 'controls' }),
     el('div', { id: 'pins', class: 'pins' }),
     el('p', { id: 'status', class: 'muted' }),
+    el(
+      'section',
+      { id: 'plot-section' },
+      el(
+        'div',
+        { class: 'section-head' },
+        el('h3', {}, 'Forest plot'),
+        el('button', { id: 'export-svg', class: 'secondary', title: 'Save the plot as SVG (the same drawing as reflect-eval correlate --plot)' }, 'Export SVG'),
+        el('button', { id: 'export-png', class: 'secondary', title: 'Save the plot as a PNG image (2× resolution, white background)' }, 'Export PNG'),
+      ),
+      el('div', { id: 'plot', class: 'plot' }),
+    ),
     el('div', { id: 'table' }),
     el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
   );
@@ -171,6 +184,8 @@ function renderTable(): void {
   const t = lastTable;
   if (!t) {
     host.replaceChildren();
+    shownTable = null;
+    renderPlot();
     return;
   }
   const groupOf = (key: string) => key.slice(key.indexOf(':') + 1);
@@ -194,6 +209,83 @@ function renderTable(): void {
   const table = el('table', { id: 'correlations', 'data-method': t.method, 'data-human': t.human, 'data-columns': String(t.columns.length) }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r))));
   const hidden = t.rows.length - rows.length;
   host.replaceChildren(table, ...(hidden ? [el('p', { class: 'muted' }, `${hidden} evaluator(s) hidden by the filter.`)] : []));
+  shownTable = { ...t, rows };
+  renderPlot();
+}
+
+/** The table as shown (filtered and sorted): what the plot draws and exports. */
+let shownTable: CorrelationTable | null = null;
+
+/**
+ * The plot's stylesheet, added once with the page's nonce: the Content-Security-Policy refuses the `<style>` an
+ * SVG would carry inline.
+ */
+function addPlotStyle(): void {
+  if (document.getElementById('forest-plot-style')) return;
+  const nonce = (document.querySelector('script[nonce]') as HTMLScriptElement | null)?.nonce ?? '';
+  const style = el('style', { id: 'forest-plot-style', ...(nonce ? { nonce } : {}) });
+  style.textContent = FOREST_PLOT_CSS;
+  document.head.append(style);
+}
+
+function renderPlot(): void {
+  const box = document.getElementById('plot') as HTMLElement;
+  const t = shownTable;
+  const section = document.getElementById('plot-section') as HTMLElement;
+  section.hidden = !t || t.rows.length === 0;
+  if (!t || t.rows.length === 0) {
+    box.replaceChildren();
+    return;
+  }
+  addPlotStyle();
+  // forestPlotSvg escapes every text and attribute it writes.
+  box.innerHTML = forestPlotSvg(t, { embedStyle: false, ...plotLayout(t, box.clientWidth || window.innerWidth - 24) });
+}
+
+/** Panels as wide as the panel allows (every group visible beside the names down to 120 px a group; then it scrolls). */
+function plotLayout(t: CorrelationTable, width: number): { panelWidth: number; labelWidth: number } {
+  const labelWidth = Math.max(120, Math.min(300, Math.round(width * 0.3)));
+  const cols = Math.max(1, t.columns.length);
+  const panelWidth = Math.max(120, Math.min(260, Math.floor((width - labelWidth - 8) / cols) - 16));
+  return { panelWidth, labelWidth };
+}
+let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(renderPlot, 100);
+});
+
+/** The SVG of the plot on screen as a file: its own stylesheet, a white background. */
+function plotFile(): string | null {
+  return shownTable ? forestPlotSvg(shownTable, { background: '#ffffff' }) : null;
+}
+
+function utf8Base64(s: string): string {
+  const bytes = new TextEncoder().encode(s);
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** Draws the SVG on a canvas at twice its size and returns the PNG's bytes in base64. */
+function plotPng(svg: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const img = new Image();
+    img.onload = () => {
+      const scale = 2;
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.ceil(img.naturalWidth * scale);
+      canvas.height = Math.ceil(img.naturalHeight * scale);
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return reject(new Error('no 2D canvas'));
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
+      resolve(canvas.toDataURL('image/png').replace(/^data:image\/png;base64,/, ''));
+    };
+    img.onerror = () => reject(new Error('the plot could not be drawn as an image'));
+    img.src = `data:image/svg+xml;base64,${utf8Base64(svg)}`;
+  });
 }
 
 function renderCompareControls(evaluators: { id: string; name: string }[]): void {
@@ -272,6 +364,8 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
   if (!m.file || !m.table) {
     summary.textContent = 'Open a dialogue file in the ReflectEval editor.';
     (document.getElementById('table') as HTMLElement).replaceChildren();
+    shownTable = null;
+    renderPlot();
     (document.getElementById('status') as HTMLElement).textContent = '';
     return;
   }
@@ -290,4 +384,12 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
 });
 
 skeleton();
+(document.getElementById('export-svg') as HTMLElement).addEventListener('click', () => {
+  const svg = plotFile();
+  if (svg) post({ type: 'exportPlot', format: 'svg', data: svg });
+});
+(document.getElementById('export-png') as HTMLElement).addEventListener('click', () => {
+  const svg = plotFile();
+  if (svg) void plotPng(svg).then((data) => post({ type: 'exportPlot', format: 'png', data }), (err: Error) => ((document.getElementById('status') as HTMLElement).textContent = err.message));
+});
 post({ type: 'ready' });

@@ -58,4 +58,6 @@ export type CorrelationWebviewMessage =
   | { type: 'pin'; label: string }
   | { type: 'unpin'; index: number }
   | { type: 'compare'; a: string; b: string }
-  | { type: 'export'; format: 'md' | 'latex' | 'csv' };
+  | { type: 'export'; format: 'md' | 'latex' | 'csv' }
+  /** Save the forest plot on screen: the SVG text, or a PNG (base64, drawn from that SVG on a canvas). */
+  | { type: 'exportPlot'; format: 'svg' | 'png'; data: string };

@@ -23,7 +23,28 @@ export interface ForestPlotOptions {
   title?: string;
   /** Paint a background (`#ffffff` for a file; default none, so a webview's shows through). */
   background?: string;
+  /** Embed {@link FOREST_PLOT_CSS} in a `<style>` element (default true). */
+  embedStyle?: boolean;
 }
+
+/**
+ * The plot's stylesheet: theme colours as VS Code CSS variables with light fallbacks. Embedded in the SVG unless
+ * `embedStyle` is false (a webview whose Content-Security-Policy refuses inline styles adds it with its nonce).
+ */
+export const FOREST_PLOT_CSS = `.forest-plot { color: var(--vscode-foreground, #1f1f1f); }
+.forest-plot text { fill: var(--vscode-foreground, #1f1f1f); }
+.forest-plot .muted { fill: var(--vscode-descriptionForeground, #616161); }
+.forest-plot .grid { stroke: var(--vscode-panel-border, #d4d4d4); stroke-width: 1; }
+.forest-plot .zero { stroke: var(--vscode-descriptionForeground, #8a8a8a); stroke-width: 1; }
+.forest-plot .reference { stroke: var(--vscode-charts-orange, #c25e00); stroke-width: 1.5; stroke-dasharray: 5 3; }
+.forest-plot .reference-band { fill: var(--vscode-charts-orange, #c25e00); fill-opacity: 0.12; }
+.forest-plot text.reference-label { fill: var(--vscode-charts-orange, #c25e00); }
+.forest-plot .whisker { stroke: var(--vscode-charts-blue, #0063b1); stroke-width: 1.5; }
+.forest-plot .point { stroke: var(--vscode-charts-blue, #0063b1); stroke-width: 1.5; fill: var(--vscode-editor-background, #ffffff); }
+.forest-plot .point.significant { fill: var(--vscode-charts-blue, #0063b1); }
+.forest-plot .best text, .forest-plot text.best { font-weight: 700; }
+.forest-plot .row:hover .row-bg, .forest-plot .row.selected .row-bg { fill: var(--vscode-list-hoverBackground, #f0f0f0); }
+.forest-plot .row-bg { fill: transparent; }`;
 
 /** Escapes text for SVG/XML content and attribute values. */
 export function escapeXml(s: string): string {
@@ -57,7 +78,7 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
   const labelWidth = options.labelWidth ?? Math.min(380, Math.max(140, Math.ceil(longest * CHAR) + 16));
   const maxChars = Math.floor((labelWidth - 16) / CHAR);
   const gap = 16;
-  const top = 58;
+  const top = 74;
   const plotHeight = Math.max(1, rows.length) * rowHeight;
   const axisY = top + plotHeight + 4;
   const height = axisY + 58;
@@ -71,28 +92,14 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(`Forest plot: ${title}, ${rows.length} evaluators, ${t.columns.length} groups`)}" class="forest-plot" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="${FONT}">`,
-    '<style>',
-    '.forest-plot { color: var(--vscode-foreground, #1f1f1f); }',
-    '.forest-plot text { fill: var(--vscode-foreground, #1f1f1f); }',
-    '.forest-plot .muted { fill: var(--vscode-descriptionForeground, #616161); }',
-    '.forest-plot .grid { stroke: var(--vscode-panel-border, #d4d4d4); stroke-width: 1; }',
-    '.forest-plot .zero { stroke: var(--vscode-descriptionForeground, #8a8a8a); stroke-width: 1; }',
-    '.forest-plot .reference { stroke: var(--vscode-charts-orange, #c25e00); stroke-width: 1.5; stroke-dasharray: 5 3; }',
-    '.forest-plot .reference-band { fill: var(--vscode-charts-orange, #c25e00); fill-opacity: 0.12; }',
-    '.forest-plot text.reference-label { fill: var(--vscode-charts-orange, #c25e00); }',
-    '.forest-plot .whisker { stroke: var(--vscode-charts-blue, #0063b1); stroke-width: 1.5; }',
-    '.forest-plot .point { stroke: var(--vscode-charts-blue, #0063b1); stroke-width: 1.5; fill: var(--vscode-editor-background, #ffffff); }',
-    '.forest-plot .point.significant { fill: var(--vscode-charts-blue, #0063b1); }',
-    '.forest-plot .best text, .forest-plot text.best { font-weight: 700; }',
-    '.forest-plot .row:hover .row-bg, .forest-plot .row.selected .row-bg { fill: var(--vscode-list-hoverBackground, #f0f0f0); }',
-    '.forest-plot .row-bg { fill: transparent; }',
-    '</style>',
+    ...(options.embedStyle === false ? [] : ['<style>', FOREST_PLOT_CSS, '</style>']),
   );
   if (options.background) out.push(`<rect width="100%" height="100%" fill="${escapeXml(options.background)}"/>`);
   out.push(`<text x="8" y="18" font-weight="600">${escapeXml(title)}</text>`);
   const ref = t.reference;
   const boot = t.bootstrap ? `whiskers: ${Math.round(t.bootstrap.level * 100)}% bootstrap intervals (${t.bootstrap.resamples} resamples of the items, seed ${t.bootstrap.seed})` : 'no intervals (bootstrap off)';
-  out.push(`<text x="8" y="34" class="muted">${escapeXml(`filled: p < ${t.alpha}; hollow: not significant; bold: best in group; ${boot}; dashed: laypeople–experts`)}</text>`);
+  out.push(`<text x="8" y="34" class="muted">${escapeXml(`filled: p < ${t.alpha}; hollow: not significant; bold: best in group; dashed line (ref.): laypeople–experts`)}</text>`);
+  out.push(`<text x="8" y="49" class="muted">${escapeXml(boot)}</text>`);
 
   // Row backgrounds and names (one group per evaluator, spanning the panels, so a click anywhere on the row hits it).
   rows.forEach((r, i) => {
@@ -123,15 +130,15 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
       }
       out.push(`<g class="reference-line" data-evaluator="${escapeXml(ref.evaluatorId)}" data-column="${escapeXml(col.key)}"><title>${escapeXml(`${ref.displayName}: ${sym} = ${formatNumber(refCell.statistic)}${formatInterval(refCell) ? ` ${formatInterval(refCell)}` : ''}, n = ${refCell.n}`)}</title>`);
       out.push(`<line class="reference" x1="${rx}" x2="${rx}" y1="${top - 2}" y2="${axisY}"/>`);
-      out.push(`<text class="reference-label" x="${Math.min(panelWidth - 2, Math.max(2, rx))}" y="${axisY + 44}" text-anchor="${rx > panelWidth * 0.75 ? 'end' : rx < panelWidth * 0.25 ? 'start' : 'middle'}" font-size="${FONT - 1}">${escapeXml(`laypeople–experts ${formatNumber(refCell.statistic)}`)}</text>`);
+      out.push(`<text class="reference-label" x="${Math.min(panelWidth - 2, Math.max(2, rx))}" y="${axisY + 44}" text-anchor="${rx > panelWidth * 0.75 ? 'end' : rx < panelWidth * 0.25 ? 'start' : 'middle'}" font-size="${FONT - 1}">${escapeXml(`ref. ${formatNumber(refCell.statistic)}`)}</text>`);
       out.push('</g>');
     } else if (refCell) {
-      out.push(`<text class="muted" x="${panelWidth / 2}" y="${axisY + 44}" text-anchor="middle" font-size="${FONT - 1}">${escapeXml(`laypeople–experts: ${undefinedPhrase(refCell.undefinedReason)}`)}<title>${escapeXml(undefinedExplanation(refCell.undefinedReason))}</title></text>`);
+      out.push(`<text class="muted" x="${panelWidth / 2}" y="${axisY + 44}" text-anchor="middle" font-size="${FONT - 1}">${escapeXml(`ref.: ${undefinedPhrase(refCell.undefinedReason)}`)}<title>${escapeXml(undefinedExplanation(refCell.undefinedReason))}</title></text>`);
     }
     rows.forEach((r, i) => out.push(cellMark(r, r.cells[k], col.key, rowY(i), xOf, panelWidth, sym)));
     // Axis.
     out.push(`<line class="zero" x1="${inner}" x2="${panelWidth - inner}" y1="${axisY}" y2="${axisY}"/>`);
-    for (const v of [-1, -0.5, 0, 0.5, 1]) {
+    for (const v of panelWidth < 170 ? [-1, 0, 1] : [-1, -0.5, 0, 0.5, 1]) {
       out.push(`<line class="zero" x1="${xOf(v)}" x2="${xOf(v)}" y1="${axisY}" y2="${axisY + 4}"/>`);
       out.push(`<text class="muted" x="${xOf(v)}" y="${axisY + 17}" text-anchor="middle" font-size="${FONT - 1}">${v === 0 ? '0' : v < 0 ? `−${-v}` : String(v)}</text>`);
     }
