@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
-import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
+import { annotatorView, blindCandidateId, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
 import type { DialogueItem, Score } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
@@ -172,6 +172,30 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     const editor = this.target();
     if (!editor) return false;
     editor.send({ type: 'action', action });
+    return true;
+  }
+
+  /**
+   * Opens `document` in the dialogue editor (or brings its editor forward) and shows one item with one candidate
+   * focused: the drill-down from a plotted point or a cell.
+   *
+   * @returns false when no item has that id
+   */
+  async reveal(document: vscode.TextDocument, itemId: string, candidateId?: string): Promise<boolean> {
+    const index = documentItems(parseTextDocument(document)).findIndex((it) => it.id === itemId);
+    if (index < 0) return false;
+    let editor = [...this.open].find((e) => e.document === document);
+    if (editor) editor.panel.reveal(editor.panel.viewColumn, false);
+    else {
+      await vscode.commands.executeCommand('vscode.openWith', document.uri, DIALOGUE_EDITOR_VIEW_TYPE, { viewColumn: vscode.ViewColumn.One });
+      editor = [...this.open].find((e) => e.document.uri.toString() === document.uri.toString());
+    }
+    if (!editor) return false;
+    // In blind mode the view shows candidates under opaque ids.
+    const annotator = getAnnotator();
+    const item = documentItems(parseTextDocument(document))[index];
+    const shownId = candidateId && getBlindMode() && annotator ? blindCandidateId(item.id, candidateId, annotator) : candidateId;
+    editor.send({ type: 'reveal', index, candidateId: shownId ?? null });
     return true;
   }
 

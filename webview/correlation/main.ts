@@ -6,7 +6,7 @@
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
 import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/analysis/correlationTable';
 import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/analysis/format';
-import { FOREST_PLOT_CSS, forestPlotSvg } from '../../src/core/analysis/forestPlot';
+import { FOREST_PLOT_CSS, forestPlotSvg, stripPlotSvg, type StripPanel } from '../../src/core/analysis/forestPlot';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -65,7 +65,8 @@ function skeleton(): void {
         el('button', { id: 'export-svg', class: 'secondary', title: 'Save the plot as SVG (the same drawing as reflect-eval correlate --plot)' }, 'Export SVG'),
         el('button', { id: 'export-png', class: 'secondary', title: 'Save the plot as a PNG image (2× resolution, white background)' }, 'Export PNG'),
       ),
-      el('div', { id: 'plot', class: 'plot' }),
+      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot' }),
+      el('div', { id: 'strip', class: 'plot', hidden: '' }),
     ),
     el('div', { id: 'table' }),
     el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
@@ -240,6 +241,7 @@ function renderPlot(): void {
   addPlotStyle();
   // forestPlotSvg escapes every text and attribute it writes.
   box.innerHTML = forestPlotSvg(t, { embedStyle: false, ...plotLayout(t, box.clientWidth || window.innerWidth - 24) });
+  for (const row of box.querySelectorAll('.row')) row.classList.toggle('selected', (row as SVGElement).dataset.evaluator === stripOf);
 }
 
 /** Panels as wide as the panel allows (every group visible beside the names down to 120 px a group; then it scrolls). */
@@ -252,7 +254,10 @@ function plotLayout(t: CorrelationTable, width: number): { panelWidth: number; l
 let resizeTimer: ReturnType<typeof setTimeout> | undefined;
 window.addEventListener('resize', () => {
   clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(renderPlot, 100);
+  resizeTimer = setTimeout(() => {
+    renderPlot();
+    renderStrip();
+  }, 100);
 });
 
 /** The SVG of the plot on screen as a file: its own stylesheet, a white background. */
@@ -348,8 +353,47 @@ function renderComparison(cs: EvaluatorComparison[] | null, error: string | unde
   );
 }
 
+/** The evaluator whose strip plot is shown. */
+let stripOf: string | null = null;
+let stripData: { name: string; panels: StripPanel[] } | null = null;
+
+function renderStrip(): void {
+  const box = document.getElementById('strip') as HTMLElement;
+  box.hidden = !stripData;
+  if (!stripData) {
+    box.replaceChildren();
+    return;
+  }
+  const width = box.clientWidth || window.innerWidth - 24;
+  const panelWidth = Math.max(120, Math.min(260, Math.floor((width - 52) / Math.max(1, stripData.panels.length)) - 20));
+  box.innerHTML = stripPlotSvg(stripData.name, stripData.panels, { embedStyle: false, panelWidth });
+  for (const row of document.querySelectorAll('#plot .row')) row.classList.toggle('selected', (row as SVGElement).dataset.evaluator === stripOf);
+}
+
+// A click on a forest-plot row shows its strip plot; a click on a strip point opens that response in the editor.
+(document.getElementById('app') as HTMLElement).addEventListener('click', (e) => {
+  const target = e.target as Element;
+  const pt = target.closest('#strip .pt') as SVGElement | null;
+  if (pt?.dataset.item && pt.dataset.candidate) {
+    post({ type: 'open', itemId: pt.dataset.item, candidateId: pt.dataset.candidate });
+    return;
+  }
+  const row = target.closest('#plot [data-evaluator]') as SVGElement | null;
+  const id = row?.dataset.evaluator;
+  if (id && lastTable?.rows.some((r) => r.evaluatorId === id)) {
+    stripOf = id;
+    post({ type: 'strip', evaluator: id });
+  }
+});
+
 window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => {
   const m = e.data;
+  if (m.type === 'strip') {
+    if (m.evaluator !== stripOf) return;
+    stripData = { name: m.name, panels: m.panels };
+    renderStrip();
+    return;
+  }
   if (m.type === 'comparison') {
     renderComparison(m.comparisons, m.error, m.ms);
     return;
@@ -380,6 +424,12 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
   renderControls(m.variants);
   renderPins(m.pins);
   renderTable();
+  if (stripOf && m.table.rows.some((r) => r.evaluatorId === stripOf)) post({ type: 'strip', evaluator: stripOf });
+  else {
+    stripOf = null;
+    stripData = null;
+    renderStrip();
+  }
   renderCompareControls(m.evaluators);
 });
 

@@ -71,6 +71,8 @@ let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[]
 let focused: string | null = null;
 /** Where focus goes when the next item arrives. */
 let focusOnArrival: 'first' | 'last' | 'firstIncomplete' = 'firstIncomplete';
+/** Focus this candidate when its item arrives (drill-down from a panel). */
+let revealCandidate: string | null = null;
 /** Focus the Other text field of this candidate after the next render. */
 let focusOtherOf: string | null = null;
 let renderedItemKey = '';
@@ -519,7 +521,10 @@ function renderItem(): void {
   const sameItem = renderedItemKey !== '' && JSON.parse(renderedItemKey)[0] === view.id;
   renderedItemKey = key;
   const ids = view.candidates.map((c) => c.id);
-  if (!sameItem || !focused || !ids.includes(focused)) {
+  if (revealCandidate && ids.includes(revealCandidate)) {
+    focused = revealCandidate;
+    focusOnArrival = 'firstIncomplete';
+  } else if (!sameItem || !focused || !ids.includes(focused)) {
     const firstIncomplete = view.candidates.find((c) => labelStatus(c.mine) !== 'complete')?.id;
     focused = focusOnArrival === 'last' ? ids[ids.length - 1] : focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
     focusOnArrival = 'firstIncomplete';
@@ -541,6 +546,10 @@ function renderItem(): void {
   const transcript = $('#transcript');
   transcript.scrollTop = transcript.scrollHeight;
   renderCandidates();
+  if (revealCandidate && focused === revealCandidate) {
+    revealCandidate = null;
+    setFocus(focused);
+  }
 }
 
 function renderLegend(): void {
@@ -633,6 +642,14 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       break;
     case 'busy':
       $('#busy').textContent = msg.message ?? '';
+      break;
+    case 'reveal':
+      revealCandidate = msg.candidateId;
+      if (!indexed) selected = msg.index; // the index is on its way: select the item when it arrives
+      else if (msg.index === selected && current?.index === selected) {
+        renderedItemKey = '';
+        renderItem();
+      } else select(msg.index);
       break;
   }
 });

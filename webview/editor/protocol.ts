@@ -48,7 +48,9 @@ export type EditorHostMessage =
   | { type: 'ack'; seq: number }
   /** A labelling key was pressed (a VS Code command ran): act on the focused candidate. */
   | { type: 'action'; action: EditorAction }
-  | { type: 'busy'; message: string | null };
+  | { type: 'busy'; message: string | null }
+  /** Show this item with this candidate focused (drill-down from a panel). */
+  | { type: 'reveal'; index: number; candidateId: string | null };
 
 export type EditorWebviewMessage =
   | { type: 'ready' }

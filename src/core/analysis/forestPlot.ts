@@ -8,7 +8,7 @@
  * Colours are CSS custom properties with light-theme fallbacks: inside a VS Code webview the plot takes the theme's
  * colours (`--vscode-foreground`, `--vscode-charts-blue`, …); as a file it is dark ink on white.
  */
-import type { CorrelationCell, CorrelationRow, CorrelationTable } from './correlationTable';
+import type { CellPoint, CorrelationCell, CorrelationRow, CorrelationTable } from './correlationTable';
 import { formatInterval, formatNumber, formatP, undefinedExplanation, undefinedPhrase } from './format';
 
 /** Layout of the plot; every length in CSS pixels. */
@@ -167,4 +167,74 @@ function cellMark(r: CorrelationRow, c: CorrelationCell | undefined, column: str
   }
   parts.push(`<circle class="point${c.significant ? ' significant' : ''}" cx="${xOf(c.statistic)}" cy="${y}" r="${c.best ? 5 : 4}"/>`, '</g>');
   return parts.join('');
+}
+
+/** One panel of a strip plot: a column's responses. */
+export interface StripPanel {
+  column: string;
+  label: string;
+  points: CellPoint[];
+}
+
+/** Deterministic jitter in [−1, 1] from a string (FNV-1a), so a redraw puts every point where it was. */
+function jitter(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return (h / 0xffffffff) * 2 - 1;
+}
+
+/**
+ * A strip plot of one evaluator's scores against the human coherence score, as an SVG string: one panel per
+ * column, the human score (number of annotators who said coherent) on x as categories, the evaluator's score on y,
+ * each response a point jittered within its category. Each point is a `<circle class="pt" data-item data-candidate
+ * data-column>` with a `<title>`, for drill-down.
+ *
+ * @param name - the evaluator's readable name (escaped here)
+ */
+export function stripPlotSvg(name: string, panels: readonly StripPanel[], options: { panelWidth?: number; height?: number; embedStyle?: boolean; background?: string } = {}): string {
+  const panelWidth = options.panelWidth ?? 220;
+  const plotH = options.height ?? 160;
+  const left = 52;
+  const top = 40;
+  const gap = 20;
+  const width = left + panels.length * (panelWidth + gap);
+  const height = top + plotH + 44;
+  const scores = panels.flatMap((p) => p.points.map((q) => q.score));
+  let lo = scores.length ? Math.min(...scores) : 0;
+  let hi = scores.length ? Math.max(...scores) : 1;
+  if (lo === hi) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  const yOf = (v: number) => Math.round((top + plotH - ((v - lo) / (hi - lo)) * plotH) * 10) / 10;
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(`Strip plot: ${name} against the human coherence score`)}" class="forest-plot strip-plot" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="${FONT}">`,
+    ...(options.embedStyle === false ? [] : ['<style>', FOREST_PLOT_CSS, '</style>']),
+  ];
+  if (options.background) out.push(`<rect width="100%" height="100%" fill="${escapeXml(options.background)}"/>`);
+  out.push(`<text x="8" y="16" font-weight="600">${escapeXml(`${name}: score against the human coherence score`)}</text>`);
+  out.push(`<text x="8" y="30" class="muted">${escapeXml('one point per response; click a point to open it in the dialogue editor')}</text>`);
+  for (const v of [lo, (lo + hi) / 2, hi]) out.push(`<text class="muted" x="${left - 6}" y="${yOf(v) + 4}" text-anchor="end" font-size="${FONT - 1}">${escapeXml(formatNumber(v, Math.abs(hi - lo) >= 10 ? 0 : 2))}</text>`);
+  panels.forEach((p, k) => {
+    const x0 = left + k * (panelWidth + gap);
+    const cats = [...new Set(p.points.map((q) => q.human))].sort((a, b) => a - b);
+    const maxCat = Math.max(1, ...cats);
+    const xOf = (c: number) => Math.round((12 + (c / maxCat) * (panelWidth - 24)) * 10) / 10;
+    const band = Math.max(4, Math.min(18, (panelWidth - 24) / (maxCat + 1) / 3));
+    out.push(`<g class="panel" data-column="${escapeXml(p.column)}" transform="translate(${x0} 0)">`);
+    out.push(`<rect x="0" y="${top}" width="${panelWidth}" height="${plotH}" fill="none" class="grid" style="stroke-width:1"/>`);
+    out.push(`<text x="${panelWidth / 2}" y="${top - 4}" text-anchor="middle" font-weight="600">${escapeXml(`${p.label} (n = ${p.points.length})`)}</text>`);
+    for (let c = 0; c <= maxCat; c++) out.push(`<text class="muted" x="${xOf(c)}" y="${top + plotH + 14}" text-anchor="middle" font-size="${FONT - 1}">${c}</text>`);
+    out.push(`<text class="muted" x="${panelWidth / 2}" y="${top + plotH + 30}" text-anchor="middle" font-size="${FONT - 1}">annotators who said coherent</text>`);
+    for (const q of p.points) {
+      const cx = Math.round((xOf(q.human) + jitter(`${q.itemId}\u0000${q.candidateId}`) * band) * 10) / 10;
+      out.push(`<circle class="pt point" r="3" cx="${cx}" cy="${yOf(q.score)}" data-item="${escapeXml(q.itemId)}" data-candidate="${escapeXml(q.candidateId)}" data-column="${escapeXml(p.column)}"><title>${escapeXml(`${q.itemId} · ${q.candidateId}: score ${q.score}, ${q.human} said coherent`)}</title></circle>`);
+    }
+    out.push('</g>');
+  });
+  out.push('</svg>');
+  return out.join('\n');
 }
