@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { correlationTable, type CorrelationTable } from '../../../src/core/analysis/correlationTable';
-import { escapeXml, forestPlotSvg } from '../../../src/core/analysis/forestPlot';
+import { cellPoints, correlationData, correlationTable, type CorrelationTable } from '../../../src/core/analysis/correlationTable';
+import { escapeXml, forestPlotSvg, stripPlotSvg } from '../../../src/core/analysis/forestPlot';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
 
 const FIXTURE = join(__dirname, '../../fixtures/correlation/evalreflections-synthetic.dialogues.jsonl');
@@ -146,5 +146,28 @@ describe('forest plot (SVG, no DOM)', () => {
     const mark = all(svg, (e) => hasClass(e, 'cell') && e.attrs['data-evaluator'] === t.rows[1].evaluatorId && e.attrs['data-column'] === t.columns[0].key)[0];
     assert.equal(textOf(mark).trim(), 'all scores equal');
     assert.match(all(mark, (e) => e.name === 'title')[0].text, /same for every response/);
+  });
+
+  it('draws a strip plot of the very responses a cell correlates, each point naming its item and candidate', () => {
+    const items = documentItems(parseDocument(readFileSync(FIXTURE, 'utf8'), 'fixture.dialogues.jsonl'));
+    const data = correlationData(items, {});
+    const plain = correlationTable(items, {});
+    const row = plain.rows[0];
+    const panels = data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, row.evaluatorId, c.key) }));
+    panels.forEach((p, k) => assert.equal(p.points.length, row.cells[k].n, `${p.column}: as many points as the cell's n`));
+    const byId = new Map(items.map((it) => [it.id, it]));
+    for (const q of panels.at(-1)!.points.slice(0, 20)) {
+      const c = byId.get(q.itemId)!.candidates.find((x) => x.id === q.candidateId)!;
+      assert.equal(c.scores[row.evaluatorId].value, q.score);
+    }
+    const svg = parseXml(stripPlotSvg('BLEU <4>', panels));
+    const pts = all(svg, (e) => e.name === 'circle' && hasClass(e, 'pt'));
+    assert.equal(pts.length, panels.reduce((n, p) => n + p.points.length, 0));
+    assert.equal(pts[0].attrs['data-item'], panels[0].points[0].itemId);
+    assert.equal(pts[0].attrs['data-candidate'], panels[0].points[0].candidateId);
+    assert.ok(all(svg, (e) => e.name === 'text').some((t) => t.text.startsWith('BLEU <4>: score')));
+    // higher scores sit higher (smaller y)
+    const ys = panels[0].points.map((q, i) => [q.score, Number(pts[i].attrs.cy)] as const);
+    for (const [a, ya] of ys) for (const [b, yb] of ys) if (a > b) assert.ok(ya <= yb, `${a} at ${ya}, ${b} at ${yb}`);
   });
 });
