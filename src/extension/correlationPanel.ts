@@ -224,7 +224,7 @@ export class CorrelationPanel {
     const data = correlationData(source.items, toOptions(this.settings, false));
     const name = displayNames([evaluator], data.signatures).get(evaluator) ?? evaluator;
     const shown = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? name;
-    this.post({ type: 'strip', evaluator, name: shown, panels: data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, evaluator, c.key) })) });
+    this.post({ type: 'strip', evaluator, name: shown, panels: data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, evaluator, c.key) })).filter((p) => p.points.length > 0) });
   }
 
   /** Writes the forest plot the webview drew (SVG text, or PNG bytes in base64) to a file the user picks. */

@@ -198,7 +198,7 @@ export function stripPlotSvg(name: string, panels: readonly StripPanel[], option
   const panelWidth = options.panelWidth ?? 220;
   const plotH = options.height ?? 160;
   const left = 52;
-  const top = 40;
+  const top = 62;
   const gap = 20;
   const width = left + panels.length * (panelWidth + gap);
   const height = top + plotH + 44;
@@ -216,8 +216,10 @@ export function stripPlotSvg(name: string, panels: readonly StripPanel[], option
   ];
   if (options.background) out.push(`<rect width="100%" height="100%" fill="${escapeXml(options.background)}"/>`);
   out.push(`<text x="8" y="16" font-weight="600">${escapeXml(`${name}: score against the human coherence score`)}</text>`);
-  out.push(`<text x="8" y="30" class="muted">${escapeXml('one point per response; click a point to open it in the dialogue editor')}</text>`);
-  for (const v of [lo, (lo + hi) / 2, hi]) out.push(`<text class="muted" x="${left - 6}" y="${yOf(v) + 4}" text-anchor="end" font-size="${FONT - 1}">${escapeXml(formatNumber(v, Math.abs(hi - lo) >= 10 ? 0 : 2))}</text>`);
+  out.push(`<text x="8" y="30" class="muted">${escapeXml('one point per response; x: annotators who said coherent; click a point to open it in the dialogue editor')}</text>`);
+  // Tick labels precise enough to differ (BLEU-4's values can all lie below 1e-3).
+  const tick = (v: number) => (hi - lo >= 10 ? formatNumber(v, 0) : hi - lo >= 0.1 ? formatNumber(v, 2) : Number(v.toPrecision(2)).toString());
+  for (const v of [lo, (lo + hi) / 2, hi]) out.push(`<text class="muted" x="${left - 6}" y="${yOf(v) + 4}" text-anchor="end" font-size="${FONT - 1}">${escapeXml(tick(v))}</text>`);
   panels.forEach((p, k) => {
     const x0 = left + k * (panelWidth + gap);
     const cats = [...new Set(p.points.map((q) => q.human))].sort((a, b) => a - b);
@@ -228,7 +230,7 @@ export function stripPlotSvg(name: string, panels: readonly StripPanel[], option
     out.push(`<rect x="0" y="${top}" width="${panelWidth}" height="${plotH}" fill="none" class="grid" style="stroke-width:1"/>`);
     out.push(`<text x="${panelWidth / 2}" y="${top - 4}" text-anchor="middle" font-weight="600">${escapeXml(`${p.label} (n = ${p.points.length})`)}</text>`);
     for (let c = 0; c <= maxCat; c++) out.push(`<text class="muted" x="${xOf(c)}" y="${top + plotH + 14}" text-anchor="middle" font-size="${FONT - 1}">${c}</text>`);
-    out.push(`<text class="muted" x="${panelWidth / 2}" y="${top + plotH + 30}" text-anchor="middle" font-size="${FONT - 1}">annotators who said coherent</text>`);
+    out.push(`<text class="muted" x="${panelWidth / 2}" y="${top + plotH + 30}" text-anchor="middle" font-size="${FONT - 1}">coherent votes</text>`);
     for (const q of p.points) {
       const cx = Math.round((xOf(q.human) + jitter(`${q.itemId}\u0000${q.candidateId}`) * band) * 10) / 10;
       out.push(`<circle class="pt point" r="3" cx="${cx}" cy="${yOf(q.score)}" data-item="${escapeXml(q.itemId)}" data-candidate="${escapeXml(q.candidateId)}" data-column="${escapeXml(p.column)}"><title>${escapeXml(`${q.itemId} · ${q.candidateId}: score ${q.score}, ${q.human} said coherent`)}</title></circle>`);
