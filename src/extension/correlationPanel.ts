@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { compareEvaluators } from '../core/analysis/compareEvaluators';
 import { exportTable } from '../core/analysis/correlationExport';
-import type { CorrelationTable, CorrelationTableOptions } from '../core/analysis/correlationTable';
+import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/analysis/correlationTable';
 import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/analysis/evaluatorNames';
 import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/analysis/sideBySide';
 import { documentItems } from '../core/format/jsonl';
@@ -103,6 +103,16 @@ export class CorrelationPanel {
           return this.compare(m.a, m.b);
         case 'export':
           return await this.export(m.format);
+        case 'exportPlot':
+          return await this.exportPlot(m.format, m.data);
+        case 'strip':
+          return this.strip(m.evaluator);
+        case 'open': {
+          const document = this.editors.activeDocument;
+          if (!document) throw new Error('open a dialogue file first');
+          if (!(await this.editors.reveal(document, m.itemId, m.candidateId))) throw new Error(`item ${m.itemId} is no longer in ${vscode.workspace.asRelativePath(document.uri)}`);
+          return;
+        }
       }
     } catch (err) {
       void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
@@ -205,6 +215,33 @@ export class CorrelationPanel {
     if (!target) return;
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(this.lastTable, format) + '\n'));
     void vscode.window.showInformationMessage(`ReflectEval: correlation table written to ${vscode.workspace.asRelativePath(target)}`);
+  }
+
+  /** The strip plot data of one evaluator under the current configuration: the responses each cell correlates. */
+  private strip(evaluator: string): void {
+    const source = this.items();
+    if (!source) return;
+    const data = correlationData(source.items, toOptions(this.settings, false));
+    const name = displayNames([evaluator], data.signatures).get(evaluator) ?? evaluator;
+    const shown = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? name;
+    this.post({ type: 'strip', evaluator, name: shown, panels: data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, evaluator, c.key) })).filter((p) => p.points.length > 0) });
+  }
+
+  /** Writes the forest plot the webview drew (SVG text, or PNG bytes in base64) to a file the user picks. */
+  private async exportPlot(format: 'svg' | 'png', data: string): Promise<void> {
+    const document = this.editors.activeDocument;
+    if (!document || !this.lastTable) throw new Error('open a dialogue file first');
+    const base = document.uri.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: document.uri.with({ path: `${base}.forest.${format}` }),
+      filters: { [format === 'svg' ? 'SVG image' : 'PNG image']: [format] },
+      saveLabel: 'Export',
+    });
+    if (!target) return;
+    const bytes = format === 'svg' ? new TextEncoder().encode(data) : Buffer.from(data, 'base64');
+    if (format === 'png' && !(bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47)) throw new Error('the panel sent no PNG image');
+    await vscode.workspace.fs.writeFile(target, bytes);
+    void vscode.window.showInformationMessage(`ReflectEval: forest plot written to ${vscode.workspace.asRelativePath(target)}`);
   }
 
   private post(msg: CorrelationHostMessage): void {

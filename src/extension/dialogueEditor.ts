@@ -9,12 +9,15 @@
  */
 import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
-import { annotatorView, candidateIdOfView } from '../core/labels/annotatorView';
+import { annotatorView, blindCandidateId, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
 import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
-import type { DialogueItem } from '../core/dialogue/types';
+import type { DialogueItem, Score } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
+import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
+import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/analysis/scoreSummary';
+import { loadPromptLibrary } from '../core/judges/prompts';
 import { getAnnotator, getBlindMode } from './settings';
 import { webviewPage } from './webviewHtml';
 
@@ -90,6 +93,40 @@ function entryOf(item: DialogueItem, index: number, annotator: string | null): I
     labelled: mine.filter((a) => typeof a?.coherent === 'boolean').length,
     complete: mine.filter((a) => labelStatus(a) === 'complete').length,
   };
+}
+
+/** Readable names and scales of every evaluator of a document, by document version. */
+const evaluatorInfo = new WeakMap<vscode.TextDocument, { version: number; names: Map<string, string>; scales: Map<string, ScoreScale | undefined> }>();
+
+/**
+ * Valid answers of the bundled judge requests (prompts/requests/*.json), read once; a request of the workspace's
+ * own prompts folder that is not bundled has no scale shown.
+ */
+let requestSpecs: Record<string, { min: number; max: number; integer?: boolean }> | undefined;
+function bundledRequestSpecs(extensionUri: vscode.Uri): Record<string, { min: number; max: number; integer?: boolean }> {
+  if (!requestSpecs) {
+    try {
+      const lib = loadPromptLibrary(vscode.Uri.joinPath(extensionUri, 'prompts').fsPath);
+      requestSpecs = Object.fromEntries(Object.entries(lib.requests).map(([name, r]) => [name, r.spec]));
+    } catch {
+      requestSpecs = {};
+    }
+  }
+  return requestSpecs;
+}
+
+/** The selected item's candidates' scores as readable groups, by the id the view shows each candidate under. */
+function scoreGroupsOf(document: vscode.TextDocument, items: readonly DialogueItem[], view: { candidates: { id: string; scores?: Record<string, Score> }[] }, extensionUri: vscode.Uri): Record<string, ScoreGroup[]> {
+  let info = evaluatorInfo.get(document);
+  if (!info || info.version !== document.version) {
+    const ids = [...new Set(items.flatMap((it) => it.candidates.flatMap((c) => Object.keys(c.scores))))];
+    const requests = bundledRequestSpecs(extensionUri);
+    info = { version: document.version, names: displayNames(ids, evaluatorSignatures(items)), scales: new Map(ids.map((id) => [id, evaluatorScale(id, requests)])) };
+    evaluatorInfo.set(document, info);
+  }
+  const out: Record<string, ScoreGroup[]> = {};
+  for (const c of view.candidates) if (c.scores && Object.keys(c.scores).length) out[c.id] = summariseScores(c.scores, info.names, info.scales);
+  return out;
 }
 
 /** The item (and candidate) last selected in a dialogue editor. */
@@ -199,6 +236,30 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     return true;
   }
 
+  /**
+   * Opens `document` in the dialogue editor (or brings its editor forward) and shows one item with one candidate
+   * focused: the drill-down from a plotted point or a cell.
+   *
+   * @returns false when no item has that id
+   */
+  async reveal(document: vscode.TextDocument, itemId: string, candidateId?: string): Promise<boolean> {
+    const index = documentItems(parseTextDocument(document)).findIndex((it) => it.id === itemId);
+    if (index < 0) return false;
+    let editor = [...this.open].find((e) => e.document === document);
+    if (editor) editor.panel.reveal(editor.panel.viewColumn, false);
+    else {
+      await vscode.commands.executeCommand('vscode.openWith', document.uri, DIALOGUE_EDITOR_VIEW_TYPE, { viewColumn: vscode.ViewColumn.One });
+      editor = [...this.open].find((e) => e.document.uri.toString() === document.uri.toString());
+    }
+    if (!editor) return false;
+    // In blind mode the view shows candidates under opaque ids.
+    const annotator = getAnnotator();
+    const item = documentItems(parseTextDocument(document))[index];
+    const shownId = candidateId && getBlindMode() && annotator ? blindCandidateId(item.id, candidateId, annotator) : candidateId;
+    editor.send({ type: 'reveal', index, candidateId: shownId ?? null });
+    return true;
+  }
+
   /** Shows or hides every annotator's labels in the focused or active dialogue editor. */
   toggleComparison(): boolean {
     const editor = this.target();
@@ -274,7 +335,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const item = items[index];
       if (!item) return;
       const view = annotatorView(item, { annotator: getAnnotator(), blind: getBlindMode(), comparison: editor.comparison });
-      send({ type: 'item', index, view, ack: Math.max(applied, applying) });
+      send({ type: 'item', index, view, ack: Math.max(applied, applying), scores: scoreGroupsOf(document, items, view, this.context.extensionUri) });
     };
     const applyLabel = async (seq: number, itemId: string, candidateId: string, op: LabelOp) => {
       applying = seq;

@@ -61,7 +61,7 @@ export class PromptPreviewPanel {
         title: 'ReflectEval: Prompt Preview',
         script: 'preview',
         style: 'preview',
-        body: '<div id="header"></div><div id="error" hidden></div><pre id="prompt"></pre>',
+        body: '<div id="header"></div><ul id="warnings" role="status" hidden></ul><div id="error" hidden></div><pre id="prompt"></pre>',
       });
       this.panel.webview.onDidReceiveMessage((m: PreviewWebviewMessage) => m.type === 'ready' && void this.update());
       this.panel.onDidDispose(() => (this.panel = undefined));
@@ -96,9 +96,9 @@ export class PromptPreviewPanel {
       body: tpl.kind === 'bodies' ? tpl.name : (config.get<string>('judge.body') ?? 'instructions'),
       request: tpl.kind === 'requests' ? tpl.name : (config.get<string>('judge.request') ?? 'rating'),
     };
-    const msg: PreviewHostMessage = { type: 'preview', template: vscode.workspace.asRelativePath(doc.uri), variant, candidate: null, prompt: null, tokens: null, error: null };
+    const msg: PreviewHostMessage = { type: 'preview', template: vscode.workspace.asRelativePath(doc.uri), variant, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
     try {
-      const { loadPromptLibrary, assemblePrompt } = await import('../core/judges/prompts');
+      const { loadPromptLibrary, assemblePrompt, variantIndentWarnings } = await import('../core/judges/prompts');
       const roots = [vscode.Uri.joinPath(this.context.extensionUri, 'prompts').fsPath];
       if (tpl.root !== roots[0]) roots.push(tpl.root);
       const lib = loadPromptLibrary(...roots);
@@ -111,6 +111,7 @@ export class PromptPreviewPanel {
       } else {
         lib[tpl.kind][tpl.name] = live;
       }
+      msg.warnings = variantIndentWarnings(lib, variant).map((w) => w.message);
       const sel = this.editors.selection;
       const item = sel ? documentItems(parseTextDocument(sel.document))[sel.itemIndex] : undefined;
       const candidate = item ? (item.candidates.find((c) => c.id === sel?.candidateId) ?? item.candidates[0]) : undefined;

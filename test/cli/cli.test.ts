@@ -107,6 +107,21 @@ describe('reflect-eval CLI', () => {
     assert.equal(row.cells[2].n, 225);
     const boot = cli('correlate', study, '--bootstrap', '50', '--seed', '4', '--format', 'csv');
     assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4,0,,(true|false),[^,]*$/);
+    // --plot writes the forest plot of the same table: one row per evaluator, the table's numbers in its tooltips
+    const svgFile = join(dir, 'forest.svg');
+    const plotted = cli('correlate', study, '--plot', svgFile, '--json');
+    assert.equal(plotted.code, 0, plotted.stderr);
+    assert.match(plotted.stderr, /wrote .*forest\.svg \(forest plot\)/);
+    const svg = readFileSync(svgFile, 'utf8');
+    const plottedTable = JSON.parse(plotted.stdout);
+    assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.equal(svg.match(/<g class="row" /g)?.length, plottedTable.rows.length);
+    const ref = plottedTable.reference.cells.filter((c: { statistic: number | null }) => c.statistic !== null);
+    assert.equal(svg.match(/<line class="reference" /g)?.length, ref.length);
+    assert.ok(svg.includes(`ref. ${ref[0].statistic.toFixed(3)}`));
+    const both = cli('correlate', study, '--plot', svgFile, '--compare', 'BLEU-4', 'roug');
+    assert.notEqual(both.code, 0);
+    assert.match(both.stderr, /--plot .* cannot be combined with --compare/);
     // --by is --group-by
     const by = cli('correlate', study, '--by', 'kind', '--json');
     assert.equal(by.code, 0, by.stderr);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { CorrelationTable } from '../../src/core/analysis/correlationTable';
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
-import { frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const TABLE = join(root, 'data/annotations/synthetic-annotations.csv');
 let BLEU = '';
@@ -55,14 +55,17 @@ async function readPanel(frame: Frame): Promise<PanelRow[]> {
 
 /** The CLI's table as the panel would print it. */
 function expected(table: CorrelationTable): PanelRow[] {
-  const stat = (s: number | null, reason?: string) => (s === null ? `undefined (${reason})` : s.toFixed(3));
+  // An undefined cell reads as what the data are like ("all scores equal"), a value that rounds to zero as 0.000.
+  const phrase: Record<string, string> = { 'too-few': 'too few', 'constant-input': 'all scores equal' };
+  const fixed = (v: number) => v.toFixed(3).replace(/^-(0\.000)$/, '$1');
+  const stat = (s: number | null, reason?: string) => (s === null ? (phrase[reason ?? ''] ?? `undefined (${reason})`) : fixed(s));
   return [table.reference, ...table.rows].map((r) => ({
     id: r.evaluatorId,
     cells: r.cells.map((c) => ({
       group: c.column,
       stat: stat(c.statistic, c.undefinedReason),
       n: `n = ${c.n}`,
-      ci: c.ci ? (c.ci.lower === null ? '[undefined]' : `[${c.ci.lower.toFixed(3)}, ${c.ci.upper?.toFixed(3)}]`) : '',
+      ci: c.ci ? (c.ci.lower === null || c.ci.upper === null ? '[undefined]' : `[${fixed(c.ci.lower)}, ${fixed(c.ci.upper)}]`) : '',
       best: c.best,
       significant: c.significant,
     })),
@@ -186,14 +189,11 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     want.forEach((c, i) => {
       assert.equal(got[i][0], c.column);
       assert.equal(got[i][1], String(c.n));
-      // A value the CLI leaves undefined (null in JSON) must not read as a number in the panel.
-      const same = (cell: string | null, value: number | null | undefined, text?: (v: number) => string) => {
-        if (value === null || value === undefined) assert.doesNotMatch(cell ?? '', /^-?\d/, `${c.column}: ${cell}`);
-        else assert.equal(cell, text ? text(value) : value.toFixed(3));
-      };
-      same(got[i][5], c.difference);
-      same(got[i][8], c.williams?.statistic, (v) => `${v.toFixed(3)} (${c.williams?.df})`);
-      same(got[i][10], c.steiger?.statistic);
+      // An undefined difference or test (a metric constant in that group) says so instead of a number.
+      const phrase = (reason?: string) => (reason === 'too-few' ? 'too few' : reason === 'constant-input' ? 'all scores equal' : `undefined (${reason})`);
+      assert.equal(got[i][5], c.difference === null ? 'undefined' : c.difference.toFixed(3).replace(/^-(0\.000)$/, '$1'));
+      assert.equal(got[i][8], c.williams?.statistic == null ? phrase(c.williams?.undefinedReason) : `${c.williams.statistic.toFixed(3)} (${c.williams.df})`);
+      assert.equal(got[i][10], c.steiger?.statistic == null ? phrase(c.steiger?.undefinedReason) : c.steiger.statistic.toFixed(3));
     });
     await f.locator('#comparison-table').scrollIntoViewIfNeeded();
     await (page as Page).screenshot({ path: join(out, 'correlation-compare.png') });
@@ -233,5 +233,34 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     await p.keyboard.press('Enter');
     await waitFor('the exported file', async () => existsSync(target), 30_000);
     assert.equal(readFileSync(target, 'utf8'), runCli(['correlate', file, '--format', 'latex']));
+  });
+
+  it('draws the forest plot of the table, a strip plot on a row click, and opens a clicked point in the dialogue editor', async () => {
+    const p = page as Page;
+    const f = panel as Frame;
+    // One plotted row per evaluator row of the table, in the table's order; the reference is the dashed line.
+    const tableRows = await f.$$eval('#correlations tbody tr:not(.reference)', (trs) => trs.map((tr) => (tr as HTMLElement).dataset.evaluator));
+    const plotRows = await f.$$eval('#plot svg g.row', (gs) => gs.map((g) => (g as SVGElement).dataset.evaluator));
+    assert.deepEqual(plotRows, tableRows);
+    assert.ok((await f.locator('#plot svg line.reference').count()) > 0, 'laypeople–experts drawn as a reference line');
+    assert.doesNotMatch((await f.textContent('#plot')) ?? '', /NaN|undefined \(/);
+    await f.locator('#plot-section').screenshot({ path: join(out, 'correlation-forest-plot.png') });
+    // A row click: that evaluator's strip plot, one point per response the cell correlates.
+    await f.locator(`#plot svg g.row[data-evaluator="${METEOR}"] text`).click();
+    await f.waitForSelector('#strip svg circle.pt', { timeout: 30_000 });
+    const points = await f.$$eval('#strip svg circle.pt', (cs) => cs.map((c) => ({ item: (c as SVGElement).dataset.item ?? '', candidate: (c as SVGElement).dataset.candidate ?? '', column: (c as SVGElement).dataset.column ?? '' })));
+    const ns = await f.$$eval(`#correlations tr[data-evaluator="${METEOR}"] td.cell`, (tds) => tds.map((td) => [(td as HTMLElement).dataset.column, td.querySelector('.n')?.textContent ?? '']));
+    for (const [column, n] of ns) {
+      const key = (column ?? '').slice((column ?? '').indexOf(':') + 1);
+      const inPlot = points.filter((q) => q.column === key || q.column === column).length;
+      if (inPlot > 0) assert.equal(`n = ${inPlot}`, n, `strip points of ${column}`);
+    }
+    await f.locator('#strip').screenshot({ path: join(out, 'correlation-strip-plot.png') });
+    // A point click: the dialogue editor shows that item with that candidate focused.
+    const target = points[Math.floor(points.length / 2)];
+    await f.locator(`#strip svg circle.pt[data-item="${target.item}"][data-candidate="${target.candidate}"]`).first().click({ force: true });
+    const editor = await editorFrame(p);
+    await waitFor('the editor to show the clicked response', async () => (await editor.textContent('#item h2')) === target.item && (await editor.getAttribute('.candidate.focused', 'data-candidate-id')) === target.candidate, 30_000);
+    await p.screenshot({ path: join(out, 'correlation-drilldown.png') });
   });
 });

@@ -5,6 +5,7 @@
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartConfiguration } from 'chart.js';
 import type { AgreementRow, AgreementTable } from '../../src/core/agreement/agreementTable';
+import { formatNumber } from '../../src/core/analysis/format';
 import type { AgreementHostMessage, AgreementWebviewMessage, AnalysisView, ExportableTable } from './protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
@@ -14,7 +15,7 @@ const vscode = acquireVsCodeApi();
 const post = (m: AgreementWebviewMessage) => vscode.postMessage(m);
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
-const num = (v: number | null, digits = 3) => (v === null ? '–' : v.toFixed(digits));
+const num = (v: number | null, digits = 3) => (v === null ? '–' : formatNumber(v, digits));
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
@@ -74,7 +75,7 @@ function renderKappa(a: AnalysisView): void {
   }
   box.replaceChildren(
     table(header, rows, 'kappa'),
-    el('p', { class: 'muted' }, '(M): category merging. IAA: poor (< 0), slight (0.01–0.20), fair (0.21–0.40), moderate (0.41–0.60), substantial (0.61–0.80). Hover a value for its interpretation.'),
+    el('p', { class: 'muted', id: 'kappa-legend' }, '(M): category merging. IAA (Landis and Koch): poor (< 0), slight (0.00–0.20), fair (0.21–0.40), moderate (0.41–0.60), substantial (0.61–0.80), almost perfect (0.81–1.00). Hover a value for its interpretation.'),
     ...(notes.length ? [el('ul', { class: 'notes muted' }, ...notes.map((n) => el('li', {}, n)))] : []),
   );
 }
@@ -106,11 +107,32 @@ function renderGroups(a: AnalysisView): void {
 
 const charts = new Map<string, Chart>();
 
-function drawChart(id: string, config: ChartConfiguration<'bar'>, data: unknown): void {
+/**
+ * Draws a chart, or hides its box when there is nothing to plot (one annotator, too few labelled responses): empty
+ * axes read as a broken chart; the text beside it says why nothing is shown.
+ */
+function drawChart(id: string, config: ChartConfiguration<'bar'>, data: unknown[]): void {
   charts.get(id)?.destroy();
+  charts.delete(id);
   const canvas = $(id) as HTMLCanvasElement;
   canvas.dataset.values = JSON.stringify(data);
+  const box = canvas.parentElement as HTMLElement;
+  box.hidden = data.length === 0;
+  if (data.length === 0) return;
   charts.set(id, new Chart(canvas, config));
+}
+
+/** Whether a high-contrast theme is active (bars then get a border in the contrast colour). */
+const highContrast = () => document.body.classList.contains('vscode-high-contrast') || document.body.classList.contains('vscode-high-contrast-light');
+
+/** A colour of the panel's colour-blind-safe palette (media/agreement.css, per theme kind). */
+function palette(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(`--re-${name}`).trim() || fallback;
+}
+
+/** Bar outline: the theme's contrast border in high-contrast themes (segments stay apart), none otherwise. */
+function barBorder(): { borderColor: string; borderWidth: number } {
+  return highContrast() ? { borderColor: theme('contrastBorder', theme('foreground', '#fff')), borderWidth: 1 } : { borderColor: 'transparent', borderWidth: 0 };
 }
 
 function commonOptions(yTitle: string, stacked: boolean): ChartConfiguration<'bar'>['options'] {
@@ -134,15 +156,15 @@ function renderCoherence(a: AnalysisView): void {
   const who = a.options.majorityGroup === 'all' ? 'all annotators' : a.options.majorityGroup;
   const canvas = $('coherence-chart') as HTMLCanvasElement;
   canvas.setAttribute('aria-label', `Coherence rate per decoding strategy: ${shown.map((r) => `${r.strategy} ${pct(r.rate)}`).join(', ')}`);
-  const human = theme('charts-green', '#89d185');
-  const model = theme('charts-blue', '#3794ff');
+  const human = palette('human', '#009e73');
+  const model = palette('model', '#0072b2');
   drawChart(
     'coherence-chart',
     {
       type: 'bar',
       data: {
         labels: shown.map((r) => r.strategy),
-        datasets: [{ label: 'coherence rate', data: shown.map((r) => (r.rate ?? 0) * 100), backgroundColor: shown.map((r) => (r.human ? human : model)) }],
+        datasets: [{ label: 'coherence rate', data: shown.map((r) => (r.rate ?? 0) * 100), backgroundColor: shown.map((r) => (r.human ? human : model)), ...barBorder() }],
       },
       options: {
         ...commonOptions('coherent & consistent (majority vote)', false),
@@ -184,17 +206,13 @@ function renderCoherence(a: AnalysisView): void {
   );
 }
 
-/** Colours of Figure 4's categories. */
+/**
+ * Colours of Figure 4's categories: Okabe and Ito's colour-blind-safe palette, lighter variants on dark themes
+ * (media/agreement.css); neighbouring stacked segments differ in hue and lightness.
+ */
 function categoryColour(key: string): string {
-  const map: Record<string, [string, string]> = {
-    malformed: ['charts-orange', '#d18616'],
-    parroting: ['charts-purple', '#b180d7'],
-    hallucinatory: ['charts-red', '#f14c4c'],
-    other: ['charts-yellow', '#cca700'],
-    noMajority: ['descriptionForeground', '#888'],
-  };
-  const [name, fallback] = map[key] ?? ['charts-blue', '#3794ff'];
-  return theme(name, fallback);
+  const fallback: Record<string, string> = { malformed: '#e69f00', parroting: '#0072b2', hallucinatory: '#cc79a7', other: '#009e73', noMajority: '#999999' };
+  return palette(`category-${key}`, fallback[key] ?? '#56b4e9');
 }
 
 function renderErrors(a: AnalysisView): void {
@@ -211,6 +229,7 @@ function renderErrors(a: AnalysisView): void {
           label: c.label,
           data: shown.map((r) => r.shares[c.key] * 100),
           backgroundColor: categoryColour(c.key),
+          ...barBorder(),
         })),
       },
       options: {
@@ -255,7 +274,7 @@ window.addEventListener('message', (e: MessageEvent<AgreementHostMessage>) => {
   }
   const s = a.summary;
   const experts = s.annotators.filter((x) => x.group === 'expert').length;
-  $('summary').textContent = `${s.items} items, ${s.candidates} responses (${s.labelledCandidates} labelled), ${s.annotations} annotations by ${s.annotators.length} annotators (${experts} experts, ${s.annotators.length - experts} laypeople; experts: names starting "${a.options.expertPrefix}" or group "expert").`;
+  $('summary').textContent = `${s.items} items, ${s.candidates} responses (${s.labelledCandidates} labelled), ${s.annotations} annotations by ${s.annotators.length} annotator${s.annotators.length === 1 ? '' : 's'} (${experts} expert${experts === 1 ? '' : 's'}, ${s.annotators.length - experts} laypeople; experts: names starting "${a.options.expertPrefix}" or group "expert").`;
   renderKappa(a);
   renderGroups(a);
   renderCoherence(a);

@@ -5,7 +5,8 @@
  */
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
 import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/analysis/correlationTable';
-import { formatInterval, formatP, formatStatistic } from '../../src/core/analysis/format';
+import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/analysis/format';
+import { FOREST_PLOT_CSS, forestPlotSvg, stripPlotSvg, type StripPanel } from '../../src/core/analysis/forestPlot';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -54,6 +55,19 @@ function skeleton(): void {
     el('div', { id: 'controls', class: 'controls' }),
     el('div', { id: 'pins', class: 'pins' }),
     el('p', { id: 'status', class: 'muted' }),
+    el(
+      'section',
+      { id: 'plot-section' },
+      el(
+        'div',
+        { class: 'section-head' },
+        el('h3', {}, 'Forest plot'),
+        el('button', { id: 'export-svg', class: 'secondary', title: 'Save the plot as SVG (the same drawing as reflect-eval correlate --plot)' }, 'Export SVG'),
+        el('button', { id: 'export-png', class: 'secondary', title: 'Save the plot as a PNG image (2× resolution, white background)' }, 'Export PNG'),
+      ),
+      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot' }),
+      el('div', { id: 'strip', class: 'plot', hidden: '' }),
+    ),
     el('div', { id: 'table' }),
     el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
   );
@@ -134,7 +148,7 @@ function renderPins(pins: { label: string }[]): void {
 }
 
 function cellTitle(c: CorrelationCell): string {
-  const parts = [`n = ${c.n}`];
+  const parts = [...(c.statistic === null ? [undefinedExplanation(c.undefinedReason)] : []), `n = ${c.n}`];
   if (c.pValue !== null) parts.push(`p = ${formatP(c.pValue)}${c.pMethod ? ` (${c.pMethod})` : ''}`);
   if (c.excluded) parts.push(`${c.excluded} left out: ${c.missingScore} without a usable score, ${c.missingLabel} without a label`);
   if (c.ci) parts.push(`${Math.round(c.ci.level * 100)}% CI over ${c.ci.resamples} resamples, ${c.ci.undefinedResamples} undefined`);
@@ -171,6 +185,8 @@ function renderTable(): void {
   const t = lastTable;
   if (!t) {
     host.replaceChildren();
+    shownTable = null;
+    renderPlot();
     return;
   }
   const groupOf = (key: string) => key.slice(key.indexOf(':') + 1);
@@ -194,6 +210,87 @@ function renderTable(): void {
   const table = el('table', { id: 'correlations', 'data-method': t.method, 'data-human': t.human, 'data-columns': String(t.columns.length) }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r))));
   const hidden = t.rows.length - rows.length;
   host.replaceChildren(table, ...(hidden ? [el('p', { class: 'muted' }, `${hidden} evaluator(s) hidden by the filter.`)] : []));
+  shownTable = { ...t, rows };
+  renderPlot();
+}
+
+/** The table as shown (filtered and sorted): what the plot draws and exports. */
+let shownTable: CorrelationTable | null = null;
+
+/**
+ * The plot's stylesheet, added once with the page's nonce: the Content-Security-Policy refuses the `<style>` an
+ * SVG would carry inline.
+ */
+function addPlotStyle(): void {
+  if (document.getElementById('forest-plot-style')) return;
+  const nonce = (document.querySelector('script[nonce]') as HTMLScriptElement | null)?.nonce ?? '';
+  const style = el('style', { id: 'forest-plot-style', ...(nonce ? { nonce } : {}) });
+  style.textContent = FOREST_PLOT_CSS;
+  document.head.append(style);
+}
+
+function renderPlot(): void {
+  const box = document.getElementById('plot') as HTMLElement;
+  const t = shownTable;
+  const section = document.getElementById('plot-section') as HTMLElement;
+  section.hidden = !t || t.rows.length === 0;
+  if (!t || t.rows.length === 0) {
+    box.replaceChildren();
+    return;
+  }
+  addPlotStyle();
+  // forestPlotSvg escapes every text and attribute it writes.
+  box.innerHTML = forestPlotSvg(t, { embedStyle: false, ...plotLayout(t, box.clientWidth || window.innerWidth - 24) });
+  for (const row of box.querySelectorAll('.row')) row.classList.toggle('selected', (row as SVGElement).dataset.evaluator === stripOf);
+}
+
+/** Panels as wide as the panel allows (every group visible beside the names down to 120 px a group; then it scrolls). */
+function plotLayout(t: CorrelationTable, width: number): { panelWidth: number; labelWidth: number } {
+  const labelWidth = Math.max(120, Math.min(300, Math.round(width * 0.3)));
+  const cols = Math.max(1, t.columns.length);
+  const panelWidth = Math.max(120, Math.min(260, Math.floor((width - labelWidth - 8) / cols) - 16));
+  return { panelWidth, labelWidth };
+}
+let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    renderPlot();
+    renderStrip();
+  }, 100);
+});
+
+/** The SVG of the plot on screen as a file: its own stylesheet, a white background. */
+function plotFile(): string | null {
+  return shownTable ? forestPlotSvg(shownTable, { background: '#ffffff' }) : null;
+}
+
+function utf8Base64(s: string): string {
+  const bytes = new TextEncoder().encode(s);
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** Draws the SVG on a canvas at twice its size and returns the PNG's bytes in base64. */
+function plotPng(svg: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const img = new Image();
+    img.onload = () => {
+      const scale = 2;
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.ceil(img.naturalWidth * scale);
+      canvas.height = Math.ceil(img.naturalHeight * scale);
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return reject(new Error('no 2D canvas'));
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
+      resolve(canvas.toDataURL('image/png').replace(/^data:image\/png;base64,/, ''));
+    };
+    img.onerror = () => reject(new Error('the plot could not be drawn as an image'));
+    img.src = `data:image/svg+xml;base64,${utf8Base64(svg)}`;
+  });
 }
 
 function renderCompareControls(evaluators: { id: string; name: string }[]): void {
@@ -219,7 +316,7 @@ function renderCompareControls(evaluators: { id: string; name: string }[]): void
 }
 
 function fmt(v: number | null | undefined): string {
-  return v === null || v === undefined ? 'undefined' : v.toFixed(3);
+  return v === null || v === undefined ? 'undefined' : formatNumber(v);
 }
 
 function renderComparison(cs: EvaluatorComparison[] | null, error: string | undefined, ms: number): void {
@@ -242,9 +339,9 @@ function renderComparison(cs: EvaluatorComparison[] | null, error: string | unde
         fmt(c.difference),
         c.bootstrap ? (c.bootstrap.lower === null ? '[undefined]' : `[${fmt(c.bootstrap.lower)}, ${fmt(c.bootstrap.upper)}]`) : 'intervals off',
         c.bootstrap ? formatP(c.bootstrap.pValue) : '',
-        c.williams ? (c.williams.statistic === null ? `undefined (${c.williams.undefinedReason})` : `${fmt(c.williams.statistic)} (${c.williams.df})`) : 'n/a (Kendall)',
+        c.williams ? (c.williams.statistic === null ? undefinedPhrase(c.williams.undefinedReason) : `${fmt(c.williams.statistic)} (${c.williams.df})`) : 'n/a (Kendall)',
         c.williams ? formatP(c.williams.pValue) : '',
-        c.steiger ? (c.steiger.statistic === null ? `undefined (${c.steiger.undefinedReason})` : fmt(c.steiger.statistic)) : 'n/a (Kendall)',
+        c.steiger ? (c.steiger.statistic === null ? undefinedPhrase(c.steiger.undefinedReason) : fmt(c.steiger.statistic)) : 'n/a (Kendall)',
         c.steiger ? formatP(c.steiger.pValue) : '',
       ].map((v, i) => el('td', { class: i === 0 ? '' : 'num' }, v)),
     ),
@@ -256,8 +353,47 @@ function renderComparison(cs: EvaluatorComparison[] | null, error: string | unde
   );
 }
 
+/** The evaluator whose strip plot is shown. */
+let stripOf: string | null = null;
+let stripData: { name: string; panels: StripPanel[] } | null = null;
+
+function renderStrip(): void {
+  const box = document.getElementById('strip') as HTMLElement;
+  box.hidden = !stripData;
+  if (!stripData) {
+    box.replaceChildren();
+    return;
+  }
+  const width = box.clientWidth || window.innerWidth - 24;
+  const panelWidth = Math.max(120, Math.min(260, Math.floor((width - 52) / Math.max(1, stripData.panels.length)) - 20));
+  box.innerHTML = stripPlotSvg(stripData.name, stripData.panels, { embedStyle: false, panelWidth });
+  for (const row of document.querySelectorAll('#plot .row')) row.classList.toggle('selected', (row as SVGElement).dataset.evaluator === stripOf);
+}
+
+// A click on a forest-plot row shows its strip plot; a click on a strip point opens that response in the editor.
+(document.getElementById('app') as HTMLElement).addEventListener('click', (e) => {
+  const target = e.target as Element;
+  const pt = target.closest('#strip .pt') as SVGElement | null;
+  if (pt?.dataset.item && pt.dataset.candidate) {
+    post({ type: 'open', itemId: pt.dataset.item, candidateId: pt.dataset.candidate });
+    return;
+  }
+  const row = target.closest('#plot [data-evaluator]') as SVGElement | null;
+  const id = row?.dataset.evaluator;
+  if (id && lastTable?.rows.some((r) => r.evaluatorId === id)) {
+    stripOf = id;
+    post({ type: 'strip', evaluator: id });
+  }
+});
+
 window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => {
   const m = e.data;
+  if (m.type === 'strip') {
+    if (m.evaluator !== stripOf) return;
+    stripData = { name: m.name, panels: m.panels };
+    renderStrip();
+    return;
+  }
   if (m.type === 'comparison') {
     renderComparison(m.comparisons, m.error, m.ms);
     return;
@@ -272,6 +408,8 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
   if (!m.file || !m.table) {
     summary.textContent = 'Open a dialogue file in the ReflectEval editor.';
     (document.getElementById('table') as HTMLElement).replaceChildren();
+    shownTable = null;
+    renderPlot();
     (document.getElementById('status') as HTMLElement).textContent = '';
     return;
   }
@@ -286,8 +424,22 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
   renderControls(m.variants);
   renderPins(m.pins);
   renderTable();
+  if (stripOf && m.table.rows.some((r) => r.evaluatorId === stripOf)) post({ type: 'strip', evaluator: stripOf });
+  else {
+    stripOf = null;
+    stripData = null;
+    renderStrip();
+  }
   renderCompareControls(m.evaluators);
 });
 
 skeleton();
+(document.getElementById('export-svg') as HTMLElement).addEventListener('click', () => {
+  const svg = plotFile();
+  if (svg) post({ type: 'exportPlot', format: 'svg', data: svg });
+});
+(document.getElementById('export-png') as HTMLElement).addEventListener('click', () => {
+  const svg = plotFile();
+  if (svg) void plotPng(svg).then((data) => post({ type: 'exportPlot', format: 'png', data }), (err: Error) => ((document.getElementById('status') as HTMLElement).textContent = err.message));
+});
 post({ type: 'ready' });

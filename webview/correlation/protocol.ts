@@ -3,6 +3,7 @@
  * definitions; nothing else crosses the boundary.
  */
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
+import type { StripPanel } from '../../src/core/analysis/forestPlot';
 import type { BestRule, CorrelationMethod, CorrelationTable, HumanChoice } from '../../src/core/analysis/correlationTable';
 
 /** The controls of the panel: one configuration of the table. */
@@ -50,7 +51,9 @@ export type CorrelationHostMessage =
       intervals: IntervalState;
       message?: string;
     }
-  | { type: 'comparison'; comparisons: EvaluatorComparison[] | null; error?: string; ms: number };
+  | { type: 'comparison'; comparisons: EvaluatorComparison[] | null; error?: string; ms: number }
+  /** The responses behind one evaluator's row (current configuration), per column: for its strip plot. */
+  | { type: 'strip'; evaluator: string; name: string; panels: StripPanel[] };
 
 export type CorrelationWebviewMessage =
   | { type: 'ready' }
@@ -58,4 +61,10 @@ export type CorrelationWebviewMessage =
   | { type: 'pin'; label: string }
   | { type: 'unpin'; index: number }
   | { type: 'compare'; a: string; b: string }
-  | { type: 'export'; format: 'md' | 'latex' | 'csv' };
+  | { type: 'export'; format: 'md' | 'latex' | 'csv' }
+  /** A forest-plot row was clicked: send that evaluator's strip plot data. */
+  | { type: 'strip'; evaluator: string }
+  /** A point was clicked: open that response in the dialogue editor. */
+  | { type: 'open'; itemId: string; candidateId: string }
+  /** Save the forest plot on screen: the SVG text, or a PNG (base64, drawn from that SVG on a canvas). */
+  | { type: 'exportPlot'; format: 'svg' | 'png'; data: string };

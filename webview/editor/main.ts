@@ -14,7 +14,8 @@ import { ERROR_CATEGORIES, ERROR_LABELS } from '../../src/core/labels/scheme';
 import { applyLabelOpToAnnotation, labelStatus, type LabelOp, type LabelStatus } from '../../src/core/labels/annotate';
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import { annotatorGroup } from '../../src/core/labels/groups';
-import type { Annotation, CandidateOrigin, ErrorCategory, Score } from '../../src/core/dialogue/types';
+import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
+import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import { keysOf, type EditorAction } from './keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
 
@@ -48,8 +49,12 @@ const ROW_HEIGHT = 28;
 interface SavedState {
   selected?: number;
   seq?: number;
+  /** Score groups collapsed by the researcher. */
+  collapsedScores?: string[];
 }
 const saved = (vscode.getState() as SavedState | undefined) ?? {};
+/** Score groups the researcher collapsed (metrics, judges, other): kept for every candidate and item. */
+const collapsedGroups = new Set<string>(saved.collapsedScores ?? []);
 let entries: ItemEntry[] = [];
 let problems: ProblemEntry[] = [];
 let annotator: string | null = null;
@@ -58,7 +63,7 @@ let comparison = false;
 let selected = saved.selected ?? 0;
 let indexed = false;
 /** The selected item as the host last sent it. */
-let current: { index: number; view: ItemView } | null = null;
+let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]> } | null = null;
 /** Label operations sent but not yet acknowledged; `seq` survives reloads of the webview (setState). */
 let seq = saved.seq ?? 0;
 let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[] = [];
@@ -66,6 +71,8 @@ let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[]
 let focused: string | null = null;
 /** Where focus goes when the next item arrives. */
 let focusOnArrival: 'first' | 'last' | 'firstIncomplete' = 'firstIncomplete';
+/** Focus this candidate when its item arrives (drill-down from a panel). */
+let revealCandidate: string | null = null;
 /** Focus the Other text field of this candidate after the next render. */
 let focusOtherOf: string | null = null;
 let renderedItemKey = '';
@@ -85,7 +92,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 const kbd = (k: string) => el('kbd', {}, k);
 
 function saveState(): void {
-  vscode.setState({ selected, seq } satisfies SavedState);
+  vscode.setState({ selected, seq, collapsedScores: [...collapsedGroups] } satisfies SavedState);
 }
 
 // ---------------------------------------------------------------------------------------------- item list
@@ -275,9 +282,46 @@ function originText(o: CandidateOrigin): string {
   return `${o.kind}: ${o.model ?? o.source ?? '?'}${params ? ` · ${params}` : ''}`;
 }
 
-function scoreText(id: string, s: Score): string {
-  const v = s.status === 'ok' ? String(s.value) : s.status;
-  return `${id.replace(/@[0-9a-f]{12}$/, '')}: ${v}${s.expected !== undefined ? ` (E=${s.expected.toFixed(2)})` : ''}`;
+
+/**
+ * A candidate's scores: one collapsible group per kind (metrics, judges), each line the evaluator's readable name,
+ * the rounded value and its scale; the full id and raw value on hover.
+ */
+function scoreGroups(groups: ScoreGroup[]): HTMLElement {
+  return el(
+    'div',
+    { class: 'scores' },
+    ...groups.map((g) => {
+      const details = el(
+        'details',
+        { class: `score-group ${g.group}`, 'data-group': g.group, ...(collapsedGroups.has(g.group) ? {} : { open: '' }) },
+        el('summary', {}, `${g.title} (${g.lines.length})`),
+        el(
+          'table',
+          { class: 'score-lines' },
+          ...g.lines.map((l) =>
+            el(
+              'tr',
+              { title: l.title, 'data-evaluator': l.id, class: l.ok ? 'ok' : 'not-ok' },
+              el('th', { scope: 'row', class: 'score-name' }, l.name),
+              el('td', { class: 'score-value' }, l.value),
+              el('td', { class: 'score-scale' }, l.scale ? `(${l.scale})` : ''),
+            ),
+          ),
+        ),
+      );
+      details.addEventListener('toggle', () => {
+        const open = (details as HTMLDetailsElement).open;
+        if (open === !collapsedGroups.has(g.group)) return;
+        if (open) collapsedGroups.delete(g.group);
+        else collapsedGroups.add(g.group);
+        saveState();
+        // Every candidate's group of this kind follows.
+        for (const other of document.querySelectorAll<HTMLDetailsElement>(`details.score-group[data-group="${g.group}"]`)) other.open = open;
+      });
+      return details;
+    }),
+  );
 }
 
 function labelSummary(a: Annotation | undefined): string {
@@ -402,7 +446,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
   };
   yes.addEventListener('click', answer(true));
   no.addEventListener('click', answer(false));
-  const scores = Object.entries(c.scores ?? {});
+  const scores = current?.scores[c.id] ?? [];
   const card = el(
     'div',
     {
@@ -420,7 +464,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
     el('div', { class: 'candidate-actions' }, yes, no),
     ...(mine?.coherent === true ? [empathyQuestion(c, mine)] : mine?.coherent === false ? [errorQuestion(c, mine)] : []),
     ...(comparison ? [comparisonTable(c)] : []),
-    ...(scores.length ? [el('ul', { class: 'scores' }, ...scores.map(([id, s]) => el('li', { title: s.raw ? `raw reply: ${s.raw}` : '' }, scoreText(id, s))))] : []),
+    ...(scores.length ? [scoreGroups(scores)] : []),
   );
   card.addEventListener('click', (e) => {
     if ((e.target as HTMLElement).closest('vscode-button, button, input')) return;
@@ -477,7 +521,10 @@ function renderItem(): void {
   const sameItem = renderedItemKey !== '' && JSON.parse(renderedItemKey)[0] === view.id;
   renderedItemKey = key;
   const ids = view.candidates.map((c) => c.id);
-  if (!sameItem || !focused || !ids.includes(focused)) {
+  if (revealCandidate && ids.includes(revealCandidate)) {
+    focused = revealCandidate;
+    focusOnArrival = 'firstIncomplete';
+  } else if (!sameItem || !focused || !ids.includes(focused)) {
     const firstIncomplete = view.candidates.find((c) => labelStatus(c.mine) !== 'complete')?.id;
     focused = focusOnArrival === 'last' ? ids[ids.length - 1] : focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
     focusOnArrival = 'firstIncomplete';
@@ -499,6 +546,10 @@ function renderItem(): void {
   const transcript = $('#transcript');
   transcript.scrollTop = transcript.scrollHeight;
   renderCandidates();
+  if (revealCandidate && focused === revealCandidate) {
+    revealCandidate = null;
+    setFocus(focused);
+  }
 }
 
 function renderLegend(): void {
@@ -596,7 +647,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     case 'item':
       pending = pending.filter((p) => p.seq > msg.ack);
       if (msg.index === selected) {
-        current = { index: msg.index, view: msg.view };
+        current = { index: msg.index, view: msg.view, scores: msg.scores ?? {} };
         renderItem();
         const queued = deferred;
         deferred = [];
@@ -614,6 +665,14 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       break;
     case 'busy':
       $('#busy').textContent = msg.message ?? '';
+      break;
+    case 'reveal':
+      revealCandidate = msg.candidateId;
+      if (!indexed) selected = msg.index; // the index is on its way: select the item when it arrives
+      else if (msg.index === selected && current?.index === selected) {
+        renderedItemKey = '';
+        renderItem();
+      } else select(msg.index);
       break;
   }
 });

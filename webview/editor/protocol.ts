@@ -4,6 +4,7 @@
  */
 import type { LabelOp } from '../../src/core/labels/annotate';
 import type { ItemView } from '../../src/core/labels/annotatorView';
+import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import type { EditorAction } from './keys';
 
 /** One row of the item list (kept small so 10,000 items stay cheap to send). */
@@ -37,12 +38,24 @@ export type EditorHostMessage =
    * The selected item as the annotator sees it. `ack`: the last label operation (by `seq`) the document already
    * reflects; the webview re-applies its later ones on top until they are acknowledged.
    */
-  | { type: 'item'; index: number; view: ItemView; ack: number }
+  | {
+      type: 'item';
+      index: number;
+      view: ItemView;
+      ack: number;
+      /**
+       * Each shown candidate's scores (by the id the view gives it) as readable, grouped lines, named over every
+       * evaluator of the file so names match the correlation tables. Empty in blind mode.
+       */
+      scores: Record<string, ScoreGroup[]>;
+    }
   /** Label operations up to `seq` have been applied (or rejected); the document is the truth for them now. */
   | { type: 'ack'; seq: number }
   /** A labelling key was pressed (a VS Code command ran): act on the focused candidate. */
   | { type: 'action'; action: EditorAction }
-  | { type: 'busy'; message: string | null };
+  | { type: 'busy'; message: string | null }
+  /** Show this item with this candidate focused (drill-down from a panel). */
+  | { type: 'reveal'; index: number; candidateId: string | null };
 
 export type EditorWebviewMessage =
   | { type: 'ready' }

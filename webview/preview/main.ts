@@ -13,6 +13,9 @@ window.addEventListener('message', (e: MessageEvent<PreviewHostMessage>) => {
   if (m.candidate) lines.push(`Candidate: ${m.candidate}`);
   if (m.tokens) lines.push(`${m.tokens.count} tokens for ${m.tokens.judge} (${m.tokens.tokenizer} tokenizer${m.tokens.approximate ? ', approximate' : ''})`);
   header.replaceChildren(...lines.map((l) => Object.assign(document.createElement('div'), { textContent: l })));
+  const warnings = document.getElementById('warnings') as HTMLElement;
+  warnings.hidden = m.warnings.length === 0;
+  warnings.replaceChildren(...m.warnings.map((w) => Object.assign(document.createElement('li'), { textContent: `⚠ ${w}` })));
   const error = document.getElementById('error') as HTMLElement;
   error.hidden = !m.error;
   error.textContent = m.error ?? '';

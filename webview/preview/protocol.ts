@@ -14,6 +14,11 @@ export type PreviewHostMessage =
       prompt: string | null;
       tokens: { count: number; tokenizer: string; approximate: boolean; judge: string } | null;
       error: string | null;
+      /**
+       * Where mustache.js indents a partial by the text before its tag (`Response: {{> part}}`): one sentence each,
+       * naming file and line. The prompt shows the indentation as the judge gets it.
+       */
+      warnings: string[];
     };
 
 export type PreviewWebviewMessage = { type: 'ready' };

@@ -3,6 +3,7 @@
  * and optionally written, in text, Markdown, LaTeX or CSV.
  */
 import { writeFileSync } from 'node:fs';
+import { forestPlotSvg } from '../../core/analysis/forestPlot';
 import { InvalidArgumentError, type Command } from 'commander';
 import { withCeilingRows } from '../../core/agreement/ceiling';
 import { compareEvaluators } from '../../core/analysis/compareEvaluators';
@@ -90,6 +91,7 @@ export function registerCorrelate(program: Command): void {
     .option('--format <format>', `output: ${EXPORT_FORMATS.join(' | ')}`, oneOf(EXPORT_FORMATS), 'text')
     .option('-o, --out <file>', 'also write the output to this file')
     .option('--json', 'print the full result as JSON instead')
+    .option('--plot <file.svg>', 'also write a forest plot (each evaluator\'s correlation and interval per group, laypeople–experts dashed) as SVG')
     .action((file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
       const bootstrap = opts.bootstrap === undefined ? undefined : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string), level: opts.level as number };
@@ -104,7 +106,9 @@ export function registerCorrelate(program: Command): void {
         averages: opts.average as AverageEvaluator[] | undefined,
         referenceBased: isReferenceBasedEvaluator,
       };
+      if (opts.plot && opts.compare) throw new Error('--plot draws the correlation table; it cannot be combined with --compare');
       let output: string;
+      let plot: string | undefined;
       const started = Date.now();
       if (opts.compare) {
         const ids = opts.compare as string[];
@@ -115,6 +119,7 @@ export function registerCorrelate(program: Command): void {
       } else {
         const plain = correlationTable(items, options);
         const table = opts.ceiling ? withCeilingRows(plain, items, options) : plain;
+        if (opts.plot) plot = forestPlotSvg(table, { background: '#ffffff' });
         output = opts.json ? JSON.stringify({ ...table, notes: tableNotes(table) }, null, 2) : table.rows.length === 0 && table.reference.cells.every((c) => c.n === 0) ? 'no evaluator scores or human labels in this file' : exportTable(table, opts.format as ExportFormat);
       }
       const ms = Date.now() - started;
@@ -124,6 +129,10 @@ export function registerCorrelate(program: Command): void {
       if (opts.out) {
         writeFileSync(opts.out as string, output);
         log(`wrote ${opts.out as string}`);
+      }
+      if (opts.plot && plot !== undefined) {
+        writeFileSync(opts.plot as string, plot);
+        log(`wrote ${opts.plot as string} (forest plot)`);
       }
     });
 }

@@ -6,7 +6,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { latexEscape, type ExportFormat } from '../analysis/correlationExport';
-import { formatP } from '../analysis/format';
+import { formatNumber, formatP } from '../analysis/format';
 import type { BootstrapInterval } from '../stats/bootstrap';
 import type { AltTestResult } from './altTest';
 import type { CeilingTable } from './ceiling';
@@ -30,12 +30,12 @@ function fixed(v: number | null | undefined): string {
   if (v === null || v === undefined) return '–';
   if (v === Infinity) return '∞';
   if (v === -Infinity) return '−∞';
-  return v.toFixed(3);
+  return formatNumber(v);
 }
 
 function interval(ci: BootstrapInterval | undefined): string {
   if (!ci) return '';
-  return ci.lower === null || ci.upper === null ? ' [undefined]' : ` [${ci.lower.toFixed(3)}, ${ci.upper.toFixed(3)}]`;
+  return ci.lower === null || ci.upper === null ? ' [undefined]' : ` [${formatNumber(ci.lower)}, ${formatNumber(ci.upper)}]`;
 }
 
 function show(c: TableCell): string {

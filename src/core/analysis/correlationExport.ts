@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { EvaluatorComparison } from './compareEvaluators';
 import type { CorrelationCell, CorrelationMethod, CorrelationRow, CorrelationTable } from './correlationTable';
 import type { EvaluatorKind } from './evaluatorNames';
-import { formatInterval, formatP, formatStatistic } from './format';
+import { formatInterval, formatNumber, formatP, formatStatistic, UNDEFINED_PHRASES, undefinedPhrase } from './format';
 
 export { formatInterval, formatP, formatStatistic };
 
@@ -150,7 +150,7 @@ export function tableNotes(t: CorrelationTable): TableNote[] {
         const excludesZero = c.ci.lower > 0 || c.ci.upper < 0;
         const sig = c.pValue < alpha;
         if (sig === excludesZero) continue;
-        const where = `${r.displayName} in ${label.get(c.column) ?? c.column} (p = ${formatP(c.pValue)}, [${c.ci.lower.toFixed(3)}, ${c.ci.upper.toFixed(3)}])`;
+        const where = `${r.displayName} in ${label.get(c.column) ?? c.column} (p = ${formatP(c.pValue)}, [${formatNumber(c.ci.lower)}, ${formatNumber(c.ci.upper)}])`;
         (sig ? sigButZero : notSigButExcludes).push(where);
         cells.push({ evaluatorId: r.evaluatorId, column: c.column });
       }
@@ -257,8 +257,7 @@ export function fitColumns(header: readonly string[], rows: readonly string[][],
 export const TEXT_WIDTH = 120;
 
 function undefinedShort(cell: CorrelationCell): string {
-  if (cell.undefinedReason === 'not-in-configuration') return '—';
-  return cell.undefinedReason === 'too-few' ? 'too few' : cell.undefinedReason === 'constant-input' ? 'constant' : 'undefined';
+  return undefinedPhrase(cell.undefinedReason);
 }
 
 /**
@@ -293,7 +292,7 @@ export function tableToText(t: CorrelationTable, options: { width?: number } = {
   const legend = [
     `* p < ${t.alpha}; ^ best in column;${marked.size ? ` ${DISAGREEMENT_MARK} p and interval disagree (see the note);` : ''} n (out) = responses correlated (left out: no usable score or label${notes.some((n) => n.kind === 'is-reference') ? ', or the reference itself' : ''}).`,
     ...(undefinedKinds.has('too-few') ? ['too few = undefined: fewer than 3 responses with both a score and a label'] : []),
-    ...(undefinedKinds.has('constant-input') ? ['constant = undefined: the scores or the human scores do not vary in that column (scipy gives nan)'] : []),
+    ...(undefinedKinds.has('constant-input') ? [`${UNDEFINED_PHRASES['constant-input']} = undefined: the scores or the human scores do not vary in that column (scipy gives nan)`] : []),
   ];
   const out = [...wrapText(describeTable(t), width), ...legend.flatMap((l) => wrapText(l, width)), '', ...fitColumns(header, body, groups, width)];
   if (notes.length) {
@@ -372,12 +371,12 @@ export function latexEscape(s: string): string {
 }
 
 function latexNumber(v: number): string {
-  const s = v.toFixed(3);
+  const s = formatNumber(v);
   return s.startsWith('-') ? `$-$${s.slice(1)}` : s;
 }
 
 function latexCell(cell: CorrelationCell, mark = false): string {
-  if (cell.statistic === null) return cell.undefinedReason === 'not-in-configuration' ? '--' : `undefined (${cell.undefinedReason ?? 'n/a'})`;
+  if (cell.statistic === null) return cell.undefinedReason === 'not-in-configuration' ? '--' : undefinedPhrase(cell.undefinedReason);
   let v = latexNumber(cell.statistic);
   if (cell.significant) v = `\\textit{${v}}`;
   if (cell.best) v = `\\textbf{${v}}`;
@@ -485,7 +484,7 @@ export function exportTable(t: CorrelationTable, format: ExportFormat): string {
 }
 
 function fmt(v: number | null | undefined, digits = 3): string {
-  return v === null || v === undefined ? 'undefined' : v.toFixed(digits);
+  return v === null || v === undefined ? 'undefined' : formatNumber(v, digits);
 }
 
 /** Comparison rows as records: column, n, rA, rB, difference, interval, the three p-values. */

@@ -235,6 +235,8 @@ export interface CellPairs {
 /** One candidate reduced to what the table needs. */
 interface Observation {
   item: number;
+  /** The candidate's id (for drill-down from a plotted point). */
+  candidate: string;
   groups: string[];
   human: number | null;
   lay: number | null;
@@ -325,6 +327,7 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
       for (const g of groups) count(g, item, labelled);
       observations.push({
         item,
+        candidate: c.id,
         groups,
         human: coherenceScore(c, humanFilter),
         lay: coherenceScore(c, layFilter),
@@ -389,6 +392,34 @@ export function cellPairs(data: CorrelationData, evaluatorId: string, column: st
     if (w) warnings.set(w, (warnings.get(w) ?? 0) + 1);
   }
   return { x, y, n, excluded, missingScore, missingLabel, isReference, warnings };
+}
+
+/** One response of a cell: its evaluator score against its human coherence score. */
+export interface CellPoint {
+  itemId: string;
+  candidateId: string;
+  /** The evaluator's score (x of the correlation). */
+  score: number;
+  /** The human coherence score: how many of the group's annotators said coherent (y of the correlation). */
+  human: number;
+}
+
+/**
+ * The responses behind one cell, the same ones {@link cellPairs} correlates (left-out responses are not here), with
+ * their item and candidate ids, in file order.
+ */
+export function cellPoints(data: CorrelationData, evaluatorId: string, column: string): CellPoint[] {
+  const out: CellPoint[] = [];
+  const reference = evaluatorId === HUMAN_REFERENCE_ID;
+  for (const o of data.observations) {
+    if (!o.groups.includes(column)) continue;
+    if (!reference && o.leftOutAsReference.has(evaluatorId)) continue;
+    const x = reference ? o.lay : o.scores.get(evaluatorId);
+    const y = reference ? o.expert : o.human;
+    if (x === null || x === undefined || y === null) continue;
+    out.push({ itemId: data.itemIds[o.item], candidateId: o.candidate, score: x, human: y });
+  }
+  return out;
 }
 
 /** Concatenates the per-item pairs of the items in `indices` (with repetition), in that order. */

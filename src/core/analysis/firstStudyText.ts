@@ -3,6 +3,7 @@
  */
 import type { AgreementTable } from '../agreement/agreementTable';
 import type { FirstStudyAnalysis } from './firstStudy';
+import { formatNumber } from './format';
 
 function table(header: string[], rows: string[][], right: (col: number) => boolean = (c) => c > 0): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -14,7 +15,7 @@ function table(header: string[], rows: string[][], right: (col: number) => boole
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-const num = (v: number | null, digits = 3) => (v === null ? '–' : v.toFixed(digits));
+const num = (v: number | null, digits = 3) => (v === null ? '–' : formatNumber(v, digits));
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
 
 function leftOutNotes(tables: AgreementTable[]): string[] {

@@ -208,3 +208,66 @@ export function assemblePromptWithin(
   return { ...prompt, droppedTurns: dropped };
 }
 
+/** A partial whose later lines mustache.js indents by the width of the text before its tag. */
+export interface PartialIndentWarning {
+  /** The template the tag is in. */
+  file: string;
+  /** 1-based line of the `{{> name}}` tag. */
+  line: number;
+  partial: string;
+  /** The text before the tag on its line, e.g. `Response: `. */
+  prefix: string;
+  /** Spaces added before each later line of the partial (the prefix's width). */
+  indent: number;
+  message: string;
+}
+
+/**
+ * Partials whose indentation comes from a text prefix: mustache.js 4 (`Writer.indentPartial`) indents every line
+ * after the first of a partial by the width of what precedes its tag when the tag is the first on its line —
+ * counting each non-blank character of text as a space. `Response: {{> answer}}` with a two-line `answer` renders
+ * its second line with 10 leading spaces. The assembled prompt shows this faithfully; this says where it comes from.
+ * A partial of one line (or not known) gives no warning.
+ *
+ * @param source - the template's text
+ * @param partials - the partials' sources by name
+ * @returns warnings in the order of the tags (nested sections included)
+ */
+export function partialIndentWarnings(file: string, source: string, partials: Record<string, string>): PartialIndentWarning[] {
+  type Token = [string, string, number, number, ...unknown[]];
+  const out: PartialIndentWarning[] = [];
+  const lineOf = (offset: number) => source.slice(0, offset).split('\n').length;
+  const walk = (tokens: Token[]) => {
+    for (const t of tokens) {
+      if (t[0] === '>') {
+        const [, name, start, , indentation, tagIndex, lineHasNonSpace] = t as [string, string, number, number, string, number, boolean];
+        const partial = partials[name];
+        const later = partial === undefined ? [] : partial.split('\n').slice(1).filter((l) => l.length > 0);
+        if (tagIndex === 0 && lineHasNonSpace && indentation && later.length > 0) {
+          const lineStart = source.lastIndexOf('\n', start - 1) + 1;
+          const prefix = source.slice(lineStart, start);
+          const indent = indentation.replace(/[^ \t]/g, '').length;
+          out.push({
+            file,
+            line: lineOf(start),
+            partial: name,
+            prefix,
+            indent,
+            message: `${basename(file)}:${lineOf(start)}: {{> ${name}}} follows the text ${JSON.stringify(prefix)} on its line, so mustache.js indents the partial's ${later.length} later line(s) by ${indent} spaces (the width of that text). Put the tag on its own line, or the text inside the partial, if that is not wanted.`,
+          });
+        }
+      } else if ((t[0] === '#' || t[0] === '^') && Array.isArray(t[4])) {
+        walk(t[4] as Token[]);
+      }
+    }
+  };
+  walk(Mustache.parse(source) as unknown as Token[]);
+  return out;
+}
+
+/** {@link partialIndentWarnings} of a prompt variant's body and request and of every part, each once. */
+export function variantIndentWarnings(lib: PromptLibrary, variant: PromptVariant): PartialIndentWarning[] {
+  const partials = Object.fromEntries(Object.entries(lib.parts).map(([k, v]) => [k, v.source]));
+  const templates = [lib.bodies[variant.body], lib.requests[variant.request], ...Object.values(lib.parts)].filter((t): t is { file: string; source: string } => !!t);
+  return templates.flatMap((t) => partialIndentWarnings(t.file, t.source, partials));
+}

@@ -139,3 +139,26 @@ describe('template hash', () => {
     assert.notEqual(templateHash(over, { body: 'instructions-tutorial', request: 'rating' }), templateHash(base, { body: 'instructions-tutorial', request: 'rating' }));
   });
 });
+
+describe('partial indentation from a text prefix (mustache.js Writer.indentPartial)', () => {
+  it('warns where mustache.js indents a partial by the text before its tag, and the render shows that indentation', async () => {
+    const Mustache = (await import('mustache')).default;
+    const { partialIndentWarnings } = await import('../../../src/core/judges/prompts');
+    const partials = { answer: 'first line\nsecond line\n', single: 'one line' };
+    const source = 'Intro\nResponse: {{> answer}}\n{{#dialogue}}\n  Turn: {{> answer}}\n{{/dialogue}}\n{{> answer}}\nok: {{> single}}\n';
+    const warnings = partialIndentWarnings('/p/bodies/x.mustache', source, partials);
+    assert.deepEqual(
+      warnings.map((w) => [w.line, w.partial, w.prefix, w.indent]),
+      [
+        [2, 'answer', 'Response: ', 10],
+        [4, 'answer', '  Turn: ', 8],
+      ],
+    );
+    assert.match(warnings[0].message, /^x\.mustache:2: \{\{> answer\}\} follows the text "Response: " on its line, so mustache\.js indents the partial's 1 later line\(s\) by 10 spaces/);
+    // The behaviour warned about is real: the second line is indented by the prefix's width.
+    const rendered = Mustache.render('Response: {{> answer}}', {}, partials);
+    assert.equal(rendered, 'Response: first line\n          second line\n');
+    // A standalone tag, a one-line partial and an unknown partial give no warning.
+    assert.deepEqual(partialIndentWarnings('y.mustache', '{{> answer}}\nA {{> single}}\nB {{> missing}}', partials), []);
+  });
+});
