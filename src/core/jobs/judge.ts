@@ -44,7 +44,7 @@ export interface JudgePlan {
 }
 
 const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest'];
-const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature'];
+const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature', 'jsonSchema'];
 
 /**
  * Checks a judge plan (a run config file's contents).
@@ -70,7 +70,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (!['openai-chat', 'openai-completions', 'local'].includes(String(s.backend))) fail(`${at}.backend`, 'must be "openai-chat", "openai-completions" or "local"');
     if (s.model !== undefined && (typeof s.model !== 'string' || s.model.trim() === '')) fail(`${at}.model`, 'must be a non-empty string');
     if (s.backend === 'local') {
-      for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to API judges only');
+      for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature', 'jsonSchema']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to API judges only');
       return;
     }
     if (typeof s.model !== 'string') fail(`${at}.model`, 'is required for API judges');
@@ -79,6 +79,8 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (s.apiKeyEnv !== undefined && (typeof s.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s.apiKeyEnv))) fail(`${at}.apiKeyEnv`, 'must name an environment variable');
     if (s.logprobs !== undefined && typeof s.logprobs !== 'boolean') fail(`${at}.logprobs`, 'must be true or false');
     if (s.maxTokens !== undefined && !(Number.isInteger(s.maxTokens) && (s.maxTokens as number) >= 1)) fail(`${at}.maxTokens`, 'must be an integer ≥ 1');
+    if (s.jsonSchema !== undefined && typeof s.jsonSchema !== 'boolean') fail(`${at}.jsonSchema`, 'must be true or false');
+    if (s.jsonSchema === true && s.backend !== 'openai-chat') fail(`${at}.jsonSchema`, 'applies to "openai-chat" judges only (the JSON-schema response format is a chat completions feature)');
     if (s.temperature !== undefined && !(typeof s.temperature === 'number' && s.temperature >= 0 && s.temperature <= 2)) fail(`${at}.temperature`, 'must be a number in [0, 2]');
   });
   (c.bodies as unknown[]).forEach((b, i) => (typeof b === 'string' && b) || fail(`bodies[${i}]`, 'must be a template name'));

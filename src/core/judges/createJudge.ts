@@ -43,6 +43,7 @@ export async function createJudge(spec: JudgeSpec, options: { apiKey?: string; m
     logprobs: spec.logprobs,
     maxTokens: spec.maxTokens,
     temperature: spec.temperature,
+    jsonSchema: spec.jsonSchema,
   });
   return { judge, dispose: async () => {} };
 }

@@ -5,6 +5,7 @@
 import pLimit from 'p-limit';
 import type { DialogueItem, Score } from '../dialogue/types';
 import { buildSignature, parseSignature, shortDigest } from '../evaluators/signature';
+import { parseErrorCategoriesReply, type ErrorCategoryJudgement } from './parseErrorCategories';
 import { parseJudgeReply } from './parseReply';
 import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
 
@@ -28,6 +29,8 @@ export interface JudgeResult {
   message?: string;
   /** Tokens billed for the call, when the backend reports them. */
   usage?: { promptTokens: number; completionTokens: number };
+  /** An error-category request's answer (`kind: 'errorCategories'`), when `status` is `ok`. */
+  errorCategories?: ErrorCategoryJudgement;
 }
 
 /** A judge backend. */
@@ -45,6 +48,12 @@ export interface Judge {
 
 /** Turns a free-text reply into a {@link JudgeResult} (API judges). */
 export function resultFromReply(raw: string, spec: RequestSpec): JudgeResult {
+  if (spec.kind === 'errorCategories') {
+    const e = parseErrorCategoriesReply(raw);
+    if (e.status !== 'ok') return { raw, value: null, status: 'unparsable', message: e.message };
+    const { status: _ok, ...judgement } = e;
+    return { raw, value: judgement.categories.length === 0 ? 1 : 0, status: 'ok', errorCategories: judgement };
+  }
   const parsed = parseJudgeReply(raw, spec);
   return { raw, value: parsed.value, status: parsed.status, ...(parsed.message ? { message: parsed.message } : {}) };
 }
@@ -147,7 +156,14 @@ export async function runJudge(
               usage.promptTokens += result.usage.promptTokens;
               usage.completionTokens += result.usage.completionTokens;
             }
-            replies[r] = { value: result.value, status: result.status, raw: result.raw, ...(result.expected !== undefined ? { expected: result.expected } : {}), ...(result.message ? { message: result.message } : {}) };
+            replies[r] = {
+              value: result.value,
+              status: result.status,
+              raw: result.raw,
+              ...(result.expected !== undefined ? { expected: result.expected } : {}),
+              ...(result.message ? { message: result.message } : {}),
+              ...(result.errorCategories ? errorCategoryFields(result.errorCategories) : {}),
+            };
             done++;
             progress();
             if (--pending > 0) return;
@@ -180,6 +196,15 @@ export interface RepeatReply {
   raw?: string;
   expected?: number;
   message?: string;
+  /** Error-category requests: the categories that apply (empty: coherent), the most evident one and the rationale. */
+  categories?: ErrorCategoryJudgement['categories'];
+  mostEvidentError?: ErrorCategoryJudgement['mostEvidentError'];
+  rationale?: string;
+}
+
+/** The score fields of an error-category judgement: `categories`, `mostEvidentError`, `rationale`. */
+function errorCategoryFields(e: ErrorCategoryJudgement): Pick<RepeatReply, 'categories' | 'mostEvidentError' | 'rationale'> {
+  return { categories: e.categories, ...(e.mostEvidentError ? { mostEvidentError: e.mostEvidentError } : {}), ...(e.rationale ? { rationale: e.rationale } : {}) };
 }
 
 /** The evaluator id of the mean of K replies of a judge variant: `<evaluator id>/mean-of-K`. */

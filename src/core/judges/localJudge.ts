@@ -7,7 +7,9 @@
  * "Rating (1-5):"), log P(a | prompt) is the sum of its tokens' log-probabilities (log-softmax of the
  * logits, natural log). The reply is the most probable answer (constrained greedy choice, first on ties);
  * `expected` is Σ a·P(a) / Σ P(a) over the valid answers. Prompts longer than the model's positions are
- * left-truncated, keeping the request at the end.
+ * left-truncated, keeping the request at the end. A request with word answers (`answers`, e.g. Yes/No) scores
+ * the words the same way (" Yes", " No") and maps the chosen one to its value. Error-category requests are not
+ * answerable this way: the result is `error`.
  */
 import { buildSignature } from '../evaluators/signature';
 import { teacherForcing } from '../generation/teacherForcing';
@@ -51,8 +53,10 @@ export function localOnnxJudge(model: GenerativeLM, id = `local:${model.ref}`): 
       ['answers', 'logprob'],
     ]),
     async judge(req: JudgeRequest): Promise<JudgeResult> {
-      const values = validAnswers(req.spec);
-      const answers = values.map((v) => model.tokenizer.encode(` ${v}`));
+      if (req.spec.kind === 'errorCategories') return { raw: '', value: null, status: 'error', message: 'local judges answer numeric requests only (error-category requests need an API judge)' };
+      const words = req.spec.answers ? Object.entries(req.spec.answers) : undefined;
+      const values = words ? words.map(([, v]) => v) : validAnswers(req.spec);
+      const answers = words ? words.map(([w]) => model.tokenizer.encode(` ${w}`)) : values.map((v) => model.tokenizer.encode(` ${v}`));
       // Decoder-only: prompt and answer share the positions. Encoder-decoder: the prompt has the encoder's.
       const room = model.architecture === 'decoder-only' ? model.maxPositions - Math.max(...answers.map((a) => a.length)) : model.maxPositions;
       const ids = model.tokenizer.encode(req.prompt);
@@ -65,7 +69,7 @@ export function localOnnxJudge(model: GenerativeLM, id = `local:${model.ref}`): 
       const z = weights.reduce((s, w) => s + w, 0);
       const expected = weights.reduce((s, w, i) => s + w * values[i], 0) / z;
       return {
-        raw: String(values[best]),
+        raw: words ? words[best][0] : String(values[best]),
         value: values[best],
         status: 'ok',
         expected,

@@ -9,6 +9,7 @@
 import OpenAI from 'openai';
 import { buildSignature } from '../evaluators/signature';
 import { resultFromReply, type Judge, type JudgeRequest, type JudgeResult } from './judge';
+import { ERROR_CATEGORIES_JSON_SCHEMA } from './parseErrorCategories';
 import type { RequestSpec } from './prompts';
 
 /** Connection settings. The API key is passed in, never read from settings files. */
@@ -31,7 +32,16 @@ export interface OpenAIJudgeOptions {
   logprobs?: boolean;
   /** Sampling temperature (default 0, ICMI 2023 §3.3; above 0 for repeated judgements). */
   temperature?: number;
+  /**
+   * Chat endpoints that support OpenAI's structured outputs: error-category requests are sent with
+   * `response_format: {type: 'json_schema', json_schema: ERROR_CATEGORIES_JSON_SCHEMA}`. Without it the reply is
+   * parsed robustly (JSON, a code fence, labelled lines or a list of names).
+   */
+  jsonSchema?: boolean;
 }
+
+/** Reply length of error-category requests when `maxTokens` is not set: room for the JSON and a rationale. */
+export const ERROR_CATEGORIES_MAX_TOKENS = 400;
 
 /**
  * The signature of an OpenAI-compatible judge: everything that changes its replies — protocol, endpoint (without
@@ -59,6 +69,7 @@ export function openAIJudgeSignature(options: Omit<OpenAIJudgeOptions, 'apiKey'>
     ['maxTokens', options.maxTokens ?? 16],
     ['logprobs', Boolean(options.logprobs)],
     ['headers', headers.length ? headers.join(',') : undefined],
+    ['jsonSchema', options.jsonSchema ? true : undefined],
   ]);
 }
 
@@ -70,8 +81,14 @@ export function openAIJudgeSignature(options: Omit<OpenAIJudgeOptions, 'apiKey'>
  */
 export function expectedFromLogprobs(alternatives: { token: string; logprob: number }[], spec: RequestSpec): number | undefined {
   const mass = new Map<number, number>();
+  const words = spec.answers ? new Map(Object.entries(spec.answers).map(([w, v]) => [w.toLowerCase(), v])) : undefined;
   for (const a of alternatives) {
     const t = a.token.trim();
+    const word = words?.get(t.toLowerCase());
+    if (word !== undefined) {
+      mass.set(word, (mass.get(word) ?? 0) + Math.exp(a.logprob));
+      continue;
+    }
     if (!/^\d+(\.\d+)?$/.test(t)) continue;
     const v = Number(t);
     if (v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) continue;
@@ -95,11 +112,12 @@ export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
     maxRetries: options.maxRetries ?? 3,
     timeout: options.timeoutMs ?? 60_000,
   });
-  const maxTokens = options.maxTokens ?? 16;
   return {
     id: `api:${options.model}`,
     signature: openAIJudgeSignature(options),
     async judge(req: JudgeRequest): Promise<JudgeResult> {
+      const errorCategories = req.spec.kind === 'errorCategories';
+      const maxTokens = options.maxTokens ?? (errorCategories ? ERROR_CATEGORIES_MAX_TOKENS : 16);
       let raw: unknown;
       let alternatives: { token: string; logprob: number }[] | undefined;
       let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
@@ -119,7 +137,8 @@ export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
             messages: [{ role: 'user', content: req.prompt }],
             temperature: options.temperature ?? 0,
             max_tokens: maxTokens,
-            ...(options.logprobs ? { logprobs: true, top_logprobs: 20 } : {}),
+            ...(options.logprobs && !errorCategories ? { logprobs: true, top_logprobs: 20 } : {}),
+            ...(options.jsonSchema && errorCategories ? { response_format: { type: 'json_schema' as const, json_schema: ERROR_CATEGORIES_JSON_SCHEMA as unknown as { name: string; strict: boolean; schema: Record<string, unknown> } } } : {}),
           },
           { signal: req.signal },
         );
@@ -129,7 +148,7 @@ export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
       }
       const tokens = usage ? { usage: { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 } } : {};
       if (typeof raw !== 'string') return { raw: '', value: null, status: 'error', message: 'the endpoint returned no text', ...tokens };
-      const expected = alternatives ? expectedFromLogprobs(alternatives, req.spec) : undefined;
+      const expected = alternatives && !errorCategories ? expectedFromLogprobs(alternatives, req.spec) : undefined;
       return { ...resultFromReply(raw, req.spec), ...(expected !== undefined ? { expected } : {}), ...tokens };
     },
   };
