@@ -142,6 +142,25 @@ export interface JudgeEstimate {
 }
 
 /**
+ * Prompt tokens of one variant over every candidate of `items` for an API model: exact for OpenAI models, approximate
+ * otherwise (see {@link countApiTokens}). Shared by the judge job's and the prompt search's estimates.
+ *
+ * @throws PromptTemplateError for an unknown body or request
+ */
+export async function variantPromptTokens(model: string, lib: PromptLibrary, variant: { body: string; request: string }, items: readonly DialogueItem[]): Promise<{ tokens: number; approximate: boolean }> {
+  let tokens = 0;
+  let approximate = false;
+  for (const it of items) {
+    for (const c of it.candidates) {
+      const n = await countApiTokens(model, assemblePrompt(lib, variant, it.context, c.text).text);
+      tokens += n.tokens;
+      approximate ||= n.approximate;
+    }
+  }
+  return { tokens, approximate };
+}
+
+/**
  * Counts the judgements of a plan and bounds its cost: prompt tokens of every assembled prompt, plus at most
  * `maxTokens` (default 16) reply tokens per call, at the plan's prices, times the plan's repeats. Cached replies are
  * not subtracted.
@@ -161,13 +180,9 @@ export async function estimateJudgePlan(plan: JudgePlan, items: readonly Dialogu
     let promptTokens = 0;
     let approximate = false;
     for (const v of variants) {
-      for (const it of items) {
-        for (const c of it.candidates) {
-          const n = await countApiTokens(spec.model, assemblePrompt(lib, v, it.context, c.text).text);
-          promptTokens += n.tokens * repeats;
-          approximate ||= n.approximate;
-        }
-      }
+      const n = await variantPromptTokens(spec.model, lib, v, items);
+      promptTokens += n.tokens * repeats;
+      approximate ||= n.approximate;
     }
     const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length * repeats }, plan.prices?.[spec.model]);
     perJudge.push({ label: judgeLabel(spec), promptTokens, approximate, cost: bound });

@@ -14,6 +14,7 @@ import { validateImportPlan, type ImportPlan } from './importData';
 import { runJudgePlan, validateJudgePlan, type JudgePlan } from './judge';
 import { runPerplexityPlan, validatePerplexityPlan, type PerplexityPlan } from './perplexity';
 import { runScorePlan, validateScorePlan, type ScorePlan } from './score';
+import { runSearchPromptsPlan, validateSearchPromptsPlan, type SearchPromptsPlan } from './searchPrompts';
 
 /** The jobs that work on a dialogue file's items. */
 export type FileJobPlan =
@@ -21,7 +22,8 @@ export type FileJobPlan =
   | (JudgePlan & { job: 'judge' })
   | (ScorePlan & { job: 'score' })
   | (DedupPlan & { job: 'dedup' })
-  | (PerplexityPlan & { job: 'perplexity' });
+  | (PerplexityPlan & { job: 'perplexity' })
+  | (SearchPromptsPlan & { job: 'search-prompts' });
 
 export type JobPlan = FileJobPlan | ImportPlan;
 
@@ -33,6 +35,7 @@ export const JOBS = {
   score: 'score candidates with reference metrics and model-based metrics',
   dedup: 'cluster each item\'s candidates (semantic deduplication)',
   perplexity: 'perplexity of local models on the reference responses',
+  'search-prompts': 'search judge prompt variants on development items, report the chosen one on held-out items',
 } as const;
 
 export type JobName = keyof typeof JOBS;
@@ -58,6 +61,8 @@ export function validatePlan(value: unknown, source: string): JobPlan {
       return validateDedupPlan(value, source) as JobPlan;
     case 'perplexity':
       return validatePerplexityPlan(value, source) as JobPlan;
+    case 'search-prompts':
+      return validateSearchPromptsPlan(value, source) as JobPlan;
     case 'import':
       return validateImportPlan(value, source);
     default:
@@ -82,6 +87,8 @@ export async function runPlan(plan: FileJobPlan, target: JobTarget, host: JobHos
       return runDedupPlan(plan, target, host, sink);
     case 'perplexity':
       return runPerplexityPlan(plan, target, host);
+    case 'search-prompts':
+      return runSearchPromptsPlan(plan, target, host, sink);
   }
 }
 

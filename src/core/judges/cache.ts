@@ -15,6 +15,14 @@ export class JudgeCache extends ResponseCache<JudgeResult> {
 }
 
 /**
+ * The cache key of a judgement: the backend description, the request's spec (and repeat index when > 0) and the
+ * prompt. Repeat r > 0 of a prompt is its own entry; repeat 0 keeps the key a single judgement always had.
+ */
+export function judgeCacheKey(backend: Record<string, unknown>, req: Pick<JudgeRequest, 'prompt' | 'spec' | 'repeat'>): string {
+  return responseCacheKey({ ...backend, spec: req.spec, ...(req.repeat ? { repeat: req.repeat } : {}) }, req.prompt);
+}
+
+/**
  * Wraps a judge with a cache: a prompt already answered by the same backend is served from the cache
  * without a call.
  *
@@ -27,8 +35,7 @@ export function cachedJudge(judge: Judge, cache: JudgeCache, backend: Record<str
     signature: judge.signature,
     stats,
     async judge(req: JudgeRequest): Promise<JudgeResult> {
-      // Repeat r > 0 of a prompt is its own entry; repeat 0 keeps the key a single judgement always had.
-      const key = responseCacheKey({ ...backend, spec: req.spec, ...(req.repeat ? { repeat: req.repeat } : {}) }, req.prompt);
+      const key = judgeCacheKey(backend, req);
       const hit = cache.get(key);
       if (hit) {
         stats.hits++;
