@@ -19,6 +19,7 @@ import { registerPerplexity } from './commands/perplexity';
 import { registerPlanLabels } from './commands/planLabels';
 import { registerRepeatability } from './commands/repeatability';
 import { registerRun } from './commands/run';
+import { registerSearchPrompts } from './commands/searchPrompts';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerPerplexity(program);
   registerJudge(program);
+  registerSearchPrompts(program);
   registerScore(program);
   registerCorrelate(program);
   registerPlanLabels(program);

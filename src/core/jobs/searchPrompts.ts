@@ -225,6 +225,24 @@ export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly Dialog
 
 const countCandidates = (items: readonly DialogueItem[]) => items.reduce((n, it) => n + it.candidates.length, 0);
 
+/** The search's judge cache: the judge job's file beside the dialogue file, a file of the plan's, or null. */
+export function searchCacheFile(plan: Pick<SearchPromptsPlan, 'cache'>, file: string, baseDir: string): string | null {
+  return plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(baseDir, plan.cache) : cacheFileBeside(file, 'judge-cache.jsonl');
+}
+
+/** The estimate as lines for a confirmation or `--dry-run`. */
+export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan, 'budget'>): string[] {
+  const out = [
+    `split: ${est.devItems} development items (${est.devCandidates} labelled candidates, ${est.devGroups} contexts), ${est.testItems} held-out items (${est.testCandidates} candidates, ${est.testGroups} contexts)`,
+    `${est.judgements} judgements: (${est.variants} variants + ${est.baselines} baselines) × ${est.judges} judge(s) × ${est.devCandidates} development candidates + (1 winner + ${est.baselines} baselines × ${est.judges} judge(s)) × ${est.testCandidates} held-out candidates`,
+    est.uncached === null ? 'no cache file yet: every judgement is a call' : `at most ${est.uncached} of them are not in the cache (calls)`,
+  ];
+  for (const j of est.perJudge) out.push(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}`);
+  if (est.cost !== null) out.push(`estimated cost ≤ ${est.cost.toFixed(4)}`);
+  if (plan.budget !== undefined) out.push(`budget: ${plan.budget} calls (variants that would pass it are skipped)`);
+  return out;
+}
+
 /** What a search will ask, shown before it runs. */
 export interface SearchEstimate {
   devItems: number;
@@ -388,7 +406,7 @@ function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<str
 export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobTarget, host: JobHost, _sink?: ItemSink): Promise<JobReport> {
   const space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots);
   const report: JobReport = { job: 'search-prompts', lines: [], warnings: [...space.warnings], files: [] };
-  const cacheFile = plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(host.baseDir, plan.cache) : cacheFileBeside(target.file, 'judge-cache.jsonl');
+  const cacheFile = searchCacheFile(plan, target.file, host.baseDir);
   const est = await estimateSearchPlan(plan, space, cacheFile);
   host.log(
     `prompt search: ${est.devItems} development items (${est.devCandidates} candidates, ${est.devGroups} contexts), ${est.testItems} held-out (${est.testCandidates} candidates, ${est.testGroups} contexts); ${est.variants} variants + ${est.baselines} baselines × ${est.judges} judge(s); ${est.judgements} judgements${est.uncached !== null ? `, at most ${est.uncached} not cached` : ''}${est.cost !== null ? `, cost ≤ ${est.cost.toFixed(4)}` : ''}${plan.budget !== undefined ? `; budget ${plan.budget} calls` : ''}`,
