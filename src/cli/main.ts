@@ -20,6 +20,7 @@ import { registerPlanLabels } from './commands/planLabels';
 import { registerRepeatability } from './commands/repeatability';
 import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
+import { registerSearchPrompts } from './commands/searchPrompts';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerPerplexity(program);
   registerJudge(program);
+  registerSearchPrompts(program);
   registerScore(program);
   registerCorrelate(program);
   registerPlanLabels(program);

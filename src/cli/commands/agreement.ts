@@ -26,6 +26,7 @@ import { agreementCoefficientsBy } from '../../core/agreement/coefficientsTable'
 import { itemsBy } from '../../core/agreement/groupBy';
 import { lengthBias } from '../../core/agreement/lengthBias';
 import { evaluatorVsMajority } from '../../core/agreement/majorityLabel';
+import { errorCategoryAgreement, errorCategoryAgreementPlainTable } from '../../core/agreement/errorCategoryAgreement';
 import type { DialogueItem } from '../../core/dialogue/types';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import type { HumanGroup } from '../../core/labels/groups';
@@ -72,6 +73,7 @@ export function registerAgreement(program: Command): void {
     .option('--ceiling', 'the human ceiling: each annotator of --group against the rest of the group, and every --evaluator against the same targets')
     .option('--length-bias', 'each --evaluator against response length, and its partial correlation with the human score controlling for length')
     .option('--vs-majority <threshold>', 'each --evaluator (score ≥ threshold → coherent) against the majority label of --group: confusion, kappa, precision and recall of incoherent', finite)
+    .option('--errors-vs <evaluator>', "an error-category judge (request error-categories) against the majority error labels of --group: per category Cohen's kappa, precision, recall, F1, and the most evident error (id, unique id prefix or display name)")
     .option('--evaluator <evaluators...>', 'evaluators for --ceiling, --length-bias, --vs-majority (ids, unique id prefixes or display names; default: all)')
     .addOption(new Option('--group <group>', 'annotator group of --ceiling, --vs-majority and --length-bias').choices([...GROUPS]).default('experts'))
     .option('--bootstrap [B]', 'percentile bootstrap intervals over dialogue items with B resamples (default 1000 when given without a number)', positiveInt)
@@ -89,6 +91,20 @@ export function registerAgreement(program: Command): void {
       const parts = by ? itemsBy(items, by) : [{ key: 'all', items: [...items], candidates: 0 }];
       const group = opts.group as HumanGroup;
 
+      if (opts.errorsVs !== undefined) {
+        const id = resolveEvaluator(items, opts.errorsVs as string, { groupRules });
+        const name = displayNames([id]).get(id) ?? id;
+        const json: Record<string, unknown>[] = [];
+        const tables: PlainTable[] = [];
+        for (const p of parts) {
+          const r = errorCategoryAgreement(p.items, id, { group, groupRules, bootstrap });
+          json.push({ part: p.key, errorCategories: r });
+          const t = errorCategoryAgreementPlainTable(r, name);
+          tables.push(by ? { ...t, title: `${t.title}; ${by} = ${p.key}` } : t);
+        }
+        process.stdout.write(opts.json ? JSON.stringify(by ? { by, results: json } : json.map((j) => ({ ...j, part: undefined })), null, 2) + '\n' : renderTables(tables, format));
+        return;
+      }
       const evaluatorAnalyses = Boolean(opts.ceiling || opts.lengthBias || opts.vsMajority !== undefined);
       if (evaluatorAnalyses) {
         const all = correlationData(items, { groupRules, evaluators: undefined }).evaluatorIds;

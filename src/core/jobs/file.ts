@@ -27,6 +27,8 @@ export async function runPlanOnFile(plan: FileJobPlan, file: string, host: JobHo
   const sink = new MemorySink([...items]);
   const report = await runPlan(plan, { file: path, items }, host, sink, options);
   const out = options.out ? resolve(host.baseDir, options.out) : path;
+  // The prompt search reports on the file and never changes it (its leaderboard is its own file).
+  if (plan.job === 'search-prompts') return report;
   if (plan.job !== 'perplexity' && plan.job !== 'report' && (sink.changed.size > 0 || out !== path)) {
     report.itemsChanged = writeItemsBack(doc, sink.items, out);
     report.files = [out, ...(report.files ?? [])];

@@ -69,7 +69,7 @@ const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repe
 
 /** The Batch API's price: half the online price per token (https://platform.openai.com/docs/guides/batch). */
 export const BATCH_PRICE_FACTOR = 0.5;
-const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature'];
+const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature', 'jsonSchema'];
 
 /**
  * Checks a judge plan (a run config file's contents).
@@ -95,7 +95,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (!['openai-chat', 'openai-completions', 'local'].includes(String(s.backend))) fail(`${at}.backend`, 'must be "openai-chat", "openai-completions" or "local"');
     if (s.model !== undefined && (typeof s.model !== 'string' || s.model.trim() === '')) fail(`${at}.model`, 'must be a non-empty string');
     if (s.backend === 'local') {
-      for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to API judges only');
+      for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature', 'jsonSchema']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to API judges only');
       return;
     }
     if (typeof s.model !== 'string') fail(`${at}.model`, 'is required for API judges');
@@ -104,6 +104,8 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (s.apiKeyEnv !== undefined && (typeof s.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s.apiKeyEnv))) fail(`${at}.apiKeyEnv`, 'must name an environment variable');
     if (s.logprobs !== undefined && typeof s.logprobs !== 'boolean') fail(`${at}.logprobs`, 'must be true or false');
     if (s.maxTokens !== undefined && !(Number.isInteger(s.maxTokens) && (s.maxTokens as number) >= 1)) fail(`${at}.maxTokens`, 'must be an integer ≥ 1');
+    if (s.jsonSchema !== undefined && typeof s.jsonSchema !== 'boolean') fail(`${at}.jsonSchema`, 'must be true or false');
+    if (s.jsonSchema === true && s.backend !== 'openai-chat') fail(`${at}.jsonSchema`, 'applies to "openai-chat" judges only (the JSON-schema response format is a chat completions feature)');
     if (s.temperature !== undefined && !(typeof s.temperature === 'number' && s.temperature >= 0 && s.temperature <= 2)) fail(`${at}.temperature`, 'must be a number in [0, 2]');
   });
   (c.bodies as unknown[]).forEach((b, i) => (typeof b === 'string' && b) || fail(`bodies[${i}]`, 'must be a template name'));
@@ -183,6 +185,25 @@ export function priceOf(plan: Pick<JudgePlan, 'prices' | 'batch'>, spec: JudgeSp
 }
 
 /**
+ * Prompt tokens of one variant over every candidate of `items` for an API model: exact for OpenAI models, approximate
+ * otherwise (see {@link countApiTokens}). Shared by the judge job's and the prompt search's estimates.
+ *
+ * @throws PromptTemplateError for an unknown body or request
+ */
+export async function variantPromptTokens(model: string, lib: PromptLibrary, variant: { body: string; request: string }, items: readonly DialogueItem[]): Promise<{ tokens: number; approximate: boolean }> {
+  let tokens = 0;
+  let approximate = false;
+  for (const it of items) {
+    for (const c of it.candidates) {
+      const n = await countApiTokens(model, assemblePrompt(lib, variant, it.context, c.text).text);
+      tokens += n.tokens;
+      approximate ||= n.approximate;
+    }
+  }
+  return { tokens, approximate };
+}
+
+/**
  * Counts the judgements of a plan and bounds its cost: prompt tokens of every assembled prompt, plus at most
  * `maxTokens` (default 16) reply tokens per call, at the plan's prices (half of them with `batch`), times the plan's
  * repeats. Cached replies are not subtracted.
@@ -202,13 +223,9 @@ export async function estimateJudgePlan(plan: JudgePlan, items: readonly Dialogu
     let promptTokens = 0;
     let approximate = false;
     for (const v of variants) {
-      for (const it of items) {
-        for (const c of it.candidates) {
-          const n = await countApiTokens(spec.model, assemblePrompt(lib, v, it.context, c.text).text);
-          promptTokens += n.tokens * repeats;
-          approximate ||= n.approximate;
-        }
-      }
+      const n = await variantPromptTokens(spec.model, lib, v, items);
+      promptTokens += n.tokens * repeats;
+      approximate ||= n.approximate;
     }
     const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * candidates * variants.length * repeats }, priceOf(plan, spec));
     perJudge.push({ label: judgeLabel(spec), promptTokens, approximate, cost: bound });
@@ -390,7 +407,7 @@ export function judgeKeyedEndpoints(plan: Pick<JudgePlan, 'judges'>): KeyedEndpo
  * Asks the host for the key of every API judge, in order, before any judge runs; `declined` as soon as one is
  * declined (the rest are not asked).
  */
-async function judgeKeys(plan: JudgePlan, host: JobHost): Promise<Map<number, SecretAnswer> | { declined: string }> {
+export async function judgeKeys(plan: Pick<JudgePlan, 'judges' | 'apiKeyOrigins'>, host: JobHost): Promise<Map<number, SecretAnswer> | { declined: string }> {
   const endpoints = judgeKeyedEndpoints(plan);
   let problems = new Map<string, string>();
   try {

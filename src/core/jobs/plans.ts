@@ -15,6 +15,7 @@ import { runJudgePlan, validateJudgePlan, type JudgePlan } from './judge';
 import { runPerplexityPlan, validatePerplexityPlan, type PerplexityPlan } from './perplexity';
 import { runReportPlan, validateReportPlan, type ReportPlan } from './report';
 import { runScorePlan, validateScorePlan, type ScorePlan } from './score';
+import { runSearchPromptsPlan, validateSearchPromptsPlan, type SearchPromptsPlan } from './searchPrompts';
 
 /** The jobs that work on a dialogue file's items. */
 export type FileJobPlan =
@@ -23,7 +24,8 @@ export type FileJobPlan =
   | (ScorePlan & { job: 'score' })
   | (DedupPlan & { job: 'dedup' })
   | (PerplexityPlan & { job: 'perplexity' })
-  | (ReportPlan & { job: 'report' });
+  | (ReportPlan & { job: 'report' })
+  | (SearchPromptsPlan & { job: 'search-prompts' });
 
 export type JobPlan = FileJobPlan | ImportPlan;
 
@@ -36,6 +38,7 @@ export const JOBS = {
   dedup: 'cluster each item\'s candidates (semantic deduplication)',
   perplexity: 'perplexity of local models on the reference responses',
   report: 'write a Markdown report: the correlation table with intervals and legend, agreement per group',
+  'search-prompts': 'search judge prompt variants on development items, report the chosen one on held-out items',
 } as const;
 
 export type JobName = keyof typeof JOBS;
@@ -61,6 +64,8 @@ export function validatePlan(value: unknown, source: string): JobPlan {
       return validateDedupPlan(value, source) as JobPlan;
     case 'perplexity':
       return validatePerplexityPlan(value, source) as JobPlan;
+    case 'search-prompts':
+      return validateSearchPromptsPlan(value, source) as JobPlan;
     case 'import':
       return validateImportPlan(value, source);
     case 'report':
@@ -89,6 +94,8 @@ export async function runPlan(plan: FileJobPlan, target: JobTarget, host: JobHos
       return runPerplexityPlan(plan, target, host);
     case 'report':
       return runReportPlan(plan, target, host);
+    case 'search-prompts':
+      return runSearchPromptsPlan(plan, target, host, sink);
   }
 }
 

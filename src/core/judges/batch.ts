@@ -191,7 +191,7 @@ export async function runJudgeBatches(o: JudgeBatchOptions): Promise<JudgeBatchR
       const w = wanted.get(key)!;
       const item = o.items[w.item];
       const prompt = assemblePrompt(o.lib, o.variants[w.variant], item.context, item.candidates[w.candidate].text);
-      yield { custom_id: key, method: 'POST', url: endpoint, body: judgeRequestBody(options, prompt.text) };
+      yield { custom_id: key, method: 'POST', url: endpoint, body: judgeRequestBody(options, prompt.text, prompt.spec) };
     }
   };
   const created: Promise<void>[] = [];

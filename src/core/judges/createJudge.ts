@@ -45,6 +45,7 @@ export async function createJudge(spec: JudgeSpec, options: { apiKey?: string; m
     temperature: spec.temperature,
     // The job's pool (AdaptiveConcurrency in runJudge) retries 429s and lowers its concurrency; the client does not.
     rateLimits: 'caller',
+    jsonSchema: spec.jsonSchema,
   });
   return { judge, dispose: async () => {} };
 }

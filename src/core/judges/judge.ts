@@ -5,6 +5,7 @@
 import type { DialogueItem, Score } from '../dialogue/types';
 import { buildSignature, parseSignature, shortDigest } from '../evaluators/signature';
 import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
+import { parseErrorCategoriesReply, type ErrorCategoryJudgement } from './parseErrorCategories';
 import { parseJudgeReply } from './parseReply';
 import { assemblePrompt, assemblePromptWithin, templateHash, type AssembledPrompt, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
 
@@ -28,6 +29,8 @@ export interface JudgeResult {
   message?: string;
   /** Tokens billed for the call, when the backend reports them. */
   usage?: { promptTokens: number; completionTokens: number };
+  /** An error-category request's answer (`kind: 'errorCategories'`), when `status` is `ok`. */
+  errorCategories?: ErrorCategoryJudgement;
 }
 
 /** A judge backend. */
@@ -50,6 +53,12 @@ export interface Judge {
 
 /** Turns a free-text reply into a {@link JudgeResult} (API judges). */
 export function resultFromReply(raw: string, spec: RequestSpec): JudgeResult {
+  if (spec.kind === 'errorCategories') {
+    const e = parseErrorCategoriesReply(raw);
+    if (e.status !== 'ok') return { raw, value: null, status: 'unparsable', message: e.message };
+    const { status: _ok, ...judgement } = e;
+    return { raw, value: judgement.categories.length === 0 ? 1 : 0, status: 'ok', errorCategories: judgement };
+  }
   const parsed = parseJudgeReply(raw, spec);
   return { raw, value: parsed.value, status: parsed.status, ...(parsed.message ? { message: parsed.message } : {}) };
 }
@@ -163,7 +172,14 @@ export async function runJudge(
             }
             const dropped = prompt?.droppedTurns ? `the ${prompt.droppedTurns} oldest of ${item.context.length} turns left out to fit ${judge.budget?.maxTokens} tokens` : '';
             const message = [dropped, result.message].filter(Boolean).join('; ');
-            replies[r] = { value: result.value, status: result.status, raw: result.raw, ...(result.expected !== undefined ? { expected: result.expected } : {}), ...(message ? { message } : {}) };
+            replies[r] = {
+              value: result.value,
+              status: result.status,
+              raw: result.raw,
+              ...(result.expected !== undefined ? { expected: result.expected } : {}),
+              ...(message ? { message } : {}),
+              ...(result.errorCategories ? errorCategoryFields(result.errorCategories) : {}),
+            };
             done++;
             progress();
             if (--pending > 0) return;
@@ -196,6 +212,15 @@ export interface RepeatReply {
   raw?: string;
   expected?: number;
   message?: string;
+  /** Error-category requests: the categories that apply (empty: coherent), the most evident one and the rationale. */
+  categories?: ErrorCategoryJudgement['categories'];
+  mostEvidentError?: ErrorCategoryJudgement['mostEvidentError'];
+  rationale?: string;
+}
+
+/** The score fields of an error-category judgement: `categories`, `mostEvidentError`, `rationale`. */
+function errorCategoryFields(e: ErrorCategoryJudgement): Pick<RepeatReply, 'categories' | 'mostEvidentError' | 'rationale'> {
+  return { categories: e.categories, ...(e.mostEvidentError ? { mostEvidentError: e.mostEvidentError } : {}), ...(e.rationale ? { rationale: e.rationale } : {}) };
 }
 
 /** The evaluator id of the mean of K replies of a judge variant: `<evaluator id>/mean-of-K`. */

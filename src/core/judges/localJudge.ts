@@ -7,7 +7,9 @@
  * "Rating (1-5):"), log P(a | prompt) is the sum of its tokens' log-probabilities (log-softmax of the
  * logits, natural log). The reply is the most probable answer (constrained greedy choice, first on ties);
  * `expected` is Σ a·P(a) / Σ P(a) over the valid answers. Prompts longer than the model's positions are
- * left-truncated, keeping the request at the end.
+ * left-truncated, keeping the request at the end. A request with word answers (`answers`, e.g. Yes/No) scores
+ * the words the same way (" Yes", " No") and maps the chosen one to its value. Error-category requests are not
+ * answerable this way: the result is `error`.
  */
 import { buildSignature } from '../evaluators/signature';
 import { logSoftmax } from '../generation/samplers';
@@ -42,6 +44,8 @@ export async function answerLogProbs(model: GenerativeLM, promptIds: number[], a
 interface Pending {
   spec: RequestSpec;
   values: number[];
+  /** Word answers (e.g. Yes/No) in the order of `values`, when the request has them. */
+  words?: string[];
   answers: number[][];
   ids: number[];
   promptIds: number[];
@@ -66,7 +70,7 @@ function resultOf(p: Pending, lps: number[]): JudgeResult {
   const z = weights.reduce((s, w) => s + w, 0);
   const expected = weights.reduce((s, w, i) => s + w * p.values[i], 0) / z;
   return {
-    raw: String(p.values[best]),
+    raw: p.words ? p.words[best] : String(p.values[best]),
     value: p.values[best],
     status: 'ok',
     expected,
@@ -163,14 +167,16 @@ export function localOnnxJudge(model: GenerativeLM, id = `local:${model.ref}`): 
     // Room for the longest answer of a 0–100 scale after the prompt (decoder-only models share the positions).
     budget: { maxTokens: model.architecture === 'decoder-only' ? model.maxPositions - 2 : model.maxPositions, count: (text: string) => model.tokenizer.encode(text).length },
     judge(req: JudgeRequest): Promise<JudgeResult> {
-      const values = validAnswers(req.spec);
-      const answers = values.map((v) => model.tokenizer.encode(` ${v}`));
+      if (req.spec.kind === 'errorCategories') return Promise.resolve({ raw: '', value: null, status: 'error', message: 'local judges answer numeric requests only (error-category requests need an API judge)' });
+      const words = req.spec.answers ? Object.entries(req.spec.answers) : undefined;
+      const values = words ? words.map(([, v]) => v) : validAnswers(req.spec);
+      const answers = words ? words.map(([w]) => model.tokenizer.encode(` ${w}`)) : values.map((v) => model.tokenizer.encode(` ${v}`));
       // Decoder-only: prompt and answer share the positions. Encoder-decoder: the prompt has the encoder's.
       const room = model.architecture === 'decoder-only' ? model.maxPositions - Math.max(...answers.map((a) => a.length)) : model.maxPositions;
       const ids = model.tokenizer.encode(req.prompt);
       const promptIds = ids.length > room ? ids.slice(ids.length - room) : ids;
       return new Promise<JudgeResult>((resolve, reject) => {
-        queue.push({ spec: req.spec, values, answers, ids, promptIds, truncated: ids.length > room, resolve, reject });
+        queue.push({ spec: req.spec, values, ...(words ? { words: words.map(([w]) => w) } : {}), answers, ids, promptIds, truncated: ids.length > room, resolve, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);

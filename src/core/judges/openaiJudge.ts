@@ -13,6 +13,7 @@ import OpenAI, { APIError } from 'openai';
 import { buildSignature } from '../evaluators/signature';
 import { RateLimitedError, retryAfterMs } from '../remote/adaptiveConcurrency';
 import { resultFromReply, type Judge, type JudgeRequest, type JudgeResult } from './judge';
+import { ERROR_CATEGORIES_JSON_SCHEMA } from './parseErrorCategories';
 import type { RequestSpec } from './prompts';
 
 /** Connection settings. The API key is passed in, never read from settings files. */
@@ -36,6 +37,12 @@ export interface OpenAIJudgeOptions {
   /** Sampling temperature (default 0, ICMI 2023 §3.3; above 0 for repeated judgements). */
   temperature?: number;
   /**
+   * Chat endpoints that support OpenAI's structured outputs: error-category requests are sent with
+   * `response_format: {type: 'json_schema', json_schema: ERROR_CATEGORIES_JSON_SCHEMA}`. Without it the reply is
+   * parsed robustly (JSON, a code fence, labelled lines or a list of names).
+   */
+  jsonSchema?: boolean;
+  /**
    * Who retries HTTP 429: `client` (default) — the `openai` package, with its backoff and `Retry-After`; `caller` —
    * nobody here: a 429 is thrown at once as a {@link RateLimitedError} for an {@link AdaptiveConcurrency} to lower
    * its limit and retry (the judge job does this; other errors are still retried by the client).
@@ -44,15 +51,17 @@ export interface OpenAIJudgeOptions {
 }
 
 /** The request body of one judgement (chat or legacy completions), as the online call and the Batch API send it. */
-export function judgeRequestBody(options: Omit<OpenAIJudgeOptions, 'apiKey'>, prompt: string): Record<string, unknown> {
-  const common = { model: options.model, temperature: options.temperature ?? 0, max_tokens: options.maxTokens ?? 16 };
+export function judgeRequestBody(options: Omit<OpenAIJudgeOptions, 'apiKey'>, prompt: string, spec?: RequestSpec): Record<string, unknown> {
+  const errorCategories = spec?.kind === 'errorCategories';
+  const common = { model: options.model, temperature: options.temperature ?? 0, max_tokens: options.maxTokens ?? (errorCategories ? ERROR_CATEGORIES_MAX_TOKENS : 16) };
   if (options.endpoint === 'completions') return { ...common, prompt, ...(options.logprobs ? { logprobs: 5 } : {}) };
   return {
     model: options.model,
     messages: [{ role: 'user', content: prompt }],
     temperature: common.temperature,
     max_tokens: common.max_tokens,
-    ...(options.logprobs ? { logprobs: true, top_logprobs: 20 } : {}),
+    ...(options.logprobs && !errorCategories ? { logprobs: true, top_logprobs: 20 } : {}),
+    ...(options.jsonSchema && errorCategories ? { response_format: { type: 'json_schema', json_schema: ERROR_CATEGORIES_JSON_SCHEMA } } : {}),
   };
 }
 
@@ -86,7 +95,7 @@ export function resultFromCompletion(completion: unknown, endpoint: 'chat' | 'co
   const usage = c.usage;
   const tokens = usage ? { usage: { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 } } : {};
   if (typeof raw !== 'string') return { raw: '', value: null, status: 'error', message: 'the endpoint returned no text', ...tokens };
-  const expected = alternatives ? expectedFromLogprobs(alternatives, spec) : undefined;
+  const expected = alternatives && spec.kind !== 'errorCategories' ? expectedFromLogprobs(alternatives, spec) : undefined;
   return { ...resultFromReply(raw, spec), ...(expected !== undefined ? { expected } : {}), ...tokens };
 }
 
@@ -100,6 +109,9 @@ function noClientRetryOn429(): typeof fetch {
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   };
 }
+
+/** Reply length of error-category requests when `maxTokens` is not set: room for the JSON and a rationale. */
+export const ERROR_CATEGORIES_MAX_TOKENS = 400;
 
 /**
  * The signature of an OpenAI-compatible judge: everything that changes its replies — protocol, endpoint (without
@@ -127,6 +139,7 @@ export function openAIJudgeSignature(options: Omit<OpenAIJudgeOptions, 'apiKey'>
     ['maxTokens', options.maxTokens ?? 16],
     ['logprobs', Boolean(options.logprobs)],
     ['headers', headers.length ? headers.join(',') : undefined],
+    ['jsonSchema', options.jsonSchema ? true : undefined],
   ]);
 }
 
@@ -138,8 +151,14 @@ export function openAIJudgeSignature(options: Omit<OpenAIJudgeOptions, 'apiKey'>
  */
 export function expectedFromLogprobs(alternatives: { token: string; logprob: number }[], spec: RequestSpec): number | undefined {
   const mass = new Map<number, number>();
+  const words = spec.answers ? new Map(Object.entries(spec.answers).map(([w, v]) => [w.toLowerCase(), v])) : undefined;
   for (const a of alternatives) {
     const t = a.token.trim();
+    const word = words?.get(t.toLowerCase());
+    if (word !== undefined) {
+      mass.set(word, (mass.get(word) ?? 0) + Math.exp(a.logprob));
+      continue;
+    }
     if (!/^\d+(\.\d+)?$/.test(t)) continue;
     const v = Number(t);
     if (v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) continue;
@@ -169,7 +188,7 @@ export function openAIChatJudge(options: OpenAIJudgeOptions): Judge {
     id: `api:${options.model}`,
     signature: openAIJudgeSignature(options),
     async judge(req: JudgeRequest): Promise<JudgeResult> {
-      const body = judgeRequestBody(options, req.prompt);
+      const body = judgeRequestBody(options, req.prompt, req.spec);
       try {
         const completion =
           options.endpoint === 'completions'

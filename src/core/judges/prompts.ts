@@ -18,6 +18,17 @@ export interface RequestSpec {
   /** Only whole numbers are valid (Rating 1–5). */
   integer: boolean;
   description?: string;
+  /**
+   * What the request asks for: `number` (default; a value in [min, max]) or `errorCategories` (which of the first
+   * study's error categories apply, the most evident one and a rationale; parsed by `parseErrorCategoriesReply`, the
+   * score's value is 1 when no category applies and 0 otherwise, so min 0, max 1).
+   */
+  kind?: 'number' | 'errorCategories';
+  /**
+   * Answers given as words instead of numbers, each mapped to its value in [min, max], e.g. `{"Yes": 1, "No": 0}`
+   * for a binary request. The reply's first word is matched ignoring case; the local judge scores these words.
+   */
+  answers?: Record<string, number>;
 }
 
 /** A template problem, naming the file and 1-based line. */
@@ -71,8 +82,16 @@ export function loadPromptLibrary(...roots: string[]): PromptLibrary {
       } catch (err) {
         throw new PromptTemplateError(specFile, 1, `not valid JSON: ${(err as Error).message}`);
       }
+      if (spec.kind !== undefined && spec.kind !== 'number' && spec.kind !== 'errorCategories') {
+        throw new PromptTemplateError(specFile, 1, '"kind" must be "number" or "errorCategories"');
+      }
+      if (spec.kind === 'errorCategories') spec = { ...spec, min: spec.min ?? 0, max: spec.max ?? 1, integer: true };
       if (typeof spec.min !== 'number' || typeof spec.max !== 'number' || !(spec.min < spec.max)) {
         throw new PromptTemplateError(specFile, 1, 'needs numeric "min" < "max"');
+      }
+      if (spec.answers !== undefined) {
+        const ok = typeof spec.answers === 'object' && spec.answers !== null && Object.keys(spec.answers).length >= 2 && Object.entries(spec.answers).every(([w, v]) => /^\S+$/.test(w) && typeof v === 'number' && v >= spec.min && v <= spec.max);
+        if (!ok) throw new PromptTemplateError(specFile, 1, '"answers" must map two or more single words to values in [min, max], e.g. {"Yes": 1, "No": 0}');
       }
       lib.requests[name] = { ...t, spec: { ...spec, integer: Boolean(spec.integer) } };
     }

@@ -19,6 +19,11 @@ export interface JudgeSpec {
   maxTokens?: number;
   /** API backends: sampling temperature (default 0, ICMI 2023 §3.3). */
   temperature?: number;
+  /**
+   * `openai-chat` only: the endpoint supports OpenAI's structured outputs, so error-category requests are sent with
+   * `response_format: {type: 'json_schema', …}` (otherwise their replies are parsed robustly).
+   */
+  jsonSchema?: boolean;
 }
 
 /** Price of a model in currency units per million tokens. */

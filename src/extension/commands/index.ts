@@ -11,7 +11,7 @@ import { dedupCommand } from './dedup';
 import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { importDatasetCommand } from './importGeneric';
-import { judgeCommand, judgeMatrixCommand, setApiKeyCommand } from './judge';
+import { judgeCommand, judgeMatrixCommand, searchPromptsCommand, setApiKeyCommand } from './judge';
 import { forgetApprovalsCommand } from '../keys';
 import { labellingCommands } from './labelling';
 import { perplexityCommand } from './perplexity';
@@ -40,6 +40,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.searchPrompts', reportErrors(() => searchPromptsCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.score', reportErrors(() => scoreCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),

@@ -8,7 +8,7 @@ import type { JudgePlan } from '../../core/jobs/judge';
 import type { JudgeSpec, Price } from '../../core/judges/runConfig';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { parseTextDocument } from '../dialogueEditor';
-import { runPlanInEditor } from '../host';
+import { documentFile, runPlanInEditor } from '../host';
 import { setKeyCommand } from '../keys';
 import { activeDialogue, config, promptRoots, requireTrust } from './common';
 
@@ -72,4 +72,44 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
 /** ReflectEval: Set Judge API Key: the key and the endpoint origin it is for (src/extension/keys.ts). */
 export async function setApiKeyCommand(context: vscode.ExtensionContext): Promise<void> {
   await setKeyCommand(context, 'judge');
+}
+
+/**
+ * ReflectEval: Search Judge Prompts…: judges, requests and the task-body parts to switch on and off become a prompt
+ * search plan (src/core/jobs/searchPrompts.ts, docs/prompt-search.md); the split, the number of judgements, the calls
+ * not cached and the cost bound are shown before it runs. The leaderboard goes to `<file>.prompt-search.json` and the
+ * ReflectEval output; the document is not changed.
+ */
+export async function searchPromptsCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
+  if (!requireTrust('run judges')) return;
+  const document = activeDialogue(editors);
+  if (!document) return;
+  const { loadPromptLibrary } = await import('../../core/judges/prompts');
+  const { judgeLabel } = await import('../../core/judges/createJudge');
+  const lib = loadPromptLibrary(...promptRoots(context));
+  const configured = config().get<JudgeSpec[]>('judges') ?? [];
+  const judges = configured.length ? configured : [settingsJudge()];
+  const pickedJudges = await vscode.window.showQuickPick(judges.map((j) => ({ label: judgeLabel(j), picked: true, spec: j })), { title: 'Prompt search: judges (setting reflectEval.judges)', canPickMany: true });
+  if (!pickedJudges?.length) return;
+  const numeric = Object.keys(lib.requests).filter((r) => lib.requests[r].spec.kind !== 'errorCategories');
+  const requests = await vscode.window.showQuickPick(numeric.map((r) => ({ label: r, picked: ['rating', 'scoring', 'binary'].includes(r), description: lib.requests[r].spec.description })), { title: 'Prompt search: assessment requests', canPickMany: true });
+  if (!requests?.length) return;
+  const optional = Object.keys(lib.parts).filter((p) => !/^D-/.test(p) && !p.startsWith('examples-'));
+  const parts = await vscode.window.showQuickPick(optional.map((p) => ({ label: p, picked: /^[ABC]-/.test(p) })), { title: 'Prompt search: parts to switch on and off (the dialogue part D always comes last)', canPickMany: true });
+  if (!parts) return;
+  const fewShot = await vscode.window.showQuickPick([{ label: '0', counts: [0] }, { label: '0, 2', counts: [0, 2] }, { label: '0, 2, 4', counts: [0, 2, 4] }], { title: 'Prompt search: few-shot examples (drawn from development items only)' });
+  if (!fewShot) return;
+  const { validateSearchPromptsPlan, buildSearchSpace, estimateSearchPlan, estimateLines, searchCacheFile } = await import('../../core/jobs/searchPrompts');
+  const prices = config().get<Record<string, Price>>('prices') ?? {};
+  const plan = validateSearchPromptsPlan(
+    { judges: pickedJudges.map((p) => p.spec), requests: requests.map((r) => r.label), parts: { optional: parts.map((p) => p.label) }, fewShot: { counts: fewShot.counts }, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) },
+    'settings and picks',
+  );
+  const { documentItems } = await import('../../core/format/jsonl');
+  const { workspaceDir } = await import('./common');
+  const space = buildSearchSpace(plan, documentItems(parseTextDocument(document)), promptRoots(context));
+  const est = await estimateSearchPlan(plan, space, searchCacheFile(plan, documentFile(document), workspaceDir(document)));
+  const go = await vscode.window.showInformationMessage(estimateLines(est, plan).join('\n'), { modal: true }, 'Run');
+  if (go !== 'Run') return;
+  await runPlanInEditor(context, document, { ...plan, job: 'search-prompts' }, `prompt search (${est.variants} variants × ${plan.judges.length} judge(s))`);
 }

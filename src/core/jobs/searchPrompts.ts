@@ -1,0 +1,592 @@
+/**
+ * The prompt search job (docs/prompt-search.md): labelled items are split by dialogue context into development and
+ * held-out parts; every judge × task body (ICMI 2023 parts A–D on/off, optionally in every order, optionally with
+ * few-shot examples drawn from development items) × assessment request is judged on development items only; the
+ * variant with the highest development Spearman rho against the human coherence target is chosen; only then are the
+ * chosen variant and the paper's six variants (ICMI 2023 §2.4) judged on the held-out items, whose rho with its
+ * cluster-bootstrap interval is the number to report — next to the development rho (the optimism gap).
+ *
+ * Every judgement goes through the judges' response cache beside the dialogue file (the judge job's cache), so a
+ * stopped search resumes without asking again; `budget` caps the calls that reach a backend (cache misses).
+ * Nothing is written into the dialogue file; the leaderboard goes to `<file>.prompt-search.json`.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { failFor, isObject, rejectUnknownFields } from '../config';
+import type { DialogueItem } from '../dialogue/types';
+import { cachedJudge, judgeCacheKey, JudgeCache } from '../judges/cache';
+import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
+import { runJudge, type Judge } from '../judges/judge';
+import {
+  bodyShapes,
+  chooseVariant,
+  contextKey,
+  fewShotBlock,
+  humanCoherence,
+  paperVariants,
+  pickFewShot,
+  resolvePart,
+  shapeName,
+  splitByContext,
+  type BodyShape,
+  type FewShotExample,
+  type PromptSearchSplit,
+  type SplitGrouping,
+} from '../judges/promptSearch';
+import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary, type PromptVariant } from '../judges/prompts';
+import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
+import type { HumanGroup } from '../labels/groups';
+import { bootstrapStatistic, pick } from '../stats/clusterBootstrap';
+import type { BootstrapInterval } from '../stats/bootstrap';
+import { spearmanRho } from '../stats/correlation';
+import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { cacheFileBeside, judgeKeys, validateJudgePlan, variantPromptTokens } from './judge';
+
+/** A prompt search: the object a `search-prompts --config search.json` file holds. */
+export interface SearchPromptsPlan {
+  job?: 'search-prompts';
+  judges: JudgeSpec[];
+  /**
+   * Task-body parts: `optional` parts are switched on and off (every subset; default the A, B and C parts), in their
+   * listed order or, with `orders`, in every order; the `dialogue` part (default D) always comes last. Names are part
+   * file names or their letter (`"A"` → `A-task-overview`).
+   */
+  parts?: { optional?: string[]; dialogue?: string; orders?: boolean };
+  /** Assessment requests (default `["rating", "scoring", "binary"]`). */
+  requests?: string[];
+  /** Few-shot examples from development candidates: how many (each count is a variant; default [0]) and chosen how. */
+  fewShot?: { counts: number[]; selection?: 'random' | 'spread' };
+  /** The split: share of groups in development (default 0.5), seed (default 0), grouping (default `context`). */
+  split?: { devFraction?: number; seed?: string | number; groupBy?: SplitGrouping };
+  /** Whose coherence labels make the target (default `experts`). */
+  human?: HumanGroup;
+  /** Score of a judgement: its `value` (default) or its probability-weighted `expected` score where it has one. */
+  use?: 'value' | 'expected';
+  /** Also judge the paper's six variants as baselines (default true). */
+  baselines?: boolean;
+  /** Held-out interval: percentile cluster bootstrap over dialogue contexts (default 1000 resamples, seed 1, 0.95). */
+  bootstrap?: { resamples?: number; seed?: string | number; level?: number };
+  /** At most this many calls reach a backend (cache hits are free); variants that would exceed it are skipped. */
+  budget?: number;
+  concurrency?: number;
+  prices?: Record<string, Price>;
+  /** The judge cache: `true` (default, the judge job's file beside the dialogue file), `false`, or a file. */
+  cache?: boolean | string;
+  /** Write the chosen variant's templates into a prompts folder: `true` for `prompts/` in the base folder, or a folder. */
+  writeWinner?: boolean | string;
+  /** The leaderboard JSON: `true` (default) for `<file>.prompt-search.json`, `false`, or a file. */
+  report?: boolean | string;
+}
+
+const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'writeWinner', 'report'];
+
+/**
+ * Checks a prompt search plan.
+ *
+ * @throws ConfigError naming the source and the field, e.g. `search.json: split.devFraction: must be in (0, 1)`
+ */
+export function validateSearchPromptsPlan(value: unknown, source: string): SearchPromptsPlan {
+  const fail = failFor(source);
+  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"judges": [...], "requests": ["rating"]}');
+  const c = value as Record<string, unknown>;
+  rejectUnknownFields(c, FIELDS, '', fail);
+  if (c.job !== undefined && c.job !== 'search-prompts') fail('job', 'must be "search-prompts" for a prompt search plan');
+  // The judges are checked exactly as the judge job checks them.
+  validateJudgePlan({ judges: c.judges, bodies: ['-'], requests: ['-'], ...(c.prices !== undefined ? { prices: c.prices } : {}) }, source);
+  if (c.parts !== undefined) {
+    if (!isObject(c.parts)) fail('parts', 'must be an object like {"optional": ["A", "B", "C"], "dialogue": "D", "orders": false}');
+    const p = c.parts as Record<string, unknown>;
+    rejectUnknownFields(p, ['optional', 'dialogue', 'orders'], 'parts', fail);
+    if (p.optional !== undefined && !(Array.isArray(p.optional) && p.optional.every((x) => typeof x === 'string' && x))) fail('parts.optional', 'must be an array of part names');
+    if (p.optional !== undefined && (p.optional as string[]).length > 6) fail('parts.optional', 'at most 6 optional parts (2^6 subsets)');
+    if (p.dialogue !== undefined && (typeof p.dialogue !== 'string' || !p.dialogue)) fail('parts.dialogue', 'must be a part name');
+    if (p.orders !== undefined && typeof p.orders !== 'boolean') fail('parts.orders', 'must be true or false');
+  }
+  if (c.requests !== undefined && !(Array.isArray(c.requests) && c.requests.length > 0 && c.requests.every((r) => typeof r === 'string' && r))) fail('requests', 'must be a non-empty array of request names');
+  if (c.fewShot !== undefined) {
+    if (!isObject(c.fewShot)) fail('fewShot', 'must be an object like {"counts": [0, 2], "selection": "spread"}');
+    const f = c.fewShot as Record<string, unknown>;
+    rejectUnknownFields(f, ['counts', 'selection'], 'fewShot', fail);
+    if (!(Array.isArray(f.counts) && f.counts.length > 0 && f.counts.every((n) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 20))) fail('fewShot.counts', 'must be a non-empty array of integers from 0 to 20');
+    if (f.selection !== undefined && f.selection !== 'random' && f.selection !== 'spread') fail('fewShot.selection', 'must be "random" or "spread"');
+  }
+  if (c.split !== undefined) {
+    if (!isObject(c.split)) fail('split', 'must be an object like {"devFraction": 0.5, "seed": 0, "groupBy": "context"}');
+    const s = c.split as Record<string, unknown>;
+    rejectUnknownFields(s, ['devFraction', 'seed', 'groupBy'], 'split', fail);
+    if (s.devFraction !== undefined && !(typeof s.devFraction === 'number' && s.devFraction > 0 && s.devFraction < 1)) fail('split.devFraction', 'must be a number in (0, 1)');
+    if (s.seed !== undefined && typeof s.seed !== 'string' && typeof s.seed !== 'number') fail('split.seed', 'must be a string or a number');
+    if (s.groupBy !== undefined && s.groupBy !== 'context' && s.groupBy !== 'transcript') fail('split.groupBy', 'must be "context" or "transcript"');
+  }
+  if (c.human !== undefined && !['experts', 'laypeople', 'all'].includes(c.human as string)) fail('human', 'must be "experts", "laypeople" or "all"');
+  if (c.use !== undefined && c.use !== 'value' && c.use !== 'expected') fail('use', 'must be "value" or "expected"');
+  if (c.baselines !== undefined && typeof c.baselines !== 'boolean') fail('baselines', 'must be true or false');
+  if (c.bootstrap !== undefined) {
+    if (!isObject(c.bootstrap)) fail('bootstrap', 'must be an object like {"resamples": 1000, "seed": 1, "level": 0.95}');
+    const b = c.bootstrap as Record<string, unknown>;
+    rejectUnknownFields(b, ['resamples', 'seed', 'level'], 'bootstrap', fail);
+    if (b.resamples !== undefined && !(Number.isInteger(b.resamples) && (b.resamples as number) >= 1)) fail('bootstrap.resamples', 'must be an integer ≥ 1');
+    if (b.level !== undefined && !(typeof b.level === 'number' && b.level > 0 && b.level < 1)) fail('bootstrap.level', 'must be in (0, 1)');
+  }
+  if (c.budget !== undefined && !(Number.isInteger(c.budget) && (c.budget as number) >= 0)) fail('budget', 'must be an integer ≥ 0 (calls that reach a backend)');
+  if (c.concurrency !== undefined && !(Number.isInteger(c.concurrency) && (c.concurrency as number) >= 1)) fail('concurrency', 'must be an integer ≥ 1');
+  for (const k of ['cache', 'writeWinner', 'report']) if (c[k] !== undefined && typeof c[k] !== 'boolean' && typeof c[k] !== 'string') fail(k, 'must be true, false or a path');
+  return c as unknown as SearchPromptsPlan;
+}
+
+/** One body × request of the search (judges are crossed with these). */
+export interface SearchVariant extends PromptVariant {
+  shape?: BodyShape;
+  /** The few-shot examples of the body (development candidates), when any. */
+  examples?: { itemId: string; candidateId: string }[];
+  baseline?: boolean;
+}
+
+/** The labelled items (only candidates with a human target), the split, and the variants with their library. */
+export interface SearchSpace {
+  lib: PromptLibrary;
+  items: DialogueItem[];
+  human: Map<string, number>;
+  split: PromptSearchSplit;
+  dev: DialogueItem[];
+  test: DialogueItem[];
+  variants: SearchVariant[];
+  baselines: SearchVariant[];
+  warnings: string[];
+}
+
+const candKey = (itemId: string, candidateId: string) => `${itemId}\u0000${candidateId}`;
+
+/**
+ * Builds the search space of a plan on items: keeps the candidates with a human target, splits by context, and
+ * adds one synthesized body per shape (and, with few-shot examples, per request) to a copy of the prompt library.
+ *
+ * @throws ConfigError-like Error naming the unknown part or request; RangeError from the split
+ */
+export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly DialogueItem[], promptRoots: readonly string[]): SearchSpace {
+  const base = loadPromptLibrary(...promptRoots);
+  const lib: PromptLibrary = { root: base.root, parts: { ...base.parts }, bodies: { ...base.bodies }, requests: { ...base.requests } };
+  const group = plan.human ?? 'experts';
+  const human = new Map<string, number>();
+  const labelled: DialogueItem[] = [];
+  for (const it of items) {
+    const candidates = it.candidates.filter((c) => {
+      const h = humanCoherence(c, group);
+      if (h !== null) human.set(candKey(it.id, c.id), h);
+      return h !== null;
+    });
+    if (candidates.length) labelled.push({ ...it, candidates });
+  }
+  if (labelled.length === 0) throw new Error(`no candidate has a coherence label from the ${group}: nothing to search on`);
+  const split = splitByContext(labelled, plan.split ?? {});
+  const dev = labelled.filter((it) => split.dev.has(it.id));
+  const test = labelled.filter((it) => split.test.has(it.id));
+  const part = (name: string, field: string) => {
+    const p = resolvePart(lib, name);
+    if (!p) throw new Error(`${field}: no task-body part "${name}" (known: ${Object.keys(lib.parts).join(', ')})`);
+    return p;
+  };
+  const optional = (plan.parts?.optional ?? ['A', 'B', 'C']).map((n) => part(n, 'parts.optional'));
+  const dialogue = part(plan.parts?.dialogue ?? 'D', 'parts.dialogue');
+  const requests = plan.requests ?? ['rating', 'scoring', 'binary'];
+  for (const r of requests) if (!lib.requests[r]) throw new Error(`requests: no assessment request "${r}" (known: ${Object.keys(lib.requests).join(', ')})`);
+  for (const r of requests) if (lib.requests[r].spec.kind === 'errorCategories') throw new Error(`requests: "${r}" asks for error categories, which have no coherence score to search on`);
+  const shapes = bodyShapes(optional, dialogue, { orders: plan.parts?.orders, fewShot: plan.fewShot?.counts });
+  const pool: FewShotExample[] = dev.flatMap((it) => it.candidates.map((c) => ({ itemId: it.id, candidateId: c.id, human: human.get(candKey(it.id, c.id))! })));
+  const byKey = new Map(dev.flatMap((it) => it.candidates.map((c) => [candKey(it.id, c.id), { item: it, candidate: c }] as const)));
+  const warnings: string[] = [];
+  const variants: SearchVariant[] = [];
+  for (const shape of shapes) {
+    const name = shapeName(shape);
+    if (shape.fewShot === 0) {
+      lib.bodies[name] = { file: `(search) ${name}`, source: shape.parts.map((p) => `{{> ${p}}}`).join('\n\n') + '\n' };
+      for (const request of requests) variants.push({ body: name, request, shape });
+      continue;
+    }
+    const examples = pickFewShot(pool, shape.fewShot, plan.fewShot?.selection ?? 'spread', plan.split?.seed ?? 0);
+    for (const request of requests) {
+      const block = fewShotBlock(examples.map((e) => ({ ...byKey.get(candKey(e.itemId, e.candidateId))!, human: e.human })), lib.requests[request]);
+      if (block === null) {
+        warnings.push(`${name} × ${request}: an example's text contains "<%" or "%>", so it cannot be embedded; variant left out`);
+        continue;
+      }
+      const partName = `examples-${contextKey({ context: [{ speaker: 'client', text: block }] }).slice(0, 8)}`;
+      lib.parts[partName] = { file: `(search) ${partName}`, source: block + '\n' };
+      const bodyName = `${name}-${request}`;
+      const parts = [...shape.parts.slice(0, -1), partName, shape.parts[shape.parts.length - 1]];
+      lib.bodies[bodyName] = { file: `(search) ${bodyName}`, source: parts.map((p) => `{{> ${p}}}`).join('\n\n') + '\n' };
+      variants.push({ body: bodyName, request, shape, examples: examples.map((e) => ({ itemId: e.itemId, candidateId: e.candidateId })) });
+    }
+  }
+  for (const v of variants) templateHash(lib, v);
+  const baselines = plan.baselines === false ? [] : paperVariants(base).map((v) => ({ ...v, baseline: true }));
+  return { lib, items: labelled, human, split, dev, test, variants, baselines, warnings };
+}
+
+const countCandidates = (items: readonly DialogueItem[]) => items.reduce((n, it) => n + it.candidates.length, 0);
+
+/** The search's judge cache: the judge job's file beside the dialogue file, a file of the plan's, or null. */
+export function searchCacheFile(plan: Pick<SearchPromptsPlan, 'cache'>, file: string, baseDir: string): string | null {
+  return plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(baseDir, plan.cache) : cacheFileBeside(file, 'judge-cache.jsonl');
+}
+
+/** The estimate as lines for a confirmation or `--dry-run`. */
+export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan, 'budget'>): string[] {
+  const out = [
+    `split: ${est.devItems} development items (${est.devCandidates} labelled candidates, ${est.devGroups} contexts), ${est.testItems} held-out items (${est.testCandidates} candidates, ${est.testGroups} contexts)`,
+    `${est.judgements} judgements: (${est.variants} variants + ${est.baselines} baselines) × ${est.judges} judge(s) × ${est.devCandidates} development candidates + (1 winner + ${est.baselines} baselines × ${est.judges} judge(s)) × ${est.testCandidates} held-out candidates`,
+    est.uncached === null ? 'no cache file yet: every judgement is a call' : `at most ${est.uncached} of them are not in the cache (calls)`,
+  ];
+  for (const j of est.perJudge) out.push(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}`);
+  if (est.cost !== null) out.push(`estimated cost ≤ ${est.cost.toFixed(4)}`);
+  if (plan.budget !== undefined) out.push(`budget: ${plan.budget} calls (variants that would pass it are skipped)`);
+  return out;
+}
+
+/** What a search will ask, shown before it runs. */
+export interface SearchEstimate {
+  devItems: number;
+  testItems: number;
+  devCandidates: number;
+  testCandidates: number;
+  devGroups: number;
+  testGroups: number;
+  variants: number;
+  baselines: number;
+  judges: number;
+  /** Development judgements (every variant and baseline × judge) + held-out (the winner and the baselines × judge). */
+  judgements: number;
+  /** Of those, prompts not in the cache yet (calls a backend will get), when the cache is known; null otherwise. */
+  uncached: number | null;
+  /** Per API judge with a price: prompt tokens of the development phase and the most expensive held-out phase; cost bound. */
+  perJudge: { label: string; promptTokens: number; approximate: boolean; cost: number | null }[];
+  cost: number | null;
+}
+
+/**
+ * Counts a search's judgements and bounds its cost before it runs: development = (variants + baselines) × judges ×
+ * development candidates; held-out = (1 + baselines × judges) × held-out candidates. Prompt tokens as the judge job
+ * counts them ({@link variantPromptTokens}); the held-out winner is bounded by the variant with the most tokens; at
+ * most `maxTokens` (default 16) reply tokens per call. With a cache, the prompts already answered are counted apart.
+ */
+export async function estimateSearchPlan(plan: SearchPromptsPlan, space: SearchSpace, cacheFile: string | null): Promise<SearchEstimate> {
+  const devC = countCandidates(space.dev);
+  const testC = countCandidates(space.test);
+  const devVariants = [...space.variants, ...space.baselines];
+  const judges = plan.judges.length;
+  const judgements = devVariants.length * judges * devC + (1 + space.baselines.length * judges) * testC;
+  let uncached: number | null = null;
+  if (cacheFile && existsSync(cacheFile)) {
+    const cache = new JudgeCache(cacheFile);
+    uncached = 0;
+    for (const spec of plan.judges) {
+      const backend = judgeDescription(spec);
+      const miss = (v: PromptVariant, its: readonly DialogueItem[]) =>
+        its.reduce((n, it) => n + it.candidates.filter((c) => {
+          const a = assemblePrompt(space.lib, v, it.context, c.text);
+          return !cache.get(judgeCacheKey(backend, { prompt: a.text, spec: a.spec }));
+        }).length, 0);
+      for (const v of devVariants) uncached += miss(v, space.dev);
+      for (const v of space.baselines) uncached += miss(v, space.test);
+    }
+    uncached += testC; // the winner on held-out items (unknown yet: counted as uncached)
+  }
+  const perJudge: SearchEstimate['perJudge'] = [];
+  let cost: number | null = null;
+  for (const spec of plan.judges) {
+    if (spec.backend === 'local' || !spec.model) continue;
+    let promptTokens = 0;
+    let approximate = false;
+    let maxTest = 0;
+    for (const v of devVariants) {
+      const d = await variantPromptTokens(spec.model, space.lib, v, space.dev);
+      const t = await variantPromptTokens(spec.model, space.lib, v, space.test);
+      promptTokens += d.tokens + (v.baseline ? t.tokens : 0);
+      maxTest = Math.max(maxTest, t.tokens);
+      approximate ||= d.approximate || t.approximate;
+    }
+    promptTokens += maxTest;
+    const calls = devVariants.length * devC + (1 + space.baselines.length) * testC;
+    const bound = costOf({ promptTokens, completionTokens: (spec.maxTokens ?? 16) * calls }, plan.prices?.[spec.model]);
+    perJudge.push({ label: judgeLabel(spec), promptTokens, approximate, cost: bound });
+    if (bound !== null) cost = (cost ?? 0) + bound;
+  }
+  return {
+    devItems: space.dev.length,
+    testItems: space.test.length,
+    devCandidates: devC,
+    testCandidates: testC,
+    devGroups: space.split.devGroups,
+    testGroups: space.split.testGroups,
+    variants: space.variants.length,
+    baselines: space.baselines.length,
+    judges,
+    judgements,
+    uncached,
+    perJudge,
+    cost,
+  };
+}
+
+/** The correlation of one judge × variant on one part. */
+export interface PartFit {
+  rho: number | null;
+  /** Candidates with a usable score (and a human target). */
+  n: number;
+  /** Candidates whose judgement gave no usable score. */
+  failures: number;
+  /** Percentile cluster-bootstrap interval (resampling dialogue contexts). */
+  ci?: BootstrapInterval;
+}
+
+/** One row of the leaderboard. */
+export interface SearchEntry {
+  judge: string;
+  judgeIndex: number;
+  body: string;
+  request: string;
+  parts?: string[];
+  fewShot?: number;
+  baseline: boolean;
+  evaluatorId?: string;
+  templateHash: string;
+  dev?: PartFit;
+  heldOut?: PartFit;
+  /** Why the variant was not judged (budget, a judge that did not load). */
+  skipped?: string;
+}
+
+/** The search's outcome (also the JSON report). */
+export interface SearchResult {
+  split: { seed: string | number; devFraction: number; groupBy: SplitGrouping; devGroups: number; testGroups: number; devItems: string[]; testItems: string[] };
+  human: HumanGroup;
+  entries: SearchEntry[];
+  /** Index into `entries` of the chosen variant, or −1. */
+  winner: number;
+  /** Development rho − held-out rho of the winner (the optimism of choosing on development items). */
+  optimismGap: number | null;
+  calls: number;
+  cacheHits: number;
+}
+
+function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<string, number>, use: 'value' | 'expected', groupOf: Map<string, string>, bootstrap?: { resamples: number; seed: string | number; level: number }): PartFit {
+  const x: number[] = [];
+  const y: number[] = [];
+  const clusters: string[] = [];
+  let failures = 0;
+  for (const it of items) {
+    for (const c of it.candidates) {
+      const s = c.scores[evaluatorId];
+      const v = s && s.status === 'ok' ? (use === 'expected' && typeof s.expected === 'number' ? s.expected : s.value) : null;
+      if (typeof v !== 'number' || !Number.isFinite(v)) {
+        failures++;
+        continue;
+      }
+      x.push(v);
+      y.push(human.get(candKey(it.id, c.id))!);
+      clusters.push(groupOf.get(it.id)!);
+    }
+  }
+  const rho = x.length >= 3 ? spearmanRho(x, y).statistic : null;
+  const out: PartFit = { rho, n: x.length, failures };
+  if (bootstrap && rho !== null) {
+    out.ci = bootstrapStatistic(x.length, (idx) => spearmanRho(pick(x, idx), pick(y, idx)).statistic, { ...bootstrap, clusters });
+  }
+  return out;
+}
+
+/**
+ * Runs a prompt search on the target's labelled candidates (see the module comment). Nothing reaches the sink: the
+ * dialogue file is not changed.
+ *
+ * @returns a report whose `data` is the {@link SearchResult}; the leaderboard JSON and, with `writeWinner`, the
+ *   chosen templates are its `files`
+ * @throws Error for an unknown part or request, or when the items have fewer than 2 labelled contexts
+ */
+export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobTarget, host: JobHost, _sink?: ItemSink): Promise<JobReport> {
+  const space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots);
+  const report: JobReport = { job: 'search-prompts', lines: [], warnings: [...space.warnings], files: [] };
+  const cacheFile = searchCacheFile(plan, target.file, host.baseDir);
+  const est = await estimateSearchPlan(plan, space, cacheFile);
+  host.log(
+    `prompt search: ${est.devItems} development items (${est.devCandidates} candidates, ${est.devGroups} contexts), ${est.testItems} held-out (${est.testCandidates} candidates, ${est.testGroups} contexts); ${est.variants} variants + ${est.baselines} baselines × ${est.judges} judge(s); ${est.judgements} judgements${est.uncached !== null ? `, at most ${est.uncached} not cached` : ''}${est.cost !== null ? `, cost ≤ ${est.cost.toFixed(4)}` : ''}${plan.budget !== undefined ? `; budget ${plan.budget} calls` : ''}`,
+  );
+  const cache = cacheFile ? new JudgeCache(cacheFile) : null;
+  const use = plan.use ?? 'value';
+  const level = plan.bootstrap?.level ?? 0.95;
+  const bootstrap = { resamples: plan.bootstrap?.resamples ?? 1000, seed: plan.bootstrap?.seed ?? 1, level };
+  const budget = plan.budget ?? Infinity;
+  const testC = countCandidates(space.test);
+  // Held-out calls are reserved first, so the search cannot spend the budget the honest number needs.
+  const reserved = testC * (1 + space.baselines.length * plan.judges.length);
+  let calls = 0;
+  let hits = 0;
+  let done = 0;
+  const total = est.judgements;
+  const made: { judge: Judge; dispose: () => Promise<void>; backend: Record<string, unknown> }[] = [];
+  const entries: SearchEntry[] = [];
+  const counting = (j: Judge, backend: Record<string, unknown>): Judge => {
+    const inner = cache ? cachedJudge(j, cache, backend) : j;
+    return {
+      id: j.id,
+      signature: j.signature,
+      async judge(req) {
+        const hit = cache ? Boolean(cache.get(judgeCacheKey(backend, req))) : false;
+        if (hit) hits++;
+        else calls++;
+        return inner.judge(req);
+      },
+    };
+  };
+  const uncachedOf = (k: number, v: PromptVariant, its: readonly DialogueItem[]) =>
+    cache ? its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(space.lib, v, it.context, c.text); return !cache.get(judgeCacheKey(made[k].backend, { prompt: a.text, spec: a.spec })); }).length, 0) : countCandidates(its);
+  const judgeOn = async (k: number, v: SearchVariant, its: readonly DialogueItem[], label: string) => {
+    const res = await runJudge(its as DialogueItem[], made[k].judge, space.lib, v, {
+      concurrency: plan.concurrency ?? 4,
+      signal: host.signal,
+      onProgress: (p) => host.progress({ done: done + p.done, total, message: `${label}: ${made[k].judge.id} ${v.body} × ${v.request}` }),
+    });
+    done += countCandidates(its);
+    return res;
+  };
+  // Every key is asked for before anything runs (the judge job's rule): a declined one stops the search.
+  const keys = await judgeKeys({ judges: plan.judges }, host);
+  if ('declined' in keys) return { ...report, nothingDone: keys.declined };
+  try {
+    plan.judges.forEach(() => made.push(undefined as never));
+    for (let k = 0; k < plan.judges.length; k++) {
+      const spec = plan.judges[k];
+      try {
+        let apiKey: string | undefined;
+        if (spec.backend !== 'local') {
+          const answer = keys.get(k);
+          if (!answer || !('key' in answer)) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer && 'missing' in answer ? answer.missing : 'not asked'}`);
+          apiKey = answer.key;
+        } else host.log(`loading ${judgeLabel(spec)}`);
+        const m = await createJudge(spec, { apiKey, models: host.models });
+        const backend = judgeDescription(spec);
+        made[k] = { ...m, judge: counting(m.judge, backend), backend };
+      } catch (err) {
+        report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
+      }
+    }
+    // Development phase: every judge × variant (and the baselines, for their development rho).
+    for (let k = 0; k < plan.judges.length; k++) {
+      for (const v of [...space.variants, ...space.baselines]) {
+        const entry: SearchEntry = { judge: judgeLabel(plan.judges[k]), judgeIndex: k, body: v.body, request: v.request, ...(v.shape ? { parts: v.shape.parts, fewShot: v.shape.fewShot } : {}), baseline: Boolean(v.baseline), templateHash: templateHash(space.lib, v) };
+        entries.push(entry);
+        if (!made[k]) {
+          entry.skipped = 'the judge did not load';
+          continue;
+        }
+        if (host.signal?.aborted) {
+          entry.skipped = 'cancelled';
+          continue;
+        }
+        const need = uncachedOf(k, v, space.dev);
+        if (calls + need + reserved > budget) {
+          entry.skipped = `budget: ${need} uncached calls would pass ${budget} (${calls} spent, ${reserved} reserved for held-out)`;
+          done += countCandidates(space.dev);
+          continue;
+        }
+        const res = await judgeOn(k, v, space.dev, 'development');
+        entry.evaluatorId = res.evaluatorId;
+        entry.dev = fit(res.items, res.evaluatorId, space.human, use, space.split.groupOf, bootstrap);
+      }
+    }
+    const searchRows = entries.map((e, i) => ({ e, i })).filter(({ e }) => !e.baseline);
+    const pickAt = chooseVariant(searchRows.map(({ e }) => ({ rho: e.dev?.rho ?? null, n: e.dev?.n ?? 0 })));
+    const winner = pickAt < 0 ? -1 : searchRows[pickAt].i;
+    // Held-out phase: only now are held-out items judged — the winner, then the baselines.
+    const heldOut = async (e: SearchEntry) => {
+      if (host.signal?.aborted || !made[e.judgeIndex]) return;
+      const v = space.variants.find((x) => x.body === e.body && x.request === e.request) ?? { body: e.body, request: e.request };
+      const res = await judgeOn(e.judgeIndex, v, space.test, 'held-out');
+      e.heldOut = fit(res.items, res.evaluatorId, space.human, use, space.split.groupOf, bootstrap);
+    };
+    if (winner >= 0) await heldOut(entries[winner]);
+    for (const e of entries) if (e.baseline && !e.skipped) await heldOut(e);
+    const w = winner >= 0 ? entries[winner] : undefined;
+    const optimismGap = w?.dev?.rho != null && w?.heldOut?.rho != null ? w.dev.rho - w.heldOut.rho : null;
+    const result: SearchResult = {
+      split: {
+        seed: plan.split?.seed ?? 0,
+        devFraction: plan.split?.devFraction ?? 0.5,
+        groupBy: plan.split?.groupBy ?? 'context',
+        devGroups: space.split.devGroups,
+        testGroups: space.split.testGroups,
+        devItems: space.dev.map((it) => it.id),
+        testItems: space.test.map((it) => it.id),
+      },
+      human: plan.human ?? 'experts',
+      entries,
+      winner,
+      optimismGap,
+      calls,
+      cacheHits: hits,
+    };
+    report.lines.push(...searchReportLines(result, level));
+    report.summary = report.lines.slice(0, 3);
+    report.cancelled = Boolean(host.signal?.aborted);
+    if (winner < 0 && !report.cancelled) report.nothingDone = entries.every((e) => e.skipped) ? `no variant was judged (${entries[0]?.skipped ?? 'no variants'})` : 'no variant has a development correlation (constant scores or fewer than 3 usable judgements)';
+    const reportFile = plan.report === false ? null : typeof plan.report === 'string' ? resolve(host.baseDir, plan.report) : target.file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.prompt-search.json';
+    if (reportFile) {
+      writeFileSync(reportFile, JSON.stringify(result, null, 2) + '\n');
+      report.files!.push(reportFile);
+    }
+    if (w && plan.writeWinner) {
+      const dir = typeof plan.writeWinner === 'string' ? resolve(host.baseDir, plan.writeWinner) : join(host.baseDir, 'prompts');
+      report.files!.push(...writeWinnerTemplates(space.lib, w, dir));
+    }
+    report.data = result as unknown as Record<string, unknown>;
+    return report;
+  } finally {
+    for (const m of made) if (m) await m.dispose();
+  }
+}
+
+const f3 = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(3));
+const ci3 = (ci?: BootstrapInterval) => (ci ? ` [${f3(ci.lower)}, ${f3(ci.upper)}]` : '');
+
+/** The leaderboard as lines: the winner with its held-out and development rho and the gap, the baselines, then the development ranking. */
+export function searchReportLines(r: SearchResult, level = 0.95): string[] {
+  const out: string[] = [];
+  const pct = Math.round(level * 100);
+  const name = (e: SearchEntry) => `${e.judge} · ${e.body} × ${e.request}`;
+  const w = r.winner >= 0 ? r.entries[r.winner] : undefined;
+  if (w) {
+    out.push(`chosen on development items: ${name(w)}`);
+    out.push(`  held-out Spearman rho ${f3(w.heldOut?.rho)}${ci3(w.heldOut?.ci)} (${pct}% cluster bootstrap over contexts, n = ${w.heldOut?.n ?? 0}); development rho ${f3(w.dev?.rho)} (n = ${w.dev?.n ?? 0}); optimism gap ${f3(r.optimismGap)}`);
+  } else out.push('no variant chosen');
+  const baselines = r.entries.filter((e) => e.baseline);
+  if (baselines.length) {
+    out.push('paper variants (ICMI 2023), held-out rho [interval] · development rho:');
+    for (const e of baselines) out.push(`  ${name(e)}: ${e.skipped ? `skipped (${e.skipped})` : `${f3(e.heldOut?.rho)}${ci3(e.heldOut?.ci)} · ${f3(e.dev?.rho)}`}`);
+  }
+  const ranked = r.entries.filter((e) => !e.baseline).sort((a, b) => (b.dev?.rho ?? -Infinity) - (a.dev?.rho ?? -Infinity));
+  out.push(`development ranking (${ranked.length} variants; held-out items not used):`);
+  for (const e of ranked) out.push(`  ${f3(e.dev?.rho)}  n=${e.dev?.n ?? 0}${e.dev?.failures ? ` (${e.dev.failures} unusable)` : ''}  ${name(e)}${e.skipped ? `  skipped: ${e.skipped}` : ''}`);
+  out.push(`${r.calls} calls to backends, ${r.cacheHits} answers from the cache`);
+  return out;
+}
+
+/**
+ * Writes a chosen variant's body (and its few-shot examples part) into a prompts folder as template files, so the
+ * judge job can use it by name. Refuses to overwrite a file with different text.
+ *
+ * @returns the files written
+ * @throws Error naming a file that exists with other text
+ */
+export function writeWinnerTemplates(lib: PromptLibrary, e: Pick<SearchEntry, 'body'>, dir: string): string[] {
+  const files: { path: string; text: string }[] = [{ path: join(dir, 'bodies', `${e.body}.mustache`), text: lib.bodies[e.body].source }];
+  for (const m of lib.bodies[e.body].source.matchAll(/\{\{> ([^}]+)\}\}/g)) {
+    const p = lib.parts[m[1]];
+    if (p && p.file.startsWith('(search)')) files.push({ path: join(dir, 'parts', `${m[1]}.mustache`), text: p.source });
+  }
+  for (const f of files) if (existsSync(f.path) && readFileSync(f.path, 'utf8') !== f.text) throw new Error(`${f.path} exists with other text; not overwritten`);
+  for (const f of files) {
+    mkdirSync(dirname(f.path), { recursive: true });
+    writeFileSync(f.path, f.text);
+  }
+  return files.map((f) => f.path);
+}
