@@ -15,6 +15,7 @@ import type { DialogueItem } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
 import { getAnnotator, getBlindMode } from './settings';
+import { ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
@@ -234,7 +235,10 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     };
 
     this.open.add(editor);
+    // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
+    const merger = new ExternalChangeMerger(document, panel, send);
     const subscriptions = [
+      merger,
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.toString() === document.uri.toString() && e.contentChanges.length > 0) editor.refresh();
       }),
@@ -253,6 +257,10 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
           switch (msg.type) {
             case 'ready':
               sendIndex();
+              merger.sendConflicts();
+              break;
+            case 'resolveConflict':
+              await merger.resolve(msg.id, msg.choice);
               break;
             case 'select':
               selected = msg.index;
