@@ -64,8 +64,9 @@ export class ExternalChangeMerger implements vscode.Disposable {
         if (d === document) this.takeBase();
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        // Loaded from disk, reverted or undone to the saved version: in sync with the disk again.
-        if (e.document === document && !document.isDirty && !this.busy) this.takeBase();
+        // Reverted or undone to the saved version: in sync with the disk again. Only the dirty-state event (no
+        // content changes) tells: the event of a first edit can still report the document clean.
+        if (e.document === document && e.contentChanges.length === 0 && !document.isDirty) this.takeBase();
       }),
       panel.onDidChangeViewState(() => {
         if (panel.active && this.stale) this.schedule();
@@ -99,8 +100,14 @@ export class ExternalChangeMerger implements vscode.Disposable {
   }
 
   private async check(): Promise<void> {
-    if (this.busy || this.document.isClosed || !this.document.isDirty || !this.base) return;
+    if (this.busy || this.document.isClosed) return;
     const disk = parseDocument(await this.readDisk(), this.name);
+    if (!this.document.isDirty) {
+      // VS Code reloads a clean document from disk: that is the new base.
+      this.base = disk;
+      return;
+    }
+    if (!this.base) return;
     const same = JSON.stringify(otherLines(disk)) === JSON.stringify(otherLines(this.base)) && documentItems(disk).map(serializeItem).join('\n') === documentItems(this.base).map(serializeItem).join('\n');
     if (same) return;
     if (!this.isActiveEditor()) {
@@ -126,6 +133,8 @@ export class ExternalChangeMerger implements vscode.Disposable {
     const backup = this.document.getText();
     try {
       await vscode.commands.executeCommand('workbench.action.files.revert');
+      for (let i = 0; i < 30 && this.document.isDirty; i++) await new Promise((r) => setTimeout(r, 100));
+      // Had the revert not happened, the document still holds the labels and re-applying them changes nothing.
       if (this.document.isDirty) throw new Error('VS Code did not reload the file from disk; your labels are still unsaved in the editor');
       this.takeBase();
       const merged = rebaseLabelOperations(documentItems(this.base!), changes);
