@@ -102,7 +102,7 @@ function applyAfter(a: Annotation | undefined, annotator: string, changes: reado
  *
  * @param base - items as on disk when the editor last saved or loaded the file
  * @param current - the editor's items now
- * @param baseLines - optional texts of the lines that are not items, before and now (a change to them is `other`)
+ * @param lines - optional texts of the lines that are not items, in base and now (a change to them is `other`)
  */
 export function labelChanges(base: readonly DialogueItem[], current: readonly DialogueItem[], lines?: { base: readonly string[]; current: readonly string[] }): PendingLabelChanges {
   const changes: LabelFieldChange[] = [];
