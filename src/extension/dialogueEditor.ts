@@ -19,6 +19,7 @@ import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNam
 import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/analysis/scoreSummary';
 import { loadPromptLibrary } from '../core/judges/prompts';
 import { getAnnotator, getBlindMode } from './settings';
+import { ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
@@ -358,7 +359,10 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
 
     this.open.add(editor);
     void this.readDisk(document).then(() => sendIndex());
+    // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
+    const merger = new ExternalChangeMerger(document, panel, send);
     const subscriptions = [
+      merger,
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.toString() !== document.uri.toString() || e.contentChanges.length === 0) return;
         editor.refresh();
@@ -384,6 +388,10 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
           switch (msg.type) {
             case 'ready':
               sendIndex();
+              merger.sendConflicts();
+              break;
+            case 'resolveConflict':
+              await merger.resolve(msg.id, msg.choice);
               break;
             case 'select':
               selected = msg.index;

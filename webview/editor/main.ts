@@ -17,7 +17,7 @@ import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import { keysOf, type EditorAction } from './keys';
-import type { EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
+import type { ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -619,6 +619,45 @@ function renderProblems(): void {
   );
 }
 
+// ---------------------------------------------------------------------------------------------- merge conflicts
+
+/**
+ * Unsaved labels that a merge with the file on disk could not settle (issue 14 item 3): each with both values and
+ * a choice. Shown above the item list and on the item.
+ */
+function renderConflicts(conflicts: ConflictEntry[]): void {
+  let box = document.getElementById('conflicts');
+  if (!box) {
+    box = el('div', { id: 'conflicts', role: 'alert' });
+    $('#layout').before(box);
+  }
+  box.hidden = conflicts.length === 0;
+  const button = (c: ConflictEntry, choice: 'mine' | 'disk', text: string) => {
+    const b = el('button', { type: 'button', class: 'chip', 'data-choice': choice }, text);
+    b.addEventListener('click', () => post({ type: 'resolveConflict', id: c.id, choice }));
+    return b;
+  };
+  box.replaceChildren(
+    el('strong', {}, `The file changed on disk; ${conflicts.length} unsaved label(s) need your choice:`),
+    el(
+      'ul',
+      {},
+      ...conflicts.map((c) => {
+        const item = el('a', { href: '#', class: 'conflict-item' }, c.itemId);
+        item.addEventListener('click', (e) => {
+          e.preventDefault();
+          if (c.itemIndex !== null) select(c.itemIndex);
+        });
+        const where = [item, `, candidate “${c.candidate}”, ${c.annotator}: `];
+        if (c.kind === 'conflict') {
+          return el('li', { 'data-conflict-id': String(c.id), 'data-kind': c.kind }, ...where, 'yours: ', el('b', { class: 'mine' }, c.mine), ' · the file’s: ', el('b', { class: 'disk' }, c.disk), ' ', button(c, 'mine', 'Keep mine'), button(c, 'disk', 'Use the file’s'));
+        }
+        return el('li', { 'data-conflict-id': String(c.id), 'data-kind': c.kind }, ...where, `${c.disk} on disk, so your label was not merged: `, el('b', { class: 'mine' }, c.mine), ' ', button(c, 'mine', 'Copy it and dismiss'), button(c, 'disk', 'Dismiss'));
+      }),
+    ),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------- messages
 
 window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
@@ -673,6 +712,9 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
         renderedItemKey = '';
         renderItem();
       } else select(msg.index);
+      break;
+    case 'conflicts':
+      renderConflicts(msg.conflicts);
       break;
   }
 });

@@ -32,6 +32,25 @@ export interface ProblemEntry {
   reasons: string[];
 }
 
+/**
+ * An unsaved label that could not simply be merged into the file a job rewrote on disk (issue 14 item 3): changed on
+ * both sides (`conflict`), or its item or candidate is gone from the file. Both values are shown; the user picks.
+ */
+export interface ConflictEntry {
+  id: number;
+  kind: 'conflict' | 'itemMissing' | 'candidateMissing';
+  itemId: string;
+  /** Index of the item in the list, when the file still has it. */
+  itemIndex: number | null;
+  /** The candidate's text (shortened), or its id when it is gone. */
+  candidate: string;
+  annotator: string;
+  /** The unsaved value of the fields in question (what the document holds). */
+  mine: string;
+  /** The value on disk. */
+  disk: string;
+}
+
 export type EditorHostMessage =
   | { type: 'index'; file: string; entries: ItemEntry[]; problems: ProblemEntry[]; annotator: string | null; blind: boolean; comparison: boolean }
   /**
@@ -55,7 +74,9 @@ export type EditorHostMessage =
   | { type: 'action'; action: EditorAction }
   | { type: 'busy'; message: string | null }
   /** Show this item with this candidate focused (drill-down from a panel). */
-  | { type: 'reveal'; index: number; candidateId: string | null };
+  | { type: 'reveal'; index: number; candidateId: string | null }
+  /** Unsaved labels that need the user's pick after a merge with the file on disk (empty: none). */
+  | { type: 'conflicts'; conflicts: ConflictEntry[] };
 
 export type EditorWebviewMessage =
   | { type: 'ready' }
@@ -67,4 +88,6 @@ export type EditorWebviewMessage =
   | { type: 'focus'; focused: boolean }
   /** Show this 1-based line of the file in a text editor (a problem line the banner lists). */
   | { type: 'revealLine'; line: number }
+  /** The user's pick for a {@link ConflictEntry}: keep the unsaved label, or the file's. */
+  | { type: 'resolveConflict'; id: number; choice: 'mine' | 'disk' }
   | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'showAgreement' | 'setAnnotator' | 'toggleBlindMode' | 'toggleComparison' | 'showLabellingKeys' };

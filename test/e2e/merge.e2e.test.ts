@@ -1,0 +1,123 @@
+/**
+ * End to end in real VS Code (see harness.ts), issue 14 item 3 "merge instead of overwrite": with auto-save off,
+ * labels are made and left unsaved, `reflect-eval score` rewrites the same file, and Ctrl+S writes both the labels
+ * and the job's scores (no "the file is newer" choice). Then a label changed on both sides is shown with both
+ * values and the user's pick is what gets saved. A malformed line stays as it was throughout.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { cli, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
+
+const ANNOTATOR = 'e2e-merge';
+const FILE = 'merge.dialogues.jsonl';
+const BAD_LINE = '{"id": "corrupted", "context": [ this line is broken';
+
+describe('Merging unsaved labels with a job that rewrote the file (code-server + Chromium)', function () {
+  this.timeout(10 * 60_000);
+  let wb: Workbench | undefined;
+  let page: Page | undefined;
+  let file = '';
+
+  before(async function () {
+    if (!prerequisitesPresent()) this.skip();
+    wb = await launchWorkbench((ws) => {
+      file = join(ws, FILE);
+      // 24 items of 7 candidates (6 generated + the reference), labelled by six other annotators.
+      runCli(['import', 'annotations', join(root, 'data/annotations/synthetic-annotations.csv'), '--reference', '-o', file]);
+      writeFileSync(file, readFileSync(file, 'utf8') + BAD_LINE + '\n');
+    }, { 'reflectEval.annotator': ANNOTATOR, 'files.autoSave': 'off' });
+    page = wb.page;
+  });
+
+  after(async function () {
+    await wb?.close('merge-code-server-logs');
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      if (page) await page.screenshot({ path: join(out, `merge-failed-${Date.now()}.png`) }).catch(() => undefined);
+      console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
+    }
+  });
+
+  const lines = () => readFileSync(file, 'utf8').split('\n');
+  const onDisk = (): DialogueItem[] => lines().filter((l) => l.startsWith('{"id":"')).map((l) => JSON.parse(l));
+  const mine = (c: Candidate) => c.annotations.find((a) => a.annotator === ANNOTATOR);
+
+  it('labels with auto-save off, `reflect-eval score` rewrites the file, Ctrl+S saves both the labels and the scores', async () => {
+    const p = page as Page;
+    const frame = await openDialogueFile(p, FILE);
+    await frame.waitForSelector('#candidates .candidate.focused', { timeout: 60_000 });
+    await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
+    const c2 = onDisk()[0].candidates[1].id;
+    for (const key of ['y', '4', 'j', 'n', '3']) await p.keyboard.press(key);
+    await frame.waitForSelector(`.candidate[data-candidate-id="${c2}"][data-coherent="no"]`, { timeout: 30_000 });
+    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    assert.equal(onDisk().some((it) => it.candidates.some((c) => mine(c))), false, 'nothing saved yet');
+
+    const started = Date.now();
+    const job = spawnSync(process.execPath, [cli, 'score', file], { encoding: 'utf8' });
+    assert.equal(job.status, 0, job.stderr);
+    const scoredIds = Object.keys(onDisk()[0].candidates.find((c) => c.id !== 'ref')!.scores).filter((k) => k.startsWith('metric:'));
+    assert.ok(scoredIds.length >= 3, `the job wrote its scores to disk: ${scoredIds.join(', ')}`);
+
+    // The editor merges the labels into what the job wrote and says so.
+    await waitFor('the merge notice', async () => (await p.locator('.notification-list-item-message', { hasText: /changed on disk; your 2 unsaved label\(s\) were merged/ }).count()) > 0, 60_000);
+    console.log(`      merged ${Date.now() - started} ms after the job started`);
+    await waitFor('the scores in the webview', async () => (await frame.locator(`.candidate[data-candidate-id="${c2}"] .scores li`).count()) >= 3, 30_000);
+    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    await p.screenshot({ path: join(out, 'merge-merged.png') });
+
+    await frame.locator(`.candidate[data-candidate-id="${c2}"]`).press('Control+s');
+    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
+    assert.equal(await p.locator('.notification-list-item-message', { hasText: /newer/ }).count(), 0, 'no "the file is newer" choice');
+    const saved = await waitFor('labels on disk', async () => {
+      const item = onDisk()[0];
+      return mine(item.candidates[1])?.coherent === false ? item : undefined;
+    }, 30_000);
+    assert.equal(mine(saved.candidates[0])?.coherent, true);
+    assert.equal(mine(saved.candidates[0])?.empathy, 4);
+    assert.deepEqual(mine(saved.candidates[1])?.errors, ['parroting']);
+    assert.equal(saved.candidates[0].annotations.length, 7, 'the six other annotators and ours');
+    for (const item of onDisk()) {
+      for (const c of item.candidates.filter((x) => x.id !== 'ref')) {
+        for (const id of scoredIds) assert.ok(c.scores[id], `${item.id}/${c.id} keeps the job's score ${id}`);
+      }
+    }
+    assert.ok(lines().includes(BAD_LINE), 'the malformed line is kept verbatim');
+    assert.equal(lines().length, 26, '24 items, the malformed line, the final newline');
+  });
+
+  it('shows a label changed on both sides with both values, and saves the one the user picks', async () => {
+    const p = page as Page;
+    const frame = await openDialogueFile(p, FILE);
+    await frame.waitForSelector('#candidates .candidate.focused', { timeout: 60_000 });
+    const c1 = onDisk()[0].candidates[0].id;
+    await frame.locator('.item-row[data-item-index="0"]').click();
+    await frame.waitForSelector(`.candidate[data-candidate-id="${c1}"] [data-empathy="4"][aria-pressed="true"]`, { timeout: 30_000 });
+    // Unsaved: empathy 4 → 5.
+    await frame.locator(`.candidate[data-candidate-id="${c1}"] [data-empathy="5"]`).click();
+    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    // Meanwhile another window saves empathy 2 for the same annotator and candidate.
+    const text = lines();
+    const item = JSON.parse(text[0]) as DialogueItem;
+    mine(item.candidates[0])!.empathy = 2;
+    text[0] = JSON.stringify(item);
+    writeFileSync(file, text.join('\n'));
+    const row = frame.locator('#conflicts li[data-kind="conflict"]');
+    await row.waitFor({ timeout: 60_000 });
+    assert.equal(await row.locator('.mine').textContent(), 'empathy 5');
+    assert.equal(await row.locator('.disk').textContent(), 'empathy 2');
+    await p.screenshot({ path: join(out, 'merge-conflict.png') });
+    await row.locator('[data-choice="disk"]').click();
+    await waitFor('the conflict to go', async () => (await frame.locator('#conflicts li').count()) === 0, 30_000);
+    await frame.locator(`.candidate[data-candidate-id="${c1}"]`).press('Control+s');
+    await waitFor('empathy 2 saved', async () => (mine(onDisk()[0].candidates[0])?.empathy === 2 ? true : undefined), 30_000);
+    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
+    assert.ok(lines().includes(BAD_LINE));
+  });
+});
