@@ -25,6 +25,11 @@ describe('reflect-eval report', () => {
     assert.match(md, /\| Evaluator \| BART \| GPT-2 \| Human \| All \|/);
     assert.match(md, /\| Laypeople–experts \(human reference\) \| [^|]+ \| \*0\.704\* \(n = 107\) \|/);
     assert.match(md, /## Inter-annotator agreement by stage/);
+    assert.match(md, /!\[Forest plot: [^\]]+\]\(er\.report\.forest-plot\.svg\)/);
+    const svg = readFileSync(join(dir, 'er.report.forest-plot.svg'), 'utf8');
+    assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.match(svg, /GPT-2/);
+    assert.match(r.stderr, /wrote .*er\.report\.forest-plot\.svg\n/);
     assert.match(r.stdout, /Laypeople–experts \(human reference\) .* 0\.704\* +2\.61e-17 +107 \(0\)/);
     assert.match(r.stderr, /wrote .*er\.report\.md\n/);
     assert.doesNotMatch(r.stderr, /item\(s\) changed/);

@@ -10,6 +10,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { agreementCoefficientsBy } from '../agreement/coefficientsTable';
 import { groupedCoefficientsPlainTables, renderTables } from '../agreement/agreementExport';
 import { tableToMarkdown, tableToText } from '../analysis/correlationExport';
+import { forestPlotSvg } from '../analysis/forestPlot';
 import { CORRELATION_METHODS, correlationTable, type CorrelationMethod, type HumanChoice } from '../analysis/correlationTable';
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import { REFLECT_EVAL_VERSION } from '../version';
@@ -63,6 +64,9 @@ export async function runReportPlan(plan: ReportPlan, target: JobTarget, host: J
   const agreementBy = plan.agreementBy ?? (items.some((it) => typeof (it.provenance as Record<string, unknown> | undefined)?.stage === 'string' || 'stage' in it) ? 'stage' : undefined);
   const agreement = agreementCoefficientsBy(items, agreementBy ?? null, resamples > 0 ? { bootstrap: { resamples, seed: plan.seed ?? 1 } } : {});
   const out = resolve(host.baseDir, plan.out);
+  // The figure beside the report: each evaluator's correlation with its interval per column, laypeople–experts as
+  // the reference line (the correlation panel draws the same SVG).
+  const figure = out.replace(/\.md$/i, '') + '.forest-plot.svg';
   const candidates = items.reduce((n, it) => n + it.candidates.length, 0);
   const labelled = items.reduce((n, it) => n + it.candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length, 0);
   const md = [
@@ -74,6 +78,8 @@ export async function runReportPlan(plan: ReportPlan, target: JobTarget, host: J
     '',
     tableToMarkdown(table),
     '',
+    `![Forest plot: each evaluator's ${table.method === 'spearman' ? "Spearman's rho" : table.method} with the ${plan.human ?? 'experts'}, by ${plan.groupBy ?? 'source'}](${basename(figure)})`,
+    '',
     `## Inter-annotator agreement${agreementBy ? ` by ${agreementBy}` : ''}`,
     '',
     renderTables(groupedCoefficientsPlainTables(agreement, { compact: true }), 'md'),
@@ -81,6 +87,7 @@ export async function runReportPlan(plan: ReportPlan, target: JobTarget, host: J
   ].join('\n');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, md);
+  writeFileSync(figure, forestPlotSvg(table, { background: '#ffffff' }));
   const text = tableToText(table);
-  return { job: 'report', lines: [], warnings: [], files: [out], data: { text } };
+  return { job: 'report', lines: [], warnings: [], files: [out, figure], data: { text } };
 }
