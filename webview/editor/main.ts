@@ -306,6 +306,7 @@ function scoreGroups(groups: ScoreGroup[]): HTMLElement {
               el('th', { scope: 'row', class: 'score-name' }, l.name),
               el('td', { class: 'score-value' }, l.value),
               el('td', { class: 'score-scale' }, l.scale ? `(${l.scale})` : ''),
+              el('td', { class: 'score-repeats' }, l.repeatsDiffer ? el('span', { class: 'repeats-differ', title: l.repeatsDiffer, 'aria-label': l.repeatsDiffer }, '≠ repeats') : ''),
             ),
           ),
         ),

@@ -33,6 +33,23 @@ export interface ScoreLine {
   ok: boolean;
   /** Full id, raw value and, when present, expected value, raw reply and message: for a tooltip. */
   title: string;
+  /**
+   * Set when the judge was asked K times (`judge --repeats K`) and its replies differ: e.g. `repeats differ: 4, 4, 2`
+   * (the values in repeat order; `—` for a reply without a usable value). The editor marks such a candidate.
+   */
+  repeatsDiffer?: string;
+}
+
+/**
+ * Whether a score's repeated replies (`score.repeats`, written by `judge --repeats K`) disagree, and how: the values
+ * in repeat order when at least two differ (a reply without a usable value counts as different), else undefined.
+ */
+export function repeatDisagreement(score: Score): string | undefined {
+  const repeats = score.repeats;
+  if (!Array.isArray(repeats) || repeats.length < 2) return undefined;
+  const values = repeats.map((r) => (r && typeof r === 'object' && (r as Score).status === 'ok' && typeof (r as Score).value === 'number' ? ((r as Score).value as number) : null));
+  if (values.every((v) => v === values[0])) return undefined;
+  return `repeats differ: ${values.map((v) => (v === null ? '—' : String(v))).join(', ')}`;
 }
 
 /** A group of score lines. */
@@ -125,7 +142,8 @@ export function summariseScores(scores: Readonly<Record<string, Score>>, names: 
       ...(s.raw !== undefined ? [`raw reply: ${s.raw}`] : []),
       ...(s.message ? [`${s.message}`] : []),
     ].join('\n');
-    const line: ScoreLine = { id, name: names.get(id) ?? own.get(id) ?? id, value, scale: formatScale(scale), ok, title };
+    const differ = repeatDisagreement(s);
+    const line: ScoreLine = { id, name: names.get(id) ?? own.get(id) ?? id, value, scale: formatScale(scale), ok, title: differ ? `${title}\n${differ}` : title, ...(differ ? { repeatsDiffer: differ } : {}) };
     const g = groupOf(id);
     groups.set(g, [...(groups.get(g) ?? []), line]);
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { evaluatorScale, formatScale, formatScoreValue, summariseScores } from '../../../src/core/analysis/scoreSummary';
+import { evaluatorScale, formatScale, formatScoreValue, summariseScores, repeatDisagreement } from '../../../src/core/analysis/scoreSummary';
 import { displayNames } from '../../../src/core/analysis/evaluatorNames';
 import type { Score } from '../../../src/core/dialogue/types';
 
@@ -89,5 +89,18 @@ describe('number formatting of the correlation tables', () => {
     assert.equal(formatStatistic({ statistic: null, undefinedReason: 'too-few' }), 'too few');
     assert.equal(undefinedPhrase('degenerate'), 'undefined (degenerate)');
     assert.match(undefinedExplanation('constant-input'), /same for every response/);
+  });
+});
+
+describe('repeats that disagree (judge --repeats K)', () => {
+  const rep = (value: number | null) => ({ value, status: value === null ? ('unparsable' as const) : ('ok' as const) });
+  it('marks a judge whose repeated replies differ, in repeat order, and not one whose replies agree', () => {
+    assert.equal(repeatDisagreement({ value: 4, status: 'ok', repeats: [rep(4), rep(4), rep(2)] }), 'repeats differ: 4, 4, 2');
+    assert.equal(repeatDisagreement({ value: 4, status: 'ok', repeats: [rep(4), rep(null)] }), 'repeats differ: 4, —');
+    assert.equal(repeatDisagreement({ value: 4, status: 'ok', repeats: [rep(4), rep(4), rep(4)] }), undefined);
+    assert.equal(repeatDisagreement({ value: 4, status: 'ok' }), undefined);
+    const [judges] = summariseScores({ 'judge:api:m:instructions×rating@h~d': { value: 4, status: 'ok', repeats: [rep(4), rep(3)] } });
+    assert.equal(judges.lines[0].repeatsDiffer, 'repeats differ: 4, 3');
+    assert.match(judges.lines[0].title, /\nrepeats differ: 4, 3$/);
   });
 });
