@@ -68,7 +68,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     // The editor merges the labels into what the job wrote and says so.
     await waitFor('the merge notice', async () => (await p.locator('.notification-list-item-message', { hasText: /changed on disk; your 2 unsaved label\(s\) were merged/ }).count()) > 0, 60_000);
     console.log(`      merged ${Date.now() - started} ms after the job started`);
-    await waitFor('the scores in the webview', async () => (await frame.locator(`.candidate[data-candidate-id="${c2}"] .scores li`).count()) >= 3, 30_000);
+    await waitFor('the scores in the webview', async () => (await frame.locator(`.candidate[data-candidate-id="${c2}"] .scores tr[data-evaluator]`).count()) >= 3, 30_000);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
     await p.screenshot({ path: join(out, 'merge-merged.png') });
 

@@ -90,7 +90,10 @@ export function describeField(key: string, value: string): string {
     case 'tok':
       return value === 'default' ? 'default tokens' : `${value} tokens`;
     case 'smooth':
-      return value === 'none' ? 'no smoothing' : /^method(\d)/.test(value) ? `smoothing ${value.replace(/^method/, 'method ')}` : `smoothing ${value}`;
+      // `method1[epsilon=0.1]` reads `smoothing method 1, epsilon 0.1`.
+      return value === 'none'
+        ? 'no smoothing'
+        : `smoothing ${value.replace(/^method(\d)/, 'method $1').replace(/\[([^\]]*)\]$/, (_, p: string) => `, ${p.split(',').map((kv) => kv.replace('=', ' ')).join(', ')}`)}`;
     case 'stem':
       return value === 'none' ? 'no stemming' : `${value.split('-')[0]} stemming`;
     case 'case':

@@ -54,7 +54,12 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   if (!pickedJudges?.length) return;
   const bodies = await vscode.window.showQuickPick(Object.keys(lib.bodies).map((b) => ({ label: b, picked: true })), { title: 'Task bodies', canPickMany: true });
   if (!bodies?.length) return;
-  const requests = await vscode.window.showQuickPick(Object.keys(lib.requests).map((r) => ({ label: r, picked: true, description: lib.requests[r].spec.description })), { title: 'Assessment requests', canPickMany: true });
+  // ICMI 2023's two requests are preselected; the others (yes/no, error categories — API judges only) are offered.
+  const paper = new Set(['rating', 'scoring']);
+  const requests = await vscode.window.showQuickPick(
+    Object.keys(lib.requests).map((r) => ({ label: r, picked: paper.has(r), description: lib.requests[r].spec.description })),
+    { title: 'Assessment requests', canPickMany: true },
+  );
   if (!requests?.length) return;
   const plan = await judgePlan(pickedJudges.map((p) => p.spec), bodies.map((b) => b.label), requests.map((r) => r.label));
   const { estimateJudgePlan } = await import('../../core/jobs/judge');

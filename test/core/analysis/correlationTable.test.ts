@@ -179,6 +179,8 @@ describe('correlation table: hand-worked cases', () => {
     assert.equal(names.get('judge:local:bundled:reflect-gpt2-tiny:instructions×rating@3f2a9c0d11b7'), 'instructions × rating · reflect-gpt2-tiny');
     assert.equal(names.get('metric:followUpLikelihood.That makes no sense!@m'), 'Follow-up: That makes no sense!');
     assert.equal(names.get('metric:nmtBleu.score@impl:tensorflow-nmt|tok:13a|rv:0.1.0'), 'BLEU (nmt, HF evaluate)');
+    const smoothing = displayNames(['metric:bleu4.score@impl:nltk-3.8|tok:whitespace|smooth:none|rv:0.1.0', 'metric:bleu4.score@impl:nltk-3.8|tok:whitespace|smooth:method1[epsilon=0.1]|rv:0.1.0']);
+    assert.deepEqual([...smoothing.values()], ['BLEU-4 (no smoothing)', 'BLEU-4 (smoothing method 1, epsilon 0.1)']);
   });
 
   it('tells judges apart by what differs in their recorded signatures, and says when a 0.1.0 judge recorded none', () => {
