@@ -192,7 +192,12 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     await p.screenshot({ path: join(out, 'judge-matrix-confirm.png') });
     await dialog.locator('a.monaco-button', { hasText: 'Run' }).click();
     await waitFor('the matrix results', async () => (await p.locator('.notification-list-item-message', { hasText: /instructions-tutorial × scoring[^:]*: \d+ judged/ }).count()) > 0, 120_000);
-    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    // The results are in the document (dirty) before the summary is shown; a slow UI may mark the tab later. On a
+    // failure, say what the notifications said (how many judged, how many items updated, warnings).
+    await p.waitForSelector('.tab.dirty:has-text("annomi.dialogues.jsonl")', { timeout: 60_000 }).catch(async (err) => {
+      const notes = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent));
+      throw new Error(`${(err as Error).message}; notifications: ${notes.join(' | ')}`);
+    });
     const frame = await editorFrame(p);
     await frame.locator('.candidate').first().press('Control+s');
     let lastSeen = '';
