@@ -40,18 +40,32 @@ export async function judgeCommand(context: vscode.ExtensionContext, editors: Di
   await runPlanInEditor(context, document, { ...plan, job: 'judge' }, 'judging');
 }
 
-/** Picks judges × task bodies × requests, shows the number of calls and the estimated cost, then runs them. */
-export async function judgeMatrixCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
-  if (!requireTrust('run judges')) return;
+/**
+ * The start both Run Judge Matrix… and Search Judge Prompts… share: workspace trust, the active dialogue document,
+ * the prompt library (workspace `prompts/` over the bundled one) and a pick of judges from `reflectEval.judges`
+ * (or the single judge of the `reflectEval.judge.*` settings), all preselected.
+ *
+ * @returns undefined when the user or the workspace stops it (untrusted, no dialogue editor, nothing picked)
+ */
+async function startJudgePicks(context: vscode.ExtensionContext, editors: DialogueEditorProvider, title: string) {
+  if (!requireTrust('run judges')) return undefined;
   const document = activeDialogue(editors);
-  if (!document) return;
+  if (!document) return undefined;
   const { loadPromptLibrary } = await import('../../core/judges/prompts');
   const { judgeLabel } = await import('../../core/judges/createJudge');
   const lib = loadPromptLibrary(...promptRoots(context));
   const configured = config().get<JudgeSpec[]>('judges') ?? [];
   const judges = configured.length ? configured : [settingsJudge()];
-  const pickedJudges = await vscode.window.showQuickPick(judges.map((j) => ({ label: judgeLabel(j), picked: true, spec: j })), { title: 'Judges (setting reflectEval.judges)', canPickMany: true });
-  if (!pickedJudges?.length) return;
+  const picked = await vscode.window.showQuickPick(judges.map((j) => ({ label: judgeLabel(j), picked: true, spec: j })), { title, canPickMany: true });
+  if (!picked?.length) return undefined;
+  return { document, lib, judges: picked.map((p) => p.spec) };
+}
+
+/** Picks judges × task bodies × requests, shows the number of calls and the estimated cost, then runs them. */
+export async function judgeMatrixCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
+  const start = await startJudgePicks(context, editors, 'Judges (setting reflectEval.judges)');
+  if (!start) return;
+  const { document, lib } = start;
   const bodies = await vscode.window.showQuickPick(Object.keys(lib.bodies).map((b) => ({ label: b, picked: true })), { title: 'Task bodies', canPickMany: true });
   if (!bodies?.length) return;
   // ICMI 2023's two requests are preselected; the others (yes/no, error categories — API judges only) are offered.
@@ -61,7 +75,7 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
     { title: 'Assessment requests', canPickMany: true },
   );
   if (!requests?.length) return;
-  const plan = await judgePlan(pickedJudges.map((p) => p.spec), bodies.map((b) => b.label), requests.map((r) => r.label));
+  const plan = await judgePlan(start.judges, bodies.map((b) => b.label), requests.map((r) => r.label));
   const { estimateJudgePlan } = await import('../../core/jobs/judge');
   const { documentItems } = await import('../../core/format/jsonl');
   const est = await estimateJudgePlan(plan, documentItems(parseTextDocument(document)), promptRoots(context));
@@ -86,16 +100,9 @@ export async function setApiKeyCommand(context: vscode.ExtensionContext): Promis
  * ReflectEval output; the document is not changed.
  */
 export async function searchPromptsCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
-  if (!requireTrust('run judges')) return;
-  const document = activeDialogue(editors);
-  if (!document) return;
-  const { loadPromptLibrary } = await import('../../core/judges/prompts');
-  const { judgeLabel } = await import('../../core/judges/createJudge');
-  const lib = loadPromptLibrary(...promptRoots(context));
-  const configured = config().get<JudgeSpec[]>('judges') ?? [];
-  const judges = configured.length ? configured : [settingsJudge()];
-  const pickedJudges = await vscode.window.showQuickPick(judges.map((j) => ({ label: judgeLabel(j), picked: true, spec: j })), { title: 'Prompt search: judges (setting reflectEval.judges)', canPickMany: true });
-  if (!pickedJudges?.length) return;
+  const start = await startJudgePicks(context, editors, 'Prompt search: judges (setting reflectEval.judges)');
+  if (!start) return;
+  const { document, lib } = start;
   const numeric = Object.keys(lib.requests).filter((r) => lib.requests[r].spec.kind !== 'errorCategories');
   const requests = await vscode.window.showQuickPick(numeric.map((r) => ({ label: r, picked: ['rating', 'scoring', 'binary'].includes(r), description: lib.requests[r].spec.description })), { title: 'Prompt search: assessment requests', canPickMany: true });
   if (!requests?.length) return;
@@ -107,7 +114,7 @@ export async function searchPromptsCommand(context: vscode.ExtensionContext, edi
   const { validateSearchPromptsPlan, buildSearchSpace, estimateSearchPlan, estimateLines, searchCacheFile } = await import('../../core/jobs/searchPrompts');
   const prices = config().get<Record<string, Price>>('prices') ?? {};
   const plan = validateSearchPromptsPlan(
-    { judges: pickedJudges.map((p) => p.spec), requests: requests.map((r) => r.label), parts: { optional: parts.map((p) => p.label) }, fewShot: { counts: fewShot.counts }, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) },
+    { judges: start.judges, requests: requests.map((r) => r.label), parts: { optional: parts.map((p) => p.label) }, fewShot: { counts: fewShot.counts }, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) },
     'settings and picks',
   );
   const { documentItems } = await import('../../core/format/jsonl');
