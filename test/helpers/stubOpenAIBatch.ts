@@ -6,12 +6,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chatCompletion } from './stubOpenAI';
+import { chatCompletion, chatCompletionChoices } from './stubOpenAI';
 
 /** How one request line of a batch fares. */
 export type BatchLineAnswer =
   /** Answered (HTTP 200) with this chat reply. */
   | { reply: string }
+  /** Answered (HTTP 200) with one chat choice per text (a request with `n` > 1). */
+  | { replies: string[] }
   /** In the error file with this code (e.g. `batch_expired` for a request an expired batch never ran). */
   | { error: { code: string; message: string } }
   /** In the output file with a non-200 status (the endpoint refused this one request). */
@@ -92,7 +94,8 @@ export async function startStubBatchAPI(options: StubBatchOptions): Promise<Stub
     } else {
       for (const line of b.lines) {
         const a = options.answer(line);
-        if ('reply' in a) out.push(JSON.stringify({ id: `req-${n++}`, custom_id: line.custom_id, response: { status_code: 200, request_id: 'r', body: JSON.parse(chatCompletion(a.reply)) }, error: null }));
+        if ('replies' in a) out.push(JSON.stringify({ id: `req-${n++}`, custom_id: line.custom_id, response: { status_code: 200, request_id: 'r', body: JSON.parse(chatCompletionChoices(a.replies)) }, error: null }));
+        else if ('reply' in a) out.push(JSON.stringify({ id: `req-${n++}`, custom_id: line.custom_id, response: { status_code: 200, request_id: 'r', body: JSON.parse(chatCompletion(a.reply)) }, error: null }));
         else if ('error' in a) err.push(JSON.stringify({ id: `req-${n++}`, custom_id: line.custom_id, response: null, error: a.error }));
         else out.push(JSON.stringify({ id: `req-${n++}`, custom_id: line.custom_id, response: { status_code: a.status, request_id: 'r', body: { error: { message: a.message } } }, error: null }));
       }

@@ -31,6 +31,7 @@ export function registerGenerate(program: Command): void {
     .option('--prompts <dir>', 'a prompts folder whose generation/chat.mustache overrides the bundled chat template')
     .option('--cache <file>', 'API reply cache (default: .reflect-eval-cache/generation-cache.jsonl beside the file)')
     .option('--no-cache', 'ask API endpoints again even for requests answered before')
+    .option('--batch', "API generators through OpenAI's Batch API: half price, answered within 24 h, resumed by batch id after a restart (docs/scale.md)")
     .option('--print-plan', 'print the plan as JSON (a run config for --config), then exit')
     .option('-o, --out <file>', 'write here instead of updating the file in place')
     .action(async (file: string, opts: Record<string, unknown>) => {
@@ -49,6 +50,7 @@ export function registerGenerate(program: Command): void {
       if (opts.preset) config = { ...config, preset: opts.preset as PresetName };
       if (opts.seed !== undefined) config = { ...config, seed: opts.seed };
       if (opts.maxNewTokens !== undefined) config = { ...config, maxNewTokens: opts.maxNewTokens };
+      if (opts.batch) config = { ...config, batch: true };
       if (opts.cache === false) config = { ...config, cache: false };
       else if (typeof opts.cache === 'string') config = { ...config, cache: resolve(opts.cache) };
       const runtime = runtimeFromFlags(opts, config.runtime as LocalRuntimeOptions | undefined);

@@ -44,6 +44,11 @@ export interface ApiGeneratorOptions {
   stop?: string[];
   /** Replies are read from and written to this cache when given. */
   cache?: ResponseCache<ApiReply>;
+  /**
+   * Answer only from the cache, never call: a request not in it fails with this message (batch mode, where the
+   * Batch API filled the cache first; generation/apiBatch.ts).
+   */
+  cacheOnly?: string;
 }
 
 /** Sampling parameters of one request (OpenAI's, in camelCase). */
@@ -129,21 +134,28 @@ export class ApiGenerator {
     };
   }
 
+  /** The response-cache key of a request body: the backend description and the body (no secrets). */
+  cacheKey(body: ApiRequestBody): string {
+    return responseCacheKey(this.description, JSON.stringify(body));
+  }
+
   /**
    * Asks for `params.n` samples for one context, or serves them from the cache.
    *
    * @returns the reply and whether it came from the cache (usage is omitted for cached replies: nothing was spent)
-   * @throws the `openai` package's APIError after its retries, or Error when the reply lacks a sample's text
+   * @throws the `openai` package's APIError after its retries, Error when the reply lacks a sample's text, or Error
+   *   with the `cacheOnly` message for a request not in the cache in that mode
    */
   async complete(context: readonly Turn[], params: ApiSamplingParams, options: { behaviour?: TherapistBehaviour; signal?: AbortSignal } = {}): Promise<ApiReply & { cached: boolean }> {
     const body = this.requestBody(context, params, options.behaviour);
-    const key = responseCacheKey(this.description, JSON.stringify(body));
+    const key = this.cacheKey(body);
     const hit = this.options.cache?.get(key);
     if (hit) {
       this.stats.hits++;
       const { usage: _spentEarlier, ...rest } = hit;
       return { ...rest, cached: true };
     }
+    if (this.options.cacheOnly) throw new Error(this.options.cacheOnly);
     this.stats.calls++;
     const reply = await this.call(body, options.signal);
     this.options.cache?.set(key, reply);
@@ -151,18 +163,26 @@ export class ApiGenerator {
   }
 
   private async call(body: ApiRequestBody, signal?: AbortSignal): Promise<ApiReply> {
-    let choices: { index: number; text: string | null | undefined; finishReason: string | null }[];
-    let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
-    if (this.options.protocol === 'chat') {
-      const res = await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal });
-      choices = (res.choices ?? []).map((c) => ({ index: c.index, text: c.message?.content, finishReason: c.finish_reason ?? null }));
-      usage = res.usage;
-    } else {
-      const res = await this.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal });
-      choices = (res.choices ?? []).map((c) => ({ index: c.index, text: c.text, finishReason: c.finish_reason ?? null }));
-      usage = res.usage;
-    }
-    choices.sort((a, b) => a.index - b.index);
+    const res =
+      this.options.protocol === 'chat'
+        ? await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal })
+        : await this.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal });
+    return this.replyFrom(body, res);
+  }
+
+  /**
+   * The reply a response body holds — a `chat.completion` or a `text_completion`, from an online call or a Batch API
+   * output line — for the request `body` (its `n` samples, in choice-index order).
+   *
+   * @throws Error when the body has another number of choices than `n`, or a choice without text
+   */
+  replyFrom(body: ApiRequestBody, res: unknown): ApiReply {
+    type Choice = { index: number; text?: string | null; message?: { content?: string | null }; finish_reason?: string | null };
+    const r = (res ?? {}) as { choices?: Choice[]; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+    const choices = (r.choices ?? [])
+      .map((c) => ({ index: c.index, text: this.options.protocol === 'chat' ? c.message?.content : c.text, finishReason: c.finish_reason ?? null }))
+      .sort((a, b) => a.index - b.index);
+    const usage = r.usage;
     const n = body.n as number;
     if (choices.length !== n) throw new Error(`${this.options.model}: asked for ${n} samples, the endpoint returned ${choices.length}`);
     choices.forEach((c, i) => {

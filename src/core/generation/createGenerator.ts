@@ -27,6 +27,8 @@ export interface GeneratorEnvironment {
   apiKey(spec: GeneratorSpec): Promise<{ key: string } | { missing: string }>;
   /** API reply cache (shared by the run's API generators), or undefined for none. */
   cache?: ResponseCache<ApiReply>;
+  /** API generators answer only from the cache, failing a request not in it with this message (batch mode). */
+  cacheOnly?: string;
 }
 
 /** A short label: `local: bundled:reflect-gpt2-tiny` or `openai-chat: gpt-4o-mini`. */
@@ -49,22 +51,31 @@ export function generatorHandle(spec: GeneratorSpec, env: GeneratorEnvironment):
       }
       const answer = await env.apiKey(spec);
       if ('missing' in answer) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${answer.missing}`);
-      const apiKey = answer.key;
-      const protocol = spec.backend === 'openai-chat' ? 'chat' : 'completions';
-      const chatTemplate = protocol === 'chat' ? (spec.chatTemplate ? loadChatTemplate(resolve(env.baseDir, spec.chatTemplate)) : findChatTemplate(...env.promptRoots)) : undefined;
-      const api = new ApiGenerator({
-        protocol,
-        baseURL: spec.baseURL as string,
-        model: spec.model as string,
-        apiKey,
-        headers: spec.headers,
-        maxRetries: spec.maxRetries,
-        timeoutMs: spec.timeoutMs,
-        stop: spec.stop,
-        chatTemplate,
-        cache: env.cache,
-      });
-      return apiCandidateGenerator(api);
+      return apiCandidateGenerator(createApiGenerator(spec, env, answer.key));
     },
   };
+}
+
+/**
+ * The {@link ApiGenerator} an API generator spec describes (its chat template read from the environment's prompt
+ * folders or the spec's file), with the environment's cache.
+ *
+ * @throws PromptTemplateError for a bad chat template
+ */
+export function createApiGenerator(spec: GeneratorSpec, env: GeneratorEnvironment, apiKey: string): ApiGenerator {
+  const protocol = spec.backend === 'openai-chat' ? 'chat' : 'completions';
+  const chatTemplate = protocol === 'chat' ? (spec.chatTemplate ? loadChatTemplate(resolve(env.baseDir, spec.chatTemplate)) : findChatTemplate(...env.promptRoots)) : undefined;
+  return new ApiGenerator({
+    protocol,
+    baseURL: spec.baseURL as string,
+    model: spec.model as string,
+    apiKey,
+    headers: spec.headers,
+    maxRetries: spec.maxRetries,
+    timeoutMs: spec.timeoutMs,
+    stop: spec.stop,
+    chatTemplate,
+    cache: env.cache,
+    ...(env.cacheOnly ? { cacheOnly: env.cacheOnly } : {}),
+  });
 }

@@ -10,7 +10,9 @@ import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRun
 import { withRuntime } from './runtime';
 import type { ApiReply } from '../generation/apiGenerator';
 import { addGeneratedCandidates } from '../generation/candidates';
-import { generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
+import { runGenerationBatches, generatorBatchOwner } from '../generation/apiBatch';
+import { createApiGenerator, generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
+import { BatchStateLog } from '../remote/openaiBatch';
 import { runGeneration } from '../generation/run';
 import { describeSpec, resolveGenerationRun, validateGenerationConfig, type GenerationRunConfig } from '../generation/runConfig';
 import type { GeneratorSpec } from '../generation/runConfig';
@@ -31,6 +33,14 @@ export interface GeneratePlan extends GenerationRunConfig {
   apiKeyOrigins?: Record<string, string[]>;
   /** How local generators run: threads and execution provider (over the host's settings). */
   runtime?: LocalRuntimeOptions;
+  /**
+   * Send the API generators' requests through OpenAI's Batch API (docs/scale.md): uploaded as one file per 50 000
+   * requests, answered within 24 h at half the price, resumed by batch id after a restart (state in
+   * `.reflect-eval-cache/batches.jsonl` beside the dialogue file). Local generators run as usual.
+   */
+  batch?: boolean;
+  /** First wait between polls of a batch, in seconds (default 15; each next wait 1.5 × longer, at most 10 min). */
+  batchPollSeconds?: number;
 }
 
 /**
@@ -41,9 +51,12 @@ export interface GeneratePlan extends GenerationRunConfig {
 export function validateGeneratePlan(value: unknown, source: string): GeneratePlan {
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object like {"generators": [{"backend": "local"}], "preset": "greedy"}');
-  const { job, cache, apiKeyOrigins, runtime, ...config } = value as Record<string, unknown>;
+  const { job, cache, apiKeyOrigins, runtime, batch, batchPollSeconds, ...config } = value as Record<string, unknown>;
   if (job !== undefined && job !== 'generate') fail('job', 'must be "generate" for a generation plan');
   if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') fail('cache', 'must be true, false or a file path');
+  if (batch !== undefined && typeof batch !== 'boolean') fail('batch', 'must be true or false');
+  if (batch && cache === false) fail('batch', 'needs the reply cache: the batch\'s replies are stored there and read by the run (remove "cache": false)');
+  if (batchPollSeconds !== undefined && !(typeof batchPollSeconds === 'number' && batchPollSeconds > 0 && batchPollSeconds <= 3600)) fail('batchPollSeconds', 'must be a number of seconds in (0, 3600]');
   const origins = validateApiKeyOrigins(apiKeyOrigins, fail);
   return {
     ...validateGenerationConfig(config, source),
@@ -51,6 +64,8 @@ export function validateGeneratePlan(value: unknown, source: string): GeneratePl
     ...(cache !== undefined ? { cache: cache as boolean | string } : {}),
     ...(origins ? { apiKeyOrigins: origins } : {}),
     ...(runtime !== undefined ? { runtime: validateLocalRuntime(runtime, 'runtime', fail) } : {}),
+    ...(batch !== undefined ? { batch: batch as boolean } : {}),
+    ...(batchPollSeconds !== undefined ? { batchPollSeconds: batchPollSeconds as number } : {}),
   };
 }
 
@@ -77,6 +92,14 @@ export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, hos
     ...(cacheFile ? { cache: new ResponseCache<ApiReply>(cacheFile) } : {}),
   };
   const items = target.items;
+  const batchLines: string[] = [];
+  const batchWarnings: string[] = [];
+  if (plan.batch && run.generators.some((g) => g.backend !== 'local')) {
+    await runBatches(plan, run, items, env, host, batchLines, batchWarnings, cacheFileBeside(target.file, 'batches.jsonl'));
+    if (host.signal?.aborted) return { job: 'generate', lines: batchLines, warnings: batchWarnings, cancelled: true };
+    // The run below answers API generators from the cache the batches filled, never online.
+    env.cacheOnly = 'no finished batch answered this request; rerun with --batch to ask it';
+  }
   host.log(`${items.length} contexts × ${run.generators.length} generator(s) × ${run.settings.length} decoding setting(s), seed ${run.seed}`);
   const result = await runGeneration(items, run.generators.map((g) => generatorHandle(g, env)), run.settings, run, {
     signal: host.signal,
@@ -99,10 +122,12 @@ export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, hos
   const report: JobReport = {
     job: 'generate',
     lines: [
+      ...batchLines,
       `${result.contextsDone}/${result.contextsTotal} contexts in ${(result.elapsedMs / 1000).toFixed(1)} s (${generating.toFixed(1)} s generating), ${result.tokensGenerated} new tokens (${(result.tokensGenerated / Math.max(generating, 1e-9)).toFixed(1)} tokens/s); ` +
         `${counts.added} new candidates, ${counts.duplicates} duplicates listed as further origins, ${counts.unchanged} already present`,
     ],
     warnings: [
+      ...batchWarnings,
       ...result.loadErrors.map((e) => `could not load ${e.generator}: ${e.message}`),
       ...result.skipped,
       ...result.failures.map((f) => `failed: ${f.generator} on ${f.itemId}, ${f.setting}: ${f.message}`),
@@ -114,6 +139,42 @@ export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, hos
   else if (result.loadErrors.length) report.failed = `${result.loadErrors.length} generator(s) could not be loaded (the others' candidates were kept)`;
   else if (items.length === 0) report.nothingDone = 'the file has no items to generate for';
   return report;
+}
+
+/**
+ * Batch mode: every API generator's outstanding requests through the Batch API, one generator after the other
+ * (each resumes its own open batches first); the replies land in the reply cache. Report lines and warnings are
+ * appended to `lines` and `warnings`; a generator whose batches fail is reported and its requests fail in the run.
+ */
+async function runBatches(plan: GeneratePlan, run: ReturnType<typeof resolveGenerationRun>, items: JobTarget['items'], env: GeneratorEnvironment, host: JobHost, lines: string[], warnings: string[], stateFile: string): Promise<void> {
+  const state = new BatchStateLog(stateFile);
+  for (const spec of run.generators) {
+    if (spec.backend === 'local' || host.signal?.aborted) continue;
+    const label = `${spec.model} @ ${spec.baseURL}`;
+    try {
+      const answer = await env.apiKey(spec);
+      if ('missing' in answer) continue; // the run reports the generator as not loaded
+      const api = createApiGenerator(spec, env, answer.key);
+      const res = await runGenerationBatches({
+        api,
+        items,
+        settings: run.settings,
+        run,
+        state,
+        pollMs: (plan.batchPollSeconds ?? 15) * 1000,
+        signal: host.signal,
+        log: (m) => host.log(m),
+        progress: (done, total, message) => host.progress({ done, total, message }),
+      });
+      for (const b of res.batches) lines.push(`batch ${b.batchId} (${label}${b.created ? '' : ', resumed'}): ${b.status}, ${b.answered} answered, ${b.failed} failed of ${b.requests} requests`);
+      if (res.owed === 0 && res.batches.length === 0) lines.push(`${label}: every request already in the reply cache, no batch`);
+      const first = [...res.failures.values()][0];
+      if (res.failures.size) warnings.push(`${res.failures.size} request(s) of ${label} were not answered by their batch (first: ${first}); rerun with --batch to ask only those`);
+      if (res.stillRunning > 0) warnings.push(`${res.stillRunning} request(s) of ${label} are still in a running batch (${state.open(generatorBatchOwner(api)).map((b) => b.batchId).join(', ')}): rerun with --batch to collect them; no new batch is created for them`);
+    } catch (err) {
+      warnings.push(`the batches of ${label} stopped: ${(err as Error).message}`);
+    }
+  }
 }
 
 /** The API endpoints of a plan's generators, for the key rules. */

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { DialogueItem } from '../dialogue/types';
-import { batchInputFiles, batchResults, BatchStateLog, createBatch, pollBatch, type BatchOutcome, type BatchRequestLine, type BatchStateEntry } from '../remote/openaiBatch';
+import { BatchStateLog, runBatchRequests, type BatchRunSummary } from '../remote/openaiBatch';
 import { judgeCacheKey, type CacheStats, type JudgeCache } from './cache';
 import { judgeDescription, judgeLabel } from './createJudge';
 import { judgeEvaluatorId, missingRepeats, type Judge, type JudgeRequest, type JudgeResult } from './judge';
@@ -45,17 +45,7 @@ export interface JudgeBatchOptions {
 }
 
 /** One batch as a run saw it. */
-export interface JudgeBatchSummary {
-  batchId: string;
-  status: BatchStateEntry['status'];
-  requests: number;
-  /** Requests answered with a reply (`ok` or `unparsable`). */
-  answered: number;
-  /** Requests that failed (expired, refused by the endpoint, a failed batch). */
-  failed: number;
-  /** Whether this run created it (false: resumed from the state file). */
-  created: boolean;
-}
+export type JudgeBatchSummary = BatchRunSummary;
 
 /** What a judge's batches gave. */
 export interface JudgeBatchRun {
@@ -126,103 +116,35 @@ export async function runJudgeBatches(o: JudgeBatchOptions): Promise<JudgeBatchR
   });
 
   const results = new Map<string, JudgeResult>();
-  const summaries: JudgeBatchSummary[] = [];
-  let stillRunning = 0;
-  const finished = new Map<string, number>();
-  let total = 0;
-  const report = (message: string) => o.progress?.([...finished.values()].reduce((a, b) => a + b, 0), total, message);
-
-  const store = (key: string, outcome: BatchOutcome) => {
-    const w = wanted.get(key);
-    if (!w) return false; // answered meanwhile (in the cache), or no longer asked by this plan
-    const result: JudgeResult = outcome.ok ? resultFromCompletion(outcome.body, options.endpoint, w.spec) : { raw: '', value: null, status: 'error', message: outcome.message };
-    results.set(key, result);
-    o.cache?.set(key, result);
-    return true;
-  };
-
-  /** Polls one batch to its end, stores its results, marks it collected. */
-  const follow = async (entry: Omit<BatchStateEntry, 'at'>, customIds: string[] | undefined, created: boolean) => {
-    total += entry.requests;
-    let lastStatus = entry.status;
-    const batch = await pollBatch(client, entry.batchId, {
-      intervalMs: o.pollMs,
-      signal: o.signal,
-      onStatus: (b) => {
-        const counts = b.request_counts;
-        if (counts) finished.set(b.id, counts.completed + counts.failed);
-        report(`batch ${b.id} ${b.status}`);
-        if (b.status !== lastStatus) {
-          lastStatus = b.status;
-          o.state.record({ ...entry, status: b.status });
-        }
-      },
-    });
-    if (!batch) {
-      stillRunning += entry.requests;
-      return;
-    }
-    // A batch that did not complete may leave requests out of both result files: its input file names them all.
-    const ids = customIds ?? (batch.status === 'completed' ? [] : await inputCustomIds(client, batch.input_file_id));
-    const outcomes = await batchResults(client, batch, ids);
-    let answered = 0;
-    let failed = 0;
-    for (const [key, outcome] of outcomes) {
-      if (!store(key, outcome)) continue;
-      if (results.get(key)!.status === 'error') failed++;
-      else answered++;
-    }
-    o.state.record({ ...entry, status: 'collected' });
-    summaries.push({ batchId: entry.batchId, status: batch.status, requests: entry.requests, answered, failed, created });
-    o.log?.(`batch ${entry.batchId} (${label}): ${batch.status}, ${answered} answered, ${failed} failed of ${entry.requests} requests`);
-  };
-
-  // 1. Batches an earlier (killed or restarted) run left open: poll those, create nothing for their requests.
-  const open = o.state.open(owner);
-  if (open.length > 0) o.log?.(`resuming ${open.length} batch(es) of ${label}: ${open.map((b) => b.batchId).join(', ')}`);
-  await Promise.all(open.map((entry) => follow(entry, undefined, false)));
-  if (o.signal?.aborted) return { results, batches: summaries, stillRunning };
-
-  // 2. What no batch answered yet (nor failed in this run) goes into new batches.
-  const remaining = [...wanted.keys()].filter((key) => !results.has(key));
-  if (remaining.length === 0) return { results, batches: summaries, stillRunning };
-  const lines = function* (): Generator<BatchRequestLine> {
-    for (const key of remaining) {
+  const { batches, stillRunning } = await runBatchRequests({
+    client,
+    endpoint,
+    owner,
+    label,
+    state: o.state,
+    wanted: [...wanted.keys()],
+    body: (key) => {
       const w = wanted.get(key)!;
       const item = o.items[w.item];
       const prompt = assemblePrompt(o.lib, o.variants[w.variant], item.context, item.candidates[w.candidate].text);
-      yield { custom_id: key, method: 'POST', url: endpoint, body: judgeRequestBody(options, prompt.text, prompt.spec) };
-    }
-  };
-  const created: Promise<void>[] = [];
-  for (const file of batchInputFiles(lines(), o.maxRequestsPerBatch)) {
-    if (o.signal?.aborted) break;
-    const ids = file.jsonl.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as BatchRequestLine).custom_id);
-    const { batch, inputFileId } = await createBatch(client, file.jsonl, endpoint, { tool: 'reflect-eval', judge: owner });
-    const entry = { batchId: batch.id, owner, label, status: batch.status, requests: file.requests, inputFileId };
-    // Recorded before any polling: from here on a rerun resumes this batch instead of paying for a new one.
-    o.state.record(entry);
-    o.log?.(`batch ${batch.id} created for ${label}: ${file.requests} requests (state in ${o.state.file})`);
-    created.push(follow(entry, ids, true));
-  }
-  await Promise.all(created);
-  return { results, batches: summaries, stillRunning };
-}
-
-/** The custom_ids of a batch's input file (for a batch that ended without answering every request). */
-async function inputCustomIds(client: OpenAI, inputFileId: string): Promise<string[]> {
-  const text = await (await client.files.content(inputFileId)).text();
-  const ids: string[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const id = (JSON.parse(line) as { custom_id?: unknown }).custom_id;
-      if (typeof id === 'string') ids.push(id);
-    } catch {
-      // A line the endpoint stored damaged: its request reads as not answered.
-    }
-  }
-  return ids;
+      return judgeRequestBody(options, prompt.text, prompt.spec);
+    },
+    store: (key, outcome) => {
+      const w = wanted.get(key);
+      if (!w) return undefined; // answered meanwhile (in the cache), or no longer asked by this plan
+      const result: JudgeResult = outcome.ok ? resultFromCompletion(outcome.body, options.endpoint, w.spec) : { raw: '', value: null, status: 'error', message: outcome.message };
+      results.set(key, result);
+      o.cache?.set(key, result);
+      return result.status === 'error' ? 'failed' : 'answered';
+    },
+    pollMs: o.pollMs,
+    metadata: { judge: owner },
+    signal: o.signal,
+    log: o.log,
+    progress: o.progress,
+    maxRequestsPerBatch: o.maxRequestsPerBatch,
+  });
+  return { results, batches, stillRunning };
 }
 
 /**

@@ -180,6 +180,150 @@ export async function batchResults(client: OpenAI, batch: OpenAI.Batches.Batch, 
   return out;
 }
 
+/** What one batch of a {@link runBatchRequests} run gave. */
+export interface BatchRunSummary {
+  batchId: string;
+  status: BatchStateEntry['status'];
+  requests: number;
+  /** Requests answered with a reply the owner stored as usable. */
+  answered: number;
+  /** Requests that failed (expired, refused by the endpoint, a failed batch, a reply the owner could not use). */
+  failed: number;
+  /** Whether this run created it (false: resumed from the state file). */
+  created: boolean;
+}
+
+/** Options of {@link runBatchRequests}. */
+export interface BatchRequestsOptions {
+  client: OpenAI;
+  /** Every request line's `url`. */
+  endpoint: '/v1/chat/completions' | '/v1/completions';
+  /** Whose batches these are ({@link BatchStateEntry.owner}): a digest of the backend description, no secrets. */
+  owner: string;
+  /** A readable name of the owner, for messages. */
+  label: string;
+  state: BatchStateLog;
+  /** Custom ids still owed (no reply in the owner's cache), in the order they are to be sent. */
+  wanted: readonly string[];
+  /** The request body of a custom id of `wanted`. */
+  body(customId: string): Record<string, unknown>;
+  /**
+   * Stores one outcome. Returns `answered` or `failed` as the owner counts it, or undefined for a custom id the
+   * owner no longer wants (answered meanwhile, not in this plan).
+   */
+  store(customId: string, outcome: BatchOutcome): 'answered' | 'failed' | undefined;
+  /** First wait between polls, ms (then ×1.5 per poll). */
+  pollMs: number;
+  /** Extra metadata on created batches (besides `tool: reflect-eval` and the owner). */
+  metadata?: Record<string, string>;
+  signal?: AbortSignal;
+  log?: (message: string) => void;
+  /** Requests finished of requests in the owner's batches, as they run. */
+  progress?: (done: number, total: number, message: string) => void;
+  /** Largest batch in requests (default {@link BATCH_MAX_REQUESTS}). */
+  maxRequestsPerBatch?: number;
+}
+
+/**
+ * The life of an owner's requests in the Batch API: first the batches an earlier (restarted or killed) run left open
+ * in the state file are polled to their end and collected — no new batch is created for their requests; then what
+ * is still owed and no batch answered goes into new batches (each recorded in the state file before any polling),
+ * which are polled and collected in turn. Used by the judge matrix (`judges/batch.ts`) and API generation
+ * (`generation/apiBatch.ts`); what a request is and where its result goes is the owner's.
+ *
+ * @returns one summary per batch collected, and how many requests were still running when the signal aborted (a
+ *   rerun collects them)
+ * @throws the `openai` package's APIError when the endpoint refuses an upload, a batch or a poll
+ */
+export async function runBatchRequests(o: BatchRequestsOptions): Promise<{ batches: BatchRunSummary[]; stillRunning: number }> {
+  const summaries: BatchRunSummary[] = [];
+  const handled = new Set<string>();
+  let stillRunning = 0;
+  const finished = new Map<string, number>();
+  let total = 0;
+  const report = (message: string) => o.progress?.([...finished.values()].reduce((a, b) => a + b, 0), total, message);
+
+  /** Polls one batch to its end, stores its results, marks it collected. */
+  const follow = async (entry: Omit<BatchStateEntry, 'at'>, customIds: string[] | undefined, created: boolean) => {
+    total += entry.requests;
+    let lastStatus = entry.status;
+    const batch = await pollBatch(o.client, entry.batchId, {
+      intervalMs: o.pollMs,
+      signal: o.signal,
+      onStatus: (b) => {
+        const counts = b.request_counts;
+        if (counts) finished.set(b.id, counts.completed + counts.failed);
+        report(`batch ${b.id} ${b.status}`);
+        if (b.status !== lastStatus) {
+          lastStatus = b.status;
+          o.state.record({ ...entry, status: b.status });
+        }
+      },
+    });
+    if (!batch) {
+      stillRunning += entry.requests;
+      return;
+    }
+    // A batch that did not complete may leave requests out of both result files: its input file names them all.
+    const ids = customIds ?? (batch.status === 'completed' ? [] : await inputCustomIds(o.client, batch.input_file_id));
+    const outcomes = await batchResults(o.client, batch, ids);
+    let answered = 0;
+    let failed = 0;
+    for (const [id, outcome] of outcomes) {
+      const counted = o.store(id, outcome);
+      if (!counted) continue;
+      handled.add(id);
+      if (counted === 'failed') failed++;
+      else answered++;
+    }
+    o.state.record({ ...entry, status: 'collected' });
+    summaries.push({ batchId: entry.batchId, status: batch.status, requests: entry.requests, answered, failed, created });
+    o.log?.(`batch ${entry.batchId} (${o.label}): ${batch.status}, ${answered} answered, ${failed} failed of ${entry.requests} requests`);
+  };
+
+  // 1. Batches an earlier (killed or restarted) run left open: poll those, create nothing for their requests.
+  const open = o.state.open(o.owner);
+  if (open.length > 0) o.log?.(`resuming ${open.length} batch(es) of ${o.label}: ${open.map((b) => b.batchId).join(', ')}`);
+  await Promise.all(open.map((entry) => follow(entry, undefined, false)));
+  if (o.signal?.aborted) return { batches: summaries, stillRunning };
+
+  // 2. What no batch answered yet (nor failed in this run) goes into new batches.
+  const remaining = o.wanted.filter((id) => !handled.has(id));
+  if (remaining.length === 0) return { batches: summaries, stillRunning };
+  const lines = function* (): Generator<BatchRequestLine> {
+    for (const id of remaining) yield { custom_id: id, method: 'POST', url: o.endpoint, body: o.body(id) };
+  };
+  const created: Promise<void>[] = [];
+  for (const file of batchInputFiles(lines(), o.maxRequestsPerBatch)) {
+    if (o.signal?.aborted) break;
+    const ids = file.jsonl.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as BatchRequestLine).custom_id);
+    const { batch, inputFileId } = await createBatch(o.client, file.jsonl, o.endpoint, { tool: 'reflect-eval', owner: o.owner, ...o.metadata });
+    const entry = { batchId: batch.id, owner: o.owner, label: o.label, status: batch.status, requests: file.requests, inputFileId };
+    // Recorded before any polling: from here on a rerun resumes this batch instead of paying for a new one.
+    o.state.record(entry);
+    o.log?.(`batch ${batch.id} created for ${o.label}: ${file.requests} requests (state in ${o.state.file})`);
+    created.push(follow(entry, ids, true));
+  }
+  await Promise.all(created);
+  return { batches: summaries, stillRunning };
+}
+
+/** The custom_ids of a batch's input file (for a batch that ended without answering every request). */
+async function inputCustomIds(client: OpenAI, inputFileId: string): Promise<string[]> {
+  const text = await (await client.files.content(inputFileId)).text();
+  const ids: string[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const id = (JSON.parse(line) as { custom_id?: unknown }).custom_id;
+      if (typeof id === 'string') ids.push(id);
+    } catch {
+      // A line the endpoint stored damaged: its request reads as not answered.
+    }
+  }
+  return ids;
+}
+
 function outcomeOf(row: { response?: { status_code?: number; body?: unknown } | null; error?: { code?: string; message?: string } | null }): BatchOutcome {
   if (row.error) return { ok: false, message: [row.error.code, row.error.message].filter(Boolean).join(': ') || 'error' };
   const status = row.response?.status_code;
