@@ -39,6 +39,8 @@ import type { HumanGroup } from '../labels/groups';
 import { bootstrapStatistic, pick } from '../stats/clusterBootstrap';
 import type { BootstrapInterval } from '../stats/bootstrap';
 import { spearmanRho } from '../stats/correlation';
+import { proposeRewrites, rewriteTemplate, validateProposer, type ProposedPart, type ProposerSpec } from '../judges/proposer';
+import { ResponseCache } from '../cache/responseCache';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { cacheFileBeside, judgeKeys, validateJudgePlan, variantPromptTokens } from './judge';
 
@@ -76,9 +78,15 @@ export interface SearchPromptsPlan {
   writeWinner?: boolean | string;
   /** The leaderboard JSON: `true` (default) for `<file>.prompt-search.json`, `false`, or a file. */
   report?: boolean | string;
+  /**
+   * Rewrites of one part's text (default Part A) proposed by a chat model on an OpenAI-compatible endpoint
+   * (judges/proposer.ts): each rewrite is swapped in wherever that part is on, as more variants to choose among on
+   * development items.
+   */
+  proposer?: ProposerSpec;
 }
 
-const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'writeWinner', 'report'];
+const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'writeWinner', 'report', 'proposer'];
 
 /**
  * Checks a prompt search plan.
@@ -131,6 +139,7 @@ export function validateSearchPromptsPlan(value: unknown, source: string): Searc
   if (c.budget !== undefined && !(Number.isInteger(c.budget) && (c.budget as number) >= 0)) fail('budget', 'must be an integer ≥ 0 (calls that reach a backend)');
   if (c.concurrency !== undefined && !(Number.isInteger(c.concurrency) && (c.concurrency as number) >= 1)) fail('concurrency', 'must be an integer ≥ 1');
   for (const k of ['cache', 'writeWinner', 'report']) if (c[k] !== undefined && typeof c[k] !== 'boolean' && typeof c[k] !== 'string') fail(k, 'must be true, false or a path');
+  if (c.proposer !== undefined) validateProposer(c.proposer, 'proposer', fail);
   return c as unknown as SearchPromptsPlan;
 }
 
@@ -163,7 +172,7 @@ const candKey = (itemId: string, candidateId: string) => `${itemId}\u0000${candi
  *
  * @throws ConfigError-like Error naming the unknown part or request; RangeError from the split
  */
-export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly DialogueItem[], promptRoots: readonly string[]): SearchSpace {
+export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly DialogueItem[], promptRoots: readonly string[], options: { rewrites?: readonly ProposedPart[] } = {}): SearchSpace {
   const base = loadPromptLibrary(...promptRoots);
   const lib: PromptLibrary = { root: base.root, parts: { ...base.parts }, bodies: { ...base.bodies }, requests: { ...base.requests } };
   const group = plan.human ?? 'experts';
@@ -192,6 +201,11 @@ export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly Dialog
   for (const r of requests) if (!lib.requests[r]) throw new Error(`requests: no assessment request "${r}" (known: ${Object.keys(lib.requests).join(', ')})`);
   for (const r of requests) if (lib.requests[r].spec.kind === 'errorCategories') throw new Error(`requests: "${r}" asks for error categories, which have no coherence score to search on`);
   const shapes = bodyShapes(optional, dialogue, { orders: plan.parts?.orders, fewShot: plan.fewShot?.counts });
+  // A proposer's rewrite of a part: every shape that holds the part again, with the rewrite in its place.
+  for (const rewrite of options.rewrites ?? []) {
+    lib.parts[rewrite.name] = { file: `(proposer) ${rewrite.name}`, source: rewriteTemplate(rewrite) };
+    for (const shape of shapes.filter((sh) => sh.parts.includes(rewrite.replaces))) shapes.push({ ...shape, parts: shape.parts.map((p) => (p === rewrite.replaces ? rewrite.name : p)) });
+  }
   const pool: FewShotExample[] = dev.flatMap((it) => it.candidates.map((c) => ({ itemId: it.id, candidateId: c.id, human: human.get(candKey(it.id, c.id))! })));
   const byKey = new Map(dev.flatMap((it) => it.candidates.map((c) => [candKey(it.id, c.id), { item: it, candidate: c }] as const)));
   const warnings: string[] = [];
@@ -231,7 +245,7 @@ export function searchCacheFile(plan: Pick<SearchPromptsPlan, 'cache'>, file: st
 }
 
 /** The estimate as lines for a confirmation or `--dry-run`. */
-export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan, 'budget'>): string[] {
+export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan, 'budget' | 'proposer'>): string[] {
   const out = [
     `split: ${est.devItems} development items (${est.devCandidates} labelled candidates, ${est.devGroups} contexts), ${est.testItems} held-out items (${est.testCandidates} candidates, ${est.testGroups} contexts)`,
     `${est.judgements} judgements: (${est.variants} variants + ${est.baselines} baselines) × ${est.judges} judge(s) × ${est.devCandidates} development candidates + (1 winner + ${est.baselines} baselines × ${est.judges} judge(s)) × ${est.testCandidates} held-out candidates`,
@@ -240,6 +254,7 @@ export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan,
   for (const j of est.perJudge) out.push(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}`);
   if (est.cost !== null) out.push(`estimated cost ≤ ${est.cost.toFixed(4)}`);
   if (plan.budget !== undefined) out.push(`budget: ${plan.budget} calls (variants that would pass it are skipped)`);
+  if (plan.proposer) out.push(`proposer: ${plan.proposer.rewrites} rewrite(s) of part ${plan.proposer.part ?? 'A'} by ${plan.proposer.model} (${plan.proposer.rewrites} call(s) unless cached); each rewrite adds the variants that hold that part, not counted above`);
   return out;
 }
 
@@ -367,6 +382,8 @@ export interface SearchResult {
   optimismGap: number | null;
   calls: number;
   cacheHits: number;
+  /** The proposer's rewrites (part name, the part it replaces, text), when the plan has a proposer. */
+  proposals?: ProposedPart[];
 }
 
 function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<string, number>, use: 'value' | 'expected', groupOf: Map<string, string>, bootstrap?: { resamples: number; seed: string | number; level: number }): PartFit {
@@ -404,10 +421,34 @@ function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<str
  * @throws Error for an unknown part or request, or when the items have fewer than 2 labelled contexts
  */
 export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobTarget, host: JobHost, _sink?: ItemSink): Promise<JobReport> {
-  const space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots);
+  let space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots);
   const report: JobReport = { job: 'search-prompts', lines: [], warnings: [...space.warnings], files: [] };
   const cacheFile = searchCacheFile(plan, target.file, host.baseDir);
-  const est = await estimateSearchPlan(plan, space, cacheFile);
+  let est = await estimateSearchPlan(plan, space, cacheFile);
+  // Every key is asked for before anything runs (the judge job's rule), the proposer's with the judges': a declined
+  // one stops the search.
+  const proposer = plan.proposer;
+  const keys = await judgeKeys({ judges: [...plan.judges, ...(proposer ? [{ backend: 'openai-chat' as const, baseURL: proposer.baseURL, model: proposer.model, apiKeyEnv: proposer.apiKeyEnv, headers: proposer.headers }] : [])] }, host);
+  if ('declined' in keys) return { ...report, nothingDone: keys.declined };
+  let proposals: ProposedPart[] | undefined;
+  if (proposer) {
+    const replaces = resolvePart(space.lib, proposer.part ?? 'A');
+    if (!replaces) throw new Error(`proposer.part: no task-body part "${proposer.part ?? 'A'}" (known: ${Object.keys(space.lib.parts).join(', ')})`);
+    const answer = keys.get(plan.judges.length);
+    if (!answer || !('key' in answer)) report.warnings.push(`the proposer ${proposer.model} did not run (no rewrites): ${answer && 'missing' in answer ? answer.missing : 'no key'}`);
+    else {
+      const proposerCache = cacheFile ? new ResponseCache<{ text: string }>(join(dirname(cacheFile), 'proposer-cache.jsonl')) : null;
+      const proposal = await proposeRewrites(proposer, answer.key, replaces, space.lib.parts[replaces].source, proposerCache, host.signal);
+      proposals = proposal.parts;
+      report.warnings.push(...proposal.warnings);
+      report.lines.push(`proposer ${proposer.model}: ${proposal.parts.length} rewrite(s) of ${replaces} (${proposal.calls} call(s), ${proposal.cacheHits} from cache)`);
+      space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, { rewrites: proposal.parts });
+      if (proposal.parts.length && !space.variants.some((v) => v.shape?.parts.some((p) => proposal.parts.some((r) => r.name === p)))) {
+        report.warnings.push(`the proposer's rewrites of ${replaces} are in no variant: ${replaces} is not among the parts switched on and off`);
+      }
+      est = await estimateSearchPlan(plan, space, cacheFile);
+    }
+  }
   host.log(
     `prompt search: ${est.devItems} development items (${est.devCandidates} candidates, ${est.devGroups} contexts), ${est.testItems} held-out (${est.testCandidates} candidates, ${est.testGroups} contexts); ${est.variants} variants + ${est.baselines} baselines × ${est.judges} judge(s); ${est.judgements} judgements${est.uncached !== null ? `, at most ${est.uncached} not cached` : ''}${est.cost !== null ? `, cost ≤ ${est.cost.toFixed(4)}` : ''}${plan.budget !== undefined ? `; budget ${plan.budget} calls` : ''}`,
   );
@@ -449,9 +490,6 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     done += countCandidates(its);
     return res;
   };
-  // Every key is asked for before anything runs (the judge job's rule): a declined one stops the search.
-  const keys = await judgeKeys({ judges: plan.judges }, host);
-  if ('declined' in keys) return { ...report, nothingDone: keys.declined };
   try {
     plan.judges.forEach(() => made.push(undefined as never));
     for (let k = 0; k < plan.judges.length; k++) {
@@ -524,6 +562,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
       optimismGap,
       calls,
       cacheHits: hits,
+      ...(proposals ? { proposals } : {}),
     };
     report.lines.push(...searchReportLines(result, level));
     report.summary = report.lines.slice(0, 3);
