@@ -21,6 +21,7 @@ import { registerRepeatability } from './commands/repeatability';
 import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { registerSearchPrompts } from './commands/searchPrompts';
+import { registerSplit } from './commands/split';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerRepeatability(program);
   registerReport(program);
   registerDedup(program);
+  registerSplit(program);
   registerRun(program);
   registerDemo(program);
   return program;

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/index';
 import { DIALOGUE_EDITOR_VIEW_TYPE, DialogueEditorProvider } from './dialogueEditor';
 import { migrateLegacyKeys } from './keys';
+import { watchLargeDialogueFiles } from './largeFiles';
 import { PromptPreviewPanel } from './promptPreview';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -16,6 +17,8 @@ export function activate(context: vscode.ExtensionContext): void {
       vscode.window.registerCustomEditorProvider(viewType, editors, { supportsMultipleEditorsPerDocument: false }),
     ),
     ...registerCommands(context, editors),
+    // Files over 50 MB never reach the editor provider: say why, and the way forward.
+    watchLargeDialogueFiles(),
   );
   // Keys stored before keys had origins are bound to the user's own endpoint setting (never a workspace's).
   void migrateLegacyKeys(context);
