@@ -90,6 +90,7 @@ export function registerPlanLabels(program: Command): void {
     .description('which candidates to label next so the interval on an evaluator\'s Spearman correlation with the human score (or on A − B) narrows fastest; estimate, anytime-valid interval, labels to go; --simulate replays plans on a fully labelled file (docs/labelling-plan.md)')
     .requiredOption('--evaluator <id|name>', 'the evaluator (id, unique id prefix or display name)')
     .option('--against <id|name>', 'a second evaluator: plan for rho(evaluator) − rho(against)')
+    .option('--assist <signal...>', 'signals that help predict the human score and so choose what to label (never what is estimated): other evaluators (id or name), or human:laypeople / human:experts for another group\'s coherence labels')
     .option('--human <group>', 'whose coherence labels: experts | laypeople | all | auto', (v) => {
       if (!['experts', 'laypeople', 'all', 'auto'].includes(v)) throw new InvalidArgumentError('must be one of experts, laypeople, all, auto');
       return v;
@@ -120,7 +121,8 @@ export function registerPlanLabels(program: Command): void {
       if (against === evaluator) throw new Error('--against names the same evaluator as --evaluator');
       const targets = (opts.target as (number | 'decide')[] | undefined) ?? [];
       const column = opts.column ? { groupBy: opts.groupBy as string, value: opts.column as string } : undefined;
-      const common = { evaluator, against, human, column, labelsPerCandidate: opts.labelsPerCandidate as number | undefined, level: opts.level as number, batch: opts.batch as number, minLabels: opts.minLabels as number };
+      const assist = ((opts.assist as string[] | undefined) ?? []).map((a) => (/^human:/.test(a) ? a : resolveEvaluator(items, a, { human })));
+      const common = { evaluator, against, human, column, ...(assist.length ? { assist } : {}), labelsPerCandidate: opts.labelsPerCandidate as number | undefined, level: opts.level as number, batch: opts.batch as number, minLabels: opts.minLabels as number };
       if (opts.simulate) {
         const halfWidths = targets.filter((t): t is number => t !== 'decide');
         const result = simulatePlans(items, { ...common, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1], runs: opts.seeds as number, seed: opts.seed as string });

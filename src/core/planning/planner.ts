@@ -13,7 +13,7 @@ import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM, normalUpperQuantile } from '../stats/confidenceSequence';
-import { labellingPool, poolFingerprint, type LabellingPool } from './pool';
+import { assistCoordinates, labellingPool, poolFingerprint, type LabellingPool } from './pool';
 import { SequentialPlan, type DesignKind, type PlanEstimate } from './sequentialPlan';
 import { SpearmanTotals } from './spearmanTotals';
 
@@ -52,6 +52,8 @@ export interface LabelPlanRecord extends PlanSettings {
   labelsPerCandidate: number;
   /** The pool is one column of the correlation table (absent: every candidate). */
   column?: { groupBy: string; value: string };
+  /** Assisting signals of the working model (other evaluators, `human:<group>`; {@link PoolOptions.assist}). */
+  assist?: string[];
   /** The human-score levels 0..max (max ≥ labelsPerCandidate). */
   maxScore: number;
   design: DesignKind;
@@ -78,6 +80,8 @@ export interface StartPlanOptions extends Partial<PlanSettings> {
   ignoreExistingLabels?: boolean;
   /** Restrict the pool to one column (e.g. `{ groupBy: 'origin', value: 'GPT-2' }`). */
   column?: { groupBy: string; value: string };
+  /** Assisting signals of the working model ({@link PoolOptions.assist}): they change the order, never the estimand. */
+  assist?: string[];
 }
 
 /**
@@ -139,6 +143,7 @@ export function startLabelPlan(items: readonly DialogueItem[], options: StartPla
     human: pool.human,
     labelsPerCandidate: pool.labelsPerCandidate,
     ...(options.column ? { column: options.column } : {}),
+    ...(options.assist?.length ? { assist: options.assist } : {}),
     maxScore,
     design: options.design ?? 'planner',
     ...settings,
@@ -264,7 +269,7 @@ function levelOf(totals: SpearmanTotals, human: number, c: { itemId: string; can
  */
 export function planLabels(items: readonly DialogueItem[], record: LabelPlanRecord, options: PlanLabelsOptions): LabelPlan {
   checkTarget(options.target, record.against);
-  const pool = labellingPool(items, { evaluator: record.evaluator, against: record.against, human: record.human, labelsPerCandidate: record.labelsPerCandidate, groupRules: options.groupRules, column: record.column });
+  const pool = labellingPool(items, { evaluator: record.evaluator, against: record.against, human: record.human, labelsPerCandidate: record.labelsPerCandidate, groupRules: options.groupRules, column: record.column, ...(record.assist ? { assist: record.assist } : {}) });
   const fingerprint = poolFingerprint(pool);
   if (pool.candidates.length !== record.pool.candidates || fingerprint !== record.pool.fingerprint) {
     throw new Error(`the pool changed since the plan started (${record.pool.candidates} candidates, fingerprint ${record.pool.fingerprint}; now ${pool.candidates.length}, ${fingerprint}): candidates or ${pool.evaluators.join(' / ')} scores were added, removed or changed. Start a new plan.`);
@@ -275,6 +280,7 @@ export function planLabels(items: readonly DialogueItem[], record: LabelPlanReco
     batch: record.batch,
     defensive: record.defensive,
     model: { bandwidth: record.against ? record.bandwidth * 1.5 : record.bandwidth, prior: record.prior },
+    ...(record.assist?.length ? { assistCoords: assistCoordinates(pool) } : {}),
   });
   const alpha = 1 - record.level;
   const m = normalMixtureM(record.anticipatedLabels, alpha);

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { candidateGroups, resolveHuman } from '../analysis/correlationTable';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { coherenceScore } from '../labels/annotate';
+import { rankAverage } from '../stats/rank';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 
 /** One candidate of the pool. */
@@ -23,6 +24,8 @@ export interface PoolCandidate {
   groupLabels: number;
   /** The coherence score once the candidate is fully labelled (≥ labelsPerCandidate group labels), else null. */
   human: number | null;
+  /** Values of the assisting signals ({@link PoolOptions.assist}), NaN where a candidate has none. */
+  assist?: number[];
 }
 
 /** Options of {@link labellingPool}. */
@@ -38,6 +41,22 @@ export interface PoolOptions {
   groupRules?: GroupRules;
   /** Restrict the pool to one column of the correlation table: candidates whose group under `groupBy` is `column` (see {@link candidateGroups}). */
   column?: { groupBy: string; value: string };
+  /**
+   * Signals that help the working model predict the human score, beside the evaluators' own scores (see
+   * {@link assistValue}): other evaluators' ids, or `human:<group>` for another group's coherence score (cheap lay
+   * labels on every candidate, experts to be planned). They change which candidates are drawn, never the estimand.
+   */
+  assist?: string[];
+}
+
+/**
+ * The value of an assisting signal on a candidate: an evaluator's usable score, or for `human:<group>` the number
+ * of that group's annotators who said coherent; NaN when there is none.
+ */
+export function assistValue(c: Candidate, signal: string, rules: GroupRules = DEFAULT_GROUP_RULES): number {
+  const m = /^human:(experts|laypeople|all)$/.exec(signal);
+  if (m) return coherenceScore(c, inGroup(m[1] as HumanGroup, rules)) ?? Number.NaN;
+  return usableScore(c, signal) ?? Number.NaN;
 }
 
 /** The pool and what was left out. */
@@ -51,6 +70,25 @@ export interface LabellingPool {
   /** Items with at least one pool candidate. */
   items: number;
   column?: { groupBy: string; value: string };
+  /** The assisting signals, when any. */
+  assist?: string[];
+}
+
+/**
+ * The assisting signals of a pool as working-model coordinates: per signal, each candidate's midrank normalised to
+ * (0, 1), (R − 1/2) / N; a candidate without the signal sits in the middle (0.5).
+ */
+export function assistCoordinates(pool: Pick<LabellingPool, 'candidates' | 'assist'>): Float64Array[] {
+  const n = pool.candidates.length;
+  return (pool.assist ?? []).map((_, a) => {
+    const values = pool.candidates.map((c) => c.assist?.[a] ?? Number.NaN);
+    const present = values.map((v, i) => [v, i] as const).filter(([v]) => Number.isFinite(v));
+    const out = new Float64Array(n).fill(0.5);
+    if (present.length === 0) return out;
+    const ranks = rankAverage(present.map(([v]) => v));
+    present.forEach(([, i], j) => (out[i] = (ranks[j] - 0.5) / present.length));
+    return out;
+  });
 }
 
 function usableScore(c: Candidate, id: string): number | null {
@@ -69,7 +107,11 @@ export function labellingPool(items: readonly DialogueItem[], options: PoolOptio
   const human = resolveHuman(items, options.human, rules);
   const filter = inGroup(human, rules);
   const evaluators = options.against ? [options.evaluator, options.against] : [options.evaluator];
-  const rows: { itemId: string; candidateId: string; scores: number[]; groupLabels: number; coherent: number | null }[] = [];
+  const rows: { itemId: string; candidateId: string; scores: number[]; groupLabels: number; coherent: number | null; assist?: number[] }[] = [];
+  for (const signal of options.assist ?? []) {
+    const g = /^human:(experts|laypeople|all)$/.exec(signal)?.[1];
+    if (g && (g === human || g === 'all' || human === 'all')) throw new Error(`assist ${signal}: shares annotators with the human score being planned (${human}); assist with another group or an evaluator`);
+  }
   const seen = new Set<string>();
   const itemIds = new Set<string>();
   let missingScore = 0;
@@ -85,7 +127,7 @@ export function labellingPool(items: readonly DialogueItem[], options: PoolOptio
         continue;
       }
       const groupLabels = c.annotations.filter((a) => typeof a.coherent === 'boolean' && filter(a)).length;
-      rows.push({ itemId: it.id, candidateId: c.id, scores: scores as number[], groupLabels, coherent: coherenceScore(c, filter) });
+      rows.push({ itemId: it.id, candidateId: c.id, scores: scores as number[], groupLabels, coherent: coherenceScore(c, filter), ...(options.assist?.length ? { assist: options.assist.map((a) => assistValue(c, a, rules)) } : {}) });
       itemIds.add(it.id);
     }
   }
@@ -98,14 +140,14 @@ export function labellingPool(items: readonly DialogueItem[], options: PoolOptio
     perCandidate = best > 0 ? best : human === 'all' ? 6 : 3;
   }
   if (!(Number.isInteger(perCandidate) && perCandidate >= 1)) throw new Error(`labels per candidate must be a positive integer (got ${perCandidate})`);
-  const candidates = rows.map((r) => ({ itemId: r.itemId, candidateId: r.candidateId, scores: r.scores, groupLabels: r.groupLabels, human: r.groupLabels >= (perCandidate as number) ? r.coherent : null }));
-  return { candidates, human, labelsPerCandidate: perCandidate, evaluators, missingScore, items: itemIds.size, ...(options.column ? { column: options.column } : {}) };
+  const candidates = rows.map((r) => ({ itemId: r.itemId, candidateId: r.candidateId, scores: r.scores, groupLabels: r.groupLabels, human: r.groupLabels >= (perCandidate as number) ? r.coherent : null, ...(r.assist ? { assist: r.assist } : {}) }));
+  return { candidates, human, labelsPerCandidate: perCandidate, evaluators, missingScore, items: itemIds.size, ...(options.column ? { column: options.column } : {}), ...(options.assist?.length ? { assist: options.assist } : {}) };
 }
 
 /** A fingerprint of the pool's candidates and scores (SHA-256, hex, first 16 characters): a plan replays only on the same pool. */
 export function poolFingerprint(pool: LabellingPool): string {
   const h = createHash('sha256');
-  h.update(JSON.stringify([pool.evaluators, pool.column ?? null]));
-  for (const c of pool.candidates) h.update(JSON.stringify([c.itemId, c.candidateId, c.scores]));
+  h.update(JSON.stringify([pool.evaluators, pool.column ?? null, ...(pool.assist ? [pool.assist] : [])]));
+  for (const c of pool.candidates) h.update(JSON.stringify([c.itemId, c.candidateId, c.scores, ...(c.assist ? [c.assist.map((v) => (Number.isFinite(v) ? v : null))] : [])]));
   return h.digest('hex').slice(0, 16);
 }

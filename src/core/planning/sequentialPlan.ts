@@ -52,6 +52,11 @@ export interface DesignSettings {
    * expansion estimator (f̂ = 0), the textbook estimator of a design without a model: a second baseline.
    */
   assisted?: boolean;
+  /**
+   * More coordinates of the working model besides the evaluators' ranks: per assisting signal, the N candidates'
+   * positions in (0, 1) ({@link assistCoordinates}). They shape the draw probabilities and control variates only.
+   */
+  assistCoords?: readonly Float64Array[];
 }
 
 /** One draw of the design. */
@@ -138,7 +143,7 @@ export class SequentialPlan {
     this.clocks = Float64Array.from(clocks);
     this.unlabelled = new Uint8Array(n).fill(1);
     this.known = new Float64Array(totals.dim);
-    this.model = new KernelLevelModel(totals.unitRanks, totals.levelCount, settings.model);
+    this.model = new KernelLevelModel([...totals.unitRanks, ...(settings.assistCoords ?? [])], totals.levelCount, settings.model);
     for (const [unit, level] of start) {
       this.unlabelled[unit] = 0;
       totals.addUnit(this.known, unit, level);

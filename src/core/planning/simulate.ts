@@ -9,7 +9,7 @@ import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM } from '../stats/confidenceSequence';
 import { anticipatedLabels, PLAN_DEFAULTS, type PlanSettings } from './planner';
-import { labellingPool } from './pool';
+import { assistCoordinates, labellingPool } from './pool';
 import { SequentialPlan, type DesignKind } from './sequentialPlan';
 import { SpearmanTotals } from './spearmanTotals';
 
@@ -27,6 +27,8 @@ export interface SimulationOptions extends Partial<PlanSettings> {
   groupRules?: GroupRules;
   /** Restrict the pool to one column (see {@link labellingPool}). */
   column?: { groupBy: string; value: string };
+  /** Assisting signals of the working model (see {@link PoolOptions.assist}). */
+  assist?: string[];
 }
 
 /** Per-target results. */
@@ -108,6 +110,7 @@ export function simulatePlans(items: readonly DialogueItem[], options: Simulatio
   const truth = totals.evaluate(totals.totals(candidates.map((c) => c.human as number)));
   if (!truth) throw new Error('the pool\'s correlation is undefined (every fully labelled candidate has the same human score)');
   const y = candidates.map((c) => totals.levelIndex(c.human as number));
+  const assistCoords = assistCoordinates(pool);
   const alpha = 1 - settings.level;
   const n = candidates.length;
   const ms = options.halfWidths.map((h) => normalMixtureM(anticipatedLabels({ halfWidth: h }, n, settings.level, settings.minLabels), alpha));
@@ -125,6 +128,7 @@ export function simulatePlans(items: readonly DialogueItem[], options: Simulatio
       defensive: settings.defensive,
       model: { bandwidth: options.against ? settings.bandwidth * 1.5 : settings.bandwidth, prior: settings.prior },
       assisted,
+      ...(assistCoords.length ? { assistCoords } : {}),
     });
     const out: RunOutcome = { labels: options.halfWidths.map(() => -1), covered: options.halfWidths.map(() => false) };
     let decided = !options.against;
