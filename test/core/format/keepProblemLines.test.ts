@@ -57,8 +57,8 @@ describe('keepProblemLines: the byte-preserving path after a save from VS Code (
     }
     const removed = keepProblemLines(file, saved.replace('{"broken": \n', ''));
     assert.equal(removed.kind, 'edited');
-    // The line that is not UTF-8 reads as item "l" in VS Code; labelled there, it cannot keep its bytes.
-    const l = keepProblemLines(file, labelled(file, 'l'));
+    // The line that is not UTF-8 reads as item "l" in VS Code; edited there, it cannot keep its bytes.
+    const l = keepProblemLines(file, vsCodeText(file).replace('"text":"caf', '"text":"cafe'));
     assert.equal(l.kind, 'edited');
     if (l.kind === 'edited') assert.match(l.reason, /\(l\)/);
   });
