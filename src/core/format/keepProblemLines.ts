@@ -8,7 +8,7 @@
  */
 import type { DialogueItem } from '../dialogue/types';
 import { parseDocument, replaceItemsById, serializeItem, type ParsedLine } from './jsonl';
-import { problemLinesChangedBySave, vsCodeText, type LineReport } from './lineReport';
+import { lineReports, problemLinesChangedBySave, vsCodeText, type LineReport } from './lineReport';
 
 /** What {@link keepProblemLines} found. */
 export type KeepProblemLinesResult =
@@ -16,7 +16,8 @@ export type KeepProblemLinesResult =
   | { kind: 'unchanged' }
   /**
    * `bytes` keep every problem line of the file before the save and hold the saved items: write them. `restored`
-   * lists the problem lines the save had changed (as the file before the save numbers them).
+   * lists the lines the save had changed (as the file before the save numbers them): problem lines, and items
+   * with a lone CR, which VS Code shows and saves as two lines.
    */
   | { kind: 'restore'; bytes: Uint8Array; restored: LineReport[]; itemsChanged: number }
   /**
@@ -45,7 +46,9 @@ function sameLine(a: ParsedLine, b: ParsedLine): boolean {
  * @param file - the file name used in reports
  */
 export function keepProblemLines(fileBytes: Uint8Array, savedText: string, file = ''): KeepProblemLinesResult {
-  const changed = problemLinesChangedBySave(fileBytes, savedText, file);
+  // Problem lines the save changed, and items with a lone CR (VS Code split them into two lines: always changed).
+  const split = lineReports(parseDocument(fileBytes, file)).filter((r) => r.kind !== 'invalid' && r.inVsCode.some((e) => e.code === 'loneCr'));
+  const changed = [...problemLinesChangedBySave(fileBytes, savedText, file), ...split].sort((a, b) => a.line - b.line);
   if (changed.length === 0) return { kind: 'unchanged' };
   const saved = parseDocument(savedText.replace(/^\uFEFF/, ''), file);
   // A problem line can read as an item once VS Code has decoded it (U+FFFD in a string is valid JSON): as long as

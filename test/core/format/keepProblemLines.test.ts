@@ -39,6 +39,16 @@ describe('keepProblemLines: the byte-preserving path after a save from VS Code (
     assert.equal(vsCodeText(r.bytes), saved);
   });
 
+  it('gives an item with a lone CR inside a string (VS Code splits it in two) its bytes back, unless it was labelled', () => {
+    const withCr = bytes(item('a'), '\n', item('b').replace('hello b', 'hello\rb'), '\n', latin1(), '\n');
+    const r = keepProblemLines(withCr, labelled(withCr, 'a'));
+    assert.equal(r.kind, 'restore');
+    if (r.kind === 'restore') {
+      assert.deepEqual(r.restored.map((l) => l.line), [2, 3]);
+      assert.deepEqual(Buffer.from(r.bytes).toString('latin1').split('\n').slice(1), Buffer.from(withCr).toString('latin1').split('\n').slice(1));
+    }
+  });
+
   it('has nothing to do when VS Code keeps every problem line (a UTF-8 file, one line ending)', () => {
     const clean = bytes(item('a'), '\n', '{"broken": ', '\n', item('b'), '\n');
     assert.deepEqual(keepProblemLines(clean, labelled(clean, 'a')), { kind: 'unchanged' });
