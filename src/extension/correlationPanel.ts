@@ -2,7 +2,8 @@
  * The correlation panel: a webview beside the dialogue editor showing the correlation table (ICMI 2023 Tables
  * 2–5) of the active dialogue document — every evaluator against the human coherence score, by response group,
  * with n, p, significance and best marks, optional bootstrap intervals, pinned configurations side by side, a
- * comparison of two evaluators, and exports. It follows the active document and recomputes on every change to it:
+ * comparison of two evaluators, the human ceiling as the first rows when switched on (as `correlate --ceiling`), and
+ * exports. It follows the active document and recomputes on every change to it:
  * the table at once, the intervals (when switched on) debounced and cooperatively, cancelled by the next change.
  */
 import * as vscode from 'vscode';
@@ -32,7 +33,7 @@ function toOptions(s: PanelSettings, withBootstrap: boolean): CorrelationTableOp
 }
 
 function configLabel(s: PanelSettings): string {
-  return [s.method, s.human, s.groupBy !== 'origin' ? `by ${s.groupBy}` : '', s.variant].filter(Boolean).join(' · ');
+  return [s.method, s.human, s.groupBy !== 'origin' ? `by ${s.groupBy}` : '', s.variant, s.ceiling ? 'ceiling' : ''].filter(Boolean).join(' · ');
 }
 
 export class CorrelationPanel {
@@ -127,7 +128,7 @@ export class CorrelationPanel {
   /** The pinned configurations followed by the current one. */
   private configurations(): PinnedConfiguration[] {
     const all = [...this.pins, { label: this.pins.length ? `current (${configLabel(this.settings)})` : configLabel(this.settings), settings: this.settings }];
-    return all.map((p) => ({ label: p.label, options: toOptions(p.settings, true), ...(p.settings.variant ? { variant: p.settings.variant } : {}) }));
+    return all.map((p) => ({ label: p.label, options: toOptions(p.settings, true), ...(p.settings.variant ? { variant: p.settings.variant } : {}), ...(p.settings.ceiling ? { ceiling: true } : {}) }));
   }
 
   private cancelIntervals(): void {

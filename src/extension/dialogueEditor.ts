@@ -12,6 +12,9 @@ import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate
 import { annotatorView, blindCandidateId, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
 import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
+import { keepProblemLines } from '../core/format/keepProblemLines';
+import { decodeUtf8Lossy } from '../core/format/bytes';
+import { writeTextAtomic } from '../core/format/files';
 import type { DialogueItem, Score } from '../core/dialogue/types';
 import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
@@ -60,6 +63,15 @@ export async function updateItems(document: vscode.TextDocument, update: (item: 
   }
   if (n > 0 && !(await vscode.workspace.applyEdit(edit))) throw new Error(`could not edit ${document.uri.fsPath}`);
   return n;
+}
+
+/** What a save from this editor does to a line VS Code would change (see `keepProblemLinesAfterSave`). */
+export const SAVE_KEEPS_BYTES = 'a save from this editor keeps its bytes: ReflectEval writes them back right after VS Code saves, unless the line is edited';
+
+/** A problem line whose bytes VS Code's save would change, with what this editor's save does about it. */
+function withSaveNote(line: ProblemLine): ProblemLine {
+  if (!line.inVsCode.some((c) => c === 'invalidUtf8' || c === 'loneCr')) return line;
+  return { ...line, reasons: [...line.reasons, SAVE_KEEPS_BYTES], message: `${line.message}; ${SAVE_KEEPS_BYTES}` };
 }
 
 /** Diagnostic source: the Problems panel shows it beside each message. */
@@ -209,9 +221,45 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
    */
   private updateDiagnostics(document: vscode.TextDocument): ProblemLine[] {
     const disk = this.onDisk.get(document) ?? new Map<string, ProblemLine>();
-    const lines = withDiskProblems(problemLines(parseTextDocument(document)), disk, document.lineCount, (i) => document.lineAt(i).text);
+    const lines = withDiskProblems(problemLines(parseTextDocument(document)), disk, document.lineCount, (i) => document.lineAt(i).text).map(withSaveNote);
     this.diagnostics.set(document.uri, lines.map((l) => problemDiagnostic(document, l)));
     return lines;
+  }
+
+  /**
+   * The byte-preserving path for a save from VS Code (issue 14 item 1). VS Code writes the text it decoded: a line
+   * with bytes that are not UTF-8 is saved with U+FFFD, a lone CR as a line break. An extension can neither cancel
+   * a save nor ask during one (`onWillSaveTextDocument` gives a listener 1.75 s and edits of the text only), so
+   * this runs right after it: given the file's bytes read just before the save, when the save changed problem
+   * lines and otherwise only items, the file is written again (atomically) with every problem line's old bytes
+   * and the saved items (`keepProblemLines`, core); VS Code reloads the same text. When the save changed more
+   * than items (a problem line edited, lines added or removed), it stands, the file as it was is kept in
+   * `.reflect-eval-cache/backups/` and a warning says which lines changed. Any save of the document goes through
+   * here: Ctrl+S, Save All, auto-save, saving on close.
+   */
+  private async keepProblemLinesAfterSave(document: vscode.TextDocument, before: Uint8Array | undefined): Promise<void> {
+    if (!before || document.uri.scheme !== 'file') return;
+    const name = vscode.workspace.asRelativePath(document.uri);
+    const written = await vscode.workspace.fs.readFile(document.uri);
+    const result = keepProblemLines(before, decodeUtf8Lossy(written), name);
+    if (result.kind === 'unchanged') return;
+    const lines = (ls: { line: number }[]) => ls.map((l) => l.line).join(', ');
+    if (result.kind === 'restore') {
+      // Only over what VS Code wrote: a job that rewrote the file meanwhile wins (and is merged as usual).
+      const now = await vscode.workspace.fs.readFile(document.uri);
+      if (Buffer.compare(Buffer.from(now), Buffer.from(written)) !== 0 || Buffer.compare(Buffer.from(result.bytes), Buffer.from(written)) === 0) return;
+      writeTextAtomic(document.uri.fsPath, result.bytes);
+      vscode.window.setStatusBarMessage(`ReflectEval: saved ${name} keeping line${result.restored.length === 1 ? '' : 's'} ${lines(result.restored)} byte for byte`, 8000);
+      return;
+    }
+    const dir = vscode.Uri.joinPath(document.uri, '..', '.reflect-eval-cache', 'backups');
+    const base = document.uri.path.slice(document.uri.path.lastIndexOf('/') + 1);
+    const backup = vscode.Uri.joinPath(dir, `${base}.${new Date().toISOString().replace(/[:.]/g, '-')}.before-save`);
+    await vscode.workspace.fs.createDirectory(dir);
+    await vscode.workspace.fs.writeFile(backup, before);
+    void vscode.window.showWarningMessage(
+      `ReflectEval: this save changed problem line${result.changed.length === 1 ? '' : 's'} ${lines(result.changed)} of ${name} (${result.changed[0].message}${result.changed.length > 1 ? '; …' : ''}), and could not keep ${result.changed.length === 1 ? 'it' : 'them'} byte for byte because ${result.reason}. The file as it was before the save is in ${vscode.workspace.asRelativePath(backup)}.`,
+    );
   }
 
   /** The dialogue document whose editor was last active, if still open. */
@@ -358,6 +406,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     };
 
     this.open.add(editor);
+    let bytesBeforeSave: Uint8Array | undefined;
     void this.readDisk(document).then(() => sendIndex());
     // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
     const merger = new ExternalChangeMerger(document, panel, send);
@@ -369,9 +418,25 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         // Not dirty after a change: reloaded from disk (an external edit) or back at the saved text; read the bytes again.
         if (!document.isDirty) void this.readDisk(document).then(() => sendIndex());
       }),
+      vscode.workspace.onWillSaveTextDocument((e) => {
+        // The file's bytes just before VS Code writes the text: what the byte-preserving path keeps.
+        if (e.document.uri.toString() !== document.uri.toString() || document.uri.scheme !== 'file') return;
+        e.waitUntil(
+          vscode.workspace.fs.readFile(document.uri).then(
+            (bytes) => void (bytesBeforeSave = bytes),
+            () => void (bytesBeforeSave = undefined),
+          ),
+        );
+      }),
       vscode.workspace.onDidSaveTextDocument((d) => {
-        // What VS Code wrote is what the bytes say now.
-        if (d.uri.toString() === document.uri.toString()) void this.readDisk(document).then(() => sendIndex());
+        if (d.uri.toString() !== document.uri.toString()) return;
+        const before = bytesBeforeSave;
+        bytesBeforeSave = undefined;
+        // Problem lines get their bytes back first; then what the bytes say now.
+        void this.keepProblemLinesAfterSave(document, before)
+          .catch((err: Error) => void vscode.window.showErrorMessage(`ReflectEval: keeping problem lines of ${vscode.workspace.asRelativePath(document.uri)} after the save: ${err.message}`))
+          .then(() => this.readDisk(document))
+          .then(() => sendIndex());
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode')) editor.refresh();

@@ -263,4 +263,42 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     await waitFor('the editor to show the clicked response', async () => (await editor.textContent('#item h2')) === target.item && (await editor.getAttribute('.candidate.focused', 'data-candidate-id')) === target.candidate, 30_000);
     await p.screenshot({ path: join(out, 'correlation-drilldown.png') });
   });
+
+  it('shows the human ceiling as the first rows, with the numbers and intervals of correlate --ceiling (issue 15)', async () => {
+    const p = page as Page;
+    const f = panel as Frame;
+    await f.check('#ceiling');
+    // The rows come with the table itself; 60 s because the extension host shares two busy cores in CI.
+    await f.waitForSelector('#correlations tr.ceiling[data-evaluator="human:ceiling:experts"]', { timeout: 60_000 });
+    const ceilingIds = (rows: PanelRow[]) => rows.filter((r) => /^(human:ceiling|loo):/.test(r.id));
+    const cli = expected(cliTable(file, '--ceiling'));
+    await waitFor('the ceiling rows to match the CLI', async () => JSON.stringify(ceilingIds(await readPanel(f))) === JSON.stringify(ceilingIds(cli)), 60_000).catch(async (err) => {
+      assert.deepEqual(ceilingIds(await readPanel(f)), ceilingIds(cli), (err as Error).message);
+    });
+    // The ceiling comes right after the laypeople–experts reference, before the evaluators' own rows.
+    const order = (await readPanel(f)).map((r) => r.id);
+    assert.equal(order[1], 'human:ceiling:experts');
+    assert.ok(order.slice(2, 2 + ceilingIds(cli).length - 1).every((id) => id.startsWith('loo:experts:')), order.join(', '));
+    const panelAll = (await readPanel(f)).find((r) => r.id === 'human:ceiling:experts')?.cells.find((c) => c.group === 'all')?.stat;
+    const cliAll = (JSON.parse(runCli(['correlate', file, '--json', '--ceiling'])) as CorrelationTable).rows[0].cells.find((c) => c.column === 'all')?.statistic;
+    console.log(`      human ceiling (experts, all): panel ${panelAll}, CLI ${cliAll}`);
+    assert.equal(panelAll, cliAll?.toFixed(3));
+    assert.match((await f.getAttribute('tr.ceiling td.evaluator', 'title')) ?? '', /leave one annotator out/);
+    assert.match((await f.textContent('tr.ceiling td.evaluator')) ?? '', /^Ceiling: one expert vs the rest$/);
+    // With intervals: the same bootstrap as the CLI's (the ceiling's intervals resample items like the table's).
+    await f.fill('#resamples', '200');
+    await f.press('#resamples', 'Enter');
+    await f.fill('#seed', '3');
+    await f.press('#seed', 'Enter');
+    await f.check('#intervals');
+    await f.waitForSelector('#app[data-state="done"]', { timeout: 120_000 });
+    const withCi = expected(cliTable(file, '--ceiling', '--bootstrap', '200', '--seed', '3'));
+    assert.deepEqual(ceilingIds(await readPanel(f)), ceilingIds(withCi));
+    assert.ok(ceilingIds(withCi)[0].cells.some((c) => c.ci !== ''), 'the ceiling has intervals');
+    await f.locator('#correlations').scrollIntoViewIfNeeded();
+    await p.screenshot({ path: join(out, 'correlation-ceiling.png') });
+    await f.uncheck('#intervals');
+    await f.uncheck('#ceiling');
+    await f.waitForSelector('#correlations tr.ceiling', { state: 'detached', timeout: 60_000 });
+  });
 });

@@ -12,6 +12,9 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
+const BYTES_FILE = 'bytes.dialogues.jsonl';
+const ANNOTATOR = 'e2e-bytes';
+
 describe('problem lines as VS Code diagnostics (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
   let wb: Workbench | undefined;
@@ -27,7 +30,10 @@ describe('problem lines as VS Code diagnostics (code-server + Chromium)', functi
       const schemaBad = JSON.stringify({ id: 'bad-schema', context: [{ speaker: 'robot', text: 3 }], candidates: [{ id: 'c', text: 'x', annotations: [], scores: {} }] });
       // Lines 2-5 need attention (4 lines, 6 problems: three of them on line 3); lines 1 and 6 are items.
       writeFileSync(file, [first, '{"id": "torn", "context": [', schemaBad, first, '[1, 2]', second].join('\n') + '\n');
-    });
+      // For the save test: a line with bytes that are not UTF-8 (E9 FF, 130 of them) and a line with a lone CR.
+      const notUtf8 = Buffer.concat([Buffer.from('{"id":"latin1","context":[{"speaker":"client","text":"caf'), Buffer.from(Array(65).fill([0xe9, 0xff]).flat()), Buffer.from('"}],"candidates":[]}')]);
+      writeFileSync(join(ws, BYTES_FILE), Buffer.concat([Buffer.from(first + '\n'), notUtf8, Buffer.from('\nlone\rCR is not JSON\n' + second + '\n')]));
+    }, { 'reflectEval.annotator': ANNOTATOR, 'files.autoSave': 'off' });
     page = wb.page;
   });
 
@@ -80,5 +86,39 @@ describe('problem lines as VS Code diagnostics (code-server + Chromium)', functi
     await waitFor('five problem lines', async () => (await p.locator('.markers-panel .monaco-list-row').allTextContents()).filter(isOurs).length === 5, 60_000);
     await runCommand(p, 'View: Close All Editors');
     await waitFor('no problem line left', async () => (await p.locator('.markers-panel .monaco-list-row').allTextContents()).filter(isOurs).length === 0, 30_000);
+  });
+
+  it('a save from the editor keeps a line that is not UTF-8 and a lone CR byte for byte, and writes the label (issue 14 item 1)', async () => {
+    const p = page as Page;
+    const target = join((wb as Workbench).workspace, BYTES_FILE);
+    const before = readFileSync(target);
+    const lines = (b: Buffer) => b.toString('latin1').split('\n');
+    const frame = await openDialogueFile(p, BYTES_FILE);
+    await frame.waitForSelector('#problems:not([hidden])', { timeout: 60_000 });
+    const banner = (await frame.textContent('#problems')) ?? '';
+    assert.match(banner, /replace 130 bytes that are not UTF-8 with 130 U\+FFFD.*a save from this editor keeps its bytes/, banner);
+    await frame.waitForSelector('#candidates .candidate.focused', { timeout: 60_000 });
+    await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
+    await p.keyboard.press('y');
+    await frame.waitForSelector('#candidates .candidate.focused[data-coherent="yes"]', { timeout: 30_000 });
+    // 60 s: the extension host shares two busy cores with other test runs.
+    await p.waitForSelector('.tab.active.dirty', { timeout: 60_000 });
+    assert.deepEqual(readFileSync(target), before, 'nothing saved yet');
+    await frame.locator('#candidates .candidate.focused').press('Control+s');
+    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 60_000 });
+    const labelled = (b: Buffer) => (JSON.parse(lines(b)[0]) as { candidates: { annotations: { annotator: string; coherent?: boolean }[] }[] }).candidates.some((c) => c.annotations.some((a) => a.annotator === ANNOTATOR && a.coherent === true));
+    const kept = (b: Buffer) => lines(b)[1] === lines(before)[1] && lines(b)[2] === lines(before)[2] && lines(b)[3] === lines(before)[3];
+    const saved = await waitFor('the label on disk and the problem lines byte for byte', async () => {
+      const b = readFileSync(target);
+      return labelled(b) && kept(b) ? b : undefined;
+    }, 60_000);
+    // VS Code reloads the file it sees changed; nothing rewrites it afterwards.
+    await p.waitForTimeout(3000);
+    const after = readFileSync(target);
+    assert.deepEqual(after, saved);
+    assert.equal(lines(after)[1].length, lines(before)[1].length, 'the line that is not UTF-8 keeps its length (VS Code alone would have made it 130 bytes longer)');
+    assert.equal(lines(after).slice(1).join('\n'), lines(before).slice(1).join('\n'), 'every line after the labelled item byte for byte');
+    assert.equal(await p.locator('.tab.active.dirty').count(), 0, 'the editor holds what is on disk');
+    await p.screenshot({ path: join(out, 'problems-save-keeps-bytes.png') });
   });
 });

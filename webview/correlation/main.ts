@@ -1,5 +1,6 @@
 /**
- * The correlation panel's webview: controls (method, human group, grouping, best rule, judge variant, intervals),
+ * The correlation panel's webview: controls (method, human group, grouping, best rule, judge variant, human
+ * ceiling, intervals),
  * pinned configurations, the table the host computes (sorted and filtered here), the comparison of two
  * evaluators, and export buttons. All numbers come from the host; this file only lays them out.
  */
@@ -84,6 +85,9 @@ function renderControls(variants: string[]): void {
   const groupBy = el('input', { id: 'group-by', list: 'group-keys', value: settings.groupBy, size: '18', title: 'origin, model, strategy, source, kind, none, or a candidate field path such as origin.decoding.topP' });
   groupBy.addEventListener('change', () => changeSettings({ groupBy: groupBy.value.trim() || 'origin' }));
   const keys = el('datalist', { id: 'group-keys' }, ...['origin', 'model', 'strategy', 'source', 'kind', 'none', 'origin.decoding.topP', 'origin.decoding.numBeams', 'cluster.representative'].map((k) => el('option', { value: k })));
+  const ceiling = el('input', { id: 'ceiling', type: 'checkbox' });
+  ceiling.checked = settings.ceiling;
+  ceiling.addEventListener('change', () => changeSettings({ ceiling: ceiling.checked }));
   const intervals = el('input', { id: 'intervals', type: 'checkbox' });
   intervals.checked = settings.intervals;
   intervals.addEventListener('change', () => changeSettings({ intervals: intervals.checked }));
@@ -117,6 +121,7 @@ function renderControls(variants: string[]): void {
       el('label', {}, 'Group by ', groupBy, keys),
       select('best', 'Best', [['absolute', 'largest |r|'], ['signed', 'largest r']], settings.best, (v) => changeSettings({ best: v as PanelSettings['best'] })),
       select('variant', 'Judge variant', [['', 'every variant'], ...variants.map((v): [string, string] => [v, v])], settings.variant, (v) => changeSettings({ variant: v })),
+      el('label', { title: 'First rows: one annotator against the rest of the group (leave one annotator out, mean over annotators), and every evaluator against the same targets — is this judge as good as one more annotator? (reflect-eval correlate --ceiling)' }, ceiling, ' human ceiling'),
     ),
     el('div', { class: 'row' }, el('label', {}, intervals, ' bootstrap 95% intervals, B = '), resamples, el('label', {}, ' seed ', seed), filter, el('label', {}, ' sort ', sortSelect())),
     el('div', { class: 'row' }, pinLabel, pin, ...exports),
@@ -153,6 +158,23 @@ function cellTitle(c: CorrelationCell): string {
   if (c.excluded) parts.push(`${c.excluded} left out: ${c.missingScore} without a usable score, ${c.missingLabel} without a label`);
   if (c.ci) parts.push(`${Math.round(c.ci.level * 100)}% CI over ${c.ci.resamples} resamples, ${c.ci.undefinedResamples} undefined`);
   return parts.join('; ');
+}
+
+/** Ceiling rows (`withCeilingRows`): the group's leave-one-out ceiling, or an evaluator on the same targets. */
+function ceilingKind(r: CorrelationRow): 'ceiling' | 'loo' | null {
+  return r.evaluatorId.startsWith('human:ceiling:') ? 'ceiling' : r.evaluatorId.startsWith('loo:') ? 'loo' : null;
+}
+
+/** What a row means, on hover of its name. */
+function rowTitle(r: CorrelationRow, t: CorrelationTable): string {
+  const method = t.method === 'spearman' ? "Spearman's ρ" : t.method === 'pearson' ? "Pearson's r" : "Kendall's τ-b";
+  const group = /^(?:human:ceiling|loo):([^:]+)/.exec(r.evaluatorId)?.[1] ?? 'experts';
+  const kind = ceilingKind(r);
+  if (kind === 'ceiling')
+    return `Human ceiling: for each annotator of the ${group}, ${method} between their label and the share of the other ${group} who said coherent (leave one annotator out), averaged over annotators; n = pairs over all annotators, no p (a mean of correlations). An evaluator as good as one more annotator reaches this row. ${r.evaluatorId}`;
+  if (kind === 'loo')
+    return `${method} between this evaluator's score and the same leave-one-out targets (the share of the other ${group} who said coherent), averaged over the same annotators: compare with the ceiling row above, not with the rows below. ${r.evaluatorId.replace(/^loo:[^:]+:/, '')}`;
+  return r.evaluatorId;
 }
 
 function td(c: CorrelationCell, group: string): HTMLTableCellElement {
@@ -206,8 +228,8 @@ function renderTable(): void {
     t.rows.filter((r) => !f || r.displayName.toLowerCase().includes(f) || r.evaluatorId.toLowerCase().includes(f)),
     t,
   );
-  const tr = (r: CorrelationRow, cls = '') => el('tr', { 'data-evaluator': r.evaluatorId, ...(cls ? { class: cls } : {}) }, el('td', { class: 'evaluator', title: r.evaluatorId }, r.displayName), ...r.cells.map((c) => td(c, groupOf(c.column))));
-  const table = el('table', { id: 'correlations', 'data-method': t.method, 'data-human': t.human, 'data-columns': String(t.columns.length) }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r))));
+  const tr = (r: CorrelationRow, cls = '') => el('tr', { 'data-evaluator': r.evaluatorId, ...(cls ? { class: cls } : {}) }, el('td', { class: 'evaluator', title: rowTitle(r, t) }, r.displayName), ...r.cells.map((c) => td(c, groupOf(c.column))));
+  const table = el('table', { id: 'correlations', 'data-method': t.method, 'data-human': t.human, 'data-columns': String(t.columns.length) }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r, ceilingKind(r) ?? ''))));
   const hidden = t.rows.length - rows.length;
   host.replaceChildren(table, ...(hidden ? [el('p', { class: 'muted' }, `${hidden} evaluator(s) hidden by the filter.`)] : []));
   shownTable = { ...t, rows };
@@ -380,7 +402,8 @@ function renderStrip(): void {
   }
   const row = target.closest('#plot [data-evaluator]') as SVGElement | null;
   const id = row?.dataset.evaluator;
-  if (id && lastTable?.rows.some((r) => r.evaluatorId === id)) {
+  // Ceiling rows have no responses of their own to plot.
+  if (id && !/^(?:human:ceiling|loo):/.test(id) && lastTable?.rows.some((r) => r.evaluatorId === id)) {
     stripOf = id;
     post({ type: 'strip', evaluator: id });
   }
@@ -415,7 +438,7 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
   }
   const t = m.table;
   const human = t.human === 'experts' ? "the experts'" : t.human === 'laypeople' ? "the laypeople's" : "all annotators'";
-  summary.textContent = `Correlation with ${human} coherence score (number who said coherent) over ${m.labelledCandidates} labelled of ${m.totalCandidates} responses. p from scipy's formulas; italics: p < ${t.alpha}; bold: best in column (${t.best === 'absolute' ? 'largest |r|' : 'largest r'}); the first row is the laypeople–experts reference.`;
+  summary.textContent = `Correlation with ${human} coherence score (number who said coherent) over ${m.labelledCandidates} labelled of ${m.totalCandidates} responses. p from scipy's formulas; italics: p < ${t.alpha}; bold: best in column (${t.best === 'absolute' ? 'largest |r|' : 'largest r'}); the first row is the laypeople–experts reference${t.rows.some((r) => ceilingKind(r) === 'ceiling') ? '; then the human ceiling (one annotator against the rest) and each evaluator against the same leave-one-out targets' : ''}.`;
   const status = document.getElementById('status') as HTMLElement;
   const intervals = m.intervals === 'computing' ? 'computing intervals…' : m.intervals === 'done' ? `intervals ${Math.round(m.timing.intervalsMs ?? 0)} ms (B = ${m.settings.resamples}, seed ${m.settings.seed})` : m.intervals === 'failed' ? `intervals failed: ${m.message}` : 'intervals off';
   status.textContent = `table ${m.timing.tableMs.toFixed(1)} ms for ${m.timing.candidates} responses · ${intervals}`;

@@ -19,9 +19,14 @@ export interface PanelSettings {
   intervals: boolean;
   resamples: number;
   seed: number;
+  /**
+   * Show the human ceiling as the first rows (as `reflect-eval correlate --ceiling`): one annotator of the group
+   * against the rest, and every evaluator against the same leave-one-out targets.
+   */
+  ceiling: boolean;
 }
 
-export const DEFAULT_SETTINGS: PanelSettings = { method: 'spearman', human: 'auto', groupBy: 'origin', best: 'absolute', variant: '', intervals: false, resamples: 1000, seed: 1 };
+export const DEFAULT_SETTINGS: PanelSettings = { method: 'spearman', human: 'auto', groupBy: 'origin', best: 'absolute', variant: '', intervals: false, resamples: 1000, seed: 1, ceiling: false };
 
 /** A pinned configuration as the panel shows it. */
 export interface PinView {

@@ -15,6 +15,7 @@ import {
   type CorrelationTableOptions,
 } from './correlationTable';
 import { parseJudgeId } from './evaluatorNames';
+import { withCeilingRows } from '../agreement/ceiling';
 
 /** One pinned configuration. */
 export interface PinnedConfiguration {
@@ -27,11 +28,22 @@ export interface PinnedConfiguration {
    * one row across configurations. Metric rows are unaffected.
    */
   variant?: string;
+  /**
+   * Put the human ceiling first (`withCeilingRows`, the same rows as `reflect-eval correlate --ceiling` with these
+   * options): the group's leave-one-annotator-out agreement, then each evaluator against the same targets.
+   */
+  ceiling?: boolean;
 }
 
 /** Row key of an evaluator in a configuration: a judge's id without its variant when the configuration has one. */
 function rowKey(evaluatorId: string, variant: string | undefined): string | null {
   if (!variant) return evaluatorId;
+  // A ceiling row of an evaluator (`loo:<group>:<evaluator id>`) follows its evaluator.
+  const loo = /^(loo:[^:]+:)(.*)$/.exec(evaluatorId);
+  if (loo) {
+    const inner = rowKey(loo[2], variant);
+    return inner === null ? null : loo[1] + inner;
+  }
   const j = parseJudgeId(evaluatorId);
   if (!j) return evaluatorId;
   return `${j.body}×${j.request}` === variant ? `judge:${j.judge}` : null;
@@ -39,6 +51,11 @@ function rowKey(evaluatorId: string, variant: string | undefined): string | null
 
 function judgeName(key: string): string {
   return `${key.slice('judge:'.length).replace(/^(local|api):/, '')} (judge)`;
+}
+
+function rowName(key: string): string {
+  const loo = /^loo:([^:]+):(.*)$/.exec(key);
+  return loo ? `${judgeName(loo[2])} vs rest of ${loo[1]}` : judgeName(key);
 }
 
 function absentCell(column: string): CorrelationCell {
@@ -76,7 +93,7 @@ export function mergeTables(configs: readonly PinnedConfiguration[], tables: rea
       const key = rowKey(r.evaluatorId, configs[i].variant) as string;
       if (!rowInfo.has(key)) {
         rowOrder.push(key);
-        rowInfo.set(key, { evaluatorId: key, displayName: key === r.evaluatorId ? r.displayName : judgeName(key), kind: r.kind });
+        rowInfo.set(key, { evaluatorId: key, displayName: key === r.evaluatorId ? r.displayName : rowName(key), kind: r.kind });
       }
       for (const c of r.cells) cellOf.set(`${key}\u0000${i}:${c.column}`, { ...c, column: `${i}:${c.column}` });
     }
@@ -93,17 +110,29 @@ export function mergeTables(configs: readonly PinnedConfiguration[], tables: rea
   };
 }
 
+function withCeilingIf(c: PinnedConfiguration, table: CorrelationTable, items: readonly DialogueItem[]): CorrelationTable {
+  return c.ceiling ? withCeilingRows(table, items, c.options) : table;
+}
+
 /** The side-by-side table of `configs` on `items` (see {@link mergeTables}). */
 export function sideBySide(items: readonly DialogueItem[], configs: readonly PinnedConfiguration[]): CorrelationTable {
   return mergeTables(
     configs,
-    configs.map((c) => correlationTable(items, c.options)),
+    configs.map((c) => withCeilingIf(c, correlationTable(items, c.options), items)),
   );
 }
 
 /** {@link sideBySide} with the bootstrap computed cooperatively (see `correlationTableAsync`). */
 export async function sideBySideAsync(items: readonly DialogueItem[], configs: readonly PinnedConfiguration[], signal?: AbortSignal): Promise<CorrelationTable> {
   const tables: CorrelationTable[] = [];
-  for (const c of configs) tables.push(await correlationTableAsync(items, c.options, signal));
+  for (const c of configs) {
+    const table = await correlationTableAsync(items, c.options, signal);
+    if (c.ceiling) {
+      // The ceiling's bootstrap runs in one piece: let the next change cancel before it starts.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
+    tables.push(withCeilingIf(c, table, items));
+  }
   return mergeTables(configs, tables);
 }

@@ -83,3 +83,33 @@ describe('side-by-side configurations', () => {
     await assert.rejects(p, /abort/i);
   });
 });
+
+describe('side by side with the human ceiling (issue 15: the correlation panel)', () => {
+  it('puts the same rows as correlate --ceiling first (withCeilingRows), bootstrap included', async () => {
+    const { withCeilingRows } = await import('../../../src/core/agreement/ceiling');
+    const options = { method: 'spearman' as const, bootstrap: { resamples: 50, seed: 3 } };
+    const cli = withCeilingRows(correlationTable(items, options), items, options);
+    const t = sideBySide(items, [{ label: 'rho', options, ceiling: true }]);
+    assert.equal(t.rows[0].evaluatorId, 'human:ceiling:experts');
+    assert.ok(t.rows[0].cells.some((c) => c.statistic !== null), 'the fixture has a defined ceiling');
+    assert.deepEqual(
+      t.rows.map((r) => [r.evaluatorId, r.displayName, r.cells.map((c) => [c.statistic, c.ci?.lower, c.ci?.upper, c.n])]),
+      cli.rows.map((r) => [r.evaluatorId, r.displayName, r.cells.map((c) => [c.statistic, c.ci?.lower, c.ci?.upper, c.n])]),
+    );
+    const off = sideBySide(items, [{ label: 'rho', options }]);
+    assert.ok(!off.rows.some((r) => /^(human:ceiling|loo):/.test(r.evaluatorId)), 'no ceiling rows unless asked');
+  });
+
+  it('lines up a judge variant’s ceiling row under the judge, and the async table has the same numbers', async () => {
+    const { sideBySideAsync } = await import('../../../src/core/analysis/sideBySide');
+    const configs = [{ label: 'rating', options: { bootstrap: { resamples: 30, seed: 1 } }, variant: 'instructions×rating', ceiling: true }];
+    const t = sideBySide(items, configs);
+    const loo = t.rows.find((r) => r.evaluatorId === 'loo:experts:judge:api:gpt-3.5-turbo');
+    assert.ok(loo, t.rows.map((r) => r.evaluatorId).join(', '));
+    assert.equal(loo.displayName, 'gpt-3.5-turbo (judge) vs rest of experts');
+    assert.ok(!t.rows.some((r) => r.evaluatorId.startsWith('loo:') && r.evaluatorId.includes('scoring')), 'other variants’ ceiling rows are left out');
+    const a = await sideBySideAsync(items, configs);
+    assert.deepEqual(a.rows.slice(0, 3).map((r) => r.cells.map((c) => c.statistic)), t.rows.slice(0, 3).map((r) => r.cells.map((c) => c.statistic)));
+    assert.ok(a.rows[0].cells.some((c) => c.ci), 'the async table carries the ceiling intervals');
+  });
+});
