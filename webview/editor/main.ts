@@ -17,6 +17,7 @@ import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import { keysOf, type EditorAction } from './keys';
+import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
 import type { ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -92,7 +93,8 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 const kbd = (k: string) => el('kbd', {}, k);
 
 function saveState(): void {
-  vscode.setState({ selected, seq, collapsedScores: [...collapsedGroups] } satisfies SavedState);
+  // Merged over the rest of the state (the layout's width and toggles, layout.ts).
+  vscode.setState({ ...((vscode.getState() as object | undefined) ?? {}), selected, seq, collapsedScores: [...collapsedGroups] } satisfies SavedState);
 }
 
 // ---------------------------------------------------------------------------------------------- item list
@@ -102,6 +104,8 @@ function renderList(): void {
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - 5);
   const last = Math.min(entries.length, first + Math.ceil(list.clientHeight / ROW_HEIGHT) + 10);
   rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+  if (entries.some((e) => e.index === selected)) list.setAttribute('aria-activedescendant', `item-row-${selected}`);
+  else list.removeAttribute('aria-activedescendant');
   rows.replaceChildren(
     ...entries.slice(first, last).map((e) => {
       const done = annotator !== null && e.candidates > 0 && e.complete === e.candidates;
@@ -109,13 +113,14 @@ function renderList(): void {
         'div',
         {
           class: `item-row${e.index === selected ? ' selected' : ''}${done ? ' done' : ''}`,
+          id: `item-row-${e.index}`,
           'data-item-index': String(e.index),
-          title: `${e.id}: ${e.complete} of ${e.candidates} candidates fully labelled by you, ${e.labelled} answered`,
+          title: `${e.description ?? e.id}: ${e.complete} of ${e.candidates} candidates fully labelled by you, ${e.labelled} answered`,
           role: 'option',
           'aria-selected': String(e.index === selected),
         },
         el('span', { class: 'item-label' }, e.label),
-        el('span', { class: 'item-count' }, `${done ? '✓ ' : ''}${e.complete}/${e.candidates}`),
+        el('span', { class: 'item-count', 'aria-label': `${e.complete} of ${e.candidates} labelled${done ? ', done' : ''}` }, `${done ? '✓ ' : ''}${e.complete}/${e.candidates}`),
       );
       row.addEventListener('click', () => {
         focusOnArrival = 'firstIncomplete';
@@ -169,6 +174,8 @@ function sendOp(candidateId: string, op: LabelOp): void {
   pending.push({ seq, itemId: current.view.id, candidateId, op });
   post({ type: 'label', seq, itemId: current.view.id, candidateId, op });
   renderCandidates();
+  const c = displayed()?.candidates.find((x) => x.id === candidateId);
+  if (c) announce(`Candidate ${c.position}: ${labelSummary(c.mine) === '—' ? 'not labelled' : labelSummary(c.mine)}, ${STATUS_TEXT[labelStatus(c.mine)]}`);
 }
 
 let hintTimer: ReturnType<typeof setTimeout> | undefined;
@@ -333,7 +340,7 @@ function labelSummary(a: Annotation | undefined): string {
 }
 
 function chip(attrs: Record<string, string>, pressed: boolean, title: string, ...children: (Node | string)[]): HTMLButtonElement {
-  return el('button', { class: 'chip', type: 'button', tabindex: '-1', 'aria-pressed': String(pressed), title, ...attrs }, ...children);
+  return el('button', { class: 'chip', type: 'button', 'aria-pressed': String(pressed), title, ...attrs }, ...children);
 }
 
 function empathyQuestion(c: CandidateView, mine: Annotation): HTMLElement {
@@ -537,7 +544,7 @@ function renderItem(): void {
     el('h3', {}, `Context (${view.context.length} turns)`),
     el(
       'div',
-      { id: 'transcript' },
+      { id: 'transcript', tabindex: '0', role: 'region', 'aria-label': `Context, ${view.context.length} turns` },
       ...view.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, t.text))),
     ),
     ...(view.reference ? [el('h3', {}, `Reference${view.reference.behaviour ? ` (${view.reference.behaviour})` : ''}`), el('div', { id: 'reference', class: 'turn therapist' }, view.reference.text)] : []),
@@ -545,6 +552,7 @@ function renderItem(): void {
     el('div', { id: 'candidates' }),
   );
   const transcript = $('#transcript');
+  collapseTranscript(transcript);
   transcript.scrollTop = transcript.scrollHeight;
   renderCandidates();
   if (revealCandidate && focused === revealCandidate) {
@@ -590,6 +598,7 @@ function renderHeader(): void {
   toggle('#cmd-blind', blind);
   toggle('#cmd-compare', comparison);
   renderProblems();
+  fitToolbar();
 }
 
 /** Problem lines shown in the banner at most (all of them are in the Problems panel). */
@@ -705,6 +714,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       break;
     case 'busy':
       $('#busy').textContent = msg.message ?? '';
+      fitToolbar();
       break;
     case 'reveal':
       revealCandidate = msg.candidateId;
@@ -725,6 +735,8 @@ window.addEventListener('resize', () => renderList());
 // Keys that would scroll the page are VS Code keybindings here (next/previous candidate and item).
 window.addEventListener('keydown', (e) => {
   if ((e.target as HTMLElement).closest('input, textarea')) return;
+  // Space still presses a focused button or chip.
+  if (e.key === ' ' && (e.target as HTMLElement).closest('button, vscode-button, summary, a')) return;
   if (['ArrowDown', 'ArrowUp', 'PageDown', 'PageUp', ' '].includes(e.key)) e.preventDefault();
 });
 window.addEventListener('focus', () => post({ type: 'focus', focused: true }));
@@ -740,6 +752,19 @@ for (const [id, command] of [
 ] as const) {
   $(id).addEventListener('click', () => post({ type: 'command', command }));
 }
+// The item list as a listbox: arrow keys, Home/End, PageUp/PageDown move the selection while it has focus (kept from
+// VS Code's keybindings, where the same keys move between candidates and items).
+list.addEventListener('keydown', (e) => {
+  if (e.target !== list || e.ctrlKey || e.metaKey || e.altKey) return;
+  const page = Math.max(1, Math.floor(list.clientHeight / ROW_HEIGHT) - 1);
+  const to: Record<string, number> = { ArrowDown: selected + 1, ArrowUp: selected - 1, Home: 0, End: entries.length - 1, PageDown: selected + page, PageUp: selected - page };
+  if (!(e.key in to)) return;
+  e.preventDefault();
+  e.stopPropagation();
+  focusOnArrival = 'firstIncomplete';
+  select(Math.min(entries.length - 1, Math.max(0, to[e.key])));
+});
+initLayout(vscode, () => renderList());
 renderLegend();
 post({ type: 'ready' });
 if (document.hasFocus()) post({ type: 'focus', focused: true });

@@ -11,8 +11,10 @@ import type { EditorAction } from './keys';
 export interface ItemEntry {
   index: number;
   id: string;
-  /** Short label: topic and transcript/utterance ids. */
+  /** Short title that tells items apart: transcript/utterance (or turn index) and the last client words (core `itemTitle`). */
   label: string;
+  /** Id, dataset and topic, for the row's tooltip. */
+  description?: string;
   candidates: number;
   /** Candidates the current annotator has labelled (coherent yes/no). */
   labelled: number;

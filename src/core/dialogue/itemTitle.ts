@@ -1,0 +1,42 @@
+/**
+ * A short title that tells dialogue items apart in a list (issue 18 item 2): many items of one transcript used to
+ * read alike (`AnnoMI · t0/u?`).
+ */
+import type { DialogueItem } from './types';
+
+/** Words of the last client turn a title quotes at most. */
+const QUOTED_WORDS = 6;
+
+/**
+ * The first words of the last client turn of `item.context` (or of its last turn when no client speaks), at most
+ * {@link QUOTED_WORDS} words, with `…` when cut; `''` for an empty context.
+ */
+export function lastClientWords(item: Pick<DialogueItem, 'context'>, words = QUOTED_WORDS): string {
+  const turns = item.context ?? [];
+  const turn = [...turns].reverse().find((t) => t.speaker === 'client') ?? turns[turns.length - 1];
+  const all = (turn?.text ?? '').trim().split(/\s+/).filter(Boolean);
+  return all.length > words ? `${all.slice(0, words).join(' ')}…` : all.join(' ');
+}
+
+/**
+ * The item's list title: where it is in its source transcript, then the first words of its last client turn, e.g.
+ * `t4/u32 · “Maybe having less wine in the…”` (AnnoMI transcript 4, reference utterance 32). Without an utterance
+ * id the turn index of the response stands in (`t0 · turn 12`: the response is the 12th turn); without a transcript
+ * id, the item id. The distinguishing part comes first so that a narrow list still tells items apart.
+ */
+export function itemTitle(item: Pick<DialogueItem, 'id' | 'context' | 'provenance'>): string {
+  const p = item.provenance;
+  const turns = item.context?.length ?? 0;
+  const where =
+    p?.transcriptId !== undefined && p.transcriptId !== ''
+      ? `t${p.transcriptId}${p.utteranceId !== undefined && p.utteranceId !== '' ? `/u${p.utteranceId}` : ` · turn ${turns}`}`
+      : item.id;
+  const words = lastClientWords(item);
+  return words ? `${where} · “${words}”` : where;
+}
+
+/** The longer description of an item a tooltip shows: id, dataset and topic. */
+export function itemDescription(item: Pick<DialogueItem, 'id' | 'provenance'>): string {
+  const p = item.provenance;
+  return [item.id, p?.dataset, p?.topic].filter(Boolean).join(' · ');
+}
