@@ -65,8 +65,8 @@ function skeleton(): void {
         el('button', { id: 'export-svg', class: 'secondary', title: 'Save the plot as SVG (the same drawing as reflect-eval correlate --plot)' }, 'Export SVG'),
         el('button', { id: 'export-png', class: 'secondary', title: 'Save the plot as a PNG image (2× resolution, white background)' }, 'Export PNG'),
       ),
-      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot' }),
-      el('div', { id: 'strip', class: 'plot', hidden: '' }),
+      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot', tabindex: '0', role: 'group', 'aria-label': 'Forest plot (click a row for its strip plot)' }),
+      el('div', { id: 'strip', class: 'plot', hidden: '', tabindex: '0', role: 'group', 'aria-label': 'Strip plot (click a point to open it in the dialogue editor)' }),
     ),
     el('div', { id: 'table' }),
     el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
@@ -87,7 +87,7 @@ function renderControls(variants: string[]): void {
   const intervals = el('input', { id: 'intervals', type: 'checkbox' });
   intervals.checked = settings.intervals;
   intervals.addEventListener('change', () => changeSettings({ intervals: intervals.checked }));
-  const resamples = el('input', { id: 'resamples', type: 'number', min: '10', step: '100', value: String(settings.resamples), size: '6' });
+  const resamples = el('input', { id: 'resamples', type: 'number', min: '10', step: '100', value: String(settings.resamples), size: '6', 'aria-label': 'bootstrap resamples (B)' });
   resamples.addEventListener('change', () => changeSettings({ resamples: Math.max(1, Math.round(Number(resamples.value) || DEFAULT_SETTINGS.resamples)) }));
   const seed = el('input', { id: 'seed', type: 'number', value: String(settings.seed), size: '6' });
   seed.addEventListener('change', () => changeSettings({ seed: Math.round(Number(seed.value) || 0) }));
@@ -166,13 +166,14 @@ function td(c: CorrelationCell, group: string, drillable = false): HTMLTableCell
     cell.classList.add('drill');
     cell.tabIndex = 0;
     cell.setAttribute('role', 'button');
-    cell.setAttribute('aria-label', `${formatStatistic(c)}, n = ${c.n}: open these ${c.n} responses in the dialogue editor`);
     cell.title = `${cell.title}\nClick or Enter: open these responses in the dialogue editor`;
   }
+  const drill = cell.classList.contains('drill');
   const ci = formatInterval(c);
   if (ci) cell.append(el('span', { class: 'ci' }, ci));
   if (c.undefinedReason !== 'not-in-configuration') cell.append(el('span', { class: 'n' }, `n = ${c.n}`));
   if (c.pValue !== null) cell.append(el('span', { class: 'p' }, `p = ${formatP(c.pValue)}`));
+  if (drill) cell.append(el('span', { class: 'sr-only' }, ': open these responses in the dialogue editor'));
   return cell;
 }
 

@@ -339,8 +339,11 @@ function labelSummary(a: Annotation | undefined): string {
   return `incoherent${errors.length ? `: ${errors.join(', ')}` : ''}${a.otherText ? ` (“${a.otherText}”)` : ''}`;
 }
 
-function chip(attrs: Record<string, string>, pressed: boolean, title: string, ...children: (Node | string)[]): HTMLButtonElement {
-  return el('button', { class: 'chip', type: 'button', 'aria-pressed': String(pressed), title, ...attrs }, ...children);
+/** A chip button; `pressed` null: the state is in `attrs` (a radio's aria-checked), where aria-pressed is not allowed. */
+function chip(attrs: Record<string, string>, ...rest: [boolean, string, ...(Node | string)[]] | [null, boolean, string, ...(Node | string)[]]): HTMLButtonElement {
+  const radio = rest[0] === null;
+  const [pressed, title, ...children] = (radio ? rest.slice(1) : rest) as [boolean, string, ...(Node | string)[]];
+  return el('button', { class: `chip${pressed ? ' on' : ''}`, type: 'button', ...(radio ? {} : { 'aria-pressed': String(pressed) }), title, ...attrs }, ...children);
 }
 
 function empathyQuestion(c: CandidateView, mine: Annotation): HTMLElement {
@@ -353,7 +356,7 @@ function empathyQuestion(c: CandidateView, mine: Annotation): HTMLElement {
       { class: 'chips', role: 'radiogroup', 'aria-label': 'Agreement with the statement' },
       ...LIKERT.map((text, i) => {
         const v = (i + 1) as 1 | 2 | 3 | 4 | 5;
-        const b = chip({ 'data-empathy': String(v), role: 'radio', 'aria-checked': String(mine.empathy === v) }, mine.empathy === v, `${text} (${keysOf(`reflectEval.label.option${v}`)})`, kbd(String(v)), ` ${text}`);
+        const b = chip({ 'data-empathy': String(v), role: 'radio', 'aria-checked': String(mine.empathy === v) }, null, mine.empathy === v, `${text} (${keysOf(`reflectEval.label.option${v}`)})`, kbd(String(v)), ` ${text}`);
         b.addEventListener('click', () => sendOp(c.id, { kind: 'empathy', value: mine.empathy === v ? null : v }));
         return b;
       }),
@@ -587,7 +590,11 @@ function renderLegend(): void {
 }
 
 function renderHeader(): void {
-  $('#annotator').textContent = annotator ? `Annotator: ${annotator}` : 'No annotator set';
+  // The name alone (the toolbar is narrow beside a panel); what it is on hover and for screen readers.
+  const who = $('#annotator');
+  who.textContent = annotator ? `👤 ${annotator}` : 'No annotator set';
+  who.title = annotator ? `Annotator: ${annotator}` : 'No annotator set: choose one with Annotator…';
+  who.setAttribute('aria-label', who.title);
   $('#mode').textContent = [blind ? 'Blind' : '', comparison ? 'Comparing annotators' : ''].filter(Boolean).join(' · ');
   const toggle = (id: string, on: boolean) => {
     const b = $(id);
