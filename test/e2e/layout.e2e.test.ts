@@ -131,7 +131,7 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
       await p.screenshot({ path: join(out, 'layout-light-menu.png') });
       // Keyboard: Escape closes the menu and returns focus to its button.
       await p.keyboard.press('Escape');
-      await editor.waitForSelector('#toolbar-menu[hidden]');
+      await editor.waitForSelector('#toolbar-menu[hidden]', { state: 'attached' });
       assert.equal(await editor.evaluate(() => document.activeElement?.id), 'toolbar-more');
     }
     // Usable: Compare (wherever it is) toggles the comparison view.
@@ -151,6 +151,12 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
   it('hides, shows and resizes the item list by keyboard, and keeps its width', async () => {
     const e = editor as Frame;
     const width = async () => (await boxOf(e, '#item-list'))?.width ?? 0;
+    // Beside the panel the editor is narrower than 560 px: the list starts hidden, the ☰ button shows it.
+    if (await e.locator('#item-list[hidden]').count()) {
+      await (page as Page).screenshot({ path: join(out, 'layout-light-list-auto-hidden.png') });
+      await e.click('#toggle-list');
+      await e.waitForSelector('#item-list:not([hidden])');
+    }
     const before = await width();
     assert.ok(before >= 140, `item list width ${before}`);
     // Titles tell items apart: no two rows alike, none with an unknown utterance.
@@ -166,12 +172,13 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
     assert.equal(await e.getAttribute('#splitter', 'aria-valuenow'), String(Math.round(before + 32)));
     // Hide with the button, show with L.
     await e.click('#toggle-list');
-    await e.waitForSelector('#item-list[hidden]');
+    await e.waitForSelector('#item-list[hidden]', { state: 'attached' });
     assert.equal(await e.getAttribute('#toggle-list', 'aria-expanded'), 'false');
     await (page as Page).screenshot({ path: join(out, 'layout-light-list-hidden.png') });
     await e.locator('.candidate').first().click();
     await (page as Page).keyboard.press('l');
     await e.waitForSelector('#item-list:not([hidden])');
+    await (page as Page).screenshot({ path: join(out, 'layout-light-list-shown.png') });
     // The item list by keyboard: ArrowDown selects the next item.
     const firstItem = await e.textContent('#item h2');
     await e.focus('#item-list');
@@ -239,7 +246,7 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
   it('collapses a long transcript to its last turns and shows them all on request', async () => {
     const p = page as Page;
     const e = await openDialogueFile(p, 'long.dialogues.jsonl');
-    await e.waitForSelector('#transcript .turn', { timeout: 60_000 });
+    await e.waitForSelector('#transcript .turn:not([hidden])', { timeout: 60_000 });
     const shown = async () => e.$$eval('#transcript .turn', (ts) => ts.filter((t) => !(t as HTMLElement).hidden).map((t) => t.textContent ?? ''));
     await waitFor('the long item', async () => (await e.textContent('#item h2')) === 'long-1', 30_000);
     assert.equal((await shown()).length, 4);
