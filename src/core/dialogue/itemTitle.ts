@@ -24,7 +24,7 @@ export function lastClientWords(item: Pick<DialogueItem, 'context'>, words = QUO
  * id the turn index of the response stands in (`t0 · turn 12`: the response is the 12th turn); without a transcript
  * id, the item id. The distinguishing part comes first so that a narrow list still tells items apart.
  */
-export function itemTitle(item: Pick<DialogueItem, 'id' | 'context' | 'provenance'>): string {
+export function itemTitle(item: Pick<DialogueItem, 'id' | 'context' | 'provenance'>, distinction?: string): string {
   const p = item.provenance;
   const turns = item.context?.length ?? 0;
   const where =
@@ -32,7 +32,31 @@ export function itemTitle(item: Pick<DialogueItem, 'id' | 'context' | 'provenanc
       ? `t${p.transcriptId}${p.utteranceId !== undefined && p.utteranceId !== '' ? `/u${p.utteranceId}` : ` · turn ${turns}`}`
       : item.id;
   const words = lastClientWords(item);
-  return words ? `${where} · “${words}”` : where;
+  const head = distinction ? `${where} · ${distinction}` : where;
+  return words ? `${head} · “${words}”` : head;
+}
+
+/**
+ * Titles of every item of a file ({@link itemTitle}), told apart where two would read the same (one context
+ * annotated in two stages, say): each of those gets the value of the first provenance field whose text differs
+ * within its group (`t0 · turn 3 · GPT-2 stage · “…”`), or else its id. Same order as `items`.
+ */
+export function itemTitles(items: readonly Pick<DialogueItem, 'id' | 'context' | 'provenance'>[]): string[] {
+  const plain = items.map((it) => itemTitle(it));
+  const groups = new Map<string, number[]>();
+  plain.forEach((t, i) => groups.set(t, [...(groups.get(t) ?? []), i]));
+  const out = [...plain];
+  for (const members of groups.values()) {
+    if (members.length < 2) continue;
+    const text = (i: number, key: string) => {
+      const v = items[i].provenance?.[key];
+      return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+    };
+    const keys = [...new Set(members.flatMap((i) => Object.keys(items[i].provenance ?? {})))];
+    const key = keys.find((k) => new Set(members.map((i) => text(i, k))).size === members.length && members.every((i) => text(i, k) !== ''));
+    for (const i of members) out[i] = itemTitle(items[i], key ? text(i, key) : items[i].id);
+  }
+  return out;
 }
 
 /** The longer description of an item a tooltip shows: id, dataset and topic. */

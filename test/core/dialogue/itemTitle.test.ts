@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { itemDescription, itemTitle, lastClientWords } from '../../../src/core/dialogue/itemTitle';
+import { itemDescription, itemTitle, itemTitles, lastClientWords } from '../../../src/core/dialogue/itemTitle';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 
 const item = (over: Partial<DialogueItem>): DialogueItem => ({ id: 'x', context: [], candidates: [], ...over });
@@ -32,6 +32,24 @@ describe('itemTitle', () => {
 
   it('quotes the last client turn, not a later therapist turn', () => {
     assert.equal(lastClientWords(item({ context: [{ speaker: 'client', text: 'one two three four five six seven' }, { speaker: 'therapist', text: 'mm' }] })), 'one two three four five six…');
+  });
+
+  it('tells apart items with the same context by the provenance field that differs, else by id', () => {
+    const ctx = [{ speaker: 'client' as const, text: 'Maybe less wine.' }];
+    const items = [
+      item({ id: 'a2', context: ctx, provenance: { dataset: 'AnnoMI', transcriptId: '0', stage: 'GPT-2 stage', sourceFile: 's.csv' } }),
+      item({ id: 'a3', context: ctx, provenance: { dataset: 'AnnoMI', transcriptId: '0', stage: 'GPT-3 stage', sourceFile: 's.csv' } }),
+      item({ id: 'b', context: [{ speaker: 'client', text: 'Other.' }], provenance: { dataset: 'AnnoMI', transcriptId: '1' } }),
+      item({ id: 'x1', context: ctx }),
+      item({ id: 'x2', context: ctx }),
+    ];
+    assert.deepEqual(itemTitles(items), [
+      't0 · turn 1 · GPT-2 stage · “Maybe less wine.”',
+      't0 · turn 1 · GPT-3 stage · “Maybe less wine.”',
+      't1 · turn 1 · “Other.”',
+      'x1 · “Maybe less wine.”',
+      'x2 · “Maybe less wine.”',
+    ]);
   });
 
   it('describes an item by id, dataset and topic', () => {
