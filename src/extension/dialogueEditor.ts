@@ -18,7 +18,7 @@ import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../w
 import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
 import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/analysis/scoreSummary';
 import { loadPromptLibrary } from '../core/judges/prompts';
-import { itemDescription, itemTitles } from '../core/dialogue/itemTitle';
+import { itemDescription, itemTitleList, type ItemTitleParts } from '../core/dialogue/itemTitle';
 import { getAnnotator, getBlindMode } from './settings';
 import { ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
@@ -83,12 +83,13 @@ export async function revealLine(document: vscode.TextDocument, line: number): P
   await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, selection: range, preview: true });
 }
 
-function entryOf(item: DialogueItem, index: number, annotator: string | null, title: string): ItemEntry {
+function entryOf(item: DialogueItem, index: number, annotator: string | null, title: ItemTitleParts): ItemEntry {
   const mine = annotator ? item.candidates.map((c) => c.annotations.find((a) => a.annotator === annotator)) : [];
   return {
     index,
     id: item.id,
-    label: title,
+    label: title.where,
+    snippet: title.words,
     description: itemDescription(item),
     candidates: item.candidates.length,
     labelled: mine.filter((a) => typeof a?.coherent === 'boolean').length,
@@ -333,7 +334,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         file: vscode.workspace.asRelativePath(document.uri),
         entries: (() => {
           const items = documentItems(doc);
-          const titles = itemTitles(items);
+          const titles = itemTitleList(items);
           return items.map((it, i) => entryOf(it, i, annotator, titles[i]));
         })(),
         problems: lines.map((l) => ({ line: l.editorLine, severity: l.severity, reasons: l.reasons })),

@@ -203,7 +203,12 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
     const row = f.locator('#correlations tbody tr:not(.reference)').filter({ has: f.locator('th.evaluator', { hasText: /^METEOR$/ }) });
     const cell = row.locator('td.cell.drill[data-group="GPT-2"]');
     await cell.scrollIntoViewIfNeeded();
-    const before = await (editor as Frame).textContent('#item h2');
+    // Start from another item (the last), so the drill-down has somewhere to go.
+    const e0 = editor as Frame;
+    await e0.focus('#item-list');
+    await e0.press('#item-list', 'End');
+    await waitFor('the last item', async () => !/gpt-2/i.test((await e0.textContent('#item h2')) ?? ''), 30_000);
+    const before = await e0.textContent('#item h2');
     await cell.click();
     // The strip plot shows the cell's responses; the first of the GPT-2 column is the one the editor shows.
     await f.waitForSelector('#strip svg circle.pt', { timeout: 30_000 });

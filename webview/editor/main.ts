@@ -46,7 +46,8 @@ const STATUS_TEXT: Record<LabelStatus, string> = {
 
 /** Keys that edit the text of a field: kept from VS Code's keybindings while a text field has focus. */
 const TEXT_EDITING_KEYS = new Set(['Backspace', 'Delete', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'Enter', 'Escape', 'Tab', 'PageUp', 'PageDown']);
-const ROW_HEIGHT = 28;
+/** Two lines a row: where the item is, and the first words of its last client turn (media/editor.css). */
+const ROW_HEIGHT = 40;
 interface SavedState {
   selected?: number;
   seq?: number;
@@ -119,7 +120,7 @@ function renderList(): void {
           role: 'option',
           'aria-selected': String(e.index === selected),
         },
-        el('span', { class: 'item-label' }, e.label),
+        el('span', { class: 'item-label' }, e.label, ...(e.snippet ? [el('span', { class: 'item-snippet' }, `“${e.snippet}”`)] : [])),
         el('span', { class: 'item-count', 'aria-label': `${e.complete} of ${e.candidates} labelled${done ? ', done' : ''}` }, `${done ? '✓ ' : ''}${e.complete}/${e.candidates}`),
       );
       row.addEventListener('click', () => {
@@ -592,7 +593,7 @@ function renderLegend(): void {
 function renderHeader(): void {
   // The name alone (the toolbar is narrow beside a panel); what it is on hover and for screen readers.
   const who = $('#annotator');
-  who.textContent = annotator ? `👤 ${annotator}` : 'No annotator set';
+  who.textContent = annotator ? `as ${annotator}` : 'No annotator set';
   who.title = annotator ? `Annotator: ${annotator}` : 'No annotator set: choose one with Annotator…';
   who.setAttribute('aria-label', who.title);
   $('#mode').textContent = [blind ? 'Blind' : '', comparison ? 'Comparing annotators' : ''].filter(Boolean).join(' · ');

@@ -11,8 +11,10 @@ import type { EditorAction } from './keys';
 export interface ItemEntry {
   index: number;
   id: string;
-  /** Short title that tells items apart: transcript/utterance (or turn index) and the last client words (core `itemTitle`). */
+  /** Short title: transcript/utterance (or turn index), with what tells apart items that would read alike (core `itemTitleList`). */
   label: string;
+  /** The first words of the last client turn (second line of the row). */
+  snippet?: string;
   /** Id, dataset and topic, for the row's tooltip. */
   description?: string;
   candidates: number;

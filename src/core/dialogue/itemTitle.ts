@@ -25,15 +25,25 @@ export function lastClientWords(item: Pick<DialogueItem, 'context'>, words = QUO
  * id, the item id. The distinguishing part comes first so that a narrow list still tells items apart.
  */
 export function itemTitle(item: Pick<DialogueItem, 'id' | 'context' | 'provenance'>, distinction?: string): string {
+  const { where, words } = itemTitleParts(item, distinction);
+  return words ? `${where} · “${words}”` : where;
+}
+
+/** An item's title in two parts: where it is (plus `distinction`), and the first words of its last client turn. */
+export interface ItemTitleParts {
+  where: string;
+  words: string;
+}
+
+/** {@link itemTitle} in its two parts, for a list that shows them on two lines. */
+export function itemTitleParts(item: Pick<DialogueItem, 'id' | 'context' | 'provenance'>, distinction?: string): ItemTitleParts {
   const p = item.provenance;
   const turns = item.context?.length ?? 0;
   const where =
     p?.transcriptId !== undefined && p.transcriptId !== ''
       ? `t${p.transcriptId}${p.utteranceId !== undefined && p.utteranceId !== '' ? `/u${p.utteranceId}` : ` · turn ${turns}`}`
       : item.id;
-  const words = lastClientWords(item);
-  const head = distinction ? `${where} · ${distinction}` : where;
-  return words ? `${head} · “${words}”` : head;
+  return { where: distinction ? `${where} · ${distinction}` : where, words: lastClientWords(item) };
 }
 
 /**
@@ -42,10 +52,16 @@ export function itemTitle(item: Pick<DialogueItem, 'id' | 'context' | 'provenanc
  * within its group (`t0 · turn 3 · GPT-2 stage · “…”`), or else its id. Same order as `items`.
  */
 export function itemTitles(items: readonly Pick<DialogueItem, 'id' | 'context' | 'provenance'>[]): string[] {
-  const plain = items.map((it) => itemTitle(it));
+  return itemTitleList(items).map(({ where, words }) => (words ? `${where} · “${words}”` : where));
+}
+
+/** {@link itemTitles} in two parts each (see {@link itemTitleParts}). */
+export function itemTitleList(items: readonly Pick<DialogueItem, 'id' | 'context' | 'provenance'>[]): ItemTitleParts[] {
+  const parts = items.map((it) => itemTitleParts(it));
+  const plain = parts.map((t) => `${t.where}\u0000${t.words}`);
   const groups = new Map<string, number[]>();
   plain.forEach((t, i) => groups.set(t, [...(groups.get(t) ?? []), i]));
-  const out = [...plain];
+  const out = [...parts];
   for (const members of groups.values()) {
     if (members.length < 2) continue;
     const text = (i: number, key: string) => {
@@ -54,7 +70,7 @@ export function itemTitles(items: readonly Pick<DialogueItem, 'id' | 'context' |
     };
     const keys = [...new Set(members.flatMap((i) => Object.keys(items[i].provenance ?? {})))];
     const key = keys.find((k) => new Set(members.map((i) => text(i, k))).size === members.length && members.every((i) => text(i, k) !== ''));
-    for (const i of members) out[i] = itemTitle(items[i], key ? text(i, key) : items[i].id);
+    for (const i of members) out[i] = itemTitleParts(items[i], key ? text(i, key) : items[i].id);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { itemDescription, itemTitle, itemTitles, lastClientWords } from '../../../src/core/dialogue/itemTitle';
+import { itemDescription, itemTitle, itemTitleList, itemTitles, lastClientWords } from '../../../src/core/dialogue/itemTitle';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 
 const item = (over: Partial<DialogueItem>): DialogueItem => ({ id: 'x', context: [], candidates: [], ...over });
@@ -50,6 +50,7 @@ describe('itemTitle', () => {
       'x1 · “Maybe less wine.”',
       'x2 · “Maybe less wine.”',
     ]);
+    assert.deepEqual(itemTitleList(items)[1], { where: 't0 · turn 1 · GPT-3 stage', words: 'Maybe less wine.' });
   });
 
   it('describes an item by id, dataset and topic', () => {
