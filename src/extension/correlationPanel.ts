@@ -108,6 +108,8 @@ export class CorrelationPanel {
           return await this.exportPlot(m.format, m.data);
         case 'strip':
           return this.strip(m.evaluator);
+        case 'openCell':
+          return await this.openCell(m.evaluator, m.column);
         case 'open': {
           const document = this.editors.activeDocument;
           if (!document) throw new Error('open a dialogue file first');
@@ -226,6 +228,24 @@ export class CorrelationPanel {
     const name = displayNames([evaluator], data.signatures).get(evaluator) ?? evaluator;
     const shown = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? name;
     this.post({ type: 'strip', evaluator, name: shown, panels: data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, evaluator, c.key) })).filter((p) => p.points.length > 0) });
+  }
+
+  /**
+   * A table cell's drill-down: the responses it correlates (`cellPoints`, current configuration; `column` is the
+   * table's `<config>:<group>` key) in the dialogue editor, its first response shown and focused.
+   */
+  private async openCell(evaluator: string, column: string): Promise<void> {
+    const source = this.items();
+    if (!source) throw new Error('open a dialogue file first');
+    const group = column.slice(column.indexOf(':') + 1);
+    const data = correlationData(source.items, toOptions(this.settings, false));
+    const points = cellPoints(data, evaluator, group);
+    const name = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? evaluator;
+    if (points.length === 0) throw new Error(`no response of ${group} has a score of ${name} and a label`);
+    const first = points[0];
+    if (!(await this.editors.reveal(source.document, first.itemId, first.candidateId))) throw new Error(`item ${first.itemId} is no longer in ${vscode.workspace.asRelativePath(source.document.uri)}`);
+    const items = new Set(points.map((p) => p.itemId)).size;
+    vscode.window.setStatusBarMessage(`ReflectEval: ${name} × ${group}: ${points.length} responses in ${items} items; the first is shown, the strip plot has them all`, 8000);
   }
 
   /** Writes the forest plot the webview drew (SVG text, or PNG bytes in base64) to a file the user picks. */

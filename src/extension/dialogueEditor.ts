@@ -21,6 +21,7 @@ import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../w
 import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
 import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/analysis/scoreSummary';
 import { loadPromptLibrary } from '../core/judges/prompts';
+import { itemDescription, itemTitleList, type ItemTitleParts } from '../core/dialogue/itemTitle';
 import { getAnnotator, getBlindMode } from './settings';
 import { ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
@@ -94,14 +95,14 @@ export async function revealLine(document: vscode.TextDocument, line: number): P
   await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, selection: range, preview: true });
 }
 
-function entryOf(item: DialogueItem, index: number, annotator: string | null): ItemEntry {
-  const p = item.provenance;
-  const label = p?.transcriptId !== undefined ? `${p.topic ?? p.dataset} · t${p.transcriptId}/u${p.utteranceId ?? '?'}` : item.id;
+function entryOf(item: DialogueItem, index: number, annotator: string | null, title: ItemTitleParts): ItemEntry {
   const mine = annotator ? item.candidates.map((c) => c.annotations.find((a) => a.annotator === annotator)) : [];
   return {
     index,
     id: item.id,
-    label,
+    label: title.where,
+    snippet: title.words,
+    description: itemDescription(item),
     candidates: item.candidates.length,
     labelled: mine.filter((a) => typeof a?.coherent === 'boolean').length,
     complete: mine.filter((a) => labelStatus(a) === 'complete').length,
@@ -329,23 +330,30 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       title: 'ReflectEval',
       script: 'editor',
       style: 'editor',
-      body: `<div id="toolbar">
-  <span id="file"></span><span id="busy" class="muted"></span><span class="spacer"></span>
+      body: `<div id="toolbar" role="toolbar" aria-label="Dialogue editor">
+  <button id="toggle-list" type="button" class="icon-button" aria-controls="item-list" aria-expanded="true" aria-label="Hide the item list (L)" title="Hide the item list (L)">☰</button>
+  <span id="file"></span><span id="busy" class="muted" role="status"></span><span class="spacer"></span>
   <span id="mode" class="muted"></span>
   <span id="annotator" class="muted"></span>
-  <vscode-button id="cmd-annotator" secondary>Annotator…</vscode-button>
-  <vscode-button id="cmd-blind" secondary title="Hide origins, scores and the reference; shuffle candidates per annotator">Blind</vscode-button>
-  <vscode-button id="cmd-compare" secondary title="Show every annotator's labels (others' read-only)">Compare</vscode-button>
-  <vscode-button id="cmd-generate" secondary>Generate</vscode-button>
-  <vscode-button id="cmd-judge" secondary>Judge</vscode-button>
-  <vscode-button id="cmd-correlation" secondary>Correlations</vscode-button>
-  <vscode-button id="cmd-agreement">Analyses</vscode-button>
+  <span id="toolbar-actions">
+  <vscode-button id="cmd-annotator" secondary title="Choose who you label as">Annotator…</vscode-button>
+  <vscode-button id="cmd-blind" secondary aria-pressed="false" title="Hide origins, scores and the reference; shuffle candidates per annotator">Blind</vscode-button>
+  <vscode-button id="cmd-compare" secondary aria-pressed="false" title="Show every annotator's labels (others' read-only)">Compare</vscode-button>
+  <vscode-button id="cmd-generate" secondary title="Generate candidates for this file">Generate</vscode-button>
+  <vscode-button id="cmd-judge" secondary title="Run a judge matrix on this file">Judge</vscode-button>
+  <vscode-button id="cmd-correlation" secondary title="Show the correlation table beside the editor">Correlations</vscode-button>
+  <vscode-button id="cmd-agreement" title="Show the agreement and meta-evaluation analyses">Analyses</vscode-button>
+  </span>
+  <button id="toolbar-more" type="button" class="icon-button collapsed" aria-haspopup="menu" aria-controls="toolbar-menu" aria-expanded="false" aria-label="More actions" title="More actions">⋯</button>
 </div>
+<div id="toolbar-menu" role="menu" aria-label="More actions" hidden></div>
 <div id="problems" hidden></div>
 <div id="layout">
-  <div id="item-list" role="listbox" aria-label="Items"><div id="item-list-spacer"></div><div id="item-list-rows"></div></div>
-  <div id="item" aria-live="polite"></div>
+  <div id="item-list" role="listbox" aria-label="Items" tabindex="0"><div id="item-list-spacer"></div><div id="item-list-rows"></div></div>
+  <div id="splitter" role="separator" aria-orientation="vertical" aria-controls="item-list" aria-label="Resize the item list (arrow keys; Enter hides it)" tabindex="0"></div>
+  <main id="item" aria-label="Selected item"></main>
 </div>
+<div id="announcer" class="sr-only" role="status" aria-live="polite"></div>
 <div id="legend" role="note" aria-label="Labelling keys"></div>`,
     });
     let selected = 0;
@@ -372,7 +380,11 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       send({
         type: 'index',
         file: vscode.workspace.asRelativePath(document.uri),
-        entries: documentItems(doc).map((it, i) => entryOf(it, i, annotator)),
+        entries: (() => {
+          const items = documentItems(doc);
+          const titles = itemTitleList(items);
+          return items.map((it, i) => entryOf(it, i, annotator, titles[i]));
+        })(),
         problems: lines.map((l) => ({ line: l.editorLine, severity: l.severity, reasons: l.reasons })),
         annotator,
         blind: getBlindMode(),

@@ -41,7 +41,7 @@ describe('annotation tables in real VS Code (code-server + Chromium)', function 
     const target = join(workspace, 'study.dialogues.jsonl');
     await answerFileDialog(page, target);
     const frame = await editorFrame(page);
-    await frame.waitForSelector('#transcript .turn', { timeout: 60_000 });
+    await frame.waitForSelector('#transcript .turn:not([hidden])', { timeout: 60_000 });
     const items = readFileSync(target, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(items.length, 24);
     assert.ok(items.every((i) => i.reference && i.candidates.some((c: { id: string }) => c.id === 'ref')));

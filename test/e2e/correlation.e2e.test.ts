@@ -283,8 +283,8 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     const cliAll = (JSON.parse(runCli(['correlate', file, '--json', '--ceiling'])) as CorrelationTable).rows[0].cells.find((c) => c.column === 'all')?.statistic;
     console.log(`      human ceiling (experts, all): panel ${panelAll}, CLI ${cliAll}`);
     assert.equal(panelAll, cliAll?.toFixed(3));
-    assert.match((await f.getAttribute('tr.ceiling td.evaluator', 'title')) ?? '', /leave one annotator out/);
-    assert.match((await f.textContent('tr.ceiling td.evaluator')) ?? '', /^Ceiling: one expert vs the rest$/);
+    assert.match((await f.getAttribute('tr.ceiling th.evaluator', 'title')) ?? '', /leave one annotator out/);
+    assert.match((await f.textContent('tr.ceiling th.evaluator')) ?? '', /^Ceiling: one expert vs the rest$/);
     // With intervals: the same bootstrap as the CLI's (the ceiling's intervals resample items like the table's).
     await f.fill('#resamples', '200');
     await f.press('#resamples', 'Enter');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { clickToolbar, editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'e2e-annotator';
 const BAD_LINE = '{"id": "corrupted", "context": [ this line is broken';
@@ -56,7 +56,8 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     const p = page as Page;
     // Open from the Explorer, as a user would; *.dialogues.jsonl opens in the ReflectEval editor by default.
     const frame: Frame = await openDialogueFile(p, 'annomi.dialogues.jsonl');
-    await frame.waitForSelector('#transcript .turn', { timeout: 60_000 });
+    // The transcript shows its last turns; the earlier ones stay in the page, hidden.
+    await frame.waitForSelector('#transcript .turn:not([hidden])', { timeout: 60_000 });
     const text = await frame.textContent('#transcript');
     assert.ok(text?.includes(firstTurn), `transcript should contain the first AnnoMI turn ${JSON.stringify(firstTurn)}`);
     const problems = await frame.textContent('#problems');
@@ -111,7 +112,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
   it('generates greedy candidates from the editor with the packaged ONNX runtime, and they are saved', async () => {
     const p = page as Page;
     const frame = await editorFrame(p);
-    await frame.click('#cmd-generate');
+    await clickToolbar(frame, '#cmd-generate');
     // The quick pick offers Greedy first (then the GEM 2022 grid, custom settings, a run config file).
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: decoding settings")', { timeout: 30_000 });
     await p.keyboard.press('Enter');

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { samplingSeed } from '../../src/core/generation/localGenerator';
 import { PRESETS } from '../../src/core/generation/runConfig';
-import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { clickToolbar, editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 
 const CONTEXTS = Number(process.env.GEN_E2E_CONTEXTS ?? 2);
 const MAX_NEW_TOKENS = Number(process.env.GEN_E2E_MAX_NEW_TOKENS ?? 8);
@@ -75,7 +75,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
   async function generateGrid(p: Page, expected: RegExp): Promise<{ seconds: number; notice: string }> {
     const frame = await editorFrame(p);
     const t0 = Date.now();
-    await frame.click('#cmd-generate');
+    await clickToolbar(frame, '#cmd-generate');
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: decoding settings")', { timeout: 30_000 });
     await p.keyboard.type('GEM 2022');
     await p.waitForSelector('.quick-input-list .monaco-list-row.focused:has-text("GEM 2022 grid")', { timeout: 30_000 });

@@ -66,6 +66,17 @@ export function editorFrame(page: Page, timeoutMs = 60_000): Promise<Frame> {
   return frameWith(page, '#item-list', 'the ReflectEval webview', timeoutMs);
 }
 
+/**
+ * Clicks a dialogue editor toolbar button (`#cmd-…`): where it is, or through the overflow menu (⋯) the toolbar moves
+ * it into when the editor is narrow (a panel beside it).
+ */
+export async function clickToolbar(frame: Frame, id: string): Promise<void> {
+  if (await frame.locator(`${id}.collapsed`).count()) {
+    await frame.click('#toolbar-more');
+    await frame.click(`#toolbar-menu [data-for="${id.replace(/^#/, '')}"]`);
+  } else await frame.click(id);
+}
+
 /** Runs a command from the palette by its title (e.g. `ReflectEval: Show Correlation Table`). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   // Pick the row whose label is the command, not whatever row happens to be first: on a cold workbench the list

@@ -91,7 +91,7 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     for (const key of ['y', '4', 'j', 'n', '1', '3', 'Shift+3']) await p.keyboard.press(key);
     await frame.waitForSelector(`.candidate[data-candidate-id="${c1}"][data-status="complete"][data-coherent="yes"]`, { timeout: 30_000 });
     await frame.waitForSelector(`.candidate[data-candidate-id="${c2}"][data-status="complete"][data-coherent="no"]`, { timeout: 30_000 });
-    assert.equal(await card(frame, c1).locator('[data-empathy="4"]').getAttribute('aria-pressed'), 'true');
+    assert.equal(await card(frame, c1).locator('[data-empathy="4"]').getAttribute('aria-checked'), 'true');
     assert.equal(await card(frame, c2).locator('[data-error][aria-pressed="true"]').count(), 2);
     assert.equal(await card(frame, c2).locator('[data-error][data-mee]').getAttribute('data-error'), 'parroting');
     // Focus is visible on the second candidate.

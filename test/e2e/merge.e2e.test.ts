@@ -98,7 +98,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     await frame.waitForSelector('#candidates .candidate.focused', { timeout: 60_000 });
     const c1 = onDisk()[0].candidates[0].id;
     await frame.locator('.item-row[data-item-index="0"]').click();
-    await frame.waitForSelector(`.candidate[data-candidate-id="${c1}"] [data-empathy="4"][aria-pressed="true"]`, { timeout: 30_000 });
+    await frame.waitForSelector(`.candidate[data-candidate-id="${c1}"] [data-empathy="4"][aria-checked="true"]`, { timeout: 30_000 });
     // Unsaved: empathy 4 → 5.
     await frame.locator(`.candidate[data-candidate-id="${c1}"] [data-empathy="5"]`).click();
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });

@@ -66,8 +66,8 @@ function skeleton(): void {
         el('button', { id: 'export-svg', class: 'secondary', title: 'Save the plot as SVG (the same drawing as reflect-eval correlate --plot)' }, 'Export SVG'),
         el('button', { id: 'export-png', class: 'secondary', title: 'Save the plot as a PNG image (2× resolution, white background)' }, 'Export PNG'),
       ),
-      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot' }),
-      el('div', { id: 'strip', class: 'plot', hidden: '' }),
+      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot', tabindex: '0', role: 'group', 'aria-label': 'Forest plot (click a row for its strip plot)' }),
+      el('div', { id: 'strip', class: 'plot', hidden: '', tabindex: '0', role: 'group', 'aria-label': 'Strip plot (click a point to open it in the dialogue editor)' }),
     ),
     el('div', { id: 'table' }),
     el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
@@ -91,7 +91,7 @@ function renderControls(variants: string[]): void {
   const intervals = el('input', { id: 'intervals', type: 'checkbox' });
   intervals.checked = settings.intervals;
   intervals.addEventListener('change', () => changeSettings({ intervals: intervals.checked }));
-  const resamples = el('input', { id: 'resamples', type: 'number', min: '10', step: '100', value: String(settings.resamples), size: '6' });
+  const resamples = el('input', { id: 'resamples', type: 'number', min: '10', step: '100', value: String(settings.resamples), size: '6', 'aria-label': 'bootstrap resamples (B)' });
   resamples.addEventListener('change', () => changeSettings({ resamples: Math.max(1, Math.round(Number(resamples.value) || DEFAULT_SETTINGS.resamples)) }));
   const seed = el('input', { id: 'seed', type: 'number', value: String(settings.seed), size: '6' });
   seed.addEventListener('change', () => changeSettings({ seed: Math.round(Number(seed.value) || 0) }));
@@ -177,16 +177,25 @@ function rowTitle(r: CorrelationRow, t: CorrelationTable): string {
   return r.evaluatorId;
 }
 
-function td(c: CorrelationCell, group: string): HTMLTableCellElement {
+/** Cells of evaluator rows (current configuration, not pinned ones or the reference) open their responses. */
+function td(c: CorrelationCell, group: string, drillable = false): HTMLTableCellElement {
   const cls = ['cell'];
   if (c.significant) cls.push('significant');
   if (c.best) cls.push('best');
   if (c.statistic === null) cls.push('undefined');
   const cell = el('td', { class: cls.join(' '), 'data-column': c.column, 'data-group': group, title: cellTitle(c) }, el('span', { class: 'stat' }, formatStatistic(c)));
+  if (drillable && c.n > 0 && c.undefinedReason !== 'not-in-configuration') {
+    cell.classList.add('drill');
+    cell.tabIndex = 0;
+    cell.setAttribute('role', 'button');
+    cell.title = `${cell.title}\nClick or Enter: open these responses in the dialogue editor`;
+  }
+  const drill = cell.classList.contains('drill');
   const ci = formatInterval(c);
   if (ci) cell.append(el('span', { class: 'ci' }, ci));
   if (c.undefinedReason !== 'not-in-configuration') cell.append(el('span', { class: 'n' }, `n = ${c.n}`));
   if (c.pValue !== null) cell.append(el('span', { class: 'p' }, `p = ${formatP(c.pValue)}`));
+  if (drill) cell.append(el('span', { class: 'sr-only' }, ': open these responses in the dialogue editor'));
   return cell;
 }
 
@@ -228,7 +237,12 @@ function renderTable(): void {
     t.rows.filter((r) => !f || r.displayName.toLowerCase().includes(f) || r.evaluatorId.toLowerCase().includes(f)),
     t,
   );
-  const tr = (r: CorrelationRow, cls = '') => el('tr', { 'data-evaluator': r.evaluatorId, ...(cls ? { class: cls } : {}) }, el('td', { class: 'evaluator', title: rowTitle(r, t) }, r.displayName), ...r.cells.map((c) => td(c, groupOf(c.column))));
+  // The last configuration's columns are the current one's (pins come first, with their label in the key).
+  const configOf = (key: string) => Number(key.slice(0, key.indexOf(':')));
+  const last = Math.max(...t.columns.map((c) => configOf(c.key)));
+  const current = (key: string) => configOf(key) === last;
+  // Cells of the reference and of ceiling rows have no responses of one evaluator to open.
+  const tr = (r: CorrelationRow, cls = '') => el('tr', { 'data-evaluator': r.evaluatorId, ...(cls ? { class: cls } : {}) }, el('th', { class: 'evaluator', scope: 'row', title: rowTitle(r, t) }, r.displayName), ...r.cells.map((c) => td(c, groupOf(c.column), cls === '' && current(c.column))));
   const table = el('table', { id: 'correlations', 'data-method': t.method, 'data-human': t.human, 'data-columns': String(t.columns.length) }, el('thead', {}, head), el('tbody', {}, tr(t.reference, 'reference'), ...rows.map((r) => tr(r, ceilingKind(r) ?? ''))));
   const hidden = t.rows.length - rows.length;
   host.replaceChildren(table, ...(hidden ? [el('p', { class: 'muted' }, `${hidden} evaluator(s) hidden by the filter.`)] : []));
@@ -392,9 +406,32 @@ function renderStrip(): void {
   for (const row of document.querySelectorAll('#plot .row')) row.classList.toggle('selected', (row as SVGElement).dataset.evaluator === stripOf);
 }
 
-// A click on a forest-plot row shows its strip plot; a click on a strip point opens that response in the editor.
+/** A table cell (its row's evaluator, its column): open its responses in the dialogue editor, show its strip plot. */
+function openCell(cell: HTMLElement): void {
+  const evaluator = (cell.closest('tr') as HTMLElement | null)?.dataset.evaluator;
+  const column = cell.dataset.column;
+  if (!evaluator || !column) return;
+  post({ type: 'openCell', evaluator, column });
+  stripOf = evaluator;
+  post({ type: 'strip', evaluator });
+}
+
+// A click on a forest-plot row shows its strip plot; a click on a strip point or a table cell opens the response(s)
+// in the editor.
+(document.getElementById('app') as HTMLElement).addEventListener('keydown', (e) => {
+  const cell = (e.target as Element).closest?.('td.cell.drill') as HTMLElement | null;
+  if (cell && (e.key === 'Enter' || e.key === ' ')) {
+    e.preventDefault();
+    openCell(cell);
+  }
+});
 (document.getElementById('app') as HTMLElement).addEventListener('click', (e) => {
   const target = e.target as Element;
+  const cell = target.closest('td.cell.drill') as HTMLElement | null;
+  if (cell) {
+    openCell(cell);
+    return;
+  }
   const pt = target.closest('#strip .pt') as SVGElement | null;
   if (pt?.dataset.item && pt.dataset.candidate) {
     post({ type: 'open', itemId: pt.dataset.item, candidateId: pt.dataset.candidate });

@@ -71,5 +71,7 @@ export type CorrelationWebviewMessage =
   | { type: 'strip'; evaluator: string }
   /** A point was clicked: open that response in the dialogue editor. */
   | { type: 'open'; itemId: string; candidateId: string }
+  /** A table cell was clicked: open its responses (evaluator × column, current configuration) in the dialogue editor. */
+  | { type: 'openCell'; evaluator: string; column: string }
   /** Save the forest plot on screen: the SVG text, or a PNG (base64, drawn from that SVG on a canvas). */
   | { type: 'exportPlot'; format: 'svg' | 'png'; data: string };

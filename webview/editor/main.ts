@@ -17,6 +17,7 @@ import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import { keysOf, type EditorAction } from './keys';
+import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
 import type { ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -45,7 +46,8 @@ const STATUS_TEXT: Record<LabelStatus, string> = {
 
 /** Keys that edit the text of a field: kept from VS Code's keybindings while a text field has focus. */
 const TEXT_EDITING_KEYS = new Set(['Backspace', 'Delete', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'Enter', 'Escape', 'Tab', 'PageUp', 'PageDown']);
-const ROW_HEIGHT = 28;
+/** Two lines a row: where the item is, and the first words of its last client turn (media/editor.css). */
+const ROW_HEIGHT = 40;
 interface SavedState {
   selected?: number;
   seq?: number;
@@ -92,7 +94,8 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 const kbd = (k: string) => el('kbd', {}, k);
 
 function saveState(): void {
-  vscode.setState({ selected, seq, collapsedScores: [...collapsedGroups] } satisfies SavedState);
+  // Merged over the rest of the state (the layout's width and toggles, layout.ts).
+  vscode.setState({ ...((vscode.getState() as object | undefined) ?? {}), selected, seq, collapsedScores: [...collapsedGroups] } satisfies SavedState);
 }
 
 // ---------------------------------------------------------------------------------------------- item list
@@ -102,6 +105,8 @@ function renderList(): void {
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - 5);
   const last = Math.min(entries.length, first + Math.ceil(list.clientHeight / ROW_HEIGHT) + 10);
   rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+  if (entries.some((e) => e.index === selected)) list.setAttribute('aria-activedescendant', `item-row-${selected}`);
+  else list.removeAttribute('aria-activedescendant');
   rows.replaceChildren(
     ...entries.slice(first, last).map((e) => {
       const done = annotator !== null && e.candidates > 0 && e.complete === e.candidates;
@@ -109,13 +114,14 @@ function renderList(): void {
         'div',
         {
           class: `item-row${e.index === selected ? ' selected' : ''}${done ? ' done' : ''}`,
+          id: `item-row-${e.index}`,
           'data-item-index': String(e.index),
-          title: `${e.id}: ${e.complete} of ${e.candidates} candidates fully labelled by you, ${e.labelled} answered`,
+          title: `${e.description ?? e.id}: ${e.complete} of ${e.candidates} candidates fully labelled by you, ${e.labelled} answered`,
           role: 'option',
           'aria-selected': String(e.index === selected),
         },
-        el('span', { class: 'item-label' }, e.label),
-        el('span', { class: 'item-count' }, `${done ? '✓ ' : ''}${e.complete}/${e.candidates}`),
+        el('span', { class: 'item-label' }, e.label, ...(e.snippet ? [el('span', { class: 'item-snippet' }, `“${e.snippet}”`)] : [])),
+        el('span', { class: 'item-count', 'aria-label': `${e.complete} of ${e.candidates} labelled${done ? ', done' : ''}` }, `${done ? '✓ ' : ''}${e.complete}/${e.candidates}`),
       );
       row.addEventListener('click', () => {
         focusOnArrival = 'firstIncomplete';
@@ -169,6 +175,8 @@ function sendOp(candidateId: string, op: LabelOp): void {
   pending.push({ seq, itemId: current.view.id, candidateId, op });
   post({ type: 'label', seq, itemId: current.view.id, candidateId, op });
   renderCandidates();
+  const c = displayed()?.candidates.find((x) => x.id === candidateId);
+  if (c) announce(`Candidate ${c.position}: ${labelSummary(c.mine) === '—' ? 'not labelled' : labelSummary(c.mine)}, ${STATUS_TEXT[labelStatus(c.mine)]}`);
 }
 
 let hintTimer: ReturnType<typeof setTimeout> | undefined;
@@ -332,8 +340,11 @@ function labelSummary(a: Annotation | undefined): string {
   return `incoherent${errors.length ? `: ${errors.join(', ')}` : ''}${a.otherText ? ` (“${a.otherText}”)` : ''}`;
 }
 
-function chip(attrs: Record<string, string>, pressed: boolean, title: string, ...children: (Node | string)[]): HTMLButtonElement {
-  return el('button', { class: 'chip', type: 'button', tabindex: '-1', 'aria-pressed': String(pressed), title, ...attrs }, ...children);
+/** A chip button; `pressed` null: the state is in `attrs` (a radio's aria-checked), where aria-pressed is not allowed. */
+function chip(attrs: Record<string, string>, ...rest: [boolean, string, ...(Node | string)[]] | [null, boolean, string, ...(Node | string)[]]): HTMLButtonElement {
+  const radio = rest[0] === null;
+  const [pressed, title, ...children] = (radio ? rest.slice(1) : rest) as [boolean, string, ...(Node | string)[]];
+  return el('button', { class: `chip${pressed ? ' on' : ''}`, type: 'button', ...(radio ? {} : { 'aria-pressed': String(pressed) }), title, ...attrs }, ...children);
 }
 
 function empathyQuestion(c: CandidateView, mine: Annotation): HTMLElement {
@@ -346,7 +357,7 @@ function empathyQuestion(c: CandidateView, mine: Annotation): HTMLElement {
       { class: 'chips', role: 'radiogroup', 'aria-label': 'Agreement with the statement' },
       ...LIKERT.map((text, i) => {
         const v = (i + 1) as 1 | 2 | 3 | 4 | 5;
-        const b = chip({ 'data-empathy': String(v), role: 'radio', 'aria-checked': String(mine.empathy === v) }, mine.empathy === v, `${text} (${keysOf(`reflectEval.label.option${v}`)})`, kbd(String(v)), ` ${text}`);
+        const b = chip({ 'data-empathy': String(v), role: 'radio', 'aria-checked': String(mine.empathy === v) }, null, mine.empathy === v, `${text} (${keysOf(`reflectEval.label.option${v}`)})`, kbd(String(v)), ` ${text}`);
         b.addEventListener('click', () => sendOp(c.id, { kind: 'empathy', value: mine.empathy === v ? null : v }));
         return b;
       }),
@@ -537,7 +548,7 @@ function renderItem(): void {
     el('h3', {}, `Context (${view.context.length} turns)`),
     el(
       'div',
-      { id: 'transcript' },
+      { id: 'transcript', tabindex: '0', role: 'region', 'aria-label': `Context, ${view.context.length} turns` },
       ...view.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, t.text))),
     ),
     ...(view.reference ? [el('h3', {}, `Reference${view.reference.behaviour ? ` (${view.reference.behaviour})` : ''}`), el('div', { id: 'reference', class: 'turn therapist' }, view.reference.text)] : []),
@@ -545,6 +556,7 @@ function renderItem(): void {
     el('div', { id: 'candidates' }),
   );
   const transcript = $('#transcript');
+  collapseTranscript(transcript);
   transcript.scrollTop = transcript.scrollHeight;
   renderCandidates();
   if (revealCandidate && focused === revealCandidate) {
@@ -579,7 +591,11 @@ function renderLegend(): void {
 }
 
 function renderHeader(): void {
-  $('#annotator').textContent = annotator ? `Annotator: ${annotator}` : 'No annotator set';
+  // The name alone (the toolbar is narrow beside a panel); what it is on hover and for screen readers.
+  const who = $('#annotator');
+  who.textContent = annotator ? `as ${annotator}` : 'No annotator set';
+  who.title = annotator ? `Annotator: ${annotator}` : 'No annotator set: choose one with Annotator…';
+  who.setAttribute('aria-label', who.title);
   $('#mode').textContent = [blind ? 'Blind' : '', comparison ? 'Comparing annotators' : ''].filter(Boolean).join(' · ');
   const toggle = (id: string, on: boolean) => {
     const b = $(id);
@@ -590,6 +606,7 @@ function renderHeader(): void {
   toggle('#cmd-blind', blind);
   toggle('#cmd-compare', comparison);
   renderProblems();
+  fitToolbar();
 }
 
 /** Problem lines shown in the banner at most (all of them are in the Problems panel). */
@@ -705,6 +722,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       break;
     case 'busy':
       $('#busy').textContent = msg.message ?? '';
+      fitToolbar();
       break;
     case 'reveal':
       revealCandidate = msg.candidateId;
@@ -725,6 +743,8 @@ window.addEventListener('resize', () => renderList());
 // Keys that would scroll the page are VS Code keybindings here (next/previous candidate and item).
 window.addEventListener('keydown', (e) => {
   if ((e.target as HTMLElement).closest('input, textarea')) return;
+  // Space still presses a focused button or chip.
+  if (e.key === ' ' && (e.target as HTMLElement).closest('button, vscode-button, summary, a')) return;
   if (['ArrowDown', 'ArrowUp', 'PageDown', 'PageUp', ' '].includes(e.key)) e.preventDefault();
 });
 window.addEventListener('focus', () => post({ type: 'focus', focused: true }));
@@ -740,6 +760,19 @@ for (const [id, command] of [
 ] as const) {
   $(id).addEventListener('click', () => post({ type: 'command', command }));
 }
+// The item list as a listbox: arrow keys, Home/End, PageUp/PageDown move the selection while it has focus (kept from
+// VS Code's keybindings, where the same keys move between candidates and items).
+list.addEventListener('keydown', (e) => {
+  if (e.target !== list || e.ctrlKey || e.metaKey || e.altKey) return;
+  const page = Math.max(1, Math.floor(list.clientHeight / ROW_HEIGHT) - 1);
+  const to: Record<string, number> = { ArrowDown: selected + 1, ArrowUp: selected - 1, Home: 0, End: entries.length - 1, PageDown: selected + page, PageUp: selected - page };
+  if (!(e.key in to)) return;
+  e.preventDefault();
+  e.stopPropagation();
+  focusOnArrival = 'firstIncomplete';
+  select(Math.min(entries.length - 1, Math.max(0, to[e.key])));
+});
+initLayout(vscode, () => renderList());
 renderLegend();
 post({ type: 'ready' });
 if (document.hasFocus()) post({ type: 'focus', focused: true });

@@ -11,8 +11,12 @@ import type { EditorAction } from './keys';
 export interface ItemEntry {
   index: number;
   id: string;
-  /** Short label: topic and transcript/utterance ids. */
+  /** Short title: transcript/utterance (or turn index), with what tells apart items that would read alike (core `itemTitleList`). */
   label: string;
+  /** The first words of the last client turn (second line of the row). */
+  snippet?: string;
+  /** Id, dataset and topic, for the row's tooltip. */
+  description?: string;
   candidates: number;
   /** Candidates the current annotator has labelled (coherent yes/no). */
   labelled: number;
