@@ -17,7 +17,8 @@ import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import { keysOf, type EditorAction } from './keys';
-import type { ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
+import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
+import { createNavigator, listedEntries, listPosition, markBadges, neighbour, updateNavigator } from './navigator';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -63,7 +64,7 @@ let comparison = false;
 let selected = saved.selected ?? 0;
 let indexed = false;
 /** The selected item as the host last sent it. */
-let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]> } | null = null;
+let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]>; marks?: Record<string, CandidateMarks> } | null = null;
 /** Label operations sent but not yet acknowledged; `seq` survives reloads of the webview (setState). */
 let seq = saved.seq ?? 0;
 let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[] = [];
@@ -98,12 +99,14 @@ function saveState(): void {
 // ---------------------------------------------------------------------------------------------- item list
 
 function renderList(): void {
-  spacer.style.height = `${entries.length * ROW_HEIGHT}px`;
+  // The rows the filter and order leave (navigator.ts), in list order.
+  const shown = listedEntries(entries);
+  spacer.style.height = `${shown.length * ROW_HEIGHT}px`;
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - 5);
-  const last = Math.min(entries.length, first + Math.ceil(list.clientHeight / ROW_HEIGHT) + 10);
+  const last = Math.min(shown.length, first + Math.ceil(list.clientHeight / ROW_HEIGHT) + 10);
   rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
   rows.replaceChildren(
-    ...entries.slice(first, last).map((e) => {
+    ...shown.slice(first, last).map((e) => {
       const done = annotator !== null && e.candidates > 0 && e.complete === e.candidates;
       const row = el(
         'div',
@@ -131,7 +134,7 @@ function select(index: number): void {
   selected = index;
   saveState();
   renderList();
-  const top = index * ROW_HEIGHT;
+  const top = Math.max(0, listPosition(index)) * ROW_HEIGHT;
   if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_HEIGHT) list.scrollTop = top - list.clientHeight / 2;
   post({ type: 'select', index });
 }
@@ -194,10 +197,12 @@ function onAction(action: EditorAction): void {
     case 'previousCandidate':
       moveFocus(action.kind === 'nextCandidate' ? 1 : -1);
       return;
+    case 'nextUnlabelled':
+      return post({ type: 'nextUnlabelled', index: selected, candidateId: focused });
     case 'nextItem':
     case 'previousItem': {
-      const next = selected + (action.kind === 'nextItem' ? 1 : -1);
-      if (next < 0 || next >= entries.length) return hint(action.kind === 'nextItem' ? 'This is the last item.' : 'This is the first item.');
+      const next = neighbour(entries, selected, action.kind === 'nextItem' ? 1 : -1);
+      if (next === undefined) return hint(action.kind === 'nextItem' ? 'This is the last item.' : 'This is the first item.');
       focusOnArrival = 'firstIncomplete';
       select(next);
       return;
@@ -267,8 +272,8 @@ function moveFocus(delta: number): void {
   const next = at + delta;
   if (next >= 0 && next < ids.length) return setFocus(ids[next]);
   // Past the ends: on to the neighbouring item.
-  const item = selected + (delta > 0 ? 1 : -1);
-  if (item < 0 || item >= entries.length) return hint(delta > 0 ? 'Last candidate of the last item.' : 'First candidate of the first item.');
+  const item = neighbour(entries, selected, delta > 0 ? 1 : -1);
+  if (item === undefined) return hint(delta > 0 ? 'Last candidate of the last item.' : 'First candidate of the first item.');
   focusOnArrival = delta > 0 ? 'first' : 'last';
   select(item);
 }
@@ -466,6 +471,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
     ...(mine?.coherent === true ? [empathyQuestion(c, mine)] : mine?.coherent === false ? [errorQuestion(c, mine)] : []),
     ...(comparison ? [comparisonTable(c)] : []),
     ...(scores.length ? [scoreGroups(scores)] : []),
+    ...markBadges(current?.marks?.[c.id]),
   );
   card.addEventListener('click', (e) => {
     if ((e.target as HTMLElement).closest('vscode-button, button, input')) return;
@@ -569,6 +575,7 @@ function renderLegend(): void {
     part(k('reflectEval.label.clear'), ' clear'),
     part(k('reflectEval.label.nextCandidate'), ' ', k('reflectEval.label.previousCandidate'), ' candidate'),
     part(k('reflectEval.label.nextItem'), ' ', k('reflectEval.label.previousItem'), ' item'),
+    part(k('reflectEval.label.nextUnlabelled'), ' next unlabelled'),
   );
   const rebind = el('a', { href: '#', class: 'rebind', title: 'Open Keyboard Shortcuts filtered to the labelling commands' }, 'Keys…');
   rebind.addEventListener('click', (e) => {
@@ -687,7 +694,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     case 'item':
       pending = pending.filter((p) => p.seq > msg.ack);
       if (msg.index === selected) {
-        current = { index: msg.index, view: msg.view, scores: msg.scores ?? {} };
+        current = { index: msg.index, view: msg.view, scores: msg.scores ?? {}, marks: msg.marks };
         renderItem();
         const queued = deferred;
         deferred = [];
@@ -717,6 +724,12 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     case 'conflicts':
       renderConflicts(msg.conflicts);
       break;
+    case 'navigator':
+      updateNavigator(msg.state, entries.length, annotator);
+      break;
+    case 'notice':
+      hint(msg.text);
+      break;
   }
 });
 
@@ -740,6 +753,7 @@ for (const [id, command] of [
 ] as const) {
   $(id).addEventListener('click', () => post({ type: 'command', command }));
 }
+createNavigator({ post, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
 renderLegend();
 post({ type: 'ready' });
 if (document.hasFocus()) post({ type: 'focus', focused: true });
