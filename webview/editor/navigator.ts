@@ -112,9 +112,8 @@ export function createNavigator(options: { post: Post; onListChange: () => void;
       el('span', { id: 'nav-blind-note', class: 'muted', hidden: '' }, 'Blind: origin and judge filters are hidden'),
       el('span', { class: 'spacer' }),
       orderSelect,
-      next,
     ),
-    el('div', { class: 'nav-row' }, el('span', { id: 'nav-count', class: 'muted', role: 'status' }), el('span', { id: 'nav-progress' }), el('span', { id: 'nav-plan', class: 'muted' }), planButton),
+    el('div', { class: 'nav-row' }, next, el('span', { id: 'nav-count', class: 'muted', role: 'status' }), el('span', { id: 'nav-progress' }), el('span', { id: 'nav-plan', class: 'muted' }), planButton),
   );
   const layout = byId('layout');
   layout.before(bar);
