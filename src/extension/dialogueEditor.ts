@@ -25,6 +25,8 @@ import { itemDescription, itemTitleList, type ItemTitleParts } from '../core/dia
 import { getAnnotator, getBlindMode } from './settings';
 import { ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
+import { candidateMarks, navigatorState, nextUnlabelledTarget, ProgressStatusBar, type ListSettings } from './itemNavigator';
+import type { LabelProgress } from '../core/analysis/itemNavigation';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
 
@@ -129,8 +131,8 @@ function bundledRequestSpecs(extensionUri: vscode.Uri): Record<string, { min: nu
   return requestSpecs;
 }
 
-/** The selected item's candidates' scores as readable groups, by the id the view shows each candidate under. */
-function scoreGroupsOf(document: vscode.TextDocument, items: readonly DialogueItem[], view: { candidates: { id: string; scores?: Record<string, Score> }[] }, extensionUri: vscode.Uri): Record<string, ScoreGroup[]> {
+/** Readable names and scales of every evaluator of a document (cached by document version). */
+export function evaluatorInfoOf(document: vscode.TextDocument, items: readonly DialogueItem[], extensionUri: vscode.Uri): { names: Map<string, string>; scales: Map<string, ScoreScale | undefined> } {
   let info = evaluatorInfo.get(document);
   if (!info || info.version !== document.version) {
     const ids = [...new Set(items.flatMap((it) => it.candidates.flatMap((c) => Object.keys(c.scores))))];
@@ -138,6 +140,12 @@ function scoreGroupsOf(document: vscode.TextDocument, items: readonly DialogueIt
     info = { version: document.version, names: displayNames(ids, evaluatorSignatures(items)), scales: new Map(ids.map((id) => [id, evaluatorScale(id, requests)])) };
     evaluatorInfo.set(document, info);
   }
+  return info;
+}
+
+/** The selected item's candidates' scores as readable groups, by the id the view shows each candidate under. */
+function scoreGroupsOf(document: vscode.TextDocument, items: readonly DialogueItem[], view: { candidates: { id: string; scores?: Record<string, Score> }[] }, extensionUri: vscode.Uri): Record<string, ScoreGroup[]> {
+  const info = evaluatorInfoOf(document, items, extensionUri);
   const out: Record<string, ScoreGroup[]> = {};
   for (const c of view.candidates) if (c.scores && Object.keys(c.scores).length) out[c.id] = summariseScores(c.scores, info.names, info.scales);
   return out;
@@ -161,6 +169,10 @@ interface OpenEditor {
   comparison: boolean;
   /** Sends the index and the selected item again. */
   refresh(): void;
+  /** The item list's filter and order (navigation, issue 18 item 3), the file indices it lists, and the progress last computed. */
+  list: ListSettings;
+  listed: number[] | null;
+  progress: LabelProgress | null;
 }
 
 /** Provider of the dialogue editor. Tracks the dialogue document last active, and its selection, for commands. */
@@ -187,8 +199,27 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     this.onDidChangeSelectionEmitter.fire(selection);
   }
 
+  /** Labelling progress of the active dialogue editor in the status bar. */
+  private readonly status = new ProgressStatusBar();
+
   constructor(private readonly context: vscode.ExtensionContext) {
-    context.subscriptions.push(this.diagnostics);
+    context.subscriptions.push(this.diagnostics, this.status);
+  }
+
+  /** Shows the progress of the active dialogue editor in the status bar, or hides it when none is active. */
+  private updateStatus(): void {
+    const active = [...this.open].find((e) => e.panel.active);
+    if (active?.progress) this.status.show(active.progress, getAnnotator());
+    else this.status.hide();
+  }
+
+  /** Switches the item list of `document`'s editor to plan order (after "Plan Labels…"). */
+  showPlan(document: vscode.TextDocument): void {
+    for (const e of this.open) {
+      if (e.document !== document) continue;
+      e.list = { ...e.list, order: 'plan' };
+      e.refresh();
+    }
   }
 
   /** Problem lines read from each document's file (bytes), by the text VS Code shows for their first line. */
@@ -372,6 +403,28 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         sendIndex();
         sendItem(selected);
       },
+      list: { filter: {}, order: 'file' },
+      listed: null,
+      progress: null,
+    };
+    /** The item list's filter, order, progress and plan state (after every index). */
+    const sendNavigator = () => {
+      const items = documentItems(parseTextDocument(document));
+      const annotator = getAnnotator();
+      const blind = getBlindMode();
+      const { state, listed } = navigatorState(document, items, editor.list, { annotator, blind, info: evaluatorInfoOf(document, items, this.context.extensionUri) });
+      editor.listed = listed;
+      editor.progress = state.progress;
+      send({ type: 'navigator', state });
+      if (panel.active) this.updateStatus();
+    };
+    const goNextUnlabelled = (index: number, candidateId: string | null) => {
+      const annotator = getAnnotator();
+      if (!annotator) return void vscode.commands.executeCommand('reflectEval.setAnnotator');
+      const items = documentItems(parseTextDocument(document));
+      const target = nextUnlabelledTarget(items, editor.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: getBlindMode() });
+      if ('message' in target) send({ type: 'notice', text: target.message });
+      else send({ type: 'reveal', index: target.index, candidateId: target.candidateId });
     };
     const sendIndex = () => {
       const doc = parseTextDocument(document);
@@ -390,13 +443,15 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         blind: getBlindMode(),
         comparison: editor.comparison,
       });
+      sendNavigator();
     };
     const sendItem = (index: number) => {
       const items = documentItems(parseTextDocument(document));
       const item = items[index];
       if (!item) return;
       const view = annotatorView(item, { annotator: getAnnotator(), blind: getBlindMode(), comparison: editor.comparison });
-      send({ type: 'item', index, view, ack: Math.max(applied, applying), scores: scoreGroupsOf(document, items, view, this.context.extensionUri) });
+      const marks = candidateMarks(item, view, { blind: getBlindMode(), annotator: getAnnotator(), info: evaluatorInfoOf(document, items, this.context.extensionUri) });
+      send({ type: 'item', index, view, ack: Math.max(applied, applying), scores: scoreGroupsOf(document, items, view, this.context.extensionUri), marks });
     };
     const applyLabel = async (seq: number, itemId: string, candidateId: string, op: LabelOp) => {
       applying = seq;
@@ -451,10 +506,11 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
           .then(() => sendIndex());
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode')) editor.refresh();
+        if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode') || e.affectsConfiguration('reflectEval.plan.target')) editor.refresh();
       }),
       panel.onDidChangeViewState(() => {
         if (panel.active) this.setActive(document);
+        this.updateStatus();
         if (!panel.visible && editor.focused) {
           editor.focused = false;
           this.updateFocusContext();
@@ -493,6 +549,14 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
             case 'revealLine':
               await revealLine(document, msg.line);
               break;
+            case 'navigate':
+              editor.list = { filter: msg.filter, order: msg.order };
+              sendNavigator();
+              break;
+            case 'nextUnlabelled':
+              // After the label operations sent before it, so a label just made counts.
+              queue = queue.then(() => goNextUnlabelled(msg.index, msg.candidateId));
+              break;
             case 'command': {
               this.setActive(document);
               await vscode.commands.executeCommand(`reflectEval.${msg.command}`);
@@ -509,6 +573,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       this.diagnostics.delete(document.uri);
       this.open.delete(editor);
       this.updateFocusContext();
+      this.updateStatus();
       if (this.active === document) this.setActive(undefined);
     });
     this.setActive(document);

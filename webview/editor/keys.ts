@@ -18,7 +18,9 @@ export type EditorAction =
   | { kind: 'nextCandidate' }
   | { kind: 'previousCandidate' }
   | { kind: 'nextItem' }
-  | { kind: 'previousItem' };
+  | { kind: 'previousItem' }
+  /** The next candidate the annotator has not labelled (coherence answer), in list order, wrapping around. */
+  | { kind: 'nextUnlabelled' };
 
 /** One labelling command. */
 export interface LabelKey {
@@ -64,6 +66,7 @@ export const LABEL_KEYS: readonly LabelKey[] = [
   { command: 'reflectEval.label.previousCandidate', title: 'Label: Previous Candidate', keys: ['k', 'up'], action: { kind: 'previousCandidate' } },
   { command: 'reflectEval.label.nextItem', title: 'Label: Next Item', keys: ['shift+j', 'pagedown'], action: { kind: 'nextItem' } },
   { command: 'reflectEval.label.previousItem', title: 'Label: Previous Item', keys: ['shift+k', 'pageup'], action: { kind: 'previousItem' } },
+  { command: 'reflectEval.label.nextUnlabelled', title: 'Label: Next Unlabelled Candidate', keys: ['u'], action: { kind: 'nextUnlabelled' } },
 ];
 
 /** A key in package.json syntax as the legend shows it, e.g. `shift+1` → `Shift+1`, `down` → `↓`. */

@@ -18,7 +18,8 @@ import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/
 import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import { keysOf, type EditorAction } from './keys';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
-import type { ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
+import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
+import { createNavigator, listedEntries, listPosition, markBadges, neighbour, updateNavigator } from './navigator';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -65,7 +66,7 @@ let comparison = false;
 let selected = saved.selected ?? 0;
 let indexed = false;
 /** The selected item as the host last sent it. */
-let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]> } | null = null;
+let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]>; marks?: Record<string, CandidateMarks> } | null = null;
 /** Label operations sent but not yet acknowledged; `seq` survives reloads of the webview (setState). */
 let seq = saved.seq ?? 0;
 let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[] = [];
@@ -101,14 +102,16 @@ function saveState(): void {
 // ---------------------------------------------------------------------------------------------- item list
 
 function renderList(): void {
-  spacer.style.height = `${entries.length * ROW_HEIGHT}px`;
+  // The rows the filter and order leave (navigator.ts), in list order.
+  const shown = listedEntries(entries);
+  spacer.style.height = `${shown.length * ROW_HEIGHT}px`;
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - 5);
-  const last = Math.min(entries.length, first + Math.ceil(list.clientHeight / ROW_HEIGHT) + 10);
+  const last = Math.min(shown.length, first + Math.ceil(list.clientHeight / ROW_HEIGHT) + 10);
   rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
   if (entries.some((e) => e.index === selected)) list.setAttribute('aria-activedescendant', `item-row-${selected}`);
   else list.removeAttribute('aria-activedescendant');
   rows.replaceChildren(
-    ...entries.slice(first, last).map((e) => {
+    ...shown.slice(first, last).map((e) => {
       const done = annotator !== null && e.candidates > 0 && e.complete === e.candidates;
       const row = el(
         'div',
@@ -137,7 +140,7 @@ function select(index: number): void {
   selected = index;
   saveState();
   renderList();
-  const top = index * ROW_HEIGHT;
+  const top = Math.max(0, listPosition(index)) * ROW_HEIGHT;
   if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_HEIGHT) list.scrollTop = top - list.clientHeight / 2;
   post({ type: 'select', index });
 }
@@ -202,10 +205,12 @@ function onAction(action: EditorAction): void {
     case 'previousCandidate':
       moveFocus(action.kind === 'nextCandidate' ? 1 : -1);
       return;
+    case 'nextUnlabelled':
+      return post({ type: 'nextUnlabelled', index: selected, candidateId: focused });
     case 'nextItem':
     case 'previousItem': {
-      const next = selected + (action.kind === 'nextItem' ? 1 : -1);
-      if (next < 0 || next >= entries.length) return hint(action.kind === 'nextItem' ? 'This is the last item.' : 'This is the first item.');
+      const next = neighbour(entries, selected, action.kind === 'nextItem' ? 1 : -1);
+      if (next === undefined) return hint(action.kind === 'nextItem' ? 'This is the last item.' : 'This is the first item.');
       focusOnArrival = 'firstIncomplete';
       select(next);
       return;
@@ -275,8 +280,8 @@ function moveFocus(delta: number): void {
   const next = at + delta;
   if (next >= 0 && next < ids.length) return setFocus(ids[next]);
   // Past the ends: on to the neighbouring item.
-  const item = selected + (delta > 0 ? 1 : -1);
-  if (item < 0 || item >= entries.length) return hint(delta > 0 ? 'Last candidate of the last item.' : 'First candidate of the first item.');
+  const item = neighbour(entries, selected, delta > 0 ? 1 : -1);
+  if (item === undefined) return hint(delta > 0 ? 'Last candidate of the last item.' : 'First candidate of the first item.');
   focusOnArrival = delta > 0 ? 'first' : 'last';
   select(item);
 }
@@ -477,6 +482,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
     ...(mine?.coherent === true ? [empathyQuestion(c, mine)] : mine?.coherent === false ? [errorQuestion(c, mine)] : []),
     ...(comparison ? [comparisonTable(c)] : []),
     ...(scores.length ? [scoreGroups(scores)] : []),
+    ...markBadges(current?.marks?.[c.id]),
   );
   card.addEventListener('click', (e) => {
     if ((e.target as HTMLElement).closest('vscode-button, button, input')) return;
@@ -581,6 +587,7 @@ function renderLegend(): void {
     part(k('reflectEval.label.clear'), ' clear'),
     part(k('reflectEval.label.nextCandidate'), ' ', k('reflectEval.label.previousCandidate'), ' candidate'),
     part(k('reflectEval.label.nextItem'), ' ', k('reflectEval.label.previousItem'), ' item'),
+    part(k('reflectEval.label.nextUnlabelled'), ' next unlabelled'),
   );
   const rebind = el('a', { href: '#', class: 'rebind', title: 'Open Keyboard Shortcuts filtered to the labelling commands' }, 'Keys…');
   rebind.addEventListener('click', (e) => {
@@ -704,7 +711,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     case 'item':
       pending = pending.filter((p) => p.seq > msg.ack);
       if (msg.index === selected) {
-        current = { index: msg.index, view: msg.view, scores: msg.scores ?? {} };
+        current = { index: msg.index, view: msg.view, scores: msg.scores ?? {}, marks: msg.marks };
         renderItem();
         const queued = deferred;
         deferred = [];
@@ -735,6 +742,12 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     case 'conflicts':
       renderConflicts(msg.conflicts);
       break;
+    case 'navigator':
+      updateNavigator(msg.state, entries.length, annotator);
+      break;
+    case 'notice':
+      hint(msg.text);
+      break;
   }
 });
 
@@ -764,15 +777,20 @@ for (const [id, command] of [
 // VS Code's keybindings, where the same keys move between candidates and items).
 list.addEventListener('keydown', (e) => {
   if (e.target !== list || e.ctrlKey || e.metaKey || e.altKey) return;
+  // Within the items the filter and order list (navigator.ts).
+  const shown = listedEntries(entries);
+  if (shown.length === 0) return;
+  const at = Math.max(0, shown.findIndex((x) => x.index === selected));
   const page = Math.max(1, Math.floor(list.clientHeight / ROW_HEIGHT) - 1);
-  const to: Record<string, number> = { ArrowDown: selected + 1, ArrowUp: selected - 1, Home: 0, End: entries.length - 1, PageDown: selected + page, PageUp: selected - page };
+  const to: Record<string, number> = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: shown.length - 1, PageDown: at + page, PageUp: at - page };
   if (!(e.key in to)) return;
   e.preventDefault();
   e.stopPropagation();
   focusOnArrival = 'firstIncomplete';
-  select(Math.min(entries.length - 1, Math.max(0, to[e.key])));
+  select(shown[Math.min(shown.length - 1, Math.max(0, to[e.key]))].index);
 });
 initLayout(vscode, () => renderList());
+createNavigator({ post, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
 renderLegend();
 post({ type: 'ready' });
 if (document.hasFocus()) post({ type: 'focus', focused: true });

@@ -6,6 +6,39 @@ import type { LabelOp } from '../../src/core/labels/annotate';
 import type { ItemView } from '../../src/core/labels/annotatorView';
 import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import type { EditorAction } from './keys';
+import type { ItemFilter, LabelProgress } from '../../src/core/analysis/itemNavigation';
+
+/** How the item list is sorted: file order, or the labelling plan's (next to label first; issue 16 item 3). */
+export type ListOrder = 'file' | 'plan';
+
+/**
+ * The item list's filter, order and progress as the host computed them (src/core/analysis/itemNavigation.ts;
+ * the plan: src/core/planning/planView.ts). Sent after every `index` and whenever the filter or order changes.
+ */
+export interface NavigatorState {
+  /** File indices of the listed items, in list order; null: every item in file order. */
+  shown: number[] | null;
+  filter: ItemFilter;
+  order: ListOrder;
+  /** Origin groups to filter by (empty in blind mode). */
+  origins: string[];
+  /** Blind mode: the origin and judge-vs-humans filters are not offered (they would reveal origins and scores). */
+  blind: boolean;
+  /** Filters the host dropped because blind mode hides what they need. */
+  dropped: string[];
+  /** Labelled (coherence answered) / total, for the viewing annotator and every annotator. */
+  progress: LabelProgress;
+  /** The plan's state line (with `order: 'plan'`), or why there is none. */
+  plan: { text: string; title: string } | { error: string } | null;
+}
+
+/** Why a candidate is marked in the list of candidates (hover text), from the same rules as the filters. */
+export interface CandidateMarks {
+  /** e.g. `coherent: Expert-1, Lay-1 · incoherent: Lay-2`. */
+  annotatorsDisagree?: string;
+  /** Each disagreeing judge (absent in blind mode). */
+  judgeHumansDisagree?: string;
+}
 
 /** One row of the item list (kept small so 10,000 items stay cheap to send). */
 export interface ItemEntry {
@@ -57,6 +90,9 @@ export interface ConflictEntry {
 
 export type EditorHostMessage =
   | { type: 'index'; file: string; entries: ItemEntry[]; problems: ProblemEntry[]; annotator: string | null; blind: boolean; comparison: boolean }
+  | { type: 'navigator'; state: NavigatorState }
+  /** A short message for the hint line (e.g. "next unlabelled" found none). */
+  | { type: 'notice'; text: string }
   /**
    * The selected item as the annotator sees it. `ack`: the last label operation (by `seq`) the document already
    * reflects; the webview re-applies its later ones on top until they are acknowledged.
@@ -71,6 +107,8 @@ export type EditorHostMessage =
        * evaluator of the file so names match the correlation tables. Empty in blind mode.
        */
       scores: Record<string, ScoreGroup[]>;
+      /** Disagreement marks by the id the view gives each candidate (only candidates with a mark). */
+      marks?: Record<string, CandidateMarks>;
     }
   /** Label operations up to `seq` have been applied (or rejected); the document is the truth for them now. */
   | { type: 'ack'; seq: number }
@@ -94,4 +132,8 @@ export type EditorWebviewMessage =
   | { type: 'revealLine'; line: number }
   /** The user's pick for a {@link ConflictEntry}: keep the unsaved label, or the file's. */
   | { type: 'resolveConflict'; id: number; choice: 'mine' | 'disk' }
-  | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'showAgreement' | 'setAnnotator' | 'toggleBlindMode' | 'toggleComparison' | 'showLabellingKeys' };
+  /** The item list's filter and order changed. */
+  | { type: 'navigate'; filter: ItemFilter; order: ListOrder }
+  /** Go to the next candidate the annotator has not labelled after this one (item index, shown candidate id), in list order. */
+  | { type: 'nextUnlabelled'; index: number; candidateId: string | null }
+  | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'showAgreement' | 'setAnnotator' | 'toggleBlindMode' | 'toggleComparison' | 'showLabellingKeys' | 'planLabels' };

@@ -4,7 +4,9 @@
 import * as vscode from 'vscode';
 import { AgreementPanel } from '../agreementPanel';
 import { CorrelationPanel } from '../correlationPanel';
-import type { DialogueEditorProvider } from '../dialogueEditor';
+import { parseTextDocument, type DialogueEditorProvider } from '../dialogueEditor';
+import { documentItems } from '../../core/format/jsonl';
+import { initLabelPlans, planLabelsCommand } from '../labelPlan';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
 import { dedupCommand } from './dedup';
@@ -31,6 +33,7 @@ export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
 
 /** Registers every command. */
 export function registerCommands(context: vscode.ExtensionContext, editors: DialogueEditorProvider): vscode.Disposable[] {
+  initLabelPlans(context);
   return [
     vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(importAnnoMICommand)),
     vscode.commands.registerCommand('reflectEval.importAnnotationTable', reportErrors(importAnnotationTableCommand)),
@@ -46,6 +49,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
     ...labellingCommands(editors),
+    vscode.commands.registerCommand('reflectEval.planLabels', reportErrors(() => planLabelsCommand(editors.activeDocument, (d) => documentItems(parseTextDocument(d)), (d) => editors.showPlan(d)))),
     vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.perplexity', reportErrors(() => perplexityCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),

@@ -1,0 +1,155 @@
+/**
+ * The labelling plan in the dialogue editor (issue 16 item 3): "ReflectEval: Plan Labels…" picks the evaluator (or
+ * a pair), the human group and the target, starts a plan (or follows the one already beside the file) and switches
+ * the editor's item list to plan order. The plan's record lives beside the dialogue file where
+ * `reflect-eval plan-labels` keeps it (`<file>.label-plan.json`), so the CLI and the editor follow one plan; its
+ * state is recomputed from the document (unsaved labels included) whenever the item list is sent.
+ */
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { resolveHuman } from '../core/analysis/correlationTable';
+import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
+import type { DialogueItem } from '../core/dialogue/types';
+import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../core/labels/groups';
+import { planLabels, startLabelPlan, type LabelPlanRecord, type PlanTarget } from '../core/planning/planner';
+import { labelPlanRecordPath, planListOrder, planStateView, type PlanStateView } from '../core/planning/planView';
+
+/** The plan an editor follows: its record file and target. */
+export interface EditorPlanConfig {
+  recordPath: string;
+  target: PlanTarget;
+}
+
+const STATE_KEY = 'reflectEval.labelPlans';
+
+/** Plans chosen with the command, by document URI (kept in the workspace state across sessions). */
+let chosen = new Map<string, EditorPlanConfig>();
+let memento: vscode.Memento | undefined;
+
+/** Loads the plans chosen earlier in this workspace. */
+export function initLabelPlans(context: vscode.ExtensionContext): void {
+  memento = context.workspaceState;
+  chosen = new Map(Object.entries(memento.get<Record<string, EditorPlanConfig>>(STATE_KEY) ?? {}));
+}
+
+function groupRules(): GroupRules {
+  const prefix = vscode.workspace.getConfiguration('reflectEval').get<string>('annotations.expertPrefix')?.trim();
+  return prefix ? { expertPrefix: prefix } : DEFAULT_GROUP_RULES;
+}
+
+/**
+ * The plan of a document: the one chosen with the command, else a record found beside the file (written by the
+ * CLI) with the target of `reflectEval.plan.target` (a decision for a pair); null when there is none.
+ */
+export function planConfigOf(document: vscode.TextDocument): EditorPlanConfig | null {
+  const c = chosen.get(document.uri.toString());
+  if (c) return c;
+  if (document.uri.scheme !== 'file') return null;
+  const recordPath = labelPlanRecordPath(document.uri.fsPath);
+  if (!existsSync(recordPath)) return null;
+  const record = readRecord(recordPath);
+  const halfWidth = vscode.workspace.getConfiguration('reflectEval').get<number>('plan.target') ?? 0.1;
+  return { recordPath, target: record.against ? { decide: true } : { halfWidth } };
+}
+
+const records = new Map<string, { mtimeMs: number; record: LabelPlanRecord }>();
+
+/** A plan record from disk (cached by modification time). @throws Error naming the file when it is not a record */
+function readRecord(path: string): LabelPlanRecord {
+  const mtimeMs = statSync(path).mtimeMs;
+  const hit = records.get(path);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.record;
+  let record: LabelPlanRecord;
+  try {
+    record = JSON.parse(readFileSync(path, 'utf8')) as LabelPlanRecord;
+  } catch (err) {
+    throw new Error(`${path}: not a plan record (${(err as Error).message})`);
+  }
+  if (record?.format !== 'reflect-eval.label-plan/1') throw new Error(`${path}: not a plan record (format ${String(record?.format)})`);
+  records.set(path, { mtimeMs, record });
+  return record;
+}
+
+/** What the item list needs of a plan: its item order and state line, or why it cannot be shown. */
+export type EditorPlanState = { order: number[]; view: PlanStateView } | { error: string };
+
+/**
+ * The plan of `document` on its current items (unsaved labels included), or null without a plan.
+ *
+ * @param names - readable evaluator names by id
+ */
+export function editorPlanState(document: vscode.TextDocument, items: readonly DialogueItem[], blind: boolean, names: ReadonlyMap<string, string>): EditorPlanState | null {
+  let config: EditorPlanConfig | null;
+  try {
+    config = planConfigOf(document);
+    if (!config) return null;
+    const record = readRecord(config.recordPath);
+    const plan = planLabels(items, record, { target: config.target, groupRules: groupRules() });
+    return { order: planListOrder(plan, items), view: planStateView(plan, { blind, name: (id) => names.get(id) ?? id }) };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+interface Pick<T> extends vscode.QuickPickItem {
+  value: T;
+}
+
+async function pick<T>(title: string, items: Pick<T>[]): Promise<T | undefined> {
+  const p = await vscode.window.showQuickPick(items, { title, ignoreFocusOut: true, matchOnDescription: true });
+  return p?.value;
+}
+
+/**
+ * "ReflectEval: Plan Labels…": evaluator (or pair), human group and target by quick picks; starts a plan or follows
+ * the one beside the file when it has the same evaluators and group; then `show` switches the editor to plan order.
+ */
+export async function planLabelsCommand(document: vscode.TextDocument | undefined, itemsOf: (document: vscode.TextDocument) => readonly DialogueItem[], show: (document: vscode.TextDocument) => void): Promise<void> {
+  if (!document) {
+    void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
+    return;
+  }
+  if (document.uri.scheme !== 'file') throw new Error('a labelling plan is kept beside the dialogue file; save the file to disk first');
+  const items = itemsOf(document);
+  const usable = new Map<string, number>();
+  for (const it of items) for (const c of it.candidates) for (const [id, s] of Object.entries(c.scores)) if (s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value)) usable.set(id, (usable.get(id) ?? 0) + 1);
+  const ids = [...usable].filter(([, n]) => n >= 3).map(([id]) => id);
+  if (ids.length === 0) throw new Error(`${basename(document.uri.fsPath)} has no evaluator with scores on at least 3 candidates: score or judge it first`);
+  const names = displayNames(ids, evaluatorSignatures(items));
+  const evaluatorPicks = ids.map((id) => ({ label: names.get(id) ?? id, description: `${usable.get(id)} scored`, detail: id, value: id }));
+  const evaluator = await pick('Plan Labels (1/4): the evaluator whose agreement with humans to estimate', evaluatorPicks);
+  if (!evaluator) return;
+  const against = await pick<string | null>('Plan Labels (2/4): compare with a second evaluator?', [{ label: 'No: one evaluator', value: null }, ...evaluatorPicks.filter((p) => p.value !== evaluator)]);
+  if (against === undefined) return;
+  const auto = resolveHuman(items, 'auto', groupRules());
+  const groups: HumanGroup[] = ['experts', 'laypeople', 'all'];
+  const human = await pick('Plan Labels (3/4): whose coherence labels', groups.sort((a, b) => (a === auto ? -1 : b === auto ? 1 : 0)).map((g) => ({ label: g, description: g === auto ? 'the correlation table’s choice for this file' : '', value: g })));
+  if (!human) return;
+  const targets: Pick<PlanTarget>[] = [
+    ...(against ? [{ label: 'decide', description: 'stop when the interval on rho_A − rho_B excludes 0', value: { decide: true } as PlanTarget }] : []),
+    ...[0.15, 0.1, 0.05].map((h) => ({ label: `half-width ${h}`, description: 'stop when the interval is this narrow', value: { halfWidth: h } as PlanTarget })),
+  ];
+  const target = await pick('Plan Labels (4/4): target', targets);
+  if (!target) return;
+
+  const recordPath = labelPlanRecordPath(document.uri.fsPath);
+  let record: LabelPlanRecord | null = null;
+  if (existsSync(recordPath)) {
+    const old = readRecord(recordPath);
+    const same = old.evaluator === evaluator && (old.against ?? null) === against && old.human === human && !old.column;
+    if (same) record = old;
+    else {
+      const answer = await vscode.window.showWarningMessage(`${basename(recordPath)} holds a plan for other settings (${names.get(old.evaluator) ?? old.evaluator}${old.against ? ` vs ${names.get(old.against) ?? old.against}` : ''}, ${old.human}). Start a new plan and overwrite it?`, { modal: true }, 'Start a New Plan');
+      if (answer !== 'Start a New Plan') return;
+    }
+  }
+  if (!record) {
+    record = { ...startLabelPlan(items, { evaluator, ...(against ? { against } : {}), human, target, seed: 1, groupRules: groupRules() }), created: new Date().toISOString() };
+    writeFileSync(recordPath, JSON.stringify(record, null, 2) + '\n');
+    records.delete(recordPath);
+  }
+  chosen.set(document.uri.toString(), { recordPath, target });
+  await memento?.update(STATE_KEY, Object.fromEntries(chosen));
+  show(document);
+}

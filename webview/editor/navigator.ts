@@ -1,0 +1,200 @@
+/**
+ * The item list's navigation bar (issue 18 item 3; the plan order: issue 16 item 3): search, filters, order,
+ * "next unlabelled" and labelling progress. The host computes which items are listed (core's rules); this module
+ * only shows the controls, sends the choice, and maps list positions to item indices for the item list and the
+ * item keys. Blind mode: the origin and judge-vs-humans filters are not offered, and the bar says so.
+ */
+import type { ItemFilter } from '../../src/core/analysis/itemNavigation';
+import { keysOf } from './keys';
+import type { CandidateMarks, EditorWebviewMessage, ItemEntry, ListOrder, NavigatorState } from './protocol';
+
+type Post = (msg: EditorWebviewMessage) => void;
+
+let state: NavigatorState | null = null;
+/** List position of each listed item index (null: every item, in file order). */
+let positions: Map<number, number> | null = null;
+let post: Post = () => undefined;
+let onListChange: () => void = () => undefined;
+let requestNextUnlabelled: () => void = () => undefined;
+let filter: ItemFilter = {};
+let order: ListOrder = 'file';
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+function send(): void {
+  post({ type: 'navigate', filter, order });
+}
+
+/** Keys typed in the search field stay there (VS Code still gets Ctrl/Alt/Meta combinations and F-keys). */
+function keepKeys(ev: KeyboardEvent): void {
+  if (!ev.ctrlKey && !ev.metaKey && !ev.altKey && (ev.key.length === 1 || ['Backspace', 'Delete', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'Enter', 'Escape', 'Tab', 'PageUp', 'PageDown'].includes(ev.key))) ev.stopPropagation();
+}
+
+/**
+ * Builds the bar above the item list and the item (once).
+ *
+ * @param options.onListChange - called when the listed items change (re-render the list)
+ * @param options.nextUnlabelled - "next unlabelled" (the button; the key arrives as an action)
+ */
+export function createNavigator(options: { post: Post; onListChange: () => void; nextUnlabelled: () => void }): void {
+  post = options.post;
+  onListChange = options.onListChange;
+  requestNextUnlabelled = options.nextUnlabelled;
+  if (byId('navigator')) return;
+  const search = el('input', { id: 'nav-search', type: 'search', placeholder: 'Search context and candidates', 'aria-label': 'Search items: words in the context or a candidate' });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  search.addEventListener('keydown', (ev) => {
+    keepKeys(ev);
+    if (ev.key === 'Escape' && search.value) {
+      search.value = '';
+      filter = { ...filter, text: undefined };
+      send();
+    }
+  });
+  search.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      filter = { ...filter, text: search.value.trim() || undefined };
+      send();
+    }, 150);
+  });
+  const mine = el(
+    'select',
+    { id: 'nav-mine', 'aria-label': 'Labelled by you' },
+    el('option', { value: '' }, 'labelled or not'),
+    el('option', { value: 'unlabelled' }, 'unlabelled by me'),
+    el('option', { value: 'labelled' }, 'labelled by me'),
+  );
+  mine.addEventListener('change', () => {
+    filter = { ...filter, mine: (mine.value || undefined) as ItemFilter['mine'] };
+    send();
+  });
+  const origin = el('select', { id: 'nav-origin', 'aria-label': 'Origin of a candidate' }, el('option', { value: '' }, 'any origin'));
+  origin.addEventListener('change', () => {
+    filter = { ...filter, origin: origin.value || undefined };
+    send();
+  });
+  const check = (id: string, text: string, title: string, key: 'annotatorsDisagree' | 'judgeHumansDisagree') => {
+    const box = el('input', { id, type: 'checkbox' });
+    box.addEventListener('change', () => {
+      filter = { ...filter, [key]: box.checked || undefined };
+      send();
+    });
+    return el('label', { class: 'nav-check', title, id: `${id}-label` }, box, ` ${text}`);
+  };
+  const orderSelect = el('select', { id: 'nav-order', 'aria-label': 'Order of the item list' }, el('option', { value: 'file' }, 'file order'), el('option', { value: 'plan' }, 'plan: next to label first'));
+  orderSelect.addEventListener('change', () => {
+    order = orderSelect.value as ListOrder;
+    send();
+  });
+  const next = el('button', { id: 'nav-next-unlabelled', type: 'button', class: 'nav-button', title: `Go to the next candidate you have not labelled, in list order, wrapping around (${keysOf('reflectEval.label.nextUnlabelled')})` }, `Next unlabelled (${keysOf('reflectEval.label.nextUnlabelled')})`);
+  next.addEventListener('click', () => requestNextUnlabelled());
+  const planButton = el('button', { id: 'nav-plan-labels', type: 'button', class: 'nav-button', hidden: '' }, 'Plan Labels…');
+  planButton.addEventListener('click', () => post({ type: 'command', command: 'planLabels' }));
+  const bar = el(
+    'div',
+    { id: 'navigator', role: 'search', 'aria-label': 'Find items' },
+    el(
+      'div',
+      { class: 'nav-row' },
+      search,
+      mine,
+      origin,
+      check('nav-annotators-disagree', 'annotators disagree', 'Items with a candidate to which annotators gave different coherence answers', 'annotatorsDisagree'),
+      check('nav-judge-disagree', 'judge ≠ humans', 'Items with a candidate whose judge score lies on the other side of its scale’s midpoint ((min + max) / 2) from the human majority’s coherence answer (a score on the midpoint, or a tied majority, is no disagreement)', 'judgeHumansDisagree'),
+      el('span', { id: 'nav-blind-note', class: 'muted', hidden: '' }, 'Blind: origin and judge filters are hidden'),
+      el('span', { class: 'spacer' }),
+      orderSelect,
+    ),
+    el('div', { class: 'nav-row' }, next, el('span', { id: 'nav-count', class: 'muted', role: 'status' }), el('span', { id: 'nav-progress' }), el('span', { id: 'nav-plan', class: 'muted' }), planButton),
+  );
+  const layout = byId('layout');
+  layout.before(bar);
+}
+
+/** Applies the host's state: controls, counts, progress, plan line; re-renders the list when the listed items changed. */
+export function updateNavigator(next: NavigatorState, total: number, annotator: string | null): void {
+  const before = JSON.stringify(state?.shown ?? null);
+  state = next;
+  filter = { ...next.filter };
+  order = next.order;
+  positions = next.shown ? new Map(next.shown.map((index, pos) => [index, pos])) : null;
+  const search = byId<HTMLInputElement>('nav-search');
+  if (document.activeElement !== search) search.value = next.filter.text ?? '';
+  byId<HTMLSelectElement>('nav-mine').value = next.filter.mine ?? '';
+  const origin = byId<HTMLSelectElement>('nav-origin');
+  origin.replaceChildren(el('option', { value: '' }, 'any origin'), ...next.origins.map((o) => el('option', { value: o }, o)));
+  origin.value = next.filter.origin ?? '';
+  origin.hidden = next.blind;
+  byId<HTMLInputElement>('nav-annotators-disagree').checked = !!next.filter.annotatorsDisagree;
+  byId<HTMLInputElement>('nav-judge-disagree').checked = !!next.filter.judgeHumansDisagree;
+  byId('nav-judge-disagree-label').hidden = next.blind;
+  const note = byId('nav-blind-note');
+  note.hidden = !next.blind;
+  note.title = 'Blind mode hides origins and scores, so the item list offers no filter by origin or by judge scores, and the plan’s estimate is hidden.';
+  byId<HTMLSelectElement>('nav-order').value = next.order;
+  const shown = next.shown ? next.shown.length : total;
+  byId('nav-count').textContent = shown === total ? `${total} item${total === 1 ? '' : 's'}` : `${shown} of ${total} items`;
+  const p = next.progress;
+  const progress = byId('nav-progress');
+  const me = p.mine === null ? null : annotator;
+  const others = p.annotators.filter((a) => a.annotator !== me);
+  progress.textContent = `Labelled: ${p.mine === null ? 'no annotator set' : `you ${p.mine}/${p.candidates}`}${others.length ? ` · ${others.map((a) => `${a.annotator} ${a.labelled}/${p.candidates}`).join(' · ')}` : ''}`;
+  progress.title = ['Labelled (coherence answered) / candidates in the file, per annotator:', ...p.annotators.map((a) => `${a.annotator}${a.annotator === me ? ' (you)' : ''}: ${a.labelled}/${p.candidates}`)].join('\n');
+  const plan = byId('nav-plan');
+  const planButton = byId('nav-plan-labels');
+  if (!next.plan) {
+    plan.textContent = '';
+    plan.title = '';
+    planButton.hidden = true;
+  } else if ('error' in next.plan) {
+    plan.textContent = `Plan: ${next.plan.error}`;
+    plan.title = next.plan.error;
+    planButton.hidden = false;
+  } else {
+    plan.textContent = `Plan: ${next.plan.text}`;
+    plan.title = next.plan.title;
+    planButton.hidden = true;
+  }
+  if (next.dropped.length) plan.textContent += ' (blind mode dropped the origin / judge filters)';
+  if (JSON.stringify(next.shown) !== before) onListChange();
+}
+
+/** The entries the item list shows, in list order. */
+export function listedEntries(entries: readonly ItemEntry[]): readonly ItemEntry[] {
+  if (!state?.shown) return entries;
+  return state.shown.map((i) => entries[i]).filter((e): e is ItemEntry => e !== undefined);
+}
+
+/** The list position of an item index (-1 when the filter hides it). */
+export function listPosition(index: number): number {
+  if (!positions) return index;
+  return positions.get(index) ?? -1;
+}
+
+/**
+ * The item index `delta` rows away from `index` in the list (next/previous item, past a candidate end); undefined
+ * past either end. From an item the filter hides: the first (or last) listed item.
+ */
+export function neighbour(entries: readonly ItemEntry[], index: number, delta: 1 | -1): number | undefined {
+  const list = listedEntries(entries);
+  const at = listPosition(index);
+  if (at < 0) return (delta > 0 ? list[0] : list[list.length - 1])?.index;
+  return list[at + delta]?.index;
+}
+
+/** Badges for a candidate's disagreement marks (hover: who and which judge). */
+export function markBadges(marks: CandidateMarks | undefined): HTMLElement[] {
+  if (!marks) return [];
+  const out: HTMLElement[] = [];
+  if (marks.annotatorsDisagree) out.push(el('span', { class: 'mark annotators-disagree', title: marks.annotatorsDisagree, 'aria-label': marks.annotatorsDisagree }, 'annotators disagree'));
+  if (marks.judgeHumansDisagree) out.push(el('span', { class: 'mark judge-disagree', title: marks.judgeHumansDisagree, 'aria-label': marks.judgeHumansDisagree }, 'judge ≠ humans'));
+  return out.length ? [el('div', { class: 'marks' }, ...out)] : [];
+}
