@@ -141,6 +141,9 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     await f.check('#intervals');
     await f.waitForSelector('#app[data-state="done"]', { timeout: 120_000 });
     const want = expected(cliTable(file, '--method', 'kendall', '--bootstrap', '200', '--seed', '3'));
+    // Each settings change starts a computation; on a busy machine an earlier one (another B or seed) can be the one
+    // on screen when "done" first shows: wait for the last one before comparing.
+    await waitFor('the panel at B = 200, seed 3', async () => JSON.stringify(await readPanel(f)) === JSON.stringify(want), 120_000).catch(() => undefined);
     assert.deepEqual(await readPanel(f), want);
     const status = (await f.textContent('#status')) ?? '';
     console.log(`      panel status: ${status}`);
