@@ -354,6 +354,15 @@ export interface SearchEntry {
   heldOut?: PartFit;
   /** Why the variant was not judged (budget, a judge that did not load). */
   skipped?: string;
+  /** Judgements of this variant that reached a backend, and those answered from the cache (development + held-out). */
+  calls?: number;
+  cacheHits?: number;
+}
+
+/** The mustache text of a body the search synthesized (not in any prompts folder), and of its synthesized parts. */
+export interface SearchTemplate {
+  body: string;
+  parts: Record<string, string>;
 }
 
 /** The search's outcome (also the JSON report). */
@@ -367,6 +376,51 @@ export interface SearchResult {
   optimismGap: number | null;
   calls: number;
   cacheHits: number;
+  /** What was shown before the search ran: the number of judgements and the cost bound (null: no priced API judge). */
+  estimate?: { judgements: number; cost: number | null };
+  /** The synthesized bodies of the entries by body name, so a variant's prompt can be assembled again from the report. */
+  templates?: Record<string, SearchTemplate>;
+  /** With `split.kind: "kfold"`: each fold's choice and its numbers (then `winner` is −1 unless every fold chose the same). */
+  folds?: SearchFold[];
+  /** With `split.kind: "kfold"`: the cross-fitted held-out correlation of the procedure (docs/prompt-search.md). */
+  crossFit?: CrossFit;
+}
+
+/** One fold of a k-fold search: chosen on the other k − 1 folds, evaluated on this one. */
+export interface SearchFold {
+  devGroups: number;
+  testGroups: number;
+  testItems: string[];
+  /** Index into `entries` of the variant chosen on this fold's development items, or −1. */
+  winner: number;
+  /** The chosen variant's development fit (the other folds' items) and held-out fit (this fold's items). */
+  dev?: PartFit;
+  heldOut?: PartFit;
+}
+
+/** The k folds' held-out correlations pooled into one number for the procedure, with its interval. */
+export interface CrossFit {
+  k: number;
+  /** Mean of the folds' held-out Spearman rhos weighted by their usable candidates (folds without a rho left out). */
+  rho: number | null;
+  /** Stratified percentile cluster bootstrap: contexts resampled within each fold, the choices held fixed. */
+  ci?: BootstrapInterval;
+  n: number;
+  /** The same weighted mean of the chosen variants' development rhos, and development − held-out. */
+  devRho: number | null;
+  optimismGap: number | null;
+}
+
+/** The synthesized templates of a body: its text and the `(search)` parts it includes; undefined for a library body. */
+export function searchTemplateOf(lib: PromptLibrary, body: string): SearchTemplate | undefined {
+  const b = lib.bodies[body];
+  if (!b || !b.file.startsWith('(search)')) return undefined;
+  const parts: Record<string, string> = {};
+  for (const m of b.source.matchAll(/\{\{> ([^}]+)\}\}/g)) {
+    const p = lib.parts[m[1]];
+    if (p && p.file.startsWith('(search)')) parts[m[1]] = p.source;
+  }
+  return { body: b.source, parts };
 }
 
 function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<string, number>, use: 'value' | 'expected', groupOf: Map<string, string>, bootstrap?: { resamples: number; seed: string | number; level: number }): PartFit {
@@ -440,13 +494,18 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
   };
   const uncachedOf = (k: number, v: PromptVariant, its: readonly DialogueItem[]) =>
     cache ? its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(space.lib, v, it.context, c.text); return !cache.get(judgeCacheKey(made[k].backend, { prompt: a.text, spec: a.spec })); }).length, 0) : countCandidates(its);
-  const judgeOn = async (k: number, v: SearchVariant, its: readonly DialogueItem[], label: string) => {
+  const judgeOn = async (k: number, v: SearchVariant, its: readonly DialogueItem[], label: string, entry?: SearchEntry) => {
+    const [c0, h0] = [calls, hits];
     const res = await runJudge(its as DialogueItem[], made[k].judge, space.lib, v, {
       concurrency: plan.concurrency ?? 4,
       signal: host.signal,
       onProgress: (p) => host.progress({ done: done + p.done, total, message: `${label}: ${made[k].judge.id} ${v.body} × ${v.request}` }),
     });
     done += countCandidates(its);
+    if (entry) {
+      entry.calls = (entry.calls ?? 0) + calls - c0;
+      entry.cacheHits = (entry.cacheHits ?? 0) + hits - h0;
+    }
     return res;
   };
   // Every key is asked for before anything runs (the judge job's rule): a declined one stops the search.
@@ -489,7 +548,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
           done += countCandidates(space.dev);
           continue;
         }
-        const res = await judgeOn(k, v, space.dev, 'development');
+        const res = await judgeOn(k, v, space.dev, 'development', entry);
         entry.evaluatorId = res.evaluatorId;
         entry.dev = fit(res.items, res.evaluatorId, space.human, use, space.split.groupOf, bootstrap);
       }
@@ -501,7 +560,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     const heldOut = async (e: SearchEntry) => {
       if (host.signal?.aborted || !made[e.judgeIndex]) return;
       const v = space.variants.find((x) => x.body === e.body && x.request === e.request) ?? { body: e.body, request: e.request };
-      const res = await judgeOn(e.judgeIndex, v, space.test, 'held-out');
+      const res = await judgeOn(e.judgeIndex, v, space.test, 'held-out', e);
       e.heldOut = fit(res.items, res.evaluatorId, space.human, use, space.split.groupOf, bootstrap);
     };
     if (winner >= 0) await heldOut(entries[winner]);
@@ -524,6 +583,8 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
       optimismGap,
       calls,
       cacheHits: hits,
+      estimate: { judgements: est.judgements, cost: est.cost },
+      templates: Object.fromEntries(entries.flatMap((e) => { const t = searchTemplateOf(space.lib, e.body); return t ? [[e.body, t] as const] : []; })),
     };
     report.lines.push(...searchReportLines(result, level));
     report.summary = report.lines.slice(0, 3);

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { AgreementPanel } from '../agreementPanel';
 import { CorrelationPanel } from '../correlationPanel';
+import { SearchPanel } from '../searchPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
@@ -41,6 +42,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.searchPrompts', reportErrors(() => searchPromptsCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.showPromptSearch', reportErrors(async () => SearchPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.score', reportErrors(() => scoreCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
