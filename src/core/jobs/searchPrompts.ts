@@ -258,8 +258,8 @@ export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan,
   ] : [
     `split: ${est.devItems} development items (${est.devCandidates} labelled candidates, ${est.devGroups} contexts), ${est.testItems} held-out items (${est.testCandidates} candidates, ${est.testGroups} contexts)`,
     `${est.judgements} judgements: (${est.variants} variants + ${est.baselines} baselines) × ${est.judges} judge(s) × ${est.devCandidates} development candidates + (1 winner + ${est.baselines} baselines × ${est.judges} judge(s)) × ${est.testCandidates} held-out candidates`,
-    est.uncached === null ? 'no cache file yet: every judgement is a call' : `at most ${est.uncached} of them are not in the cache (calls)`,
   ];
+  out.push(est.uncached === null ? 'no cache file yet: every judgement is a call' : `at most ${est.uncached} of them are not in the cache (calls)`);
   for (const j of est.perJudge) out.push(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}`);
   if (est.cost !== null) out.push(`estimated cost ≤ ${est.cost.toFixed(4)}`);
   if (plan.budget !== undefined) out.push(`budget: ${plan.budget} calls (variants that would pass it are skipped)`);
