@@ -60,7 +60,7 @@ export class SearchPanel {
       title: 'ReflectEval: Prompt Search',
       script: 'search',
       style: 'search',
-      body: '<div id="app"><h2>Prompt search</h2><p id="status" class="muted">Loading…</p></div>',
+      body: '<div id="app"><h2>Prompt search</h2><p id="search-status" class="muted">Loading…</p></div>',
     });
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: SearchWebviewMessage) => void this.onMessage(m)),

@@ -44,7 +44,7 @@ function render(m: SearchHostMessage): void {
   const app = document.getElementById('app') as HTMLElement;
   const head = el('h2', {}, 'Prompt search');
   if (m.error || !m.summary) {
-    app.replaceChildren(head, el('p', { id: 'status', class: 'muted' }, m.error ?? 'No report.'));
+    app.replaceChildren(head, el('p', { id: 'search-status', class: 'muted' }, m.error ?? 'No report.'));
     return;
   }
   const s = m.summary;
