@@ -526,6 +526,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
   const cacheFile = searchCacheFile(plan, target.file, host.baseDir);
   const est = await estimateSearchPlan(plan, space, cacheFile);
   host.log(
+    est.folds && est.folds > 1 ? `prompt search: ${est.folds} folds over ${est.testGroups} contexts (${est.testCandidates} labelled candidates), each held out once; ${est.variants} variants + ${est.baselines} baselines × ${est.judges} judge(s); at most ${est.judgements} judgements${est.uncached !== null ? `, at most ${est.uncached} not cached` : ''}${est.cost !== null ? `, cost ≤ ${est.cost.toFixed(4)}` : ''}${plan.budget !== undefined ? `; budget ${plan.budget} calls` : ''}` :
     `prompt search: ${est.devItems} development items (${est.devCandidates} candidates, ${est.devGroups} contexts), ${est.testItems} held-out (${est.testCandidates} candidates, ${est.testGroups} contexts); ${est.variants} variants + ${est.baselines} baselines × ${est.judges} judge(s); ${est.judgements} judgements${est.uncached !== null ? `, at most ${est.uncached} not cached` : ''}${est.cost !== null ? `, cost ≤ ${est.cost.toFixed(4)}` : ''}${plan.budget !== undefined ? `; budget ${plan.budget} calls` : ''}`,
   );
   const cache = cacheFile ? new JudgeCache(cacheFile) : null;
