@@ -31,7 +31,7 @@ function row(r: LeaderboardRow): HTMLTableRowElement {
     'tr',
     { class: [r.chosen ? 'chosen' : '', r.baseline ? 'baseline' : '', r.skipped ? 'skipped' : ''].filter(Boolean).join(' '), ...(r.skipped ? { title: r.skipped } : {}) },
     el('td', {}, name),
-    el('td', {}, r.judge),
+    el('td', { class: 'judge' }, r.judge),
     el('td', {}, role),
     el('td', { class: 'num', title: fitTitle(r.dev, 'development') }, fitText(r.dev), el('span', { class: 'n' }, r.dev ? ` n=${r.dev.n}` : '')),
     el('td', { class: 'num', title: fitTitle(r.heldOut, 'held-out') }, fitText(r.heldOut), el('span', { class: 'n' }, r.heldOut ? ` n=${r.heldOut.n}` : '')),
