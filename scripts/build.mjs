@@ -65,7 +65,7 @@ await Promise.all([
   }),
   build({
     ...common,
-    entryPoints: { editor: 'webview/editor/main.ts', correlation: 'webview/correlation/main.ts', preview: 'webview/preview/main.ts', agreement: 'webview/agreement/main.ts' },
+    entryPoints: { editor: 'webview/editor/main.ts', correlation: 'webview/correlation/main.ts', preview: 'webview/preview/main.ts', agreement: 'webview/agreement/main.ts', search: 'webview/search/main.ts' },
     outdir: 'dist/webview',
     platform: 'browser',
     format: 'esm',

@@ -8,6 +8,7 @@ import { DIALOGUE_EDITOR_VIEW_TYPE, DialogueEditorProvider } from './dialogueEdi
 import { migrateLegacyKeys } from './keys';
 import { watchLargeDialogueFiles } from './largeFiles';
 import { PromptPreviewPanel } from './promptPreview';
+import type { SearchVariantRef } from './searchPanel';
 
 export function activate(context: vscode.ExtensionContext): void {
   const editors = new DialogueEditorProvider(context);
@@ -23,7 +24,11 @@ export function activate(context: vscode.ExtensionContext): void {
   // Keys stored before keys had origins are bound to the user's own endpoint setting (never a workspace's).
   void migrateLegacyKeys(context);
   const preview = new PromptPreviewPanel(context, editors);
-  context.subscriptions.push(vscode.commands.registerCommand('reflectEval.showPromptPreview', () => preview.show()));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('reflectEval.showPromptPreview', () => preview.show()),
+    // Internal (not in the palette): the prompt search leaderboard opens a clicked variant's prompt here.
+    vscode.commands.registerCommand('reflectEval.previewSearchVariant', (ref: SearchVariantRef) => preview.showSearchVariant(ref)),
+  );
 }
 
 export function deactivate(): void {}

@@ -1,14 +1,17 @@
 /**
  * Live prompt preview: while a judge template (`prompts/{bodies,requests,parts}/*.mustache`) is open, a panel
  * beside it shows the exact prompt it assembles for the candidate selected in the dialogue editor, from the
- * template's current (unsaved) text, with the prompt's token count for the configured judge.
+ * template's current (unsaved) text, with the prompt's token count for the configured judge. A variant clicked in the
+ * prompt search leaderboard (src/extension/searchPanel.ts) is shown the same way, assembled from the report's
+ * synthesized templates and the prompt folders.
  */
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { documentItems } from '../core/format/jsonl';
 import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/preview/protocol';
 import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
-import { workspaceDir } from './commands/common';
+import { promptRoots, workspaceDir } from './commands/common';
+import type { SearchVariantRef } from './searchPanel';
 import { webviewPage } from './webviewHtml';
 
 const TEMPLATE_KINDS = ['bodies', 'requests', 'parts'] as const;
@@ -25,6 +28,8 @@ function templateOf(doc: vscode.TextDocument): { kind: (typeof TEMPLATE_KINDS)[n
 export class PromptPreviewPanel {
   private panel: vscode.WebviewPanel | undefined;
   private template: vscode.TextDocument | undefined;
+  /** A prompt search variant on screen instead of a template (from the leaderboard). */
+  private search: SearchVariantRef | undefined;
   private readonly tokenizers = new Map<string, Promise<{ encode(t: string): number[] }>>();
   private generation = 0;
 
@@ -52,6 +57,18 @@ export class PromptPreviewPanel {
       return;
     }
     this.template = target;
+    this.search = undefined;
+    this.open();
+  }
+
+  /** Opens (or reveals) the panel on a prompt search variant: its assembled prompt for the selected candidate. */
+  showSearchVariant(ref: SearchVariantRef): void {
+    this.template = undefined;
+    this.search = ref;
+    this.open();
+  }
+
+  private open(): void {
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel('reflectEval.promptPreview', 'ReflectEval: Prompt Preview', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
         enableScripts: true,
@@ -85,8 +102,42 @@ export class PromptPreviewPanel {
   }
 
 
+  /** The search variant's prompt: the report's synthesized templates over the prompt folders, for the selected candidate. */
+  private async updateSearch(panel: vscode.WebviewPanel, ref: SearchVariantRef, run: number): Promise<void> {
+    const msg: PreviewHostMessage = { type: 'preview', template: `prompt search: ${vscode.workspace.asRelativePath(ref.reportFile)}`, variant: { body: '?', request: '?' }, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
+    try {
+      const { readSearchReport, searchVariantLibrary } = await import('../core/jobs/searchLeaderboard');
+      const { loadPromptLibrary, assemblePrompt } = await import('../core/judges/prompts');
+      const report = readSearchReport(ref.reportFile);
+      const entry = report.entries[ref.index];
+      if (!entry) throw new Error(`${ref.reportFile}: no entry ${ref.index}`);
+      msg.variant = { body: entry.body, request: entry.request };
+      msg.template = `prompt search: ${vscode.workspace.asRelativePath(ref.reportFile)} · ${entry.judge}`;
+      const { lib, hashMatches, hash } = searchVariantLibrary(loadPromptLibrary(...promptRoots(this.context)), report, entry);
+      if (!hashMatches) msg.warnings.push(`The templates changed since the search: this prompt's template hash is ${hash}, the search judged ${entry.templateHash}.`);
+      const sel = this.editors.selection;
+      let item = sel ? documentItems(parseTextDocument(sel.document))[sel.itemIndex] : undefined;
+      let where = sel ? vscode.workspace.asRelativePath(sel.document.uri) : '';
+      if (!item && ref.dialogueFile) {
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(ref.dialogueFile));
+        item = documentItems(parseTextDocument(doc)).find((it) => it.candidates.length > 0);
+        where = vscode.workspace.asRelativePath(doc.uri);
+      }
+      const candidate = item ? (item.candidates.find((c) => c.id === sel?.candidateId) ?? item.candidates[0]) : undefined;
+      if (!item || !candidate) msg.error = 'Select an item with a candidate in a ReflectEval dialogue editor to see its prompt.';
+      else {
+        msg.candidate = `${where} · ${item.id} · ${candidate.id}`;
+        msg.prompt = assemblePrompt(lib, msg.variant, item.context, candidate.text).text;
+      }
+    } catch (err) {
+      msg.error = (err as Error).message;
+    }
+    if (run === this.generation) void panel.webview.postMessage(msg);
+  }
+
   private async update(): Promise<void> {
     const panel = this.panel;
+    if (panel && this.search) return this.updateSearch(panel, this.search, ++this.generation);
     const doc = this.template;
     const tpl = doc && templateOf(doc);
     if (!panel || !doc || !tpl) return;

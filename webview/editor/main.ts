@@ -15,7 +15,7 @@ import { applyLabelOpToAnnotation, labelStatus, type LabelOp, type LabelStatus }
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
-import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
+import type { ErrorVerdict, ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import { keysOf, type EditorAction } from './keys';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
 import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
@@ -296,6 +296,16 @@ function originText(o: CandidateOrigin): string {
 }
 
 
+/** An error-category judge's verdict under its score line: the categories, the most evident one, the rationale. */
+function verdictRow(id: string, v: ErrorVerdict): HTMLElement {
+  const what = v.categories.length === 0 ? 'no error (coherent)' : `${v.categories.join(', ')}${v.mostEvidentError && v.categories.length > 1 ? ` — most evident: ${v.mostEvidentError}` : ''}`;
+  return el(
+    'tr',
+    { class: 'score-verdict', 'data-evaluator': id },
+    el('td', { colspan: '4' }, el('span', { class: 'verdict-categories' }, what), ...(v.rationale ? [' ', el('q', { class: 'verdict-rationale' }, v.rationale)] : [])),
+  );
+}
+
 /**
  * A candidate's scores: one collapsible group per kind (metrics, judges), each line the evaluator's readable name,
  * the rounded value and its scale; the full id and raw value on hover.
@@ -312,7 +322,7 @@ function scoreGroups(groups: ScoreGroup[]): HTMLElement {
         el(
           'table',
           { class: 'score-lines' },
-          ...g.lines.map((l) =>
+          ...g.lines.flatMap((l) => [
             el(
               'tr',
               { title: l.title, 'data-evaluator': l.id, class: l.ok ? 'ok' : 'not-ok' },
@@ -321,7 +331,8 @@ function scoreGroups(groups: ScoreGroup[]): HTMLElement {
               el('td', { class: 'score-scale' }, l.scale ? `(${l.scale})` : ''),
               el('td', { class: 'score-repeats' }, l.repeatsDiffer ? el('span', { class: 'repeats-differ', title: l.repeatsDiffer, 'aria-label': l.repeatsDiffer }, '≠ repeats') : ''),
             ),
-          ),
+            ...(l.verdict ? [verdictRow(l.id, l.verdict)] : []),
+          ]),
         ),
       );
       details.addEventListener('toggle', () => {

@@ -26,6 +26,7 @@ export function registerSearchPrompts(program: Command): void {
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
     .option('--budget <calls>', 'at most this many calls reach a backend (overrides the config\'s)', nonNegativeInt)
     .option('--seed <seed>', 'seed of the split (overrides the config\'s)')
+    .option('--folds <k>', 'k-fold cross-fitting instead of one development/held-out split: each fold held out once, its variant chosen on the other k − 1 (overrides the config\'s split kind)', positiveInt)
     .option('--concurrency <n>', 'judgements in flight at once (overrides the config\'s)', positiveInt)
     .option('--write-winner [dir]', 'write the chosen variant as templates into a prompts folder (default: prompts/ beside the config)')
     .option('--no-cache', 'call the judges even for prompts they answered before')
@@ -39,6 +40,10 @@ export function registerSearchPrompts(program: Command): void {
       if (opts.budget !== undefined) overrides.budget = opts.budget;
       if (opts.concurrency !== undefined) overrides.concurrency = opts.concurrency;
       if (opts.seed !== undefined) overrides.split = { ...(plan.split ?? {}), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : opts.seed };
+      if (opts.folds !== undefined) {
+        const { devFraction: _holdoutOnly, ...rest } = (overrides.split ?? plan.split ?? {}) as NonNullable<SearchPromptsPlan['split']>;
+        overrides.split = { ...rest, kind: 'kfold', k: opts.folds };
+      }
       if (opts.writeWinner !== undefined) overrides.writeWinner = opts.writeWinner === true ? true : resolve(opts.writeWinner as string);
       if (opts.cache === false) overrides.cache = false;
       if (Object.keys(overrides).length) plan = validateSearchPromptsPlan({ ...plan, ...overrides }, `${read.source} with flags`);

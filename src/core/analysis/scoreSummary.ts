@@ -3,7 +3,8 @@
  * rounded value with the evaluator's scale, and the full id with the raw value for a tooltip; grouped into metrics
  * and judges. The dialogue editor shows these; the raw ids stay in the file and in the tooltip.
  */
-import type { Score } from '../dialogue/types';
+import type { ErrorCategory, Score } from '../dialogue/types';
+import { ERROR_CATEGORIES, ERROR_LABELS } from '../labels/scheme';
 import { listMetrics } from '../metrics';
 import { displayNames, evaluatorKind, parseJudgeId, parseMetricId } from './evaluatorNames';
 
@@ -38,6 +39,32 @@ export interface ScoreLine {
    * (the values in repeat order; `—` for a reply without a usable value). The editor marks such a candidate.
    */
   repeatsDiffer?: string;
+  /** An error-category judge's verdict ({@link errorVerdict}), shown beside the candidate with its rationale. */
+  verdict?: ErrorVerdict;
+}
+
+/** An error-category judgement as read beside a candidate (issue 17: the judge explains its verdict). */
+export interface ErrorVerdict {
+  /** Readable names of the categories that apply (first study §4.1.3), e.g. `Parroting`; empty: coherent. */
+  categories: string[];
+  /** Readable name of the most evident one, when the judge named it. */
+  mostEvidentError?: string;
+  /** The judge's rationale, verbatim as parsed (quoting the context or response it rests on). */
+  rationale?: string;
+}
+
+/**
+ * The verdict an error-category judge stored with its score (`categories`, `mostEvidentError`, `rationale`, written
+ * by src/core/judges/judge.ts), with readable category names; undefined for any other score, an unusable one, or
+ * fields that are not the scheme's categories.
+ */
+export function errorVerdict(score: Score): ErrorVerdict | undefined {
+  if (score.status !== 'ok' || !Array.isArray(score.categories)) return undefined;
+  const known = (c: unknown): c is ErrorCategory => typeof c === 'string' && (ERROR_CATEGORIES as readonly string[]).includes(c);
+  if (!score.categories.every(known)) return undefined;
+  const mee = known(score.mostEvidentError) ? ERROR_LABELS[score.mostEvidentError] : undefined;
+  const rationale = typeof score.rationale === 'string' && score.rationale.trim() ? score.rationale.trim() : undefined;
+  return { categories: score.categories.map((c) => ERROR_LABELS[c]), ...(mee ? { mostEvidentError: mee } : {}), ...(rationale ? { rationale } : {}) };
 }
 
 /**
@@ -143,7 +170,8 @@ export function summariseScores(scores: Readonly<Record<string, Score>>, names: 
       ...(s.message ? [`${s.message}`] : []),
     ].join('\n');
     const differ = repeatDisagreement(s);
-    const line: ScoreLine = { id, name: names.get(id) ?? own.get(id) ?? id, value, scale: formatScale(scale), ok, title: differ ? `${title}\n${differ}` : title, ...(differ ? { repeatsDiffer: differ } : {}) };
+    const verdict = errorVerdict(s);
+    const line: ScoreLine = { id, name: names.get(id) ?? own.get(id) ?? id, value, scale: formatScale(scale), ok, title: differ ? `${title}\n${differ}` : title, ...(differ ? { repeatsDiffer: differ } : {}), ...(verdict ? { verdict } : {}) };
     const g = groupOf(id);
     groups.set(g, [...(groups.get(g) ?? []), line]);
   }

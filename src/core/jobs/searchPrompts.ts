@@ -23,6 +23,9 @@ import {
   contextKey,
   fewShotBlock,
   humanCoherence,
+  kFoldSplits,
+  crossFitRho,
+  type FoldPairs,
   paperVariants,
   pickFewShot,
   resolvePart,
@@ -58,8 +61,12 @@ export interface SearchPromptsPlan {
   requests?: string[];
   /** Few-shot examples from development candidates: how many (each count is a variant; default [0]) and chosen how. */
   fewShot?: { counts: number[]; selection?: 'random' | 'spread' };
-  /** The split: share of groups in development (default 0.5), seed (default 0), grouping (default `context`). */
-  split?: { devFraction?: number; seed?: string | number; groupBy?: SplitGrouping };
+  /**
+   * The split: `holdout` (default) puts a share of the groups in development (`devFraction`, default 0.5) and the
+   * rest held out; `kfold` cross-fits over `k` folds (default 5): each fold is held out once, its variant chosen on
+   * the other k − 1. Seed (default 0) and grouping (default `context`) as for both.
+   */
+  split?: { kind?: 'holdout' | 'kfold'; k?: number; devFraction?: number; seed?: string | number; groupBy?: SplitGrouping };
   /** Whose coherence labels make the target (default `experts`). */
   human?: HumanGroup;
   /** Score of a judgement: its `value` (default) or its probability-weighted `expected` score where it has one. */
@@ -121,7 +128,11 @@ export function validateSearchPromptsPlan(value: unknown, source: string): Searc
   if (c.split !== undefined) {
     if (!isObject(c.split)) fail('split', 'must be an object like {"devFraction": 0.5, "seed": 0, "groupBy": "context"}');
     const s = c.split as Record<string, unknown>;
-    rejectUnknownFields(s, ['devFraction', 'seed', 'groupBy'], 'split', fail);
+    rejectUnknownFields(s, ['kind', 'k', 'devFraction', 'seed', 'groupBy'], 'split', fail);
+    if (s.kind !== undefined && s.kind !== 'holdout' && s.kind !== 'kfold') fail('split.kind', 'must be "holdout" or "kfold"');
+    if (s.kind === 'kfold' && s.devFraction !== undefined) fail('split.devFraction', 'is for a holdout split; with "kfold" each fold is held out once (use "k")');
+    if (s.k !== undefined && s.kind !== 'kfold') fail('split.k', 'is for a k-fold split: add "kind": "kfold"');
+    if (s.k !== undefined && !(Number.isInteger(s.k) && (s.k as number) >= 2 && (s.k as number) <= 20)) fail('split.k', 'must be an integer from 2 to 20');
     if (s.devFraction !== undefined && !(typeof s.devFraction === 'number' && s.devFraction > 0 && s.devFraction < 1)) fail('split.devFraction', 'must be a number in (0, 1)');
     if (s.seed !== undefined && typeof s.seed !== 'string' && typeof s.seed !== 'number') fail('split.seed', 'must be a string or a number');
     if (s.groupBy !== undefined && s.groupBy !== 'context' && s.groupBy !== 'transcript') fail('split.groupBy', 'must be "context" or "transcript"');
@@ -162,6 +173,12 @@ export interface SearchSpace {
   variants: SearchVariant[];
   baselines: SearchVariant[];
   warnings: string[];
+  /** The folds of a k-fold search (1 for a holdout split), which fold this space is, and the prompt roots it was built from. */
+  folds: number;
+  fold: number;
+  promptRoots: readonly string[];
+  /** The proposer's rewrites the space was built with (every fold's space gets the same). */
+  rewrites?: readonly ProposedPart[];
 }
 
 const candKey = (itemId: string, candidateId: string) => `${itemId}\u0000${candidateId}`;
@@ -169,10 +186,12 @@ const candKey = (itemId: string, candidateId: string) => `${itemId}\u0000${candi
 /**
  * Builds the search space of a plan on items: keeps the candidates with a human target, splits by context, and
  * adds one synthesized body per shape (and, with few-shot examples, per request) to a copy of the prompt library.
+ * For a k-fold plan the space is fold `fold`'s (0-based): that fold held out, the others development (few-shot
+ * examples come from them).
  *
  * @throws ConfigError-like Error naming the unknown part or request; RangeError from the split
  */
-export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly DialogueItem[], promptRoots: readonly string[], options: { rewrites?: readonly ProposedPart[] } = {}): SearchSpace {
+export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly DialogueItem[], promptRoots: readonly string[], fold = 0, options: { rewrites?: readonly ProposedPart[] } = {}): SearchSpace {
   const base = loadPromptLibrary(...promptRoots);
   const lib: PromptLibrary = { root: base.root, parts: { ...base.parts }, bodies: { ...base.bodies }, requests: { ...base.requests } };
   const group = plan.human ?? 'experts';
@@ -187,7 +206,9 @@ export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly Dialog
     if (candidates.length) labelled.push({ ...it, candidates });
   }
   if (labelled.length === 0) throw new Error(`no candidate has a coherence label from the ${group}: nothing to search on`);
-  const split = splitByContext(labelled, plan.split ?? {});
+  const kfold = plan.split?.kind === 'kfold';
+  const folds = kfold ? (plan.split?.k ?? 5) : 1;
+  const split = kfold ? kFoldSplits(labelled, { k: folds, seed: plan.split?.seed, groupBy: plan.split?.groupBy })[fold] : splitByContext(labelled, plan.split ?? {});
   const dev = labelled.filter((it) => split.dev.has(it.id));
   const test = labelled.filter((it) => split.test.has(it.id));
   const part = (name: string, field: string) => {
@@ -234,7 +255,7 @@ export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly Dialog
   }
   for (const v of variants) templateHash(lib, v);
   const baselines = plan.baselines === false ? [] : paperVariants(base).map((v) => ({ ...v, baseline: true }));
-  return { lib, items: labelled, human, split, dev, test, variants, baselines, warnings };
+  return { lib, items: labelled, human, split, dev, test, variants, baselines, warnings, folds, fold, promptRoots, ...(options.rewrites?.length ? { rewrites: options.rewrites } : {}) };
 }
 
 const countCandidates = (items: readonly DialogueItem[]) => items.reduce((n, it) => n + it.candidates.length, 0);
@@ -246,11 +267,15 @@ export function searchCacheFile(plan: Pick<SearchPromptsPlan, 'cache'>, file: st
 
 /** The estimate as lines for a confirmation or `--dry-run`. */
 export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan, 'budget' | 'proposer'>): string[] {
-  const out = [
+  const k = est.folds ?? 1;
+  const out = k > 1 ? [
+    `split: ${k} folds by group (${est.testGroups} contexts, ${est.testItems} items, ${est.testCandidates} labelled candidates); each fold is held out once, its variant chosen on the other ${k - 1}`,
+    `at most ${est.judgements} judgements over the ${k} folds: (${est.variants} variants + ${est.baselines} baselines) × ${est.judges} judge(s) × ${est.devCandidates} development candidate-folds + (1 winner + ${est.baselines} baselines × ${est.judges} judge(s)) × ${est.testCandidates} held-out candidates; a prompt repeated across folds is asked once`,
+  ] : [
     `split: ${est.devItems} development items (${est.devCandidates} labelled candidates, ${est.devGroups} contexts), ${est.testItems} held-out items (${est.testCandidates} candidates, ${est.testGroups} contexts)`,
     `${est.judgements} judgements: (${est.variants} variants + ${est.baselines} baselines) × ${est.judges} judge(s) × ${est.devCandidates} development candidates + (1 winner + ${est.baselines} baselines × ${est.judges} judge(s)) × ${est.testCandidates} held-out candidates`,
-    est.uncached === null ? 'no cache file yet: every judgement is a call' : `at most ${est.uncached} of them are not in the cache (calls)`,
   ];
+  out.push(est.uncached === null ? 'no cache file yet: every judgement is a call' : `at most ${est.uncached} of them are not in the cache (calls)`);
   for (const j of est.perJudge) out.push(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}`);
   if (est.cost !== null) out.push(`estimated cost ≤ ${est.cost.toFixed(4)}`);
   if (plan.budget !== undefined) out.push(`budget: ${plan.budget} calls (variants that would pass it are skipped)`);
@@ -276,6 +301,8 @@ export interface SearchEstimate {
   /** Per API judge with a price: prompt tokens of the development phase and the most expensive held-out phase; cost bound. */
   perJudge: { label: string; promptTokens: number; approximate: boolean; cost: number | null }[];
   cost: number | null;
+  /** k of a k-fold search: then every count is the sum over the folds (each fold's development and held-out part). */
+  folds?: number;
 }
 
 /**
@@ -285,6 +312,31 @@ export interface SearchEstimate {
  * most `maxTokens` (default 16) reply tokens per call. With a cache, the prompts already answered are counted apart.
  */
 export async function estimateSearchPlan(plan: SearchPromptsPlan, space: SearchSpace, cacheFile: string | null): Promise<SearchEstimate> {
+  if (space.folds <= 1) return estimateOneSplit(plan, space, cacheFile);
+  // k folds: the sum of the folds' estimates (an upper bound: a prompt asked in several folds is asked once).
+  const parts: SearchEstimate[] = [];
+  for (let f = 0; f < space.folds; f++) parts.push(await estimateOneSplit(plan, f === space.fold ? space : buildSearchSpace(plan, space.items, space.promptRoots, f, { rewrites: space.rewrites }), cacheFile));
+  const sum = (k: 'devItems' | 'testItems' | 'devCandidates' | 'testCandidates' | 'devGroups' | 'testGroups' | 'judgements') => parts.reduce((n, p) => n + p[k], 0);
+  const costs = parts.map((p) => p.cost);
+  return {
+    devItems: sum('devItems'),
+    testItems: sum('testItems'),
+    devCandidates: sum('devCandidates'),
+    testCandidates: sum('testCandidates'),
+    devGroups: sum('devGroups'),
+    testGroups: sum('testGroups'),
+    variants: space.variants.length,
+    baselines: space.baselines.length,
+    judges: plan.judges.length,
+    judgements: sum('judgements'),
+    uncached: parts.some((p) => p.uncached === null) ? null : parts.reduce((n, p) => n + (p.uncached as number), 0),
+    perJudge: parts[0].perJudge.map((j, i) => ({ ...j, promptTokens: parts.reduce((n, p) => n + p.perJudge[i].promptTokens, 0), cost: parts.some((p) => p.perJudge[i].cost === null) ? null : parts.reduce((n, p) => n + (p.perJudge[i].cost as number), 0) })),
+    cost: costs.some((c) => c === null) ? null : costs.reduce((n: number, c) => n + (c as number), 0),
+    folds: space.folds,
+  };
+}
+
+async function estimateOneSplit(plan: SearchPromptsPlan, space: SearchSpace, cacheFile: string | null): Promise<SearchEstimate> {
   const devC = countCandidates(space.dev);
   const testC = countCandidates(space.test);
   const devVariants = [...space.variants, ...space.baselines];
@@ -369,11 +421,24 @@ export interface SearchEntry {
   heldOut?: PartFit;
   /** Why the variant was not judged (budget, a judge that did not load). */
   skipped?: string;
+  /** Judgements of this variant that reached a backend, and those answered from the cache (development + held-out). */
+  calls?: number;
+  cacheHits?: number;
+}
+
+/** The mustache text of a body the search synthesized (not in any prompts folder), and of its synthesized parts. */
+export interface SearchTemplate {
+  body: string;
+  parts: Record<string, string>;
 }
 
 /** The search's outcome (also the JSON report). */
 export interface SearchResult {
-  split: { seed: string | number; devFraction: number; groupBy: SplitGrouping; devGroups: number; testGroups: number; devItems: string[]; testItems: string[] };
+  /**
+   * The split. For `kfold`: `k`, devFraction (k − 1)/k, devGroups 0 and testGroups all groups, testItems every labelled
+   * item (each is held out once; `folds` says which fold), devItems empty.
+   */
+  split: { kind?: 'holdout' | 'kfold'; k?: number; seed: string | number; devFraction: number; groupBy: SplitGrouping; devGroups: number; testGroups: number; devItems: string[]; testItems: string[] };
   human: HumanGroup;
   entries: SearchEntry[];
   /** Index into `entries` of the chosen variant, or −1. */
@@ -384,9 +449,59 @@ export interface SearchResult {
   cacheHits: number;
   /** The proposer's rewrites (part name, the part it replaces, text), when the plan has a proposer. */
   proposals?: ProposedPart[];
+  /** What was shown before the search ran: the number of judgements and the cost bound (null: no priced API judge). */
+  estimate?: { judgements: number; cost: number | null };
+  /** The synthesized bodies of the entries by body name, so a variant's prompt can be assembled again from the report. */
+  templates?: Record<string, SearchTemplate>;
+  /** With `split.kind: "kfold"`: each fold's choice and its numbers (then `winner` is −1 unless every fold chose the same). */
+  folds?: SearchFold[];
+  /** With `split.kind: "kfold"`: the cross-fitted held-out correlation of the procedure (docs/prompt-search.md). */
+  crossFit?: CrossFit;
+}
+
+/** One fold of a k-fold search: chosen on the other k − 1 folds, evaluated on this one. */
+export interface SearchFold {
+  devGroups: number;
+  testGroups: number;
+  testItems: string[];
+  /** Index into `entries` of the variant chosen on this fold's development items, or −1. */
+  winner: number;
+  /** The chosen variant's development fit (the other folds' items) and held-out fit (this fold's items). */
+  dev?: PartFit;
+  heldOut?: PartFit;
+}
+
+/** The k folds' held-out correlations pooled into one number for the procedure, with its interval. */
+export interface CrossFit {
+  k: number;
+  /** Mean of the folds' held-out Spearman rhos weighted by their usable candidates (folds without a rho left out). */
+  rho: number | null;
+  /** Stratified percentile cluster bootstrap: contexts resampled within each fold, the choices held fixed. */
+  ci?: BootstrapInterval;
+  n: number;
+  /** The same weighted mean of the chosen variants' development rhos, and development − held-out. */
+  devRho: number | null;
+  optimismGap: number | null;
+}
+
+/** The synthesized templates of a body: its text and the `(search)` parts it includes; undefined for a library body. */
+export function searchTemplateOf(lib: PromptLibrary, body: string): SearchTemplate | undefined {
+  const b = lib.bodies[body];
+  if (!b || !b.file.startsWith('(search)')) return undefined;
+  const parts: Record<string, string> = {};
+  for (const m of b.source.matchAll(/\{\{> ([^}]+)\}\}/g)) {
+    const p = lib.parts[m[1]];
+    if (p && p.file.startsWith('(search)')) parts[m[1]] = p.source;
+  }
+  return { body: b.source, parts };
 }
 
 function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<string, number>, use: 'value' | 'expected', groupOf: Map<string, string>, bootstrap?: { resamples: number; seed: string | number; level: number }): PartFit {
+  return fitOfPairs(pairsOf(items, evaluatorId, human, use, groupOf), bootstrap);
+}
+
+/** The usable (score, human target, context) pairs of one evaluator on items, and how many judgements were unusable. */
+function pairsOf(items: readonly DialogueItem[], evaluatorId: string, human: Map<string, number>, use: 'value' | 'expected', groupOf: Map<string, string>): FoldPairs & { failures: number } {
   const x: number[] = [];
   const y: number[] = [];
   const clusters: string[] = [];
@@ -404,10 +519,14 @@ function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<str
       clusters.push(groupOf.get(it.id)!);
     }
   }
+  return { x, y, clusters, failures };
+}
+
+function fitOfPairs({ x, y, clusters, failures }: FoldPairs & { failures: number }, bootstrap?: { resamples: number; seed: string | number; level: number }): PartFit {
   const rho = x.length >= 3 ? spearmanRho(x, y).statistic : null;
   const out: PartFit = { rho, n: x.length, failures };
   if (bootstrap && rho !== null) {
-    out.ci = bootstrapStatistic(x.length, (idx) => spearmanRho(pick(x, idx), pick(y, idx)).statistic, { ...bootstrap, clusters });
+    out.ci = bootstrapStatistic(x.length, (idx) => spearmanRho(pick(x, idx), pick(y, idx)).statistic, { ...bootstrap, clusters: [...clusters] });
   }
   return out;
 }
@@ -442,7 +561,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
       proposals = proposal.parts;
       report.warnings.push(...proposal.warnings);
       report.lines.push(`proposer ${proposer.model}: ${proposal.parts.length} rewrite(s) of ${replaces} (${proposal.calls} call(s), ${proposal.cacheHits} from cache)`);
-      space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, { rewrites: proposal.parts });
+      space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, 0, { rewrites: proposal.parts });
       if (proposal.parts.length && !space.variants.some((v) => v.shape?.parts.some((p) => proposal.parts.some((r) => r.name === p)))) {
         report.warnings.push(`the proposer's rewrites of ${replaces} are in no variant: ${replaces} is not among the parts switched on and off`);
       }
@@ -450,6 +569,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     }
   }
   host.log(
+    est.folds && est.folds > 1 ? `prompt search: ${est.folds} folds over ${est.testGroups} contexts (${est.testCandidates} labelled candidates), each held out once; ${est.variants} variants + ${est.baselines} baselines × ${est.judges} judge(s); at most ${est.judgements} judgements${est.uncached !== null ? `, at most ${est.uncached} not cached` : ''}${est.cost !== null ? `, cost ≤ ${est.cost.toFixed(4)}` : ''}${plan.budget !== undefined ? `; budget ${plan.budget} calls` : ''}` :
     `prompt search: ${est.devItems} development items (${est.devCandidates} candidates, ${est.devGroups} contexts), ${est.testItems} held-out (${est.testCandidates} candidates, ${est.testGroups} contexts); ${est.variants} variants + ${est.baselines} baselines × ${est.judges} judge(s); ${est.judgements} judgements${est.uncached !== null ? `, at most ${est.uncached} not cached` : ''}${est.cost !== null ? `, cost ≤ ${est.cost.toFixed(4)}` : ''}${plan.budget !== undefined ? `; budget ${plan.budget} calls` : ''}`,
   );
   const cache = cacheFile ? new JudgeCache(cacheFile) : null;
@@ -466,28 +586,44 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
   const total = est.judgements;
   const made: { judge: Judge; dispose: () => Promise<void>; backend: Record<string, unknown> }[] = [];
   const entries: SearchEntry[] = [];
+  // A prompt asked twice in one search (a body equal to a bundled one; the same item in several folds) is asked once.
+  const memo = new Map<string, ReturnType<Judge['judge']>>();
   const counting = (j: Judge, backend: Record<string, unknown>): Judge => {
     const inner = cache ? cachedJudge(j, cache, backend) : j;
     return {
       id: j.id,
       signature: j.signature,
-      async judge(req) {
-        const hit = cache ? Boolean(cache.get(judgeCacheKey(backend, req))) : false;
+      judge(req) {
+        const key = judgeCacheKey(backend, req);
+        const seen = memo.get(key);
+        if (seen) {
+          hits++;
+          return seen;
+        }
+        const hit = cache ? Boolean(cache.get(key)) : false;
         if (hit) hits++;
         else calls++;
-        return inner.judge(req);
+        const answer = inner.judge(req);
+        memo.set(key, answer);
+        answer.catch(() => memo.delete(key));
+        return answer;
       },
     };
   };
-  const uncachedOf = (k: number, v: PromptVariant, its: readonly DialogueItem[]) =>
-    cache ? its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(space.lib, v, it.context, c.text); return !cache.get(judgeCacheKey(made[k].backend, { prompt: a.text, spec: a.spec })); }).length, 0) : countCandidates(its);
-  const judgeOn = async (k: number, v: SearchVariant, its: readonly DialogueItem[], label: string) => {
-    const res = await runJudge(its as DialogueItem[], made[k].judge, space.lib, v, {
+  const uncachedOf = (k: number, v: PromptVariant, its: readonly DialogueItem[], lib = space.lib) =>
+    its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(lib, v, it.context, c.text); const key = judgeCacheKey(made[k].backend, { prompt: a.text, spec: a.spec }); return !memo.has(key) && !cache?.get(key); }).length, 0);
+  const judgeOn = async (k: number, v: SearchVariant, its: readonly DialogueItem[], label: string, entry?: SearchEntry, lib = space.lib) => {
+    const [c0, h0] = [calls, hits];
+    const res = await runJudge(its as DialogueItem[], made[k].judge, lib, v, {
       concurrency: plan.concurrency ?? 4,
       signal: host.signal,
       onProgress: (p) => host.progress({ done: done + p.done, total, message: `${label}: ${made[k].judge.id} ${v.body} × ${v.request}` }),
     });
     done += countCandidates(its);
+    if (entry) {
+      entry.calls = (entry.calls ?? 0) + calls - c0;
+      entry.cacheHits = (entry.cacheHits ?? 0) + hits - h0;
+    }
     return res;
   };
   try {
@@ -508,6 +644,14 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
         report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
       }
     }
+    const libOf = new Map<number, PromptLibrary>();
+    let winner: number;
+    let optimismGap: number | null;
+    let folds: SearchFold[] | undefined;
+    let crossFit: CrossFit | undefined;
+    if (space.folds > 1) ({ winner, optimismGap, folds, crossFit } = await runFolds());
+    else ({ winner, optimismGap } = await runHoldout());
+    async function runHoldout(): Promise<{ winner: number; optimismGap: number | null }> {
     // Development phase: every judge × variant (and the baselines, for their development rho).
     for (let k = 0; k < plan.judges.length; k++) {
       for (const v of [...space.variants, ...space.baselines]) {
@@ -527,7 +671,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
           done += countCandidates(space.dev);
           continue;
         }
-        const res = await judgeOn(k, v, space.dev, 'development');
+        const res = await judgeOn(k, v, space.dev, 'development', entry);
         entry.evaluatorId = res.evaluatorId;
         entry.dev = fit(res.items, res.evaluatorId, space.human, use, space.split.groupOf, bootstrap);
       }
@@ -539,15 +683,112 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     const heldOut = async (e: SearchEntry) => {
       if (host.signal?.aborted || !made[e.judgeIndex]) return;
       const v = space.variants.find((x) => x.body === e.body && x.request === e.request) ?? { body: e.body, request: e.request };
-      const res = await judgeOn(e.judgeIndex, v, space.test, 'held-out');
+      const res = await judgeOn(e.judgeIndex, v, space.test, 'held-out', e);
       e.heldOut = fit(res.items, res.evaluatorId, space.human, use, space.split.groupOf, bootstrap);
     };
     if (winner >= 0) await heldOut(entries[winner]);
     for (const e of entries) if (e.baseline && !e.skipped) await heldOut(e);
     const w = winner >= 0 ? entries[winner] : undefined;
-    const optimismGap = w?.dev?.rho != null && w?.heldOut?.rho != null ? w.dev.rho - w.heldOut.rho : null;
+    return { winner, optimismGap: w?.dev?.rho != null && w?.heldOut?.rho != null ? w.dev.rho - w.heldOut.rho : null };
+    }
+
+    /** k-fold cross-fitting: per fold, choose on the other folds' items, then judge the choice on the fold's items. */
+    async function runFolds(): Promise<{ winner: number; optimismGap: number | null; folds: SearchFold[]; crossFit: CrossFit }> {
+      const K = space.folds;
+      const spaces = Array.from({ length: K }, (_, f) => (f === 0 ? space : buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, f, { rewrites: space.rewrites })));
+      const index = new Map<string, number>();
+      const devFits: (PartFit | undefined)[][] = [];
+      const heldPairs: ((FoldPairs & { failures: number }) | undefined)[][] = [];
+      const entryOf = (k: number, v: SearchVariant, sp: SearchSpace): number => {
+        const key = `${k}\u0000${v.body}\u0000${v.request}`;
+        let i = index.get(key);
+        if (i === undefined) {
+          i = entries.push({ judge: judgeLabel(plan.judges[k]), judgeIndex: k, body: v.body, request: v.request, ...(v.shape ? { parts: v.shape.parts, fewShot: v.shape.fewShot } : {}), baseline: Boolean(v.baseline), templateHash: templateHash(sp.lib, v) }) - 1;
+          index.set(key, i);
+          libOf.set(i, sp.lib);
+          devFits.push([]);
+          heldPairs.push([]);
+        }
+        return i;
+      };
+      // The held-out calls of this and the later folds are reserved first, as in a holdout search.
+      const heldOutCalls = spaces.map((sp) => countCandidates(sp.test) * (1 + sp.baselines.length * plan.judges.length));
+      const foldsOut: SearchFold[] = [];
+      for (let f = 0; f < K; f++) {
+        const sp = spaces[f];
+        const reservedLeft = heldOutCalls.slice(f).reduce((a, b) => a + b, 0);
+        for (let k = 0; k < plan.judges.length; k++) {
+          for (const v of [...sp.variants, ...sp.baselines]) {
+            const i = entryOf(k, v, sp);
+            const e = entries[i];
+            if (!made[k]) {
+              e.skipped = 'the judge did not load';
+              continue;
+            }
+            if (host.signal?.aborted) {
+              e.skipped = 'cancelled';
+              continue;
+            }
+            const need = uncachedOf(k, v, sp.dev, sp.lib);
+            if (calls + need + reservedLeft > budget) {
+              e.skipped = `${e.skipped ? `${e.skipped}; ` : ''}fold ${f + 1}: budget: ${need} uncached calls would pass ${budget} (${calls} spent, ${reservedLeft} reserved for held-out)`;
+              done += countCandidates(sp.dev);
+              continue;
+            }
+            const res = await judgeOn(k, v, sp.dev, `fold ${f + 1}/${K} development`, e, sp.lib);
+            e.evaluatorId ??= res.evaluatorId;
+            devFits[i][f] = fit(res.items, res.evaluatorId, sp.human, use, sp.split.groupOf);
+          }
+        }
+        const rows = entries.map((e, i) => ({ e, i })).filter(({ e }) => !e.baseline);
+        const at = chooseVariant(rows.map(({ i }) => ({ rho: devFits[i][f]?.rho ?? null, n: devFits[i][f]?.n ?? 0 })));
+        const w = at < 0 ? -1 : rows[at].i;
+        const fold: SearchFold = { devGroups: sp.split.devGroups, testGroups: sp.split.testGroups, testItems: sp.test.map((it) => it.id), winner: w };
+        // Only now is this fold's held-out part judged: its chosen variant, then the baselines.
+        const judgeHeldOut = async (i: number) => {
+          const e = entries[i];
+          if (host.signal?.aborted || !made[e.judgeIndex]) return;
+          const v = sp.variants.find((x) => x.body === e.body && x.request === e.request) ?? { body: e.body, request: e.request };
+          const res = await judgeOn(e.judgeIndex, v, sp.test, `fold ${f + 1}/${K} held-out`, e, sp.lib);
+          heldPairs[i][f] = pairsOf(res.items, res.evaluatorId, sp.human, use, sp.split.groupOf);
+        };
+        if (w >= 0) {
+          await judgeHeldOut(w);
+          fold.dev = devFits[w][f];
+          const p = heldPairs[w][f];
+          if (p) fold.heldOut = fitOfPairs(p, bootstrap);
+        }
+        for (let i = 0; i < entries.length; i++) if (entries[i].baseline && devFits[i][f]) await judgeHeldOut(i);
+        foldsOut.push(fold);
+      }
+      const weighted = (fits: (PartFit | undefined)[]) => {
+        const ok = fits.filter((x): x is PartFit => x !== undefined && x.rho !== null);
+        const n = ok.reduce((s, x) => s + x.n, 0);
+        return n > 0 ? ok.reduce((s, x) => s + x.n * (x.rho as number), 0) / n : null;
+      };
+      entries.forEach((e, i) => {
+        const devs = devFits[i].filter((x): x is PartFit => x !== undefined);
+        if (devs.length) e.dev = { rho: weighted(devs), n: devs.reduce((s, x) => s + x.n, 0), failures: devs.reduce((s, x) => s + x.failures, 0) };
+        const held = heldPairs[i].filter((x): x is FoldPairs & { failures: number } => x !== undefined);
+        if (held.length) {
+          const cf = crossFitRho(held, bootstrap);
+          e.heldOut = { rho: cf.rho, n: cf.n, failures: held.reduce((s, x) => s + x.failures, 0), ...(cf.ci ? { ci: cf.ci } : {}) };
+        }
+      });
+      const winnerPairs = foldsOut.flatMap((fo, f) => (fo.winner >= 0 && heldPairs[fo.winner][f] ? [heldPairs[fo.winner][f]!] : []));
+      const cf = crossFitRho(winnerPairs, bootstrap);
+      const devRho = weighted(foldsOut.map((fo) => fo.dev));
+      const crossFit: CrossFit = { k: K, rho: cf.rho, n: cf.n, ...(cf.ci ? { ci: cf.ci } : {}), devRho, optimismGap: devRho !== null && cf.rho !== null ? devRho - cf.rho : null };
+      const chosen = new Set(foldsOut.map((fo) => fo.winner));
+      const single = chosen.size === 1 ? foldsOut[0].winner : -1;
+      return { winner: single, optimismGap: crossFit.optimismGap, folds: foldsOut, crossFit };
+    }
+
     const result: SearchResult = {
-      split: {
+      split: space.folds > 1
+        ? { kind: 'kfold', k: space.folds, seed: plan.split?.seed ?? 0, devFraction: (space.folds - 1) / space.folds, groupBy: plan.split?.groupBy ?? 'context', devGroups: 0, testGroups: space.split.devGroups + space.split.testGroups, devItems: [], testItems: space.items.map((it) => it.id) }
+        : {
+        kind: 'holdout',
         seed: plan.split?.seed ?? 0,
         devFraction: plan.split?.devFraction ?? 0.5,
         groupBy: plan.split?.groupBy ?? 'context',
@@ -563,20 +804,26 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
       calls,
       cacheHits: hits,
       ...(proposals ? { proposals } : {}),
+      estimate: { judgements: est.judgements, cost: est.cost },
+      templates: Object.fromEntries(entries.flatMap((e, i) => { const t = searchTemplateOf(libOf.get(i) ?? space.lib, e.body); return t ? [[e.body, t] as const] : []; })),
+      ...(folds ? { folds } : {}),
+      ...(crossFit ? { crossFit } : {}),
     };
     report.lines.push(...searchReportLines(result, level));
     report.summary = report.lines.slice(0, 3);
     report.cancelled = Boolean(host.signal?.aborted);
-    if (winner < 0 && !report.cancelled) report.nothingDone = entries.every((e) => e.skipped) ? `no variant was judged (${entries[0]?.skipped ?? 'no variants'})` : 'no variant has a development correlation (constant scores or fewer than 3 usable judgements)';
+    const anyChoice = winner >= 0 || (folds ?? []).some((fo) => fo.winner >= 0);
+    if (!anyChoice && !report.cancelled) report.nothingDone = entries.every((e) => e.skipped) ? `no variant was judged (${entries[0]?.skipped ?? 'no variants'})` : 'no variant has a development correlation (constant scores or fewer than 3 usable judgements)';
     const reportFile = plan.report === false ? null : typeof plan.report === 'string' ? resolve(host.baseDir, plan.report) : target.file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.prompt-search.json';
     if (reportFile) {
       writeFileSync(reportFile, JSON.stringify(result, null, 2) + '\n');
       report.files!.push(reportFile);
     }
+    const w = winner >= 0 ? entries[winner] : undefined;
     if (w && plan.writeWinner) {
       const dir = typeof plan.writeWinner === 'string' ? resolve(host.baseDir, plan.writeWinner) : join(host.baseDir, 'prompts');
-      report.files!.push(...writeWinnerTemplates(space.lib, w, dir));
-    }
+      report.files!.push(...writeWinnerTemplates(libOf.get(winner) ?? space.lib, w, dir));
+    } else if (plan.writeWinner && anyChoice) report.warnings.push('the folds chose different variants: no single winner to write (see the folds in the report)');
     report.data = result as unknown as Record<string, unknown>;
     return report;
   } finally {
@@ -593,17 +840,24 @@ export function searchReportLines(r: SearchResult, level = 0.95): string[] {
   const pct = Math.round(level * 100);
   const name = (e: SearchEntry) => `${e.judge} · ${e.body} × ${e.request}`;
   const w = r.winner >= 0 ? r.entries[r.winner] : undefined;
-  if (w) {
+  const cf = r.crossFit;
+  if (cf && r.folds) {
+    out.push(`cross-fitted over ${cf.k} folds (each fold's variant chosen on the other ${cf.k - 1}): held-out Spearman rho ${f3(cf.rho)}${ci3(cf.ci)} (n-weighted mean of the folds' rhos, n = ${cf.n}; ${pct}% bootstrap over contexts within folds, choices fixed); development rho ${f3(cf.devRho)}; optimism gap ${f3(cf.optimismGap)}`);
+    r.folds.forEach((fo, i) => {
+      const e = fo.winner >= 0 ? r.entries[fo.winner] : undefined;
+      out.push(`  fold ${i + 1} (${fo.testGroups} held-out contexts): ${e ? `${name(e)} — development rho ${f3(fo.dev?.rho)}, held-out ${f3(fo.heldOut?.rho)}${ci3(fo.heldOut?.ci)} (n = ${fo.heldOut?.n ?? 0})` : 'no variant chosen'}`);
+    });
+  } else if (w) {
     out.push(`chosen on development items: ${name(w)}`);
     out.push(`  held-out Spearman rho ${f3(w.heldOut?.rho)}${ci3(w.heldOut?.ci)} (${pct}% cluster bootstrap over contexts, n = ${w.heldOut?.n ?? 0}); development rho ${f3(w.dev?.rho)} (n = ${w.dev?.n ?? 0}); optimism gap ${f3(r.optimismGap)}`);
   } else out.push('no variant chosen');
   const baselines = r.entries.filter((e) => e.baseline);
   if (baselines.length) {
-    out.push('paper variants (ICMI 2023), held-out rho [interval] · development rho:');
+    out.push(cf ? `paper variants (ICMI 2023), held-out rho cross-fitted over the ${cf.k} folds [interval] · development rho (mean over folds):` : 'paper variants (ICMI 2023), held-out rho [interval] · development rho:');
     for (const e of baselines) out.push(`  ${name(e)}: ${e.skipped ? `skipped (${e.skipped})` : `${f3(e.heldOut?.rho)}${ci3(e.heldOut?.ci)} · ${f3(e.dev?.rho)}`}`);
   }
   const ranked = r.entries.filter((e) => !e.baseline).sort((a, b) => (b.dev?.rho ?? -Infinity) - (a.dev?.rho ?? -Infinity));
-  out.push(`development ranking (${ranked.length} variants; held-out items not used):`);
+  out.push(cf ? `development ranking (${ranked.length} variants; n-weighted mean of the folds' development rhos):` : `development ranking (${ranked.length} variants; held-out items not used):`);
   for (const e of ranked) out.push(`  ${f3(e.dev?.rho)}  n=${e.dev?.n ?? 0}${e.dev?.failures ? ` (${e.dev.failures} unusable)` : ''}  ${name(e)}${e.skipped ? `  skipped: ${e.skipped}` : ''}`);
   out.push(`${r.calls} calls to backends, ${r.cacheHits} answers from the cache`);
   return out;

@@ -9,6 +9,9 @@
 import { createHash } from 'node:crypto';
 import seedrandom from 'seedrandom';
 import type { Candidate, DialogueItem } from '../dialogue/types';
+import { percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
+import { clusterResamples, pick } from '../stats/clusterBootstrap';
+import { spearmanRho } from '../stats/correlation';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import type { PromptLibrary, PromptVariant } from './prompts';
 
@@ -62,6 +65,88 @@ export function splitByContext(items: readonly DialogueItem[], options: { devFra
   const test = new Set<string>();
   for (const [id, g] of groupOf) (devGroups.has(g) ? dev : test).add(id);
   return { dev, test, groupOf, devGroups: nDev, testGroups: groups.length - nDev };
+}
+
+/**
+ * Splits items into k folds by group for cross-fitting: the distinct groups (contexts, or transcripts), sorted by key,
+ * are shuffled with seedrandom's Alea seeded by `seed` (Fisher–Yates), and group i goes to fold i mod k. Fold f's
+ * split has fold f as its held-out part and the other k − 1 folds as development, so every item is held out exactly
+ * once and no group is ever on both sides of a fold. Seeded and order-independent like {@link splitByContext}.
+ *
+ * @param k - number of folds, an integer from 2 to the number of groups
+ * @throws RangeError when k is not an integer ≥ 2 or exceeds the number of groups
+ */
+export function kFoldSplits(items: readonly DialogueItem[], options: { k: number; seed?: string | number; groupBy?: SplitGrouping }): PromptSearchSplit[] {
+  const { k } = options;
+  if (!(Number.isInteger(k) && k >= 2)) throw new RangeError(`the number of folds must be an integer ≥ 2, got ${k}`);
+  const groupOf = new Map<string, string>();
+  for (const it of items) {
+    const t = it.provenance?.transcriptId;
+    groupOf.set(it.id, options.groupBy === 'transcript' && t !== undefined ? `transcript:${t}` : `context:${contextKey(it)}`);
+  }
+  const groups = [...new Set(groupOf.values())].sort();
+  if (groups.length < k) throw new RangeError(`${k} folds need at least ${k} dialogue ${options.groupBy === 'transcript' ? 'transcripts' : 'contexts'}; the items have ${groups.length}`);
+  const rng = seedrandom.alea(`prompt-search-kfold\u0000${options.seed ?? 0}`);
+  for (let i = groups.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [groups[i], groups[j]] = [groups[j], groups[i]];
+  }
+  const foldOf = new Map(groups.map((g, i) => [g, i % k]));
+  return Array.from({ length: k }, (_, f) => {
+    const dev = new Set<string>();
+    const test = new Set<string>();
+    for (const [id, g] of groupOf) (foldOf.get(g) === f ? test : dev).add(id);
+    const testGroups = groups.filter((g) => foldOf.get(g) === f).length;
+    return { dev, test, groupOf, devGroups: groups.length - testGroups, testGroups };
+  });
+}
+
+/** One fold's held-out pairs: the judge's scores, the human targets, and each pair's group (context). */
+export interface FoldPairs {
+  x: readonly number[];
+  y: readonly number[];
+  clusters: readonly string[];
+}
+
+/**
+ * The cross-fitted held-out correlation of a k-fold search: each fold's Spearman rho between the scores of the
+ * variant chosen without that fold and the human target, averaged with weights n_f (the fold's usable pairs) — the
+ * "average of fold estimates" form of cross-fitting (Chernozhukov et al. 2018, Double/debiased machine learning,
+ * Econometrics Journal 21(1), §3 DML1). Rhos are not pooled over one ranking because the folds' chosen variants may
+ * answer on different scales (1–5, 0–100, Yes/No). Folds with fewer than 3 pairs or an undefined rho are left out.
+ *
+ * Interval: a percentile bootstrap stratified by fold — within every fold its groups (contexts) are resampled with
+ * replacement, each fold's rho recomputed and the weighted mean taken. The folds' choices are held fixed, so the
+ * interval covers the sampling of held-out contexts, not the variability of the choice itself (Bates, Hastie &
+ * Tibshirani 2023, "Cross-validation: what does it estimate and how well does it do it?", JASA: naive intervals
+ * around cross-validated estimates can undercover).
+ *
+ * @returns rho in [−1, 1] or null when no fold has a rho; n = Σ n_f over the folds used
+ */
+export function crossFitRho(folds: readonly FoldPairs[], bootstrap?: { resamples: number; seed: string | number; level: number }): { rho: number | null; n: number; ci?: BootstrapInterval } {
+  const mean = (rs: (number | null)[], ns: number[]): number | null => {
+    let num = 0;
+    let den = 0;
+    rs.forEach((r, f) => {
+      if (r !== null && Number.isFinite(r)) {
+        num += ns[f] * r;
+        den += ns[f];
+      }
+    });
+    return den > 0 ? num / den : null;
+  };
+  const rhoOf = (x: readonly number[], y: readonly number[]) => (x.length >= 3 ? spearmanRho(x, y).statistic : null);
+  const rhos = folds.map((f) => rhoOf(f.x, f.y));
+  const ns = folds.map((f) => f.x.length);
+  const rho = mean(rhos, ns);
+  const n = folds.reduce((s, f, i) => s + (rhos[i] !== null ? f.x.length : 0), 0);
+  if (!bootstrap || rho === null) return { rho, n };
+  const draws = folds.map((f, i) => (f.x.length ? clusterResamples(f.x.length, { resamples: bootstrap.resamples, seed: `${bootstrap.seed}\u0000fold${i}`, clusters: f.clusters }) : []));
+  const stats: (number | null)[] = [];
+  for (let b = 0; b < bootstrap.resamples; b++) {
+    stats.push(mean(folds.map((f, i) => (draws[i].length ? rhoOf(pick(f.x, draws[i][b]), pick(f.y, draws[i][b])) : null)), ns));
+  }
+  return { rho, n, ci: percentileInterval(stats, bootstrap.level) };
 }
 
 /**

@@ -7,6 +7,7 @@ import { CorrelationPanel } from '../correlationPanel';
 import { parseTextDocument, type DialogueEditorProvider } from '../dialogueEditor';
 import { documentItems } from '../../core/format/jsonl';
 import { initLabelPlans, planLabelsCommand } from '../labelPlan';
+import { SearchPanel } from '../searchPanel';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
 import { dedupCommand } from './dedup';
@@ -44,6 +45,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.searchPrompts', reportErrors(() => searchPromptsCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.showPromptSearch', reportErrors(async () => SearchPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.score', reportErrors(() => scoreCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.showCorrelation', reportErrors(async () => CorrelationPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),

@@ -97,7 +97,7 @@ export async function setApiKeyCommand(context: vscode.ExtensionContext): Promis
  * ReflectEval: Search Judge Prompts…: judges, requests and the task-body parts to switch on and off become a prompt
  * search plan (src/core/jobs/searchPrompts.ts, docs/prompt-search.md); the split, the number of judgements, the calls
  * not cached and the cost bound are shown before it runs. The leaderboard goes to `<file>.prompt-search.json` and the
- * ReflectEval output; the document is not changed.
+ * ReflectEval output, and opens in the prompt search panel (src/extension/searchPanel.ts); the document is not changed.
  */
 export async function searchPromptsCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
   const start = await startJudgePicks(context, editors, 'Prompt search: judges (setting reflectEval.judges)');
@@ -123,5 +123,10 @@ export async function searchPromptsCommand(context: vscode.ExtensionContext, edi
   const est = await estimateSearchPlan(plan, space, searchCacheFile(plan, documentFile(document), workspaceDir(document)));
   const go = await vscode.window.showInformationMessage(estimateLines(est, plan).join('\n'), { modal: true }, 'Run');
   if (go !== 'Run') return;
-  await runPlanInEditor(context, document, { ...plan, job: 'search-prompts' }, `prompt search (${est.variants} variants × ${plan.judges.length} judge(s))`);
+  const report = await runPlanInEditor(context, document, { ...plan, job: 'search-prompts' }, `prompt search (${est.variants} variants × ${plan.judges.length} judge(s))`);
+  const reportFile = report.files?.find((f) => f.endsWith('.prompt-search.json'));
+  if (reportFile) {
+    const { SearchPanel } = await import('../searchPanel');
+    SearchPanel.show(context, editors, { reportFile, dialogueFile: documentFile(document) });
+  }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { evaluatorScale, formatScale, formatScoreValue, summariseScores, repeatDisagreement } from '../../../src/core/analysis/scoreSummary';
+import { evaluatorScale, formatScale, formatScoreValue, summariseScores, repeatDisagreement, errorVerdict } from '../../../src/core/analysis/scoreSummary';
 import { displayNames } from '../../../src/core/analysis/evaluatorNames';
 import type { Score } from '../../../src/core/dialogue/types';
 
@@ -102,5 +102,21 @@ describe('repeats that disagree (judge --repeats K)', () => {
     const [judges] = summariseScores({ 'judge:api:m:instructions×rating@h~d': { value: 4, status: 'ok', repeats: [rep(4), rep(3)] } });
     assert.equal(judges.lines[0].repeatsDiffer, 'repeats differ: 4, 3');
     assert.match(judges.lines[0].title, /\nrepeats differ: 4, 3$/);
+  });
+});
+
+describe('error-category verdicts beside the candidate (issue 17)', () => {
+  it('reads the categories, the most evident one and the rationale the judge stored with its score', () => {
+    const id = 'judge:api:m:instructions×error-categories@h~d';
+    const [judges] = summariseScores({
+      [id]: { value: 0, status: 'ok', categories: ['parroting', 'offTopic'], mostEvidentError: 'parroting', rationale: ' It repeats "I feel stuck" word for word. ' },
+    });
+    assert.deepEqual(judges.lines[0].verdict, { categories: ['Parroting', 'Off-topic'], mostEvidentError: 'Parroting', rationale: 'It repeats "I feel stuck" word for word.' });
+    assert.deepEqual(errorVerdict({ value: 1, status: 'ok', categories: [] }), { categories: [] });
+    // No verdict for a rating, an unusable reply, or categories outside the scheme.
+    assert.equal(errorVerdict({ value: 4, status: 'ok' }), undefined);
+    assert.equal(errorVerdict({ value: null, status: 'unparsable', categories: [] }), undefined);
+    assert.equal(errorVerdict({ value: 0, status: 'ok', categories: ['rude'] }), undefined);
+    assert.equal(summariseScores({ 'judge:api:m:instructions×rating@h~d': { value: 4, status: 'ok' } })[0].lines[0].verdict, undefined);
   });
 });

@@ -118,6 +118,65 @@ describe('prompt search', function () {
     assert.equal(r2.optimismGap, 2);
   });
 
+  it('k-fold cross-fitting: each fold chooses the Part-B body without its own items; flipping a fold\'s labels changes its held-out rho, not its choice', async () => {
+    const s = stub ?? (stub = await startStubOpenAI((req) => ({ reply: answer((req.body.messages as { content: string }[])[0].content) })));
+    const dir = mkdtempSync(join(tmpdir(), 'search-kfold-'));
+    const file = join(dir, 's.dialogues.jsonl');
+    writeItems(file, makeItems());
+    const plan: SearchPromptsPlan & { job: 'search-prompts' } = {
+      job: 'search-prompts',
+      judges: [{ backend: 'openai-chat', baseURL: s.baseURL, model: 'stub-judge' }],
+      parts: { optional: ['A', 'B'] },
+      requests: ['rating'],
+      split: { kind: 'kfold', k: 3, seed: 7 },
+      bootstrap: { resamples: 200 },
+    };
+    const before = s.requests.length;
+    const first = await runPlanOnFile(plan, file, host(dir));
+    const r1 = first.data as unknown as SearchResult;
+    assert.equal(r1.folds!.length, 3);
+    // The folds' held-out parts partition the items, 4 contexts each.
+    const held = r1.folds!.flatMap((f) => f.testItems);
+    assert.deepEqual([...held].sort(), makeItems().map((it) => it.id).sort());
+    assert.ok(r1.folds!.every((f) => f.testGroups === 4 && f.devGroups === 8));
+    for (const f of r1.folds!) assert.equal(r1.entries[f.winner].body, 'parts-BD', first.lines.join('\n'));
+    assert.equal(r1.entries[r1.winner].body, 'parts-BD', 'every fold chose the same variant');
+    assert.equal(r1.crossFit!.rho, 1);
+    assert.equal(r1.crossFit!.n, 60);
+    assert.ok(r1.crossFit!.ci && r1.crossFit!.ci.lower !== null);
+    // A prompt asked in several folds reaches the backend once: (4 variants + 6 baselines) × 60 candidates, less the
+    // 2 × 60 prompts two paper variants share with search variants (the holdout test above sees the same overlap).
+    const asked = s.requests.slice(before).map((q) => (q.body.messages as { content: string }[])[0].content);
+    assert.equal(new Set(asked).size, asked.length);
+    assert.equal(asked.length, 8 * 60);
+    assert.match(first.lines[0], /^cross-fitted over 3 folds .*held-out Spearman rho 1\.000/);
+
+    // Flip fold 1's held-out labels: fold 1 chose without them, so its choice stays; its held-out rho follows the labels.
+    const fold1 = new Set(r1.folds![0].testItems);
+    const items: DialogueItem[] = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const it of items) if (fold1.has(it.id)) for (const c of it.candidates) for (const a of c.annotations) a.coherent = !a.coherent;
+    writeItems(file, items);
+    const second = await runPlanOnFile(plan, file, host(dir));
+    const r2 = second.data as unknown as SearchResult;
+    assert.equal(r2.calls, 0, 'everything came from the cache');
+    assert.deepEqual(r2.folds![0].testItems, r1.folds![0].testItems);
+    assert.equal(r2.entries[r2.folds![0].winner].body, 'parts-BD', 'same choice in fold 1');
+    assert.deepEqual(r2.folds![0].dev, r1.folds![0].dev, 'fold 1 development numbers do not see fold 1 labels');
+    assert.equal(r2.folds![0].heldOut!.rho, -1);
+    assert.notEqual(r2.crossFit!.rho, r1.crossFit!.rho);
+  });
+
+  it('checks the k-fold fields of a plan', () => {
+    assert.throws(() => validateSearchPromptsPlan({ judges: [{ backend: 'local' }], split: { kind: 'kfold', devFraction: 0.5 } }, 'search.json'), /search\.json: split\.devFraction: is for a holdout split/);
+    assert.throws(() => validateSearchPromptsPlan({ judges: [{ backend: 'local' }], split: { k: 5 } }, 'search.json'), /search\.json: split\.k: is for a k-fold split/);
+    assert.throws(() => validateSearchPromptsPlan({ judges: [{ backend: 'local' }], split: { kind: 'kfold', k: 1 } }, 'search.json'), /split\.k: must be an integer from 2 to 20/);
+    assert.throws(() => buildSearchSpace({ judges: [{ backend: 'local' }], split: { kind: 'kfold', k: 13 } }, makeItems(), [join(root, 'prompts')]), /13 folds need at least 13 dialogue contexts; the items have 12/);
+    const space = buildSearchSpace({ judges: [{ backend: 'local' }], split: { kind: 'kfold', k: 4, seed: 2 } }, makeItems(), [join(root, 'prompts')], 2);
+    assert.equal(space.folds, 4);
+    assert.equal(space.test.length, 3);
+    assert.ok(space.test.every((it) => !space.dev.some((d) => contextKey(d) === contextKey(it))));
+  });
+
   it('splits by context: no context on both sides, the same seed gives the same split, another seed another', () => {
     const items = makeItems();
     // Two more items that share item0's and item1's contexts.

@@ -1,0 +1,138 @@
+/**
+ * Reading a prompt search's report (`<file>.prompt-search.json`, written by src/core/jobs/searchPrompts.ts) back:
+ * checking its shape, turning it into leaderboard rows (the search panel and any other reader show the same numbers),
+ * and rebuilding a variant's prompt library so its exact prompt can be assembled again.
+ */
+import { readFileSync } from 'node:fs';
+import type { BootstrapInterval } from '../stats/bootstrap';
+import { templateHash, type PromptLibrary } from '../judges/prompts';
+import type { SearchEntry, SearchResult } from './searchPrompts';
+
+/** The report file of a dialogue file: `x.dialogues.jsonl` → `x.prompt-search.json` (the job's default). */
+export function searchReportFile(dialogueFile: string): string {
+  return dialogueFile.replace(/(\.dialogues)?\.jsonl$/i, '') + '.prompt-search.json';
+}
+
+/**
+ * Parses a search report and checks the fields the leaderboard reads.
+ *
+ * @throws Error naming the file and the field, e.g. `x.prompt-search.json: entries[3].body: must be a string`
+ */
+export function parseSearchReport(text: string, file: string): SearchResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file}: not JSON (${(err as Error).message})`);
+  }
+  const fail = (field: string, what: string): never => {
+    throw new Error(`${file}: ${field}: ${what}`);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('(root)', 'must be a prompt search report (an object with "entries")');
+  const r = value as Record<string, unknown>;
+  if (!Array.isArray(r.entries)) fail('entries', 'must be an array');
+  if (!Number.isInteger(r.winner)) fail('winner', 'must be an integer (−1 when nothing was chosen)');
+  if (typeof r.split !== 'object' || r.split === null) fail('split', 'must be an object');
+  (r.entries as unknown[]).forEach((e, i) => {
+    if (typeof e !== 'object' || e === null) fail(`entries[${i}]`, 'must be an object');
+    const x = e as Record<string, unknown>;
+    for (const k of ['judge', 'body', 'request', 'templateHash']) if (typeof x[k] !== 'string') fail(`entries[${i}].${k}`, 'must be a string');
+    if (typeof x.baseline !== 'boolean') fail(`entries[${i}].baseline`, 'must be true or false');
+  });
+  return value as SearchResult;
+}
+
+/** Reads and checks a search report file. @throws Error naming the file (missing, not JSON, a bad field) */
+export function readSearchReport(file: string): SearchResult {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(`${file}: no prompt search report (run Search Judge Prompts… or reflect-eval search-prompts first)`);
+  }
+  return parseSearchReport(text, file);
+}
+
+/** A correlation with its interval, as a row shows it. */
+export interface LeaderboardFit {
+  rho: number | null;
+  n: number;
+  ci?: BootstrapInterval;
+}
+
+/** One leaderboard row: a judge × variant with its development and held-out numbers. */
+export interface LeaderboardRow {
+  /** Index into the report's `entries`. */
+  index: number;
+  judge: string;
+  body: string;
+  request: string;
+  baseline: boolean;
+  /** The variant chosen on development items (with k folds: chosen in at least one fold). */
+  chosen: boolean;
+  /** With k folds: the folds (1-based) in which it was chosen. */
+  chosenInFolds?: number[];
+  dev: LeaderboardFit | null;
+  heldOut: LeaderboardFit | null;
+  /** Development rho − held-out rho, when both exist. */
+  gap: number | null;
+  calls: number | null;
+  cacheHits: number | null;
+  skipped?: string;
+  templateHash: string;
+}
+
+const fitOf = (f: SearchEntry['dev']): LeaderboardFit | null => (f ? { rho: f.rho, n: f.n, ...(f.ci ? { ci: f.ci } : {}) } : null);
+
+/**
+ * The report as leaderboard rows: the chosen variant first, then the other search variants by development rho
+ * (highest first; unjudged last), then the paper's baselines in their order.
+ */
+export function leaderboardRows(r: SearchResult): LeaderboardRow[] {
+  const chosenFolds = new Map<number, number[]>();
+  (r.folds ?? []).forEach((f, i) => {
+    if (f.winner >= 0) chosenFolds.set(f.winner, [...(chosenFolds.get(f.winner) ?? []), i + 1]);
+  });
+  const rows = r.entries.map((e, index): LeaderboardRow => {
+    const dev = fitOf(e.dev);
+    const heldOut = fitOf(e.heldOut);
+    return {
+      index,
+      judge: e.judge,
+      body: e.body,
+      request: e.request,
+      baseline: e.baseline,
+      chosen: index === r.winner || chosenFolds.has(index),
+      ...(chosenFolds.has(index) ? { chosenInFolds: chosenFolds.get(index) } : {}),
+      dev,
+      heldOut,
+      gap: dev?.rho != null && heldOut?.rho != null ? dev.rho - heldOut.rho : null,
+      calls: e.calls ?? null,
+      cacheHits: e.cacheHits ?? null,
+      ...(e.skipped ? { skipped: e.skipped } : {}),
+      templateHash: e.templateHash,
+    };
+  });
+  const rank = (x: LeaderboardRow) => (x.index === r.winner ? 0 : x.baseline ? 2 : 1);
+  return rows.sort((a, b) => rank(a) - rank(b) || (rank(a) === 1 ? (b.dev?.rho ?? -Infinity) - (a.dev?.rho ?? -Infinity) : 0) || a.index - b.index);
+}
+
+/**
+ * A copy of `base` with the synthesized templates of a report entry added (a body such as `parts-ABD` that the search
+ * built), and whether the variant's template hash still equals the one the search recorded.
+ *
+ * @returns `lib`, and `hashMatches` false when the templates (a bundled or workspace part, the request) changed since
+ * @throws Error when the body is neither in the report's templates nor in the library
+ */
+export function searchVariantLibrary(base: PromptLibrary, r: SearchResult, entry: Pick<SearchEntry, 'body' | 'request' | 'templateHash'>): { lib: PromptLibrary; hashMatches: boolean; hash: string } {
+  const lib: PromptLibrary = { root: base.root, parts: { ...base.parts }, bodies: { ...base.bodies }, requests: { ...base.requests } };
+  const t = r.templates?.[entry.body];
+  if (t) {
+    lib.bodies[entry.body] = { file: `(search) ${entry.body}`, source: t.body };
+    for (const [name, source] of Object.entries(t.parts)) lib.parts[name] = { file: `(search) ${name}`, source };
+  } else if (!lib.bodies[entry.body]) {
+    throw new Error(`the body "${entry.body}" is neither in the report's templates nor in the prompts folders (a report from an older search?)`);
+  }
+  const hash = templateHash(lib, { body: entry.body, request: entry.request });
+  return { lib, hashMatches: hash === entry.templateHash, hash };
+}
