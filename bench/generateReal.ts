@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- generate --size real [--prompts N (2)] [--max-new-tokens N (8)] [--grid-contexts N (1)] [--threads N]
- * [--dtype q8] [--only gpt2|bart]`: the decoding engine at the size researchers use (issue 19, item 2), on the
+ * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)]`: the decoding engine at the size researchers use (issue 19, item 2), on the
  * random-weight models `npm run bench:models` builds into `.bench-models/` — `gpt2-medium-shape` (decoder-only) and
  * `bart-large-shape` (encoder-decoder) — against @huggingface/transformers' `generate()` on the same ONNX files.
  *
@@ -45,7 +45,6 @@ import type { GenerativeLM } from '../src/core/models/languageModel';
 import { isModelDtype, type ModelDtype } from '../src/core/models/layout';
 import type { Turn } from '../src/core/dialogue/types';
 
-const MODELS = resolve(__dirname, '../.bench-models');
 
 function arg(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
@@ -137,8 +136,8 @@ const zero = (): Timing => ({ wallMs: 0, runs: 0, tokens: 0, stepSpanMs: 0, step
 
 type Tjs = typeof import('@huggingface/transformers');
 
-async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype }): Promise<(bandwidth: number) => string[][]> {
-  const folder = join(MODELS, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
+async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype }): Promise<(bandwidth: number) => string[][]> {
+  const folder = join(opts.models, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
   if (!existsSync(join(folder, 'reflect_eval_bench_model.json'))) throw new Error(`${folder} is missing: build it with \`npm run bench:models\` (scripts/bench/build_real_size_models.py)`);
   const session = opts.threads ? { intraOpNumThreads: opts.threads } : {};
   const t0 = performance.now();
@@ -258,6 +257,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { prompts: number
 
 export async function runReal(args: string[]): Promise<void> {
   const opts = {
+    models: resolve(strArg(args, '--models') ?? resolve(__dirname, '../.bench-models')),
     prompts: arg(args, '--prompts', 2),
     maxNewTokens: arg(args, '--max-new-tokens', 8),
     gridContexts: arg(args, '--grid-contexts', 1),

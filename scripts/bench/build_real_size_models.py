@@ -20,6 +20,14 @@ encoder.json and vocab.bpe) on the committed AnnoMI sample. The BART tokenizer i
 tokens (`BartTokenizer`, padded to 50,265 with fairseq's `madeupword` placeholders as bart-large's is); its ids
 are not bart-large's (fairseq orders them by frequency), which does not matter for speed.
 
+int8 (`onnx/model_quantized.onnx`, transformers.js dtype `q8`, decoder-only model only): onnxruntime's Python
+quantizer is not packaged for Debian and pip is not reachable here, so `quantize_matmuls_int8` writes what
+`onnxruntime.quantization.quantize_dynamic` writes for MatMul with onnx's own helpers: every MatMul whose second
+input is a 2-D fp32 weight (an initializer, or a Transpose of one as torch exports `nn.Linear` and the tied LM head)
+becomes DynamicQuantizeLinear(x) → MatMulInteger(x_q, W_int8, x_zero_point, 0) → Cast → Mul(x_scale · w_scale),
+symmetric per-tensor int8 weights (scale max|W| / 127). Embedding tables (Gather), LayerNorms and biases stay fp32.
+The merged BART decoder (weights used inside `If` branches) is not quantized.
+
 A finished folder has `reflect_eval_bench_model.json` and is skipped on the next run (the cache); `--force`
 rebuilds. Run with Debian's python (torch 1.13, onnx 1.12), on a busy machine under nice:
 
@@ -34,7 +42,10 @@ import shutil
 import sys
 import time
 
+import numpy as np
+import onnx
 import torch
+from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -132,6 +143,65 @@ def build_bart(out, gpt2_folder, seed):
     return {"shape": "bart-large", **s, "parameters": sum(p.numel() for p in model.parameters())}
 
 
+# ------------------------------------------------------------------ int8 (weight-only dynamic quantization)
+
+def quantize_matmuls_int8(src, dst):
+    """Writes `dst`: `src` with every MatMul by a 2-D fp32 weight made dynamic-quantized int8 (see the docstring).
+    Returns (matrices quantized, their parameters). Top-level graph only."""
+    m = onnx.load(src)
+    g = m.graph
+    inits = {i.name: i for i in g.initializer}
+    producer = {o: n for n in g.node for o in n.output}
+    nodes, new_inits, count, params = [], [], 0, 0
+    for n in g.node:
+        w = None
+        if n.op_type == "MatMul":
+            b = n.input[1]
+            if b in inits:
+                w = numpy_helper.to_array(inits[b])
+            elif b in producer and producer[b].op_type == "Transpose" and producer[b].input[0] in inits:
+                t = producer[b]
+                perm = next((list(a.ints) for a in t.attribute if a.name == "perm"), None)
+                w = numpy_helper.to_array(inits[t.input[0]])
+                w = w.transpose(perm) if perm else w.T
+        if w is None or w.ndim != 2 or w.dtype != np.float32:
+            nodes.append(n)
+            continue
+        scale = float(np.abs(w).max()) / 127.0 or 1.0
+        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+        base = f"{n.name or n.output[0]}_int8"
+        new_inits += [numpy_helper.from_array(np.ascontiguousarray(q), f"{base}_weight"),
+                      numpy_helper.from_array(np.array(scale, dtype=np.float32), f"{base}_scale"),
+                      numpy_helper.from_array(np.array(0, dtype=np.int8), f"{base}_zero_point")]
+        x = n.input[0]
+        nodes += [
+            helper.make_node("DynamicQuantizeLinear", [x], [f"{base}_xq", f"{base}_xs", f"{base}_xzp"], name=f"{base}_dql"),
+            helper.make_node("MatMulInteger", [f"{base}_xq", f"{base}_weight", f"{base}_xzp", f"{base}_zero_point"], [f"{base}_y32"], name=f"{base}_mmi"),
+            helper.make_node("Cast", [f"{base}_y32"], [f"{base}_yf"], name=f"{base}_cast", to=TensorProto.FLOAT),
+            helper.make_node("Mul", [f"{base}_xs", f"{base}_scale"], [f"{base}_s"], name=f"{base}_scale_mul"),
+            helper.make_node("Mul", [f"{base}_yf", f"{base}_s"], [n.output[0]], name=f"{base}_out"),
+        ]
+        count += 1
+        params += q.size
+    # drop what nothing reads any more (the Transposes of quantized weights, and those weights unless still used)
+    outputs = {o.name for o in g.output}
+    while True:
+        used = {i for n in nodes for i in n.input} | outputs
+        kept = [n for n in nodes if any(o in used for o in n.output)]
+        if len(kept) == len(nodes):
+            break
+        nodes = kept
+    used = {i for n in nodes for i in n.input}
+    keep_inits = [i for i in g.initializer if i.name in used] + new_inits
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(keep_inits)
+    onnx.checker.check_model(m)
+    onnx.save(m, dst)
+    return count, params
+
+
 def cached(folder):
     return os.path.exists(os.path.join(folder, STAMP))
 
@@ -160,12 +230,19 @@ def main():
     ap.add_argument("--force", action="store_true", help="rebuild even when cached")
     ap.add_argument("--seed", type=int, default=20261125)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--no-int8", dest="int8", action="store_false", help="skip onnx/model_quantized.onnx of the decoder-only model")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     gpt2 = os.path.join(args.out, "gpt2-medium-shape")
     bart = os.path.join(args.out, "bart-large-shape")
     if args.only != "bart":
         build(gpt2, lambda: build_gpt2(gpt2, args.seed), args.force)
+        q8 = os.path.join(gpt2, "onnx", "model_quantized.onnx")
+        if args.int8 and (args.force or not os.path.exists(q8)):
+            t0 = time.time()
+            count, params = quantize_matmuls_int8(os.path.join(gpt2, "onnx", "model.onnx"), q8 + ".tmp")
+            os.replace(q8 + ".tmp", q8)
+            print(f"{q8}: {count} MatMuls int8 ({params / 1e6:.0f} M weights), {os.path.getsize(q8) / 1e9:.2f} GB, {time.time() - t0:.0f} s", flush=True)
     if args.only != "gpt2":
         if not os.path.exists(os.path.join(gpt2, "merges.txt")):
             raise SystemExit(f"{bart} needs the GPT-2 tokenizer of {gpt2}: build it first (without --only bart)")
