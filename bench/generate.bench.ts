@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- generate [--rounds N] [--max-new-tokens N]`: the decoding engine on the bundled GPT-2
  * fixture, measured in this one process against @huggingface/transformers' `generate()` on the same ONNX file
- * and prompts.
+ * and prompts. `--size real` measures real-size models instead (gpt2-medium's and bart-large's shapes; see
+ * generateReal.ts).
  *
  * Prompts: the fixture's held-out AnnoMI contexts (parity.json cases) and, to have more of them, contexts built
  * from data/annomi/AnnoMI-sample.csv with the seeds' input format. Each prompt is decoded on its own (batch 1,
@@ -22,6 +23,7 @@ import type { GenerationConfig } from '../src/core/generation/config';
 import { buildModelInput } from '../src/core/generation/modelInput';
 import { OnnxCausalLM } from '../src/core/models/causalLM';
 import type { Turn } from '../src/core/dialogue/types';
+import { runReal } from './generateReal';
 
 const folder = resolve(__dirname, '../fixtures/models/reflect-gpt2-tiny');
 
@@ -60,6 +62,9 @@ interface Timing {
 }
 
 export async function run(args: string[]): Promise<void> {
+  const size = args.includes('--size') ? args[args.indexOf('--size') + 1] : 'fixture';
+  if (size === 'real') return runReal(args);
+  if (size !== 'fixture') throw new Error(`--size ${size}: expected real or fixture`);
   const rounds = arg(args, '--rounds', 3);
   const maxNewTokens = arg(args, '--max-new-tokens', 32);
   const ours = await OnnxCausalLM.load(folder);

@@ -158,6 +158,16 @@ describe('model folders and layouts', () => {
     const m = await loadGenerativeModel('model', locator, { dtype: 'q8' });
     assert.equal(m.ref, 'model|dtype:q8');
     await m.dispose();
+    // The q8 load reads the _quantized file, not the fp32 one: with the fp32 file unreadable, q8 still loads and
+    // decodes, and fp32 fails.
+    writeFileSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'not an ONNX file');
+    const q8only = await loadGenerativeModel('model', locator, { dtype: 'q8' });
+    const { decode } = await import('../../../src/core/generation/engine');
+    const [[seq]] = await decode(q8only, [[5, 6, 7]], { strategy: 'greedy', maxNewTokens: 3 });
+    assert.ok(seq.tokenIds.length + (seq.endedWithEos ? 1 : 0) >= 1);
+    await q8only.dispose();
+    await assert.rejects(loadGenerativeModel('model', locator));
+    cpSync(join(dir, 'onnx', 'decoder_model_merged_quantized.onnx'), join(dir, 'onnx', 'decoder_model_merged.onnx'));
     await rejectsWith(
       describeModel('model', locator, { dtype: 'q4' }),
       dir,

@@ -1,0 +1,294 @@
+/**
+ * `npm run bench -- generate --size real [--prompts N (2)] [--max-new-tokens N (8)] [--grid-contexts N (1)] [--threads N]
+ * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)]`: the decoding engine at the size researchers use (issue 19, item 2), on the
+ * random-weight models `npm run bench:models` builds into `.bench-models/` — `gpt2-medium-shape` (decoder-only) and
+ * `bart-large-shape` (encoder-decoder) — against @huggingface/transformers' `generate()` on the same ONNX files.
+ *
+ * Prompts: contexts of the committed AnnoMI sample (data/annomi/AnnoMI-sample.csv) before a therapist reflection,
+ * in the seeds' input format, left-truncated to the 384-token window (GEM 2022 §3.2) — real prompt lengths, so the
+ * prompt pass (decoder-only) or the encoder pass (encoder-decoder) weighs what it weighs in a study. Each prompt is
+ * decoded on its own (batch 1, as transformers.js decodes one prompt); the runs of a prompt go back to back so
+ * that changes in machine load hit all of them.
+ *
+ * Ratios printed per model (goals from issue 19):
+ * - greedy tokens/s, ours ÷ transformers.js `generate()` (≥ 1.0), prompt pass included on both sides, with a check
+ *   that both produced the same tokens;
+ * - greedy time per generated step vs the memory-bandwidth limit (≥ 60 %): the limit is the bytes of weights a
+ *   decoder pass reads (every matrix it multiplies by, the tied LM head included; embedding tables only by row, so
+ *   not counted; for the encoder-decoder the cross-attention key/value projections are not read after the first
+ *   step, their outputs are cached) ÷ a memory bandwidth measured in the same run: Float32Array copies of 256 MB
+ *   on 1 and on 2 threads (read + written bytes, best of 5), measured before, between and after the models, the
+ *   highest of all used (other processes only lower a measurement, so the highest is the nearest to what the
+ *   memory can do; every measurement is printed). A step's time is taken after the first new token (the prompt
+ *   pass excluded): (time of the last step − time of the first) ÷ (steps − 1);
+ * - beam search k = 5 (all 5 returned) wall per generated step ÷ greedy wall per step (≤ 1.5×), prompt pass
+ *   included in both;
+ * - nucleus p = 0.95 × 5 samples wall ÷ greedy wall (≤ 1.3×);
+ * - the GEM 2022 grid (greedy + 5-beam + 4 p × 5 samples, 26 candidates, one `decode` per setting as a run does)
+ *   wall per context ÷ the greedy wall of the same context (≤ 4×).
+ *
+ * Speed is measured here, never asserted in tests. Loading the models takes a few GB of memory (ours and
+ * transformers.js' sessions of one model at a time).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { parse } from 'csv-parse/sync';
+import { decode } from '../src/core/generation/engine';
+import type { GenerationConfig } from '../src/core/generation/config';
+import { buildModelInput } from '../src/core/generation/modelInput';
+import { generationConfigOf } from '../src/core/generation/localGenerator';
+import { PRESETS } from '../src/core/generation/runConfig';
+import { OnnxCausalLM } from '../src/core/models/causalLM';
+import { OnnxSeq2SeqLM } from '../src/core/models/seq2seqLM';
+import type { GenerativeLM } from '../src/core/models/languageModel';
+import { isModelDtype, type ModelDtype } from '../src/core/models/layout';
+import type { Turn } from '../src/core/dialogue/types';
+
+
+function arg(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
+function strArg(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+/** Contexts of the committed AnnoMI sample: the turns before each therapist reflection that has ≥ `minTurns` turns before it, one per dialogue. */
+function sampleContexts(n: number, minTurns = 12): Turn[][] {
+  const rows = parse(readFileSync(resolve(__dirname, '../data/annomi/AnnoMI-sample.csv')), { columns: true }) as Record<string, string>[];
+  const out: Turn[][] = [];
+  let dialogue: string | undefined;
+  let turns: Turn[] = [];
+  let taken = false;
+  for (const r of rows) {
+    if (r.transcript_id !== dialogue) {
+      dialogue = r.transcript_id;
+      turns = [];
+      taken = false;
+    }
+    const speaker = r.interlocutor === 'therapist' ? 'therapist' : 'client';
+    if (!taken && speaker === 'therapist' && r.main_therapist_behaviour === 'reflection' && turns.length >= minTurns && out.length < n) {
+      out.push([...turns]);
+      taken = true;
+    }
+    turns.push({ speaker, text: r.utterance_text });
+  }
+  return out;
+}
+
+/**
+ * Memory bandwidth in bytes/s: `threads` workers each copy their own 256 MB / `threads` Float32Array into another
+ * (TypedArray.set, a memcpy), 5 times; bytes read + written ÷ the slowest worker's time, best of the 5.
+ */
+async function copyBandwidth(threads: number, totalBytes = 256 * 2 ** 20): Promise<number> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const n = workerData.bytes / 4;
+    const a = new Float32Array(n).fill(1.5), b = new Float32Array(n);
+    b.set(a); // touch the pages
+    parentPort.on('message', () => { const t0 = performance.now(); b.set(a); a.set(b); parentPort.postMessage(performance.now() - t0); });
+    parentPort.postMessage('ready');`;
+  const workers = Array.from({ length: threads }, () => new Worker(code, { eval: true, workerData: { bytes: totalBytes / threads } }));
+  await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
+  let best = 0;
+  for (let i = 0; i < 5; i++) {
+    const ms = await Promise.all(workers.map((w) => new Promise<number>((r) => { w.once('message', r); w.postMessage('go'); })));
+    best = Math.max(best, (4 * totalBytes) / (Math.max(...ms) / 1000)); // two copies, each reads and writes totalBytes
+  }
+  await Promise.all(workers.map((w) => w.terminate()));
+  return best;
+}
+
+/**
+ * Bytes of weights one decoder pass (one new token per row) reads, from config.json: fp32 matrices and vectors
+ * (`bytesPerWeight` 4), or 1 byte per matrix weight for an int8 variant.
+ */
+export function weightBytesPerStep(config: Record<string, number>, bytesPerMatrixWeight = 4): { bytes: number; what: string } {
+  const f = bytesPerMatrixWeight;
+  if (config.n_layer !== undefined) {
+    const d = config.n_embd;
+    const V = config.vocab_size;
+    const inner = config.n_inner ?? 4 * d;
+    const matrices = config.n_layer * (3 * d * d + d * d + 2 * d * inner) + V * d; // c_attn, c_proj, c_fc, mlp proj; tied LM head
+    const vectors = config.n_layer * (3 * d + d + inner + d + 4 * d) + 2 * d;
+    return { bytes: f * matrices + 4 * vectors, what: `${config.n_layer} × (attention 4d² + MLP 2·d·${inner}) + LM head V·d` };
+  }
+  const d = config.d_model;
+  const V = config.vocab_size;
+  const ffn = config.decoder_ffn_dim;
+  const matrices = config.decoder_layers * (4 * d * d + 2 * d * d + 2 * d * ffn) + V * d; // self q,k,v,o; cross q,o; fc1, fc2; LM head
+  const vectors = config.decoder_layers * (6 * d + ffn + d + 6 * d) + 2 * d + V;
+  return { bytes: f * matrices + 4 * vectors, what: `${config.decoder_layers} × (self-attention 4d² + cross-attention q,o 2d² + FFN 2·d·${ffn}) + LM head V·d` };
+}
+
+interface Timing {
+  wallMs: number;
+  /** Decoder passes (session runs of the decoder; the prompt pass included). */
+  runs: number;
+  tokens: number;
+  /** Sum over runs of (time of the last step − time of the first step), and of (steps − 1). */
+  stepSpanMs: number;
+  stepsAfterFirst: number;
+}
+const zero = (): Timing => ({ wallMs: 0, runs: 0, tokens: 0, stepSpanMs: 0, stepsAfterFirst: 0 });
+
+type Tjs = typeof import('@huggingface/transformers');
+
+async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype }): Promise<(bandwidth: number) => string[][]> {
+  const folder = join(opts.models, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
+  if (!existsSync(join(folder, 'reflect_eval_bench_model.json'))) throw new Error(`${folder} is missing: build it with \`npm run bench:models\` (scripts/bench/build_real_size_models.py)`);
+  const session = opts.threads ? { intraOpNumThreads: opts.threads } : {};
+  const t0 = performance.now();
+  const ours: GenerativeLM = kind === 'gpt2' ? await OnnxCausalLM.load(folder, { dtype: opts.dtype, ...session }) : await OnnxSeq2SeqLM.load(folder, { dtype: opts.dtype, ...session });
+  const oursLoad = performance.now() - t0;
+  const tjsDtype = opts.dtype;
+  const t1 = performance.now();
+  const fromPretrained = { local_files_only: true, dtype: tjsDtype, device: 'cpu' as const, ...(opts.threads ? { session_options: { intraOpNumThreads: opts.threads } } : {}) };
+  const theirs = kind === 'gpt2' ? await tjs.AutoModelForCausalLM.from_pretrained(folder, fromPretrained) : await tjs.AutoModelForSeq2SeqLM.from_pretrained(folder, fromPretrained);
+  const theirsLoad = performance.now() - t1;
+  const maxNewTokens = opts.maxNewTokens;
+  const contexts = sampleContexts(opts.prompts);
+  const prompts = contexts.map((c) => buildModelInput(c, ours.tokenizer).inputIds);
+  const eos = ours.specialTokens.eosTokenIds[0];
+  const forcedBos = kind === 'bart' ? 1 : 0; // the forced <s> is a decoder step the engine strips from tokenIds
+
+  async function oursOne(p: number[], config: GenerationConfig, t: Timing): Promise<number[]> {
+    const timer = { runMs: 0, runs: 0, helperMs: 0 };
+    let first: number | undefined;
+    let last = 0;
+    let steps = 0;
+    const start = performance.now();
+    const [seqs] = await decode(ours, [p], { ...config, maxNewTokens }, {
+      timer,
+      onProgress: (e) => {
+        first ??= e.elapsedMs;
+        last = e.elapsedMs;
+        steps++;
+      },
+    });
+    t.wallMs += performance.now() - start;
+    t.runs += timer.runs;
+    if (steps > 1) {
+      t.stepSpanMs += last - first!;
+      t.stepsAfterFirst += steps - 1;
+    }
+    for (const s of seqs) t.tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0) + forcedBos;
+    return [...seqs[0].tokenIds, ...(seqs[0].endedWithEos ? [eos] : [])];
+  }
+  async function theirsOne(p: number[], t: Timing): Promise<number[]> {
+    const input = new tjs.Tensor('int64', BigInt64Array.from(p, BigInt), [1, p.length]);
+    const mask = new tjs.Tensor('int64', new BigInt64Array(p.length).fill(1n), [1, p.length]);
+    const start = performance.now();
+    const seq = (await theirs.generate({ inputs: input, attention_mask: mask, max_new_tokens: maxNewTokens, do_sample: false })) as unknown as { tolist(): bigint[][] };
+    t.wallMs += performance.now() - start;
+    // decoder-only: prompt + new tokens; encoder-decoder: decoder start + forced <s> + new tokens
+    const all = seq.tolist()[0].map(Number);
+    const fresh = kind === 'gpt2' ? all.slice(p.length) : all.slice(1);
+    t.tokens += fresh.length;
+    return kind === 'gpt2' ? fresh : fresh.slice(1);
+  }
+
+  const greedyCfg: GenerationConfig = { strategy: 'greedy' };
+  const beamCfg: GenerationConfig = { strategy: 'beamSearch', numBeams: 5, numReturnSequences: 5 };
+  const nucleusCfg = (seed: number): GenerationConfig => ({ strategy: 'nucleusSampling', topP: 0.95, numReturnSequences: 5, seed });
+
+  // Warm-up: one short run of each path (session initialisation, first-run allocations).
+  const short = prompts[0].slice(-32);
+  await decode(ours, [short], { strategy: 'greedy', maxNewTokens: 3 });
+  await decode(ours, [short], { strategy: 'beamSearch', numBeams: 5, numReturnSequences: 5, maxNewTokens: 3 });
+  await decode(ours, [short], { strategy: 'nucleusSampling', topP: 0.95, numReturnSequences: 5, seed: 1, maxNewTokens: 3 });
+  await theirsOne(short, zero());
+
+  const greedy = zero();
+  const tjsGreedy = zero();
+  const beam = zero();
+  const nucleus = zero();
+  let same = 0;
+  let gridMs = 0;
+  let gridGreedyMs = 0;
+  let gridCandidates = 0;
+  for (const [i, p] of prompts.entries()) {
+    const g = zero();
+    const a = await oursOne(p, greedyCfg, g);
+    const b = await theirsOne(p, tjsGreedy);
+    if (a.join(' ') === b.join(' ')) same++;
+    await oursOne(p, beamCfg, beam);
+    await oursOne(p, nucleusCfg(i), nucleus);
+    for (const k of Object.keys(g) as (keyof Timing)[]) greedy[k] += g[k];
+    if (i < opts.gridContexts) {
+      // The GEM 2022 grid as a run decodes one context: one decode per setting (localGenerator.ts).
+      const start = performance.now();
+      for (const spec of PRESETS.gem2022.settings) {
+        const [seqs] = await decode(ours, [p], generationConfigOf({ ...spec, maxNewTokens }, 7 + i));
+        gridCandidates += seqs.length;
+      }
+      gridMs += performance.now() - start;
+      gridGreedyMs += g.wallMs;
+    }
+  }
+  await ours.dispose();
+  await theirs.dispose();
+
+  const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, number>;
+  const w = weightBytesPerStep(config, opts.dtype === 'fp32' ? 4 : 1);
+
+  const stepMs = greedy.stepSpanMs / greedy.stepsAfterFirst;
+  const tps = (t: Timing) => (t.tokens / t.wallMs) * 1000;
+  const perStep = (t: Timing) => t.wallMs / t.runs;
+  const name = kind === 'gpt2' ? 'gpt2-medium shape' : 'bart-large shape';
+  const meanPrompt = prompts.reduce((s, p) => s + p.length, 0) / prompts.length;
+  console.log(
+    `${name}${opts.dtype === 'fp32' ? '' : ` (dtype ${opts.dtype})`}: ${prompts.length} prompts (mean ${meanPrompt.toFixed(0)} tokens) × ${maxNewTokens} new tokens; ` +
+      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what})`,
+  );
+  return (bandwidth) => {
+    const limitMs = (w.bytes / bandwidth) * 1000;
+    return [
+      [`${name}: greedy tokens/s, ours ÷ transformers.js generate()`, (tps(greedy) / tps(tjsGreedy)).toFixed(2), '≥ 1.0', `${tps(greedy).toFixed(2)} vs ${tps(tjsGreedy).toFixed(2)} tokens/s; same tokens: ${same} of ${prompts.length}`],
+      [`${name}: greedy step vs memory-bandwidth limit`, `${((100 * limitMs) / stepMs).toFixed(0)} %`, '≥ 60 %', `${stepMs.toFixed(0)} ms per step after the first vs ${limitMs.toFixed(0)} ms (${(w.bytes / 1e9).toFixed(2)} GB at ${(bandwidth / 1e9).toFixed(1)} GB/s)`],
+      [`${name}: beam k=5 (all 5) wall per step ÷ greedy`, (perStep(beam) / perStep(greedy)).toFixed(2), '≤ 1.5', `${perStep(beam).toFixed(0)} vs ${perStep(greedy).toFixed(0)} ms per decoder pass (prompt pass included); passes ${beam.runs} vs ${greedy.runs}; after the first step ${(beam.stepSpanMs / beam.stepsAfterFirst).toFixed(0)} vs ${stepMs.toFixed(0)} ms`],
+      [`${name}: nucleus p=0.95 × 5 wall ÷ greedy`, (nucleus.wallMs / greedy.wallMs).toFixed(2), '≤ 1.3', `${nucleus.wallMs.toFixed(0)} vs ${greedy.wallMs.toFixed(0)} ms; passes ${nucleus.runs} vs ${greedy.runs}`],
+      [`${name}: GEM 2022 grid per context ÷ greedy`, gridGreedyMs ? (gridMs / gridGreedyMs).toFixed(2) : '–', '≤ 4', `${(gridMs / Math.max(1, opts.gridContexts)).toFixed(0)} vs ${(gridGreedyMs / Math.max(1, opts.gridContexts)).toFixed(0)} ms per context; ${gridCandidates} candidates over ${Math.min(opts.gridContexts, prompts.length)} context(s)`],
+    ];
+  };
+}
+
+export async function runReal(args: string[]): Promise<void> {
+  const opts = {
+    models: resolve(strArg(args, '--models') ?? resolve(__dirname, '../.bench-models')),
+    prompts: arg(args, '--prompts', 2),
+    maxNewTokens: arg(args, '--max-new-tokens', 8),
+    gridContexts: arg(args, '--grid-contexts', 1),
+    threads: args.includes('--threads') ? arg(args, '--threads', 0) : undefined,
+    dtype: (strArg(args, '--dtype') ?? 'fp32') as ModelDtype,
+  };
+  if (!isModelDtype(opts.dtype)) throw new Error(`--dtype ${opts.dtype}: not a transformers.js dtype (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4)`);
+  const only = strArg(args, '--only');
+  const kinds = (['gpt2', 'bart'] as const).filter((k) => !only || only === k);
+  const bandwidths: number[] = [];
+  const measure = async (when: string) => {
+    const one = await copyBandwidth(1);
+    const two = await copyBandwidth(2);
+    bandwidths.push(one, two);
+    console.log(`memory bandwidth ${when} (Float32Array copies, read + written bytes): ${(one / 1e9).toFixed(1)} GB/s on 1 thread, ${(two / 1e9).toFixed(1)} GB/s on 2`);
+  };
+  await measure('at the start');
+  const tjs = await import('@huggingface/transformers');
+  tjs.env.allowRemoteModels = false;
+  const results: ((bandwidth: number) => string[][])[] = [];
+  for (const kind of kinds) {
+    results.push(await benchOne(kind, tjs, opts));
+    await measure(`after ${kind}`);
+  }
+  const bandwidth = Math.max(...bandwidths);
+  console.log(`the limit uses the highest: ${(bandwidth / 1e9).toFixed(1)} GB/s`);
+  const rows = results.flatMap((r) => r(bandwidth));
+  const w = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c].length), ['measure', 'ratio', 'goal', 'detail'][c].length));
+  const line = (r: string[]) => '| ' + r.map((x, c) => x.padEnd(w[c])).join(' | ') + ' |';
+  console.log(`generate bench --size real: threads ${opts.threads ?? 'onnxruntime default'}, dtype ${opts.dtype}, grid on ${opts.gridContexts} context(s)`);
+  console.log(line(['measure', 'ratio', 'goal', 'detail']));
+  console.log('|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|');
+  for (const r of rows) console.log(line(r));
+}
