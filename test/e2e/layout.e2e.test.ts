@@ -225,6 +225,52 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
     await p.screenshot({ path: join(out, 'layout-light-cell-drilldown.png') });
   });
 
+  it('finds items by search, jumps to the next unlabelled candidate, and draws the forest plot, all on screen at 1280×720', async () => {
+    const p = page as Page;
+    const e = await editorFrame(p);
+    const frameBox = (await (await e.frameElement()).boundingBox())!;
+    // The navigation bar's controls are on screen inside the editor beside the panel.
+    for (const sel of ['#nav-search', '#nav-mine', '#nav-next-unlabelled', '#nav-count']) {
+      const b = await boxOf(e, sel);
+      assert.ok(b && b.x >= frameBox.x - 0.5 && b.x + b.width <= frameBox.x + frameBox.width + 0.5 && b.y >= 0 && b.y + b.height <= 720, `${sel} on screen: ${JSON.stringify(b)}`);
+    }
+    const countOf = async () => /^(\d+) of (\d+) items$/.exec(((await e.textContent('#nav-count')) ?? '').trim());
+    // Search by the shown item's id: the list narrows to the items that hold it.
+    const id = ((await e.textContent('#item h2')) ?? '').trim();
+    await e.fill('#nav-search', id);
+    const narrowed = await waitFor('the list narrowed by the search', async () => {
+      const m = await countOf();
+      return m && Number(m[1]) >= 1 && Number(m[1]) < Number(m[2]) ? m : undefined;
+    }, 30_000);
+    console.log(`      search "${id}" at ${Math.round(frameBox.width)} px: ${narrowed[0]}`);
+    await p.screenshot({ path: join(out, 'layout-light-search.png') });
+    await e.fill('#nav-search', '');
+    await waitFor('the whole list again', async () => !(await countOf()) || Number((await countOf())![1]) === Number(narrowed[2]), 30_000);
+    // Next unlabelled: the annotator has labelled nothing, so U goes on to another candidate to label.
+    await e.locator('.candidate').first().click();
+    const from = `${await e.textContent('#item h2')}/${await e.getAttribute('.candidate.focused', 'data-candidate-id')}`;
+    await p.keyboard.press('u');
+    const to = await waitFor('the next unlabelled candidate focused', async () => {
+      const at = `${await e.textContent('#item h2')}/${await e.getAttribute('.candidate.focused', 'data-candidate-id')}`;
+      return at !== from ? at : undefined;
+    }, 30_000);
+    assert.equal(await e.getAttribute('.candidate.focused', 'data-status'), 'unlabelled');
+    console.log(`      next unlabelled: ${from} → ${to}`);
+    // The forest plot in the panel beside, no wider than the panel.
+    const f = panel as Frame;
+    await f.locator('#plot-section').scrollIntoViewIfNeeded();
+    await f.waitForSelector('#plot svg g.row', { timeout: 60_000 });
+    const panelBox = (await (await f.frameElement()).boundingBox())!;
+    // Groups stay at least 120 px wide; below that the plot's box scrolls sideways instead of shrinking the text.
+    const plot = (await boxOf(f, '#plot'))!;
+    assert.ok(plot.width <= panelBox.width + 0.5 && plot.x >= panelBox.x - 0.5, `the forest plot's box fits the panel: ${JSON.stringify(plot)} in ${JSON.stringify(panelBox)}`);
+    const scroll = await f.$eval('#plot', (d) => ({ client: d.clientWidth, scroll: d.scrollWidth, svg: (d.querySelector('svg') as SVGSVGElement).getBoundingClientRect().width }));
+    assert.ok(scroll.scroll >= scroll.svg - 0.5, `every group can be scrolled to: ${JSON.stringify(scroll)}`);
+    console.log(`      forest plot ${Math.round(scroll.svg)} px wide in a ${scroll.client} px box${scroll.svg > scroll.client ? ' (scrolls sideways)' : ''}`);
+    assert.ok((await f.locator('#plot svg line.reference').count()) > 0, 'laypeople–experts drawn as the reference line');
+    await p.screenshot({ path: join(out, 'layout-light-forest-plot.png') });
+  });
+
   it('has no serious or critical axe-core violation in the editor and the correlation panel, in light, dark and high contrast', async () => {
     const w = wb as Workbench;
     const p = page as Page;
