@@ -188,13 +188,24 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
     await waitFor('back to the first item', async () => (await e.textContent('#item h2')) === firstItem, 30_000);
     // Remembered: the webview state survives a reload of the webview (the tab hidden and shown again).
     const p = page as Page;
+    // Until the old frames are gone, a lookup can still find them (CI once took the old editor frame, which then
+    // detached): wait for that, and take only frames that are attached.
+    const oldEditor = editor!;
+    const oldPanel = panel!;
     await runCommand(p, 'Developer: Reload Webviews');
+    await waitFor('the old webviews gone', async () => oldEditor.isDetached() && oldPanel.isDetached(), 60_000).catch(() => undefined);
     editor = await waitFor('the reloaded editor', async () => {
       const f = await editorFrame(p, 5_000).catch(() => undefined);
-      return f && (await f.locator('.item-row').count()) > 0 ? f : undefined;
+      return f && !f.isDetached() && (await f.locator('.item-row').count().catch(() => 0)) > 0 ? f : undefined;
     }, 60_000);
-    panel = await frameWith(p, '#correlations tr[data-evaluator]', 'the reloaded correlation table');
-    await waitFor('the remembered width', async () => Math.abs(((await boxOf(editor!, '#item-list'))?.width ?? 0) - (before + 32)) < 1.5, 30_000);
+    panel = await waitFor('the reloaded correlation table', async () => {
+      const f = await frameWith(p, '#correlations tr[data-evaluator]', 'the reloaded correlation table', 5_000).catch(() => undefined);
+      return f && !f.isDetached() ? f : undefined;
+    }, 60_000);
+    await waitFor('the remembered width', async () => {
+      if (editor!.isDetached()) editor = await editorFrame(p, 5_000);
+      return Math.abs(((await boxOf(editor!, '#item-list'))?.width ?? 0) - (before + 32)) < 1.5;
+    }, 30_000);
   });
 
   it('opens a correlation table cell’s responses in the dialogue editor', async () => {
