@@ -54,7 +54,10 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
     const rows = await p.$$eval('.quick-input-list .monaco-list-row', (els) => els.map((e) => e.textContent ?? ''));
     for (const name of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) assert.ok(rows.some((r) => r.includes(name)), `${name} offered: ${rows.join(' | ')}`);
     await p.screenshot({ path: join(out, 'score-picker.png') });
-    await p.keyboard.press('Enter'); // BLEU-4, ROUGE-L and METEOR are preselected
+    // BLEU-4, ROUGE-L and METEOR are preselected. Accept only once the picker shows them checked: an Enter that came
+    // first accepted an empty pick in one CI run (nothing was scored, no summary).
+    await waitFor('the preselected metrics checked', async () => (await p.locator('.quick-input-list .monaco-list-row[aria-checked="true"]').count()) >= 3, 30_000);
+    await p.keyboard.press('Enter');
     // A RegExp: hasText with a string ignores case, and the progress notification reads 'scoring with …, meteor: 18/24'.
     const summary = p.locator('.notification-list-item-message', { hasText: /METEOR: \d+ scored/ });
     await waitFor('the scoring summary', async () => (await summary.count()) > 0, 120_000);
