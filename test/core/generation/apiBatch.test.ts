@@ -8,28 +8,18 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import { validateGeneratePlan, type GeneratePlan } from '../../../src/core/jobs/generate';
 import type { JobHost } from '../../../src/core/jobs/host';
 import { ConfigError } from '../../../src/core/config';
+import { testJobHost } from '../../helpers/jobHost';
 import { startStubBatchAPI, type BatchLine, type StubBatchOptions, type StubBatchServer } from '../../helpers/stubOpenAIBatch';
 
-const root = resolve(__dirname, '../../..');
 
 function testHost(baseDir: string, signal?: AbortSignal): JobHost {
-  return {
-    kind: 'cli',
-    baseDir,
-    models: { bundledDir: join(root, 'fixtures/models'), baseDir },
-    promptRoots: [join(root, 'prompts')],
-    dataDir: join(root, 'data'),
-    secret: async () => ({ key: 'sk-batch-test' }),
-    progress: () => {},
-    log: () => {},
-    ...(signal ? { signal } : {}),
-  };
+  return testJobHost(baseDir, { secret: async () => ({ key: 'sk-batch-test' }), ...(signal ? { signal } : {}) });
 }
 
 /** Four contexts, no candidates yet. */

@@ -7,28 +7,19 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ConfigError } from '../../../src/core/config';
 import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
 import { validateSearchPromptsPlan, type SearchPromptsPlan, type SearchResult } from '../../../src/core/jobs/searchPrompts';
 import { rewritePartName } from '../../../src/core/judges/proposer';
+import { testJobHost } from '../../helpers/jobHost';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 
-const root = resolve(__dirname, '../../..');
 
 function host(baseDir: string): JobHost {
-  return {
-    kind: 'cli',
-    baseDir,
-    models: { bundledDir: join(root, 'fixtures/models'), baseDir },
-    promptRoots: [join(root, 'prompts')],
-    dataDir: join(root, 'data'),
-    secret: async () => ({ key: 'sk-test' }),
-    progress: () => {},
-    log: () => {},
-  };
+  return testJobHost(baseDir);
 }
 
 /** 12 contexts × 5 candidates; candidate j of item i has (7i + 3j) mod 4 of 3 experts saying coherent. */
