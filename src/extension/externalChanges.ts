@@ -3,7 +3,8 @@
  * while its editor has unsaved labels, the labels are re-applied on top of what is on disk, so a save writes
  * both the job's results and the labels.
  *
- * How: the text of the document as last in sync with the disk is kept as the base. When the file changes on disk
+ * How: the text of the document as last in sync with the disk is kept as the base (after a save, the file as
+ * written, read back: labels keep arriving while VS Code writes, and those are not on disk yet). When the file changes on disk
  * while the document is dirty, the unsaved labels are the annotation fields that differ between the base and the
  * document (`labelChanges`, core). The document is reverted to the disk's content (VS Code's own revert, so its
  * record of the file's version is current and a later save does not ask "the file is newer"), and the labels are
@@ -40,6 +41,8 @@ type Open = { id: number; conflict: LabelConflict } | { id: number; orphan: Labe
 export class ExternalChangeMerger implements vscode.Disposable {
   private base: DialogueDocument | undefined;
   private stale = false;
+  /** When a save of this document began (`onWillSaveTextDocument`), until its written text is the base. */
+  private savingSince: number | undefined;
   private busy = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private open: Open[] = [];
@@ -60,8 +63,20 @@ export class ExternalChangeMerger implements vscode.Disposable {
       watcher,
       watcher.onDidChange(() => this.schedule()),
       watcher.onDidCreate(() => this.schedule()),
+      vscode.workspace.onWillSaveTextDocument((e) => {
+        if (e.document === document) this.savingSince = Date.now();
+      }),
       vscode.workspace.onDidSaveTextDocument((d) => {
-        if (d === document) this.takeBase();
+        if (d !== document) return;
+        // The base is what the save wrote, read back from the disk: label edits applied while VS Code was
+        // writing are already in the document's text but not in the file, and taking the text as the base would
+        // make the file look changed by someone else, and the next merge would drop those edits.
+        void this.readDisk()
+          .then((text) => {
+            this.base = parseDocument(text, this.name);
+            this.stale = false;
+          }, () => this.takeBase())
+          .finally(() => (this.savingSince = undefined));
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
         // Reverted or undone to the saved version: in sync with the disk again. Only the dirty-state event (no
@@ -101,6 +116,9 @@ export class ExternalChangeMerger implements vscode.Disposable {
 
   private async check(): Promise<void> {
     if (this.busy || this.document.isClosed) return;
+    // Our own save in flight (its write fires the watcher): look again once its base is known. A save that
+    // never reports back (failed) stops deferring after a minute.
+    if (this.savingSince !== undefined && Date.now() - this.savingSince < 60_000) return this.schedule();
     const disk = parseDocument(await this.readDisk(), this.name);
     if (!this.document.isDirty) {
       // VS Code reloads a clean document from disk: that is the new base.
