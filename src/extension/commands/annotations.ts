@@ -39,7 +39,7 @@ export async function importAnnotationTableCommand(): Promise<void> {
       { label: 'Keep human responses as candidates only', reference: false },
       { label: 'Also make each context’s human response its reference', description: `sources: ${(config().get<string[]>('annotations.humanSources') ?? DEFAULT_HUMAN_SOURCES).join(', ')}`, reference: true },
     ],
-    { title: 'Import annotation table: the human responses' },
+    { ignoreFocusOut: true, title: 'Import annotation table: the human responses' },
   );
   if (!reference) return;
   const target = await vscode.window.showSaveDialog({

@@ -77,7 +77,7 @@ async function pickSettings(): Promise<SettingsChoice | undefined> {
       },
     },
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: 'Generate: decoding settings', placeHolder: 'Greedy, the GEM 2022 grid, or custom settings' });
+  const picked = await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'Generate: decoding settings', placeHolder: 'Greedy, the GEM 2022 grid, or custom settings' });
   return picked?.choice();
 }
 
@@ -87,7 +87,7 @@ async function pickGenerators(): Promise<GeneratorSpec[] | undefined> {
   if (specs.length === 1) return specs;
   const picked = await vscode.window.showQuickPick(
     specs.map((spec) => ({ label: generatorLabel(spec), description: spec.baseURL, picked: true, spec })),
-    { title: 'Generate: generators (setting reflectEval.generator.models)', canPickMany: true },
+    { ignoreFocusOut: true, title: 'Generate: generators (setting reflectEval.generator.models)', canPickMany: true },
   );
   return picked?.length ? picked.map((p) => p.spec) : undefined;
 }

@@ -13,13 +13,14 @@ export async function importAnnoMICommand(): Promise<void> {
   if (!picked?.[0]) return;
   const csv = picked[0];
   const sampleText = await vscode.window.showInputBox({
+    ignoreFocusOut: true,
     title: 'Import AnnoMI reflections',
     prompt: 'Number of contexts to sample, at most one per dialogue (empty: every reflection of high-quality dialogues)',
     value: '15',
     validateInput: (v) => (v.trim() === '' || /^[1-9]\d*$/.test(v.trim()) ? undefined : 'a positive whole number, or empty'),
   });
   if (sampleText === undefined) return;
-  const seed = sampleText.trim() ? await vscode.window.showInputBox({ title: 'Sampling seed', value: '0' }) : '0';
+  const seed = sampleText.trim() ? await vscode.window.showInputBox({ ignoreFocusOut: true, title: 'Sampling seed', value: '0' }) : '0';
   if (seed === undefined) return;
   const target = await vscode.window.showSaveDialog({
     title: 'Save dialogue file',

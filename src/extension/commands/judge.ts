@@ -56,7 +56,7 @@ async function startJudgePicks(context: vscode.ExtensionContext, editors: Dialog
   const lib = loadPromptLibrary(...promptRoots(context));
   const configured = config().get<JudgeSpec[]>('judges') ?? [];
   const judges = configured.length ? configured : [settingsJudge()];
-  const picked = await vscode.window.showQuickPick(judges.map((j) => ({ label: judgeLabel(j), picked: true, spec: j })), { title, canPickMany: true });
+  const picked = await vscode.window.showQuickPick(judges.map((j) => ({ label: judgeLabel(j), picked: true, spec: j })), { ignoreFocusOut: true, title, canPickMany: true });
   if (!picked?.length) return undefined;
   return { document, lib, judges: picked.map((p) => p.spec) };
 }
@@ -66,13 +66,13 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   const start = await startJudgePicks(context, editors, 'Judges (setting reflectEval.judges)');
   if (!start) return;
   const { document, lib } = start;
-  const bodies = await vscode.window.showQuickPick(Object.keys(lib.bodies).map((b) => ({ label: b, picked: true })), { title: 'Task bodies', canPickMany: true });
+  const bodies = await vscode.window.showQuickPick(Object.keys(lib.bodies).map((b) => ({ label: b, picked: true })), { ignoreFocusOut: true, title: 'Task bodies', canPickMany: true });
   if (!bodies?.length) return;
   // ICMI 2023's two requests are preselected; the others (yes/no, error categories — API judges only) are offered.
   const paper = new Set(['rating', 'scoring']);
   const requests = await vscode.window.showQuickPick(
     Object.keys(lib.requests).map((r) => ({ label: r, picked: paper.has(r), description: lib.requests[r].spec.description })),
-    { title: 'Assessment requests', canPickMany: true },
+    { ignoreFocusOut: true, title: 'Assessment requests', canPickMany: true },
   );
   if (!requests?.length) return;
   const plan = await judgePlan(start.judges, bodies.map((b) => b.label), requests.map((r) => r.label));
@@ -104,12 +104,12 @@ export async function searchPromptsCommand(context: vscode.ExtensionContext, edi
   if (!start) return;
   const { document, lib } = start;
   const numeric = Object.keys(lib.requests).filter((r) => lib.requests[r].spec.kind !== 'errorCategories');
-  const requests = await vscode.window.showQuickPick(numeric.map((r) => ({ label: r, picked: ['rating', 'scoring', 'binary'].includes(r), description: lib.requests[r].spec.description })), { title: 'Prompt search: assessment requests', canPickMany: true });
+  const requests = await vscode.window.showQuickPick(numeric.map((r) => ({ label: r, picked: ['rating', 'scoring', 'binary'].includes(r), description: lib.requests[r].spec.description })), { ignoreFocusOut: true, title: 'Prompt search: assessment requests', canPickMany: true });
   if (!requests?.length) return;
   const optional = Object.keys(lib.parts).filter((p) => !/^D-/.test(p) && !p.startsWith('examples-'));
-  const parts = await vscode.window.showQuickPick(optional.map((p) => ({ label: p, picked: /^[ABC]-/.test(p) })), { title: 'Prompt search: parts to switch on and off (the dialogue part D always comes last)', canPickMany: true });
+  const parts = await vscode.window.showQuickPick(optional.map((p) => ({ label: p, picked: /^[ABC]-/.test(p) })), { ignoreFocusOut: true, title: 'Prompt search: parts to switch on and off (the dialogue part D always comes last)', canPickMany: true });
   if (!parts) return;
-  const fewShot = await vscode.window.showQuickPick([{ label: '0', counts: [0] }, { label: '0, 2', counts: [0, 2] }, { label: '0, 2, 4', counts: [0, 2, 4] }], { title: 'Prompt search: few-shot examples (drawn from development items only)' });
+  const fewShot = await vscode.window.showQuickPick([{ label: '0', counts: [0] }, { label: '0, 2', counts: [0, 2] }, { label: '0, 2, 4', counts: [0, 2, 4] }], { ignoreFocusOut: true, title: 'Prompt search: few-shot examples (drawn from development items only)' });
   if (!fewShot) return;
   const { validateSearchPromptsPlan, buildSearchSpace, estimateSearchPlan, estimateLines, searchCacheFile } = await import('../../core/jobs/searchPrompts');
   const prices = config().get<Record<string, Price>>('prices') ?? {};

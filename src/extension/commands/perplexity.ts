@@ -15,7 +15,7 @@ async function pickLocalModels(): Promise<GeneratorSpec[] | undefined> {
   const configured = (config().get<GeneratorSpec[]>('generator.models') ?? []).filter((s) => s.backend === 'local');
   const specs: GeneratorSpec[] = configured.length ? configured : [{ backend: 'local', model: config().get<string>('generator.model')?.trim() || DEFAULT_GENERATOR }];
   if (specs.length === 1) return specs;
-  const picked = await vscode.window.showQuickPick(specs.map((spec) => ({ label: spec.model ?? DEFAULT_GENERATOR, picked: true, spec })), { title: 'Perplexity: models', canPickMany: true });
+  const picked = await vscode.window.showQuickPick(specs.map((spec) => ({ label: spec.model ?? DEFAULT_GENERATOR, picked: true, spec })), { ignoreFocusOut: true, title: 'Perplexity: models', canPickMany: true });
   return picked?.length ? picked.map((p) => p.spec) : undefined;
 }
 

@@ -27,7 +27,7 @@ export async function scoreCommand(context: vscode.ExtensionContext, editors: Di
       }
       return { label: m.name, description: m.card.title, detail, picked: DEFAULT_METRICS.includes(m.name), name: m.name };
     }),
-    { title: 'Score candidates with (configurations: setting reflectEval.metrics)', canPickMany: true, matchOnDescription: true },
+    { ignoreFocusOut: true, title: 'Score candidates with (configurations: setting reflectEval.metrics)', canPickMany: true, matchOnDescription: true },
   );
   if (!picks?.length) return;
   const names = picks.map((p) => p.name);
