@@ -1,21 +1,59 @@
 /**
  * The agreement & error analyses panel: the first study's Table 4 (Fleiss' kappa), coherence scores by annotator
  * group, Figure 3 (coherence rate per decoding strategy) and Figure 4 (majority-voted consensus-adjusted MEE
- * per strategy), as charts and tables with CSV export. The numbers are `firstStudyAnalysis`'s, the same function
- * `reflect-eval agreement` prints. It follows the active dialogue document and updates when it changes.
+ * per strategy), and every error-category judge against the experts' error labels (issue 17), as charts and
+ * tables with CSV export. The numbers are `firstStudyAnalysis`'s and `errorCategoryAgreement`'s, the functions
+ * `reflect-eval agreement` (and its `--errors-vs`) prints. It follows the active dialogue document and updates when it changes.
  */
 import * as vscode from 'vscode';
+import { displayNames } from '../core/analysis/evaluatorNames';
 import { firstStudyAnalysis } from '../core/analysis/firstStudy';
+import { plainCellText, renderTables, type PlainTable } from '../core/agreement/agreementExport';
+import { errorCategoryAgreement, errorCategoryAgreementPlainTable, errorCategoryEvaluators } from '../core/agreement/errorCategoryAgreement';
+import type { DialogueItem } from '../core/dialogue/types';
 import { firstStudyCsv } from '../core/analysis/firstStudyCsv';
 import { DEFAULT_EXPERT_PREFIX } from '../core/annotations/layout';
 import { documentItems } from '../core/format/jsonl';
-import type { AgreementHostMessage, AgreementWebviewMessage, ExportableTable } from '../../webview/agreement/protocol';
+import type { AgreementHostMessage, AgreementWebviewMessage, ErrorCategoryTableView, ExportableTable } from '../../webview/agreement/protocol';
 import { config } from './commands/common';
 import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
 import { webviewPage } from './webviewHtml';
 
 /** Recomputing waits this long after the last edit, so a burst of label keys costs one analysis. */
 const DEBOUNCE_MS = 250;
+
+/** The bootstrap of the error-category kappas: `reflect-eval agreement --bootstrap`'s defaults, so both print the same. */
+const ERROR_BOOTSTRAP = { resamples: 1000, seed: 1, level: 0.95 };
+
+/**
+ * Every error-category judge of the file against the experts' majority error labels (issue 17): per category
+ * Cohen's kappa with its interval, precision, recall and F1, then the most evident error.
+ */
+function errorCategoryTables(items: readonly DialogueItem[], file: string, expertPrefix: string): { views: ErrorCategoryTableView[]; tables: PlainTable[] } {
+  const ids = errorCategoryEvaluators(items);
+  const names = displayNames(ids);
+  const views: ErrorCategoryTableView[] = [];
+  const tables: PlainTable[] = [];
+  for (const id of ids) {
+    const r = errorCategoryAgreement(items, id, { group: 'experts', groupRules: { expertPrefix }, bootstrap: ERROR_BOOTSTRAP });
+    const name = names.get(id) ?? id;
+    const t = errorCategoryAgreementPlainTable(r, name);
+    const cli = `reflect-eval agreement ${shellWord(file)} --errors-vs ${shellWord(id)} --bootstrap${expertPrefix === DEFAULT_EXPERT_PREFIX ? '' : ` --expert-prefix ${shellWord(expertPrefix)}`}`;
+    const table = { ...t, notes: [...t.notes, `95% percentile bootstrap intervals: ${ERROR_BOOTSTRAP.resamples} resamples of the dialogue items (seed ${ERROR_BOOTSTRAP.seed}). Same numbers: ${cli}`] };
+    tables.push(table);
+    views.push({
+      evaluatorId: id,
+      name,
+      title: table.title,
+      columns: table.columns,
+      cells: table.rows.map((row) => row.map(plainCellText)),
+      rowKeys: [...r.categories.map((c) => c.category), 'mostEvidentError'],
+      kappas: [...r.categories.map((c) => c.kappa.kappa), r.mostEvidentError.kappa.kappa],
+      notes: table.notes,
+    });
+  }
+  return { views, tables };
+}
 
 function expertPrefix(): string {
   return config().get<string>('annotations.expertPrefix')?.trim() || DEFAULT_EXPERT_PREFIX;
@@ -30,7 +68,7 @@ export class AgreementPanel {
   private static current: AgreementPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private last: { document: vscode.TextDocument; analysis: ReturnType<typeof firstStudyAnalysis> } | undefined;
+  private last: { document: vscode.TextDocument; analysis: ReturnType<typeof firstStudyAnalysis>; errorTables: PlainTable[] } | undefined;
 
   /** Shows the panel beside the dialogue editor (one panel; it follows the active dialogue document). */
   static show(context: vscode.ExtensionContext, editors: DialogueEditorProvider): void {
@@ -60,6 +98,7 @@ export class AgreementPanel {
 <section id="groups-section"><h3>Coherence scores by annotator group <span class="muted">(ICMI 2023 §2.1)</span> <button class="csv" data-table="group-coherence">CSV</button></h3><div id="groups"></div></section>
 <section id="coherence-section"><h3>Figure 3: coherence rate per decoding strategy <span class="muted">(§5.2)</span> <button class="csv" data-table="coherence-rate">CSV</button></h3><div class="chart"><canvas id="coherence-chart" role="img"></canvas></div><div id="coherence"></div></section>
 <section id="errors-section"><h3>Figure 4: most evident error per decoding strategy <span class="muted">(§5.3)</span> <button class="csv" data-table="error-distribution">CSV</button></h3><div class="chart"><canvas id="error-chart" role="img"></canvas></div><div id="errors"></div></section>
+<section id="error-categories-section"><h3>Error-category judges against the experts' error labels <span class="muted">(Cohen's kappa vs the majority, precision, recall, F1; GEM 2022 §4 categories)</span> <button class="csv" data-table="error-categories">CSV</button></h3><div id="error-categories"></div></section>
 <footer id="cli" class="muted"></footer>`,
     });
     this.disposables.push(
@@ -97,19 +136,21 @@ export class AgreementPanel {
     let msg: AgreementHostMessage;
     if (!document) {
       this.last = undefined;
-      msg = { type: 'analysis', file: null, analysis: null, cli: null };
+      msg = { type: 'analysis', file: null, analysis: null, errorCategories: [], cli: null };
     } else {
       const file = vscode.workspace.asRelativePath(document.uri);
       const prefix = expertPrefix();
       const cli = `reflect-eval agreement ${shellWord(file)}${prefix === DEFAULT_EXPERT_PREFIX ? '' : ` --expert-prefix ${shellWord(prefix)}`}`;
       try {
-        const analysis = firstStudyAnalysis(documentItems(parseTextDocument(document)), { groupRules: { expertPrefix: prefix } });
-        this.last = { document, analysis };
+        const items = documentItems(parseTextDocument(document));
+        const analysis = firstStudyAnalysis(items, { groupRules: { expertPrefix: prefix } });
+        const errors = errorCategoryTables(items, file, prefix);
+        this.last = { document, analysis, errorTables: errors.tables };
         const { responses: _, ...view } = analysis;
-        msg = { type: 'analysis', file, analysis: view, cli };
+        msg = { type: 'analysis', file, analysis: view, errorCategories: errors.views, cli };
       } catch (err) {
         this.last = undefined;
-        msg = { type: 'analysis', file, analysis: null, cli, error: (err as Error).message };
+        msg = { type: 'analysis', file, analysis: null, errorCategories: [], cli, error: (err as Error).message };
       }
     }
     void this.panel.webview.postMessage(msg);
@@ -126,7 +167,8 @@ export class AgreementPanel {
       title: `Export ${table} as CSV`,
     });
     if (!target) return;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(firstStudyCsv(this.last.analysis, [table])));
+    const csv = table === 'error-categories' ? renderTables(this.last.errorTables, 'csv') : firstStudyCsv(this.last.analysis, [table]);
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(csv));
     void vscode.window.showInformationMessage(`ReflectEval: wrote ${vscode.workspace.asRelativePath(target)}`);
   }
 }

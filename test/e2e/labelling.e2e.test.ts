@@ -15,6 +15,7 @@ import type { Annotation, Candidate, DialogueItem, ErrorCategory } from '../../s
 import { editorFrame, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'Lay-e2e';
+const ERROR_JUDGE = 'judge:api:stub-errors:instructions-error-explanations×error-categories@e2e';
 const FILE = 'study.dialogues.jsonl';
 
 /**
@@ -41,6 +42,9 @@ function buildStudy(file: string): void {
         return { annotator, coherent: false, errors: e1 === e2 ? [e1] : [e1, e2], ...(e1 === e2 ? {} : { mostEvidentError: k === 2 ? e2 : e1 }) };
       });
       c.annotations.push(...others);
+      // An error-category judge's answers (the agreement panel compares them with the experts' error labels).
+      const categories: ErrorCategory[] = c.origin.kind === 'human' || c.id.startsWith('g-beam') ? [] : c.id === 'g-greedy' ? ['parroting'] : [errors[(i + j) % errors.length]];
+      c.scores[ERROR_JUDGE] = { status: 'ok', value: categories.length ? 0 : 1, categories, ...(categories.length ? { mostEvidentError: categories[0] } : {}) } as never;
     });
   });
   writeFileSync(file, items.map((it) => JSON.stringify(it)).join('\n') + '\n');
@@ -170,10 +174,18 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     const last = items[items.length - 1];
     await waitFor('the last item shown', async () => (await frame.textContent('#item h2')) === last.id, 60_000);
     await waitFor('every candidate of the last item labelled', async () => (await frame.locator('.candidate[data-status="complete"]').count()) === last.candidates.length, 60_000);
+    // The cards show each key at once; the extension applies them to the document in order, and a save made
+    // while some are still on their way writes the ones applied so far (the tab is dirty again after it). Save
+    // until the tab stays clean. A label applied while VS Code was writing must not be taken for a change made
+    // on disk by someone else (externalChanges.ts): that once merged a candidate to `errors [dialogueContradicting]`
+    // with `mostEvidentError offTopic`, a state no key sequence makes.
     await p.keyboard.press('Control+s');
-    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
     const got: Record<string, Partial<Annotation>> = {};
     await waitFor('18 labels on disk', async () => {
+      if (await p.locator('.tab.active.dirty').count()) {
+        await p.keyboard.press('Control+s');
+        return undefined;
+      }
       for (const item of onDisk().slice(1)) {
         for (const c of item.candidates) {
           const { updatedAt: _, annotator: __, ...rest } = mine(c) ?? ({ annotator: '' } as Annotation);
@@ -181,7 +193,7 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
         }
       }
       return Object.values(got).every((a) => a.coherent !== undefined) || undefined;
-    }, 30_000).catch(() => undefined);
+    }, 60_000, 1000).catch(() => undefined);
     assert.deepEqual(got, expected);
     assert.match((await frame.textContent(`.item-row[data-item-index="3"] .item-count`)) ?? '', /✓ 6\/6/);
     await p.screenshot({ path: join(out, 'labelling-20.png') });
@@ -255,7 +267,14 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     await runCommand(p, 'ReflectEval: Show Agreement & Error Analyses');
     const panel = await frameWith(p, '#kappa table', 'the analyses panel');
     await samePanelAsCli(panel, file);
+    // The error-category judge against the experts' error labels: the kappas `agreement --errors-vs` prints.
+    const errorsCli = JSON.parse(runCli(['agreement', file, '--errors-vs', ERROR_JUDGE, '--bootstrap', '--json']))[0].errorCategories;
+    const kappaCells = await panel.$$eval(`#error-categories tr[data-evaluator="${ERROR_JUDGE}"]`, (trs) => trs.map((tr) => [(tr as HTMLElement).dataset.row, tr.querySelector<HTMLElement>('td[data-kappa]')?.dataset.kappa]));
+    const expectedKappas = [...errorsCli.categories.map((c: { category: string; kappa: { kappa: number | null } }) => [c.category, c.kappa.kappa]), ['mostEvidentError', errorsCli.mostEvidentError.kappa.kappa]].map(([k, v]) => [k, v === null ? '' : String(v)]);
+    assert.deepEqual(kappaCells, expectedKappas);
+    assert.match((await panel.textContent('#error-categories')) ?? '', /--errors-vs/);
     await p.screenshot({ path: join(out, 'labelling-analyses-study.png') });
+    await panel.locator('#error-categories-section').screenshot({ path: join(out, 'labelling-error-categories.png') });
 
     // The synthetic annotation table (18 annotators): the panel follows the file that becomes active.
     await openDialogueFile(p, SYNTHETIC);

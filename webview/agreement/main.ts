@@ -6,7 +6,7 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartConfiguration } from 'chart.js';
 import type { AgreementRow, AgreementTable } from '../../src/core/agreement/agreementTable';
 import { formatNumber } from '../../src/core/analysis/format';
-import type { AgreementHostMessage, AgreementWebviewMessage, AnalysisView, ExportableTable } from './protocol';
+import type { AgreementHostMessage, AgreementWebviewMessage, AnalysisView, ErrorCategoryTableView, ExportableTable } from './protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -258,6 +258,31 @@ function renderErrors(a: AnalysisView): void {
   );
 }
 
+/** Each error-category judge's table: the text export's cells, kappa interpreted on hover. */
+function renderErrorCategories(views: ErrorCategoryTableView[]): void {
+  const section = $('error-categories-section');
+  section.hidden = views.length === 0;
+  $('error-categories').replaceChildren(
+    ...views.flatMap((v) => [
+      el('h4', { title: v.evaluatorId }, v.title),
+      table(
+        v.columns,
+        v.cells.map((row, i) =>
+          el(
+            'tr',
+            { 'data-evaluator': v.evaluatorId, 'data-row': v.rowKeys[i] },
+            ...row.map((cell, j) =>
+              j === 0 ? td(cell) : numTd(cell, v.columns[j] === "Cohen's kappa" ? { 'data-kappa': v.kappas[i] === null ? '' : String(v.kappas[i]), title: `${interpretation(v.kappas[i])} agreement (Landis and Koch)` } : {}),
+            ),
+          ),
+        ),
+        'error-categories',
+      ),
+      el('ul', { class: 'notes muted' }, ...v.notes.map((n) => el('li', {}, n))),
+    ]),
+  );
+}
+
 window.addEventListener('message', (e: MessageEvent<AgreementHostMessage>) => {
   const m = e.data;
   if (m.type !== 'analysis') return;
@@ -265,6 +290,7 @@ window.addEventListener('message', (e: MessageEvent<AgreementHostMessage>) => {
   document.body.classList.toggle('empty', !m.analysis);
   $('cli').replaceChildren(...(m.cli ? ['Same numbers on the command line: ', el('code', {}, m.cli)] : []));
   const a = m.analysis;
+  renderErrorCategories(m.errorCategories);
   if (!a) {
     $('summary').textContent = m.error ? `Cannot analyse this file: ${m.error}` : 'Open a dialogue file in the ReflectEval editor.';
     for (const id of ['kappa', 'groups', 'coherence', 'errors']) $(id).replaceChildren();

@@ -9,13 +9,33 @@ import type { FirstStudyTable } from '../../src/core/analysis/firstStudyCsv';
 export type AnalysisView = Omit<FirstStudyAnalysis, 'responses'>;
 
 /** Tables the panel exports as CSV (the tidy layout of `reflect-eval agreement --csv`, restricted to one part). */
-export type ExportableTable = Extract<FirstStudyTable, 'agreement' | 'group-coherence' | 'coherence-rate' | 'error-distribution'>;
+export type ExportableTable = Extract<FirstStudyTable, 'agreement' | 'group-coherence' | 'coherence-rate' | 'error-distribution'> | 'error-categories';
+
+/**
+ * One error-category judge against the majority error labels of the experts (`errorCategoryAgreement`, the table
+ * `reflect-eval agreement --errors-vs <judge> --bootstrap` prints): cells as the text export prints them.
+ */
+export interface ErrorCategoryTableView {
+  evaluatorId: string;
+  /** The judge's readable name (the legend's). */
+  name: string;
+  title: string;
+  columns: string[];
+  /** One row per category, then the most evident error; `rowKeys` name them (`malformed`, …, `mostEvidentError`). */
+  cells: string[][];
+  rowKeys: string[];
+  /** Cohen's kappa of each row, unrounded (null when undefined). */
+  kappas: (number | null)[];
+  notes: string[];
+}
 
 export type AgreementHostMessage = {
   type: 'analysis';
   /** Workspace-relative path of the dialogue file, or null when no dialogue editor is open. */
   file: string | null;
   analysis: AnalysisView | null;
+  /** Error-category judges in the file against the experts' error labels (empty when there is none). */
+  errorCategories: ErrorCategoryTableView[];
   /** The command line that prints the same numbers. */
   cli: string | null;
   /** Why there is no analysis (e.g. a file that cannot be read). */

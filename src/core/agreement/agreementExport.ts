@@ -38,6 +38,14 @@ function interval(ci: BootstrapInterval | undefined): string {
   return ci.lower === null || ci.upper === null ? ' [undefined]' : ` [${formatNumber(ci.lower)}, ${formatNumber(ci.upper)}]`;
 }
 
+/**
+ * A cell as the text export prints it: numbers to 3 decimals (integers as they are), an interval in brackets,
+ * a p-value by {@link formatP}, `–` for nothing. Panels show table cells with this, so they read as the CLI prints.
+ */
+export function plainCellText(c: TableCell): string {
+  return show(c);
+}
+
 function show(c: TableCell): string {
   if (c === null) return '–';
   if (typeof c === 'string') return c;

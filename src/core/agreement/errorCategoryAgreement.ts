@@ -59,6 +59,16 @@ export function judgedErrorCategories(score: unknown): { categories: ErrorCatego
 }
 
 /**
+ * The evaluators of a file whose scores are error-category answers (at least one candidate carries a usable one),
+ * in order of first appearance.
+ */
+export function errorCategoryEvaluators(items: readonly DialogueItem[]): string[] {
+  const ids = new Set<string>();
+  for (const it of items) for (const c of it.candidates) for (const [id, score] of Object.entries(c.scores ?? {})) if (!ids.has(id) && judgedErrorCategories(score)) ids.add(id);
+  return [...ids];
+}
+
+/**
  * Compares an error-category judge's answers with the majority error labels of a group, per category and for the MEE.
  *
  * @param evaluatorId - the judge's evaluator id (its scores carry `categories`, `mostEvidentError`)

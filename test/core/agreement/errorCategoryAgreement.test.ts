@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { errorCategoryAgreement, errorCategoryAgreementPlainTable } from '../../../src/core/agreement/errorCategoryAgreement';
+import { errorCategoryAgreement, errorCategoryAgreementPlainTable, errorCategoryEvaluators } from '../../../src/core/agreement/errorCategoryAgreement';
 import { renderTable } from '../../../src/core/agreement/agreementExport';
 import type { Annotation, DialogueItem, ErrorCategory } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
@@ -115,6 +115,10 @@ describe('error-category judge against the experts (loopback stub judge)', funct
     assert.deepEqual([judged[2].candidates[0].scores[id].value, judged[2].candidates[0].scores[id].categories], [1, []]);
     const s6 = judged[5].candidates[0].scores[id];
     assert.deepEqual([s6.status, s6.value, s6.categories], ['unparsable', null, undefined]);
+
+    // The panel finds the judge among the file's evaluators (scores that are not error-category answers do not count).
+    judged[0].candidates[0].scores['metric:len'] = { value: 3 } as never;
+    assert.deepEqual(errorCategoryEvaluators(judged), [id]);
 
     const r = errorCategoryAgreement(judged, id, { group: 'experts' });
     assert.equal(r.labelled, 7);
