@@ -47,6 +47,14 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
   throw new Error(`timed out waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
 }
 
+/**
+ * Waits until the dialogue editor has applied every label key it shows (the webview's `data-pending-labels` is 0):
+ * the cards show a key at once, the document gets it a moment later, and a save or an undo acts on the document.
+ */
+export async function labelsApplied(frame: Frame, timeoutMs = 60_000): Promise<void> {
+  await waitFor('the label keys applied to the document', async () => (await frame.getAttribute('body', 'data-pending-labels')) === '0', timeoutMs);
+}
+
 /** The first frame holding an element matching `selector` (webviews are nested iframes in VS Code). */
 export async function frameWith(page: Page, selector: string, what: string, timeoutMs = 60_000): Promise<Frame> {
   return waitFor(

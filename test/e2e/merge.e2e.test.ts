@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { cli, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { cli, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
 
 const ANNOTATOR = 'e2e-merge';
@@ -57,6 +57,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     for (const key of ['y', '4', 'j', 'n', '3']) await p.keyboard.press(key);
     await frame.waitForSelector(`.candidate[data-candidate-id="${c2}"][data-coherent="no"]`, { timeout: 30_000 });
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    await labelsApplied(frame); // both labels in the document before the job writes the file
     assert.equal(onDisk().some((it) => it.candidates.some((c) => mine(c))), false, 'nothing saved yet');
 
     const started = Date.now();

@@ -163,6 +163,14 @@ function displayed(): ItemView | null {
   };
 }
 
+/**
+ * The number of label operations shown but not yet applied to the document, as `data-pending-labels` on the body:
+ * a save or an undo made meanwhile acts on the document without them (end-to-end tests wait for 0).
+ */
+function showPending(): void {
+  document.body.dataset.pendingLabels = String(pending.length);
+}
+
 function focusedCandidate(): CandidateView | undefined {
   return displayed()?.candidates.find((c) => c.id === focused);
 }
@@ -176,6 +184,7 @@ function sendOp(candidateId: string, op: LabelOp): void {
   seq += 1;
   saveState();
   pending.push({ seq, itemId: current.view.id, candidateId, op });
+  showPending();
   post({ type: 'label', seq, itemId: current.view.id, candidateId, op });
   renderCandidates();
   const c = displayed()?.candidates.find((x) => x.id === candidateId);
@@ -721,6 +730,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     }
     case 'item':
       pending = pending.filter((p) => p.seq > msg.ack);
+      showPending();
       if (msg.index === selected) {
         current = { index: msg.index, view: msg.view, scores: msg.scores ?? {}, marks: msg.marks };
         renderItem();
@@ -732,6 +742,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     case 'ack': {
       const before = pending.length;
       pending = pending.filter((p) => p.seq > msg.seq);
+      showPending();
       if (pending.length !== before) renderCandidates();
       break;
     }
@@ -803,5 +814,6 @@ list.addEventListener('keydown', (e) => {
 initLayout(vscode, () => renderList());
 createNavigator({ post, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
 renderLegend();
+showPending();
 post({ type: 'ready' });
 if (document.hasFocus()) post({ type: 'focus', focused: true });
