@@ -47,6 +47,25 @@ export function workspaceDir(document: vscode.TextDocument): string {
   return folder ? folder.uri.fsPath : vscode.Uri.joinPath(document.uri, '..').fsPath;
 }
 
+/**
+ * For runs with API generators or judges: ask now, or through OpenAI's Batch API (`batch` in a generate or judge
+ * plan: about half the price, answered within 24 h, resumed by batch id after a restart). Runs with local models
+ * only are not asked.
+ *
+ * @returns true for the Batch API, false for now, undefined when the user cancels
+ */
+export async function pickBatchMode(backends: readonly string[], what: string): Promise<boolean | undefined> {
+  if (!backends.some((b) => b !== 'local')) return false;
+  const picked = await vscode.window.showQuickPick(
+    [
+      { label: 'Ask now', description: 'online requests, results as they arrive', batch: false },
+      { label: 'OpenAI Batch API', description: 'about half the price, results within 24 h; resumes after a restart', detail: 'The endpoint must offer /v1/files and /v1/batches (OpenAI does; most self-hosted servers do not). Local models run as usual.', batch: true },
+    ],
+    { ignoreFocusOut: true, title: `${what}: how to ask the API` },
+  );
+  return picked?.batch;
+}
+
 /** Fields of metric configurations that name a file or a local model folder. */
 const METRIC_PATH_FIELDS = ['model', 'idfReferencesFile', 'baselineFile'];
 

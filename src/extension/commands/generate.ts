@@ -14,7 +14,7 @@ import type { GeneratorSpec, GenerationRunConfig, DecodingSpec, PresetName } fro
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { runPlanInEditor } from '../host';
 import { setKeyCommand } from '../keys';
-import { activeDialogue, config, requireTrust } from './common';
+import { activeDialogue, config, pickBatchMode, requireTrust } from './common';
 
 /** What the settings quick pick returns. */
 interface SettingsChoice {
@@ -100,6 +100,8 @@ export async function generateCommand(context: vscode.ExtensionContext, editors:
   if (!choice) return;
   const generators = choice.config.generators ?? (await pickGenerators());
   if (!generators?.length) return;
+  const batch = await pickBatchMode(generators.map((g) => g.backend), 'Generate');
+  if (batch === undefined) return;
   const { validateGeneratePlan } = await import('../../core/jobs/generate');
   const plan = validateGeneratePlan(
     {
@@ -107,6 +109,7 @@ export async function generateCommand(context: vscode.ExtensionContext, editors:
       seed: config().get<number>('generator.seed') ?? 0,
       ...choice.config,
       generators,
+      ...(batch ? { batch: true } : {}),
     },
     choice.configFile ?? 'settings (reflectEval.generator.*)',
   );

@@ -10,7 +10,7 @@ import type { DialogueEditorProvider } from '../dialogueEditor';
 import { parseTextDocument } from '../dialogueEditor';
 import { documentFile, runPlanInEditor } from '../host';
 import { setKeyCommand } from '../keys';
-import { activeDialogue, config, promptRoots, requireTrust } from './common';
+import { activeDialogue, config, pickBatchMode, promptRoots, requireTrust } from './common';
 
 /** The single judge the `reflectEval.judge.*` settings describe. */
 function settingsJudge(): JudgeSpec {
@@ -75,13 +75,16 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
     { ignoreFocusOut: true, title: 'Assessment requests', canPickMany: true },
   );
   if (!requests?.length) return;
-  const plan = await judgePlan(start.judges, bodies.map((b) => b.label), requests.map((r) => r.label));
+  // A batch plan takes API judges only (validateJudgePlan refuses a local one in it).
+  const batch = start.judges.every((j) => j.backend !== 'local') ? await pickBatchMode(start.judges.map((j) => j.backend), 'Judge matrix') : false;
+  if (batch === undefined) return;
+  const plan = { ...(await judgePlan(start.judges, bodies.map((b) => b.label), requests.map((r) => r.label))), ...(batch ? { batch: true } : {}) };
   const { estimateJudgePlan } = await import('../../core/jobs/judge');
   const { documentItems } = await import('../../core/format/jsonl');
   const est = await estimateJudgePlan(plan, documentItems(parseTextDocument(document)), promptRoots(context));
   const lines = est.perJudge.map((j) => `${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate)' : ''}${j.cost === null ? ' (no price in reflectEval.prices)' : `, ≈ ${j.cost.toFixed(4)} at most`}`);
   const message =
-    `${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${(plan.repeats ?? 1) > 1 ? ` × ${plan.repeats} repeats` : ''}. Cached replies are not asked again.` +
+    `${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${(plan.repeats ?? 1) > 1 ? ` × ${plan.repeats} repeats` : ''}. Cached replies are not asked again.${plan.batch ? ' API judges go through the OpenAI Batch API (prices halved below; results within 24 h).' : ''}` +
     (lines.length ? `\n${lines.join('\n')}${est.cost !== null ? `\nEstimated cost ≤ ${est.cost.toFixed(4)}` : ''}` : '');
   const go = await vscode.window.showInformationMessage(message, { modal: true }, 'Run');
   if (go !== 'Run') return;
