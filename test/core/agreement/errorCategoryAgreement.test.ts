@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { errorCategoryAgreement, errorCategoryAgreementPlainTable, errorCategoryEvaluators } from '../../../src/core/agreement/errorCategoryAgreement';
 import { renderTable } from '../../../src/core/agreement/agreementExport';
 import type { Annotation, DialogueItem, ErrorCategory } from '../../../src/core/dialogue/types';
@@ -14,20 +14,10 @@ import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
 import { parseErrorCategoriesReply } from '../../../src/core/judges/parseErrorCategories';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
-
-const root = resolve(__dirname, '../../..');
+import { testJobHost } from '../../helpers/jobHost';
 
 function host(baseDir: string): JobHost {
-  return {
-    kind: 'cli',
-    baseDir,
-    models: { bundledDir: join(root, 'fixtures/models'), baseDir },
-    promptRoots: [join(root, 'prompts')],
-    dataDir: join(root, 'data'),
-    secret: async () => ({ key: 'sk-test' }),
-    progress: () => {},
-    log: () => {},
-  };
+  return testJobHost(baseDir);
 }
 
 const coh = (annotator: string): Annotation => ({ annotator, coherent: true });

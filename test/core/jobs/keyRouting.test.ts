@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import type { JobHost, SecretAnswer, SecretRequest } from '../../../src/core/jobs/host';
 import { runGeneratePlan, validateGeneratePlan } from '../../../src/core/jobs/generate';
@@ -17,8 +17,8 @@ import { approvedKey, endpointOrigin, type EndpointSource, type KeyAnswer, type 
 import { MemorySink } from '../../../src/core/jobs/runner';
 import { chatCompletion, startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 import { memoryKeyStore } from '../../helpers/keyStore';
+import { testJobHost } from '../../helpers/jobHost';
 
-const root = resolve(__dirname, '../../..');
 const KEY = 'sk-user-key-for-my-provider';
 
 function items(n: number): DialogueItem[] {
@@ -31,17 +31,7 @@ function items(n: number): DialogueItem[] {
 
 /** A host whose `secret` is the one given (the editor's: approvedKey over SecretStorage and a modal dialog). */
 function host(secret: (r: SecretRequest) => Promise<SecretAnswer>): JobHost {
-  const dir = mkdtempSync(join(tmpdir(), 'key-routing-'));
-  return {
-    kind: 'vscode',
-    baseDir: dir,
-    models: { bundledDir: join(root, 'fixtures/models'), baseDir: dir },
-    promptRoots: [join(root, 'prompts')],
-    dataDir: join(root, 'data'),
-    secret,
-    progress: () => {},
-    log: () => {},
-  };
+  return testJobHost(mkdtempSync(join(tmpdir(), 'key-routing-')), { kind: 'vscode', secret });
 }
 
 /** The editor's key answer: the user's key stored for `home`, endpoints from workspace settings, a scripted dialog. */

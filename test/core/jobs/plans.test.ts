@@ -10,21 +10,13 @@ import { runPipeline, runPlanOnFile } from '../../../src/core/jobs/file';
 import { validatePipeline, validatePlan } from '../../../src/core/jobs/plans';
 import { MemorySink } from '../../../src/core/jobs/runner';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
+import { testJobHost } from '../../helpers/jobHost';
 
 const root = resolve(__dirname, '../../..');
 
 /** A host as a program would build one, writing its log into an array. */
 function testHost(baseDir: string, log: string[] = []): JobHost {
-  return {
-    kind: 'cli',
-    baseDir,
-    models: { bundledDir: join(root, 'fixtures/models'), baseDir },
-    promptRoots: [join(root, 'prompts')],
-    dataDir: join(root, 'data'),
-    secret: async () => ({ missing: 'no keys in this test' }),
-    progress: () => {},
-    log: (m) => log.push(m),
-  };
+  return testJobHost(baseDir, { secret: async () => ({ missing: 'no keys in this test' }), log: (m) => log.push(m) });
 }
 
 describe('job plans', () => {

@@ -13,11 +13,12 @@ import type { JobHost } from '../../../src/core/jobs/host';
 import { leaderboardRows, parseSearchReport, readSearchReport, searchReportFile, searchVariantLibrary } from '../../../src/core/jobs/searchLeaderboard';
 import { assemblePrompt, loadPromptLibrary } from '../../../src/core/judges/prompts';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
+import { testJobHost } from '../../helpers/jobHost';
 
 const root = resolve(__dirname, '../../..');
 
 function host(baseDir: string): JobHost {
-  return { kind: 'cli', baseDir, models: { bundledDir: join(root, 'fixtures/models'), baseDir }, promptRoots: [join(root, 'prompts')], dataDir: join(root, 'data'), secret: async () => ({ key: 'sk-test' }), progress: () => {}, log: () => {} };
+  return testJobHost(baseDir);
 }
 
 /** 8 contexts × 4 candidates with 0–3 of 3 experts saying coherent. */

@@ -15,20 +15,12 @@ import type { JobHost } from '../../../src/core/jobs/host';
 import { buildSearchSpace, validateSearchPromptsPlan, type SearchPromptsPlan, type SearchResult } from '../../../src/core/jobs/searchPrompts';
 import { contextKey, pickFewShot, splitByContext } from '../../../src/core/judges/promptSearch';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
+import { testJobHost } from '../../helpers/jobHost';
 
 const root = resolve(__dirname, '../../..');
 
 function host(baseDir: string, log: string[] = []): JobHost {
-  return {
-    kind: 'cli',
-    baseDir,
-    models: { bundledDir: join(root, 'fixtures/models'), baseDir },
-    promptRoots: [join(root, 'prompts')],
-    dataDir: join(root, 'data'),
-    secret: async () => ({ key: 'sk-test' }),
-    progress: () => {},
-    log: (m) => log.push(m),
-  };
+  return testJobHost(baseDir, { log: (m) => log.push(m) });
 }
 
 /** 12 contexts × 5 candidates; candidate j of item i has (i + j) mod 4 of 3 experts saying coherent (0–3). */

@@ -12,20 +12,12 @@ import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
 import { estimateJudgePlan, validateJudgePlan, type JudgePlan } from '../../../src/core/jobs/judge';
 import { startStubBatchAPI, type BatchLine, type BatchLineAnswer, type StubBatchOptions, type StubBatchServer } from '../../helpers/stubOpenAIBatch';
+import { testJobHost } from '../../helpers/jobHost';
 
 const root = resolve(__dirname, '../../..');
 
 function testHost(baseDir: string, log: string[] = []): JobHost {
-  return {
-    kind: 'cli',
-    baseDir,
-    models: { bundledDir: join(root, 'fixtures/models'), baseDir },
-    promptRoots: [join(root, 'prompts')],
-    dataDir: join(root, 'data'),
-    secret: async () => ({ key: 'sk-batch-test' }),
-    progress: () => {},
-    log: (m) => log.push(m),
-  };
+  return testJobHost(baseDir, { secret: async () => ({ key: 'sk-batch-test' }), log: (m) => log.push(m) });
 }
 
 /** Three items with two candidates each: six candidates. */
