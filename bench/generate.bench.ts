@@ -80,7 +80,8 @@ export async function run(args: string[]): Promise<void> {
   async function oursOne(p: number[], config: GenerationConfig, t: Timing): Promise<number[]> {
     const timer = { runMs: 0, runs: 0, helperMs: 0 };
     const t0 = performance.now();
-    const [seqs] = await decode(ours, [p], { ...config, maxNewTokens }, { timer });
+    // Every strategy pays its own prompt pass: the ratios compare strategies at equal work.
+    const [seqs] = await decode(ours, [p], { ...config, maxNewTokens }, { timer, reusePromptPass: false });
     t.wallMs += performance.now() - t0;
     t.runMs += timer.runMs;
     t.runs += timer.runs;

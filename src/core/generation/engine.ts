@@ -95,6 +95,7 @@ export async function decode(model: GenerativeLM, prompts: number[][], config: G
       signal: options.signal,
       timer: options.timer,
       noKernel: options.noKernel,
+      reusePromptPass: options.reusePromptPass,
       onStepScores: options.onStepScores && ((e) => options.onStepScores!({ ...e, prompt: indices[e.prompt] })),
       onStep: (tokens, done) => {
         tokensGenerated += tokens;

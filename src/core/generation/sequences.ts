@@ -72,6 +72,11 @@ export interface DecodeOptions {
   batchSize?: number;
   /** Beam search: do the per-step log-softmax and top-k in JavaScript rather than in the onnxruntime kernel (tests compare both). */
   noKernel?: boolean;
+  /**
+   * A single prompt equal to the one the model decoded just before starts from that pass (default true; see
+   * `GenerativeLM.startDecoding`). Benchmarks set false to compare strategies at equal work.
+   */
+  reusePromptPass?: boolean;
 }
 
 /** A row's result inside a loop, before it is dressed as a {@link GeneratedSequence}. */
@@ -90,4 +95,5 @@ export interface LoopHooks {
   onStep?: (tokens: number, promptsDone: number) => void;
   onStepScores?: (e: StepScoresEvent) => void;
   noKernel?: boolean;
+  reusePromptPass?: boolean;
 }

@@ -60,6 +60,13 @@ export class OnnxCausalLM implements GenerativeLM {
     readonly description?: DescribedModel,
   ) {}
 
+  /**
+   * The last single prompt's pass (its ids, last-position logits and cache): a grid decodes one context under
+   * several settings in turn, and every setting starts from this same pass, so it runs once per context. Only
+   * one-prompt calls are kept (a batch's cache can be large); the values are exactly what the pass computes.
+   */
+  private lastPrompt: { key: string; logits: Float32Array; vocab: number; past: KVCache } | undefined;
+
   get vocabSize(): number {
     return this.config.vocabSize;
   }
@@ -205,7 +212,7 @@ export class OnnxCausalLM implements GenerativeLM {
    * @throws RangeError on an empty prompt, one longer than `maxPositions − 1`, or prompts of different lengths
    *   for a model without `position_ids` (see {@link paddingSafe})
    */
-  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer } = {}): Promise<StartedDecoding> {
+  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean } = {}): Promise<StartedDecoding> {
     const expand = options.expand ?? 1;
     if (!Number.isInteger(expand) || expand < 1) throw new RangeError(`expand must be an integer ≥ 1, got ${expand}`);
     prompts.forEach((p, i) => {
@@ -232,10 +239,21 @@ export class OnnxCausalLM implements GenerativeLM {
         mask[b * longest + t] = real ? 1n : 0n;
       }
     });
-    const out = await this.run(ids, mask, pos, n, longest, 0, new Map(), options.timer);
-    const vocab = out.logits.dims[2];
-    const logits = lastPositionLogits(out.logits.data as Float32Array, n, longest, vocab, expand);
-    let past = this.presents(out);
+    // A prompt decoded just before (another setting of the same context) starts from the pass already made.
+    const key = n === 1 && options.reusePromptPass !== false ? prompts[0].join(',') : undefined;
+    let pass = key !== undefined && this.lastPrompt?.key === key ? this.lastPrompt : undefined;
+    if (!pass) {
+      const out = await this.run(ids, mask, pos, n, longest, 0, new Map(), options.timer);
+      const vocab = out.logits.dims[2];
+      pass = { key: key ?? '', logits: lastPositionLogits(out.logits.data as Float32Array, n, longest, vocab), vocab, past: this.presents(out) };
+      this.lastPrompt = key !== undefined ? pass : undefined;
+    }
+    const vocab = pass.vocab;
+    // A fresh copy per call: the decoding loops process the logits in place.
+    const logits = lastPositionLogits(pass.logits, n, 1, vocab, expand);
+    // The session never writes into the tensors it starts from (each step returns new ones; selecting rows
+    // gathers into its own buffers), so the kept cache can start the next setting as it is.
+    let past = pass.past;
     if (expand > 1) past = this.repeatCache(past, expand);
     const rowPad = new Int32Array(n * expand);
     for (let r = 0; r < n * expand; r++) rowPad[r] = padLen[Math.floor(r / expand)];

@@ -104,11 +104,14 @@ export interface GenerativeLM {
   readonly paddingSafe: boolean;
   /**
    * Encodes `prompts` (non-empty token id lists) once and returns a session of `prompts.length × expand` rows
-   * (row r continues prompt ⌊r / expand⌋), the cache tiled rather than recomputed.
+   * (row r continues prompt ⌊r / expand⌋), the cache tiled rather than recomputed. With `reusePromptPass` (the
+   * default), a single prompt equal to the previous call's single prompt starts from the pass already made (its
+   * kept logits and cache: the same numbers, one pass fewer), as a run's settings for one context do; `false`
+   * neither uses nor keeps it (benchmarks comparing strategies at equal work).
    *
    * @throws RangeError on an empty prompt or one longer than the model allows
    */
-  startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer }): Promise<StartedDecoding>;
+  startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean }): Promise<StartedDecoding>;
   /** Releases the ONNX sessions. */
   dispose(): Promise<void>;
 }

@@ -53,6 +53,12 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
     readonly description?: DescribedModel,
   ) {}
 
+  /**
+   * The last single prompt's encoder pass and first decoder step: a grid decodes one context under several
+   * settings in turn, and each starts from the same passes, so they run once per context (as in `OnnxCausalLM`).
+   */
+  private lastPrompt: { key: string; hidden: ort.Tensor; mask: ort.Tensor; logits: Float32Array; vocab: number; selfPresent: Cache; crossPresent: Cache } | undefined;
+
   get vocabSize(): number {
     return this.config.vocabSize;
   }
@@ -143,7 +149,7 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
    *
    * @throws RangeError on an empty prompt or one longer than the model's positions
    */
-  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer } = {}): Promise<StartedDecoding> {
+  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean } = {}): Promise<StartedDecoding> {
     const expand = options.expand ?? 1;
     if (!Number.isInteger(expand) || expand < 1) throw new RangeError(`expand must be an integer ≥ 1, got ${expand}`);
     prompts.forEach((p, i) => {
@@ -163,25 +169,36 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
         mask[b * S + t] = 1n;
       }
     });
-    const maskTensor = new T('int64', mask, [n, S]);
-    const enc = await this.encoder.run({ input_ids: new T('int64', ids, [n, S]), attention_mask: maskTensor }, options.timer);
-    const hidden = enc.last_hidden_state;
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new T('int64', new BigInt64Array(n).fill(BigInt(start)), [n, 1]),
-      encoder_attention_mask: maskTensor,
-      encoder_hidden_states: hidden,
-    };
-    if (this.first.inputs.has('use_cache_branch')) feeds.use_cache_branch = new T('bool', new Uint8Array([0]), [1]);
-    if (this.first.inputs.has(this.selfNames[0])) {
-      for (const [k, v] of this.empty(this.selfNames, n)) feeds[k] = v;
-      for (const [k, v] of this.empty(this.crossNames, n)) feeds[k] = v;
+    // A prompt decoded just before (another setting of the same context) starts from the passes already made.
+    const key = n === 1 && options.reusePromptPass !== false ? prompts[0].join(',') : undefined;
+    let pass = key !== undefined && this.lastPrompt?.key === key ? this.lastPrompt : undefined;
+    if (!pass) {
+      const maskTensor = new T('int64', mask, [n, S]);
+      const enc = await this.encoder.run({ input_ids: new T('int64', ids, [n, S]), attention_mask: maskTensor }, options.timer);
+      const hidden = enc.last_hidden_state;
+      const feeds: Record<string, ort.Tensor> = {
+        input_ids: new T('int64', new BigInt64Array(n).fill(BigInt(start)), [n, 1]),
+        encoder_attention_mask: maskTensor,
+        encoder_hidden_states: hidden,
+      };
+      if (this.first.inputs.has('use_cache_branch')) feeds.use_cache_branch = new T('bool', new Uint8Array([0]), [1]);
+      if (this.first.inputs.has(this.selfNames[0])) {
+        for (const [k, v] of this.empty(this.selfNames, n)) feeds[k] = v;
+        for (const [k, v] of this.empty(this.crossNames, n)) feeds[k] = v;
+      }
+      const out = await this.first.run(feeds, options.timer);
+      const vocab = out.logits.dims[2];
+      const present = (names: string[]): Cache => new Map(names.map((name) => [name, out[name.replace('past_key_values.', 'present.')]]));
+      pass = { key: key ?? '', hidden, mask: maskTensor, logits: lastPositionLogits(out.logits.data as Float32Array, n, 1, vocab), vocab, selfPresent: present(this.selfNames), crossPresent: present(this.crossNames) };
+      this.lastPrompt = key !== undefined ? pass : undefined;
     }
-    const out = await this.first.run(feeds, options.timer);
-    const vocab = out.logits.dims[2];
-    const logits = lastPositionLogits(out.logits.data as Float32Array, n, 1, vocab, expand);
+    const { vocab, hidden, mask: maskTensor } = pass;
+    // A fresh copy per call: the decoding loops process the logits in place.
+    const logits = lastPositionLogits(pass.logits, n, 1, vocab, expand);
+    // Tiling copies (repeatRows); with expand 1 the session starts from the kept tensors, which it never writes into.
     const tile = (t: ort.Tensor) => repeatRows(T, t, expand);
-    const selfPast: Cache = new Map(this.selfNames.map((name) => [name, tile(out[name.replace('past_key_values.', 'present.')])]));
-    const crossPast: Cache = new Map(this.crossNames.map((name) => [name, tile(out[name.replace('past_key_values.', 'present.')])]));
+    const selfPast: Cache = new Map([...pass.selfPresent].map(([name, t]) => [name, tile(t)]));
+    const crossPast: Cache = new Map([...pass.crossPresent].map(([name, t]) => [name, tile(t)]));
     const rowContext = new Int32Array(n * expand);
     for (let r = 0; r < n * expand; r++) rowContext[r] = Math.floor(r / expand);
     const session = new Seq2SeqDecodingSession(this, vocab, selfPast, crossPast, tile(hidden), tile(maskTensor), rowContext, options.timer);

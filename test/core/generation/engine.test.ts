@@ -5,15 +5,44 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { GenerationConfig } from '../../../src/core/generation/config';
 import { decode } from '../../../src/core/generation/engine';
-import type { DecodeProgress } from '../../../src/core/generation/sequences';
+import type { DecodeProgress, GeneratedSequence } from '../../../src/core/generation/sequences';
 import { teacherForcing } from '../../../src/core/generation/teacherForcing';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
+import type { GenerativeLM } from '../../../src/core/models/languageModel';
 import { loadLanguageModel } from '../../../src/core/models/loadModel';
 
 const models = resolve(__dirname, '../../../fixtures/models');
 const folder = join(models, 'reflect-gpt2-tiny');
 const prompts = (JSON.parse(readFileSync(join(folder, 'parity.json'), 'utf8')) as { cases: { promptIds: number[] }[] }).cases.map((c) => c.promptIds);
+
+/**
+ * Decodes `prompt` under each config twice over: on `reference`, with another prompt decoded before each config (so no
+ * pass is reused), and on `model` in turn as a grid does (one context, every setting). Returns both, with the runs.
+ */
+async function gridTwice(model: GenerativeLM, reference: GenerativeLM, prompt: number[], other: number[], configs: GenerationConfig[]) {
+  const expected: { out: GeneratedSequence[][]; runs: number }[] = [];
+  for (const c of configs) {
+    await decode(reference, [other], { strategy: 'greedy', maxNewTokens: 1 });
+    const timer = { runMs: 0, runs: 0 };
+    expected.push({ out: await decode(reference, [prompt], c, { timer }), runs: timer.runs });
+  }
+  await decode(model, [other], { strategy: 'greedy', maxNewTokens: 1 });
+  const got: { out: GeneratedSequence[][]; runs: number }[] = [];
+  for (const c of configs) {
+    const timer = { runMs: 0, runs: 0 };
+    got.push({ out: await decode(model, [prompt], c, { timer }), runs: timer.runs });
+  }
+  return { expected, got };
+}
+
+const GRID: GenerationConfig[] = [
+  { strategy: 'greedy', maxNewTokens: 8 },
+  { strategy: 'beamSearch', numBeams: 4, maxNewTokens: 6, earlyStopping: 'never' },
+  { strategy: 'nucleusSampling', topP: 0.9, numReturnSequences: 3, seed: 7, maxNewTokens: 8 },
+  { strategy: 'greedy', maxNewTokens: 8, repetitionPenalty: 1.3 },
+];
 
 describe('decoding engine (bundled GPT-2 fixture)', () => {
   let model: OnnxCausalLM;
@@ -43,6 +72,23 @@ describe('decoding engine (bundled GPT-2 fixture)', () => {
     const t2 = { runMs: 0, runs: 0 };
     await decode(model, [prompts[1]], { strategy: 'nucleusSampling', numReturnSequences: 5, topP: 0.9, maxNewTokens: 6, seed: 1 }, { timer: t2 });
     assert.ok(t2.runs <= 6, `5 samples in ≤ 6 passes, got ${t2.runs}`);
+  });
+
+  it('starts each further setting of one prompt from the pass already made: one pass fewer, the same sequences and scores', async () => {
+    const reference = await OnnxCausalLM.load(folder);
+    try {
+      const { expected, got } = await gridTwice(model, reference, prompts[2], prompts[0], GRID);
+      assert.deepEqual(got.map((g) => g.out), expected.map((e) => e.out));
+      assert.equal(got[0].runs, expected[0].runs, 'the first setting makes the prompt pass');
+      got.slice(1).forEach((g, i) => assert.equal(g.runs, expected[i + 1].runs - 1, `setting ${i + 1}: no prompt pass`));
+      // Asked not to, it makes the pass again.
+      const timer = { runMs: 0, runs: 0 };
+      const again = await decode(model, [prompts[2]], GRID[1], { timer, reusePromptPass: false });
+      assert.deepEqual(again, expected[1].out);
+      assert.equal(timer.runs, expected[1].runs);
+    } finally {
+      await reference.dispose();
+    }
   });
 
   it('reports progress after every step and stops on abort, keeping what was decoded', async () => {
@@ -100,6 +146,21 @@ describe('decoding engine (bundled GPT-2 fixture)', () => {
 });
 
 describe('decoding engine (encoder-decoder layout fixture)', () => {
+  it('starts each further setting of one input from the encoder pass and first step already made, with the same results', async () => {
+    const dir = join(models, 'layouts', 'bart-split');
+    const [bart, reference] = [await loadLanguageModel(dir), await loadLanguageModel(dir)];
+    try {
+      const enc = (JSON.parse(readFileSync(join(dir, 'parity.json'), 'utf8')) as { cases: { promptIds: number[] }[] }).cases.map((c) => c.promptIds);
+      const { expected, got } = await gridTwice(bart, reference, enc[1], enc[0], GRID);
+      assert.deepEqual(got.map((g) => g.out), expected.map((e) => e.out));
+      // The encoder pass and the first decoder step: two runs fewer from the second setting on.
+      got.slice(1).forEach((g, i) => assert.equal(g.runs, expected[i + 1].runs - 2, `setting ${i + 1}`));
+    } finally {
+      await bart.dispose();
+      await reference.dispose();
+    }
+  });
+
   it('batches encoder inputs of different lengths (right padding) exactly as one by one, for every strategy', async () => {
     const bart = await loadLanguageModel(join(models, 'layouts', 'bart-split'));
     try {
