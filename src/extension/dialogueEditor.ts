@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, blindCandidateId, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
+import { bytesVsCodeKeeps } from '../core/format/vsCodeSafe';
 import { changedLinesInPlace, itemIndexOfLine, reparseLines, sameEvaluators, sameOrigins, sameTitleInputs } from '../core/format/lineUpdate';
 import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
 import { keepProblemLines } from '../core/format/keepProblemLines';
@@ -257,23 +258,29 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   /**
    * Reads the file's bytes (when the document is a file and has no unsaved changes) for what the text cannot show:
    * bytes that are not UTF-8 (VS Code shows U+FFFD and a save writes it), lone CRs (VS Code splits the line).
+   *
+   * @returns whether there were or are such lines (the index and diagnostics then need sending again)
    */
-  private async readDisk(document: vscode.TextDocument): Promise<void> {
-    if (document.uri.scheme !== 'file' || document.isDirty) return;
+  private async readDisk(document: vscode.TextDocument): Promise<boolean> {
+    if (document.uri.scheme !== 'file' || document.isDirty) return false;
     const version = document.version;
     let bytes: Uint8Array;
     try {
       bytes = await vscode.workspace.fs.readFile(document.uri);
     } catch {
-      return;
+      return false;
     }
-    if (document.isClosed || document.version !== version || document.isDirty) return;
+    if (document.isClosed || document.version !== version || document.isDirty) return false;
+    const before = this.onDisk.get(document);
     const byText = new Map<string, ProblemLine>();
-    for (const l of problemLines(parseDocument(bytes, vscode.workspace.asRelativePath(document.uri)))) {
+    // Nothing VS Code would change (the usual case): no need to parse and validate every line again (issue 19 item 3).
+    const lines = bytesVsCodeKeeps(bytes) ? [] : problemLines(parseDocument(bytes, vscode.workspace.asRelativePath(document.uri)));
+    for (const l of lines) {
       // Only what the text cannot show: other problems are found in the text, wherever the line is now.
       if (l.inVsCode.length > 0 && l.editorLine - 1 < document.lineCount) byText.set(document.lineAt(l.editorLine - 1).text, l);
     }
     this.onDisk.set(document, byText);
+    return (before?.size ?? 0) > 0 || byText.size > 0;
   }
 
   /**
@@ -565,7 +572,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
 
     this.open.add(editor);
     let bytesBeforeSave: Uint8Array | undefined;
-    void this.readDisk(document).then(() => sendIndex());
+    // The index goes out when the webview is ready; again only if the bytes show lines the text cannot.
+    void this.readDisk(document).then((found) => found && sent && sendIndex());
     // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
     const merger = new ExternalChangeMerger(document, panel, send);
     const subscriptions = [
@@ -577,7 +585,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         else if (changedSinceSent !== 'all') for (const l of lines) changedSinceSent.add(l);
         update();
         // Not dirty after a change: reloaded from disk (an external edit) or back at the saved text; read the bytes again.
-        if (!document.isDirty) void this.readDisk(document).then(() => sendIndex());
+        if (!document.isDirty) void this.readDisk(document).then((found) => found && sendIndex());
       }),
       vscode.workspace.onWillSaveTextDocument((e) => {
         // The file's bytes just before VS Code writes the text: what the byte-preserving path keeps.
