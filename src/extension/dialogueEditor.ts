@@ -11,6 +11,8 @@ import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, blindCandidateId, candidateIdOfView } from '../core/labels/annotatorView';
 import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
+import { bytesVsCodeKeeps } from '../core/format/vsCodeSafe';
+import { changedLinesInPlace, itemIndexOfLine, reparseLines, sameEvaluators, sameOrigins, sameTitleInputs } from '../core/format/lineUpdate';
 import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
 import { keepProblemLines } from '../core/format/keepProblemLines';
 import { decodeUtf8Lossy } from '../core/format/bytes';
@@ -26,19 +28,47 @@ import { getAnnotator, getBlindMode } from './settings';
 import { ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
 import { candidateMarks, navigatorState, nextUnlabelledTarget, ProgressStatusBar, type ListSettings } from './itemNavigator';
-import type { LabelProgress } from '../core/analysis/itemNavigation';
+import { labelProgressAfter, type LabelProgress } from '../core/analysis/itemNavigation';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
 
-/** Parsed documents cached by version, so the editor, panel and commands parse each version once. */
-const parsed = new WeakMap<vscode.TextDocument, { version: number; doc: DialogueDocument }>();
+/**
+ * Parsed documents cached by version, so the editor, panel and commands parse each version once. `pending`: the
+ * lines changed in place since `version` (every change event seen since, see {@link trackChanges}), or `'all'`
+ * after a structural change; the next parse re-parses only those lines when it can (issue 19 item 3).
+ */
+const parsed = new WeakMap<vscode.TextDocument, { version: number; doc: DialogueDocument; pending?: Set<number> | 'all'; seen: number }>();
+let tracking: vscode.Disposable | undefined;
+
+/**
+ * Records, for every cached document, which lines each change event touched (for as long as the extension runs;
+ * registered before the first parse, so no event of a cached document is missed).
+ */
+function trackChanges(): void {
+  tracking ??= vscode.workspace.onDidChangeTextDocument((e) => {
+    const hit = parsed.get(e.document);
+    if (!hit || hit.version === e.document.version) return;
+    const lines = changedLinesInPlace(e.contentChanges);
+    if (!lines) hit.pending = 'all';
+    else if (hit.pending !== 'all') {
+      hit.pending ??= new Set();
+      for (const l of lines) hit.pending.add(l);
+    }
+    hit.seen = e.document.version;
+  });
+}
 
 /** The parsed form of a dialogue TextDocument (cached per document version). */
 export function parseTextDocument(document: vscode.TextDocument): DialogueDocument {
+  trackChanges();
   const hit = parsed.get(document);
   if (hit && hit.version === document.version) return hit.doc;
-  const doc = parseDocument(document.getText(), vscode.workspace.asRelativePath(document.uri), hit?.doc);
-  parsed.set(document, { version: document.version, doc });
+  // Lines changed in place since the cached version: re-parse just those (document.lineAt, not the whole text).
+  // Only when the tracker has seen the change that made this version (a listener of the same event that runs
+  // before it would otherwise miss that event's lines).
+  const inPlace = hit && hit.pending instanceof Set && hit.seen === document.version && [...hit.pending].every((l) => l < document.lineCount) ? reparseLines(hit.doc, [...hit.pending].map((line) => ({ line, text: document.lineAt(line).text }))) : undefined;
+  const doc = inPlace ?? parseDocument(document.getText(), vscode.workspace.asRelativePath(document.uri), hit?.doc);
+  parsed.set(document, { version: document.version, doc, seen: document.version });
   return doc;
 }
 
@@ -228,23 +258,29 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   /**
    * Reads the file's bytes (when the document is a file and has no unsaved changes) for what the text cannot show:
    * bytes that are not UTF-8 (VS Code shows U+FFFD and a save writes it), lone CRs (VS Code splits the line).
+   *
+   * @returns whether there were or are such lines (the index and diagnostics then need sending again)
    */
-  private async readDisk(document: vscode.TextDocument): Promise<void> {
-    if (document.uri.scheme !== 'file' || document.isDirty) return;
+  private async readDisk(document: vscode.TextDocument): Promise<boolean> {
+    if (document.uri.scheme !== 'file' || document.isDirty) return false;
     const version = document.version;
     let bytes: Uint8Array;
     try {
       bytes = await vscode.workspace.fs.readFile(document.uri);
     } catch {
-      return;
+      return false;
     }
-    if (document.isClosed || document.version !== version || document.isDirty) return;
+    if (document.isClosed || document.version !== version || document.isDirty) return false;
+    const before = this.onDisk.get(document);
     const byText = new Map<string, ProblemLine>();
-    for (const l of problemLines(parseDocument(bytes, vscode.workspace.asRelativePath(document.uri)))) {
+    // Nothing VS Code would change (the usual case): no need to parse and validate every line again (issue 19 item 3).
+    const lines = bytesVsCodeKeeps(bytes) ? [] : problemLines(parseDocument(bytes, vscode.workspace.asRelativePath(document.uri)));
+    for (const l of lines) {
       // Only what the text cannot show: other problems are found in the text, wherever the line is now.
       if (l.inVsCode.length > 0 && l.editorLine - 1 < document.lineCount) byText.set(document.lineAt(l.editorLine - 1).text, l);
     }
     this.onDisk.set(document, byText);
+    return (before?.size ?? 0) > 0 || byText.size > 0;
   }
 
   /**
@@ -355,6 +391,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   }
 
   async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
+    // The parse cache's change tracker listens before this editor's listener, so the editor's parse after a label
+    // edit is incremental (see parseTextDocument).
+    trackChanges();
     const webview = panel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist'), vscode.Uri.joinPath(this.context.extensionUri, 'media')] };
     webview.html = webviewPage(webview, this.context.extensionUri, {
@@ -407,15 +446,25 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       listed: null,
       progress: null,
     };
-    /** The item list's filter, order, progress and plan state (after every index). */
-    const sendNavigator = () => {
-      const items = documentItems(parseTextDocument(document));
+    /** What the webview was last sent (index and navigator), for sending only what an edit in place changed. */
+    let sent: { version: number; doc: DialogueDocument; items: DialogueItem[]; titles: ItemTitleParts[]; annotator: string | null } | undefined;
+    let navSent: { items: readonly DialogueItem[]; origins: string[]; json: string } | undefined;
+    /** Lines changed in place since the webview was last sent the document (`'all'`: a structural change). */
+    let changedSinceSent: Set<number> | 'all' = new Set();
+    /** The item list's filter, order, progress and plan state (after every index). `known`: see `navigatorState`. */
+    const sendNavigator = (known?: { origins?: string[]; progress?: LabelProgress }) => {
+      const doc = parseTextDocument(document);
+      const items = sent && sent.doc === doc ? sent.items : documentItems(doc);
       const annotator = getAnnotator();
       const blind = getBlindMode();
-      const { state, listed } = navigatorState(document, items, editor.list, { annotator, blind, info: evaluatorInfoOf(document, items, this.context.extensionUri) });
+      const { state, listed } = navigatorState(document, items, editor.list, { annotator, blind, info: evaluatorInfoOf(document, items, this.context.extensionUri), known });
       editor.listed = listed;
       editor.progress = state.progress;
-      send({ type: 'navigator', state });
+      // After an edit in place the state is often what the webview has (a second key on the same candidate).
+      const json = JSON.stringify(state);
+      const same = known !== undefined && navSent?.json === json;
+      navSent = { items, origins: state.origins, json };
+      if (!same) send({ type: 'navigator', state });
       if (panel.active) this.updateStatus();
     };
     const goNextUnlabelled = (index: number, candidateId: string | null) => {
@@ -430,14 +479,14 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const doc = parseTextDocument(document);
       const annotator = getAnnotator();
       const lines = this.updateDiagnostics(document);
+      const items = documentItems(doc);
+      const titles = itemTitleList(items);
+      sent = { version: document.version, doc, items, titles, annotator };
+      changedSinceSent = new Set();
       send({
         type: 'index',
         file: vscode.workspace.asRelativePath(document.uri),
-        entries: (() => {
-          const items = documentItems(doc);
-          const titles = itemTitleList(items);
-          return items.map((it, i) => entryOf(it, i, annotator, titles[i]));
-        })(),
+        entries: items.map((it, i) => entryOf(it, i, annotator, titles[i])),
         problems: lines.map((l) => ({ line: l.editorLine, severity: l.severity, reasons: l.reasons })),
         annotator,
         blind: getBlindMode(),
@@ -452,6 +501,55 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const view = annotatorView(item, { annotator: getAnnotator(), blind: getBlindMode(), comparison: editor.comparison });
       const marks = candidateMarks(item, view, { blind: getBlindMode(), annotator: getAnnotator(), info: evaluatorInfoOf(document, items, this.context.extensionUri) });
       send({ type: 'item', index, view, ack: Math.max(applied, applying), scores: scoreGroupsOf(document, items, view, this.context.extensionUri), marks });
+    };
+    /**
+     * After a change event: when only item lines changed in place (their items still at the same index with the
+     * same id, no problem line touched), sends the webview just those rows, the navigator if it changed, and the
+     * selected item if it is one of them; otherwise the whole index (issue 19 item 3).
+     */
+    const update = () => {
+      const lines = changedSinceSent;
+      changedSinceSent = new Set();
+      if (!(lines instanceof Set) || !updateInPlace(lines)) editor.refresh();
+    };
+    const updateInPlace = (lines: Set<number>): boolean => {
+      if (!sent || sent.annotator !== getAnnotator() || (this.onDisk.get(document)?.size ?? 0) > 0) return false;
+      const doc = parseTextDocument(document);
+      // Same arrays: the incremental parse kept every item at its line and found no new problem (lineUpdate.ts).
+      if (doc.itemLines !== sent.doc.itemLines || doc.problems !== sent.doc.problems) return false;
+      const indices: number[] = [];
+      for (const line of lines) {
+        const i = itemIndexOfLine(doc.itemLines, line);
+        if (i < 0) return false;
+        indices.push(i);
+      }
+      const previousItems = sent.items;
+      const items = sent.items.slice();
+      const before: DialogueItem[] = [];
+      const after: DialogueItem[] = [];
+      const changed: number[] = [];
+      for (const i of indices) {
+        const item = (doc.lines[doc.itemLines[i]] as { item: DialogueItem }).item;
+        if (item === items[i]) continue;
+        if (!sameTitleInputs(items[i], item)) return false;
+        before.push(items[i]);
+        after.push(item);
+        changed.push(i);
+        items[i] = item;
+      }
+      const info = evaluatorInfo.get(document);
+      const evaluatorsKept = before.every((b, k) => sameEvaluators(b, after[k]));
+      if (info && info.version === sent.version && evaluatorsKept) evaluatorInfo.set(document, { ...info, version: document.version });
+      sent = { ...sent, version: document.version, doc, items };
+      if (changed.length) send({ type: 'entries', entries: changed.map((i) => entryOf(items[i], i, sent!.annotator, sent!.titles[i])) });
+      const known: { origins?: string[]; progress?: LabelProgress } = {};
+      if (navSent && navSent.items === previousItems) {
+        if (before.every((b, k) => sameOrigins(b, after[k]))) known.origins = navSent.origins;
+        if (editor.progress) known.progress = labelProgressAfter(editor.progress, before, after, sent.annotator);
+      }
+      sendNavigator(known);
+      if (changed.includes(selected)) sendItem(selected);
+      return true;
     };
     const applyLabel = async (seq: number, itemId: string, candidateId: string, op: LabelOp) => {
       applying = seq;
@@ -474,16 +572,20 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
 
     this.open.add(editor);
     let bytesBeforeSave: Uint8Array | undefined;
-    void this.readDisk(document).then(() => sendIndex());
+    // The index goes out when the webview is ready; again only if the bytes show lines the text cannot.
+    void this.readDisk(document).then((found) => found && sent && sendIndex());
     // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
     const merger = new ExternalChangeMerger(document, panel, send);
     const subscriptions = [
       merger,
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.toString() !== document.uri.toString() || e.contentChanges.length === 0) return;
-        editor.refresh();
+        const lines = changedLinesInPlace(e.contentChanges);
+        if (!lines) changedSinceSent = 'all';
+        else if (changedSinceSent !== 'all') for (const l of lines) changedSinceSent.add(l);
+        update();
         // Not dirty after a change: reloaded from disk (an external edit) or back at the saved text; read the bytes again.
-        if (!document.isDirty) void this.readDisk(document).then(() => sendIndex());
+        if (!document.isDirty) void this.readDisk(document).then((found) => found && sendIndex());
       }),
       vscode.workspace.onWillSaveTextDocument((e) => {
         // The file's bytes just before VS Code writes the text: what the byte-preserving path keeps.

@@ -26,9 +26,15 @@ export interface EvaluatorInfo {
 
 /**
  * The item list's state for the webview, and the file indices it lists (for "next unlabelled"). In blind mode the
- * origin and judge-vs-humans filters are dropped (and reported), and the plan's estimate is hidden.
+ * origin and judge-vs-humans filters are dropped (and reported), and the plan's estimate is hidden. `known`: the
+ * origin groups and progress of `items` when the caller already has them (after an edit in place, issue 19 item 3).
  */
-export function navigatorState(document: vscode.TextDocument, items: readonly DialogueItem[], list: ListSettings, opts: { annotator: string | null; blind: boolean; info: EvaluatorInfo }): { state: NavigatorState; listed: number[] } {
+export function navigatorState(
+  document: vscode.TextDocument,
+  items: readonly DialogueItem[],
+  list: ListSettings,
+  opts: { annotator: string | null; blind: boolean; info: EvaluatorInfo; known?: { origins?: string[]; progress?: LabelProgress } },
+): { state: NavigatorState; listed: number[] } {
   const { filter, dropped } = blindSafeFilter(list.filter, opts.blind);
   const ctx = { annotator: opts.annotator, blind: opts.blind, scales: opts.info.scales };
   const filtered = filterItems(items, filter, ctx);
@@ -52,10 +58,10 @@ export function navigatorState(document: vscode.TextDocument, items: readonly Di
       shown: unchanged ? null : listed,
       filter,
       order: list.order,
-      origins: opts.blind ? [] : originGroups(items),
+      origins: opts.blind ? [] : (opts.known?.origins ?? originGroups(items)),
       blind: opts.blind,
       dropped,
-      progress: labelProgress(items, opts.annotator),
+      progress: opts.known?.progress ?? labelProgress(items, opts.annotator),
       plan,
     },
     listed,

@@ -728,6 +728,10 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       indexed = true;
       break;
     }
+    case 'entries':
+      for (const e of msg.entries) if (entries[e.index]?.index === e.index) entries[e.index] = e;
+      renderList();
+      break;
     case 'item':
       pending = pending.filter((p) => p.seq > msg.ack);
       showPending();

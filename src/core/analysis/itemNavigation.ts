@@ -264,3 +264,27 @@ export function nextUnlabelled(items: readonly DialogueItem[], order: readonly n
   }
   return null;
 }
+
+/**
+ * {@link labelProgress} after some items were replaced, from the progress before: the replaced items' counts are
+ * taken out and their new versions' counts put in (an annotator left with no label drops out, except the viewing
+ * one), so a label edit in a 5,000-item file costs the edited items' work. Equal to `labelProgress` of the whole
+ * new list of items.
+ *
+ * @param previous - `labelProgress(itemsBefore, annotator)` with the same `annotator`
+ * @param before - the replaced items as they were (each once)
+ * @param after - their new versions
+ */
+export function labelProgressAfter(previous: LabelProgress, before: readonly DialogueItem[], after: readonly DialogueItem[], annotator: string | null): LabelProgress {
+  const counts = new Map(previous.annotators.map((a) => [a.annotator, a.labelled]));
+  const out = labelProgress(before, null);
+  const inn = labelProgress(after, null);
+  for (const a of out.annotators) counts.set(a.annotator, (counts.get(a.annotator) ?? 0) - a.labelled);
+  for (const a of inn.annotators) counts.set(a.annotator, (counts.get(a.annotator) ?? 0) + a.labelled);
+  if (annotator && !counts.has(annotator)) counts.set(annotator, 0);
+  const annotators = [...counts]
+    .filter(([a, n]) => n > 0 || a === annotator)
+    .map(([a, labelled]) => ({ annotator: a, labelled }))
+    .sort((x, y) => y.labelled - x.labelled || x.annotator.localeCompare(y.annotator));
+  return { candidates: previous.candidates - out.candidates + inn.candidates, mine: annotator ? (counts.get(annotator) ?? 0) : null, annotators };
+}

@@ -9,6 +9,7 @@ import {
   judgeHumanDisagreements,
   judgeSide,
   labelProgress,
+  labelProgressAfter,
   nextUnlabelled,
   originGroups,
   type FilterContext,
@@ -137,5 +138,20 @@ describe('item navigation: filters, disagreement, progress, next unlabelled', ()
     const one = [item('x', 'c', [cand('p', 't', 'B'), cand('q', 't', 'B', [ann('Me', true)])])];
     assert.deepEqual(nextUnlabelled(one, [0], { itemIndex: 0, candidateId: 'q' }, 'Me'), { itemIndex: 0, candidateId: 'p' });
     assert.equal(nextUnlabelled(items, [0, 1, 2], null, null), null);
+  });
+  it('labelProgressAfter: the progress after replacing items equals labelProgress of the new list (annotators come and go)', () => {
+    const relabel = (it: DialogueItem, f: (c: Candidate) => Candidate['annotations']): DialogueItem => ({ ...it, candidates: it.candidates.map((c) => ({ ...c, annotations: f(c) })) });
+    const cases: [number, DialogueItem][] = [
+      [1, relabel(items[1], (c) => [...c.annotations.filter((a) => a.annotator !== 'Me'), ann('Me', true)])],
+      [0, relabel(items[0], (c) => c.annotations.filter((a) => a.annotator !== 'Expert-1'))],
+      [2, relabel(items[2], () => [ann('New-1', false), ann('New-1', true)])],
+      [2, { ...items[2], candidates: [...items[2].candidates, cand('g9', 'More.', 'BART', [ann('Lay-2', true)])] }],
+    ];
+    for (const viewer of ['Me', 'Nobody', null]) {
+      for (const [i, next] of cases) {
+        const after = items.map((it, k) => (k === i ? next : it));
+        assert.deepEqual(labelProgressAfter(labelProgress(items, viewer), [items[i]], [next], viewer), labelProgress(after, viewer), `${viewer} / item ${i}`);
+      }
+    }
   });
 });
