@@ -7,7 +7,7 @@
  * Run: `npm run build && npx mocha --config test/e2e/.mocharc.json test/e2e/labelling.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { blindCandidateId, blindOrder } from '../../src/core/labels/annotatorView';
@@ -267,6 +267,10 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
 
   it('shows the agreement and error analyses with charts, the same numbers as reflect-eval agreement, following the active file', async () => {
     const p = page as Page;
+    // The study file in front (a retry of this test starts with the synthetic table active), without the CSV files
+    // an earlier attempt exported (the save dialog would ask to overwrite them).
+    await openDialogueFile(p, FILE);
+    for (const table of ['agreement', 'coherence-rate']) rmSync(join((wb as Workbench).workspace, `${table}.csv`), { force: true });
     // Save the flips of the previous test, so the file on disk (read by the CLI) is what the editor holds.
     await labelsApplied(await editorFrame(p));
     await (await editorFrame(p)).locator('.candidate.focused').press('Control+s');
