@@ -26,6 +26,13 @@ const DEBOUNCE_MS = 250;
 const ERROR_BOOTSTRAP = { resamples: 1000, seed: 1, level: 0.95 };
 
 /**
+ * Labelled candidates up to which the panel bootstraps the error-category kappas. The panel recomputes after every
+ * label (debounced) in the extension host, and 1,000 resamples cost about 2 ms per labelled candidate (343 ms for
+ * 150 on 2 busy cores); above this the table shows the kappas without intervals and names the command that adds them.
+ */
+const ERROR_BOOTSTRAP_MAX_LABELLED = 500;
+
+/**
  * Every error-category judge of the file against the experts' majority error labels (issue 17): per category
  * Cohen's kappa with its interval, precision, recall and F1, then the most evident error.
  */
@@ -35,11 +42,17 @@ function errorCategoryTables(items: readonly DialogueItem[], file: string, exper
   const views: ErrorCategoryTableView[] = [];
   const tables: PlainTable[] = [];
   for (const id of ids) {
-    const r = errorCategoryAgreement(items, id, { group: 'experts', groupRules: { expertPrefix }, bootstrap: ERROR_BOOTSTRAP });
+    const options = { group: 'experts' as const, groupRules: { expertPrefix } };
+    const point = errorCategoryAgreement(items, id, options);
+    const withIntervals = point.labelled <= ERROR_BOOTSTRAP_MAX_LABELLED;
+    const r = withIntervals ? errorCategoryAgreement(items, id, { ...options, bootstrap: ERROR_BOOTSTRAP }) : point;
     const name = names.get(id) ?? id;
     const t = errorCategoryAgreementPlainTable(r, name);
     const cli = `reflect-eval agreement ${shellWord(file)} --errors-vs ${shellWord(id)} --bootstrap${expertPrefix === DEFAULT_EXPERT_PREFIX ? '' : ` --expert-prefix ${shellWord(expertPrefix)}`}`;
-    const table = { ...t, notes: [...t.notes, `95% percentile bootstrap intervals: ${ERROR_BOOTSTRAP.resamples} resamples of the dialogue items (seed ${ERROR_BOOTSTRAP.seed}). Same numbers: ${cli}`] };
+    const intervals = withIntervals
+      ? `95% percentile bootstrap intervals: ${ERROR_BOOTSTRAP.resamples} resamples of the dialogue items (seed ${ERROR_BOOTSTRAP.seed}). Same numbers: ${cli}`
+      : `No intervals here: over ${ERROR_BOOTSTRAP_MAX_LABELLED} labelled candidates the panel, which recomputes after every label, leaves the bootstrap to the command line: ${cli}`;
+    const table = { ...t, notes: [...t.notes, intervals] };
     tables.push(table);
     views.push({
       evaluatorId: id,
