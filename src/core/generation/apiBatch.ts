@@ -11,27 +11,19 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { DialogueItem } from '../dialogue/types';
-import { runBatchRequests, type BatchRunSummary, type BatchStateLog } from '../remote/openaiBatch';
+import { runBatchRequests, type BatchRunControls, type BatchRunSummary } from '../remote/openaiBatch';
 import { apiSamplingParams, type ApiGenerator, type ApiRequestBody } from './apiGenerator';
 import type { RunSettings } from './run';
 import type { DecodingSpec } from './runConfig';
 
 /** What one API generator's batches need. */
-export interface GenerationBatchOptions {
+export interface GenerationBatchOptions extends BatchRunControls {
   /** The generator (its cache is where the replies go; the run after the batches reads them there). */
   api: ApiGenerator;
   items: readonly DialogueItem[];
   /** The run's decoding settings, each with `maxNewTokens`; those the endpoint cannot run are left out. */
   settings: readonly (DecodingSpec & { maxNewTokens: number })[];
   run: Pick<RunSettings, 'seed' | 'behaviour'>;
-  state: BatchStateLog;
-  /** First wait between polls, ms (then ×1.5 per poll). */
-  pollMs: number;
-  signal?: AbortSignal;
-  log?: (message: string) => void;
-  progress?: (done: number, total: number, message: string) => void;
-  /** Largest batch in requests (default OpenAI's 50 000). */
-  maxRequestsPerBatch?: number;
 }
 
 /** What an API generator's batches gave. */

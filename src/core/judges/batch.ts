@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { DialogueItem } from '../dialogue/types';
-import { BatchStateLog, runBatchRequests, type BatchRunSummary } from '../remote/openaiBatch';
+import { BatchStateLog, runBatchRequests, type BatchRunControls, type BatchRunSummary } from '../remote/openaiBatch';
 import { judgeCacheKey, type CacheStats, type JudgeCache } from './cache';
 import { judgeDescription, judgeLabel } from './createJudge';
 import { judgeEvaluatorId, missingRepeats, type Judge, type JudgeRequest, type JudgeResult } from './judge';
@@ -22,7 +22,7 @@ import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, t
 import type { JudgeSpec } from './runConfig';
 
 /** What one judge's batches need. */
-export interface JudgeBatchOptions {
+export interface JudgeBatchOptions extends BatchRunControls {
   /** An API judge (`openai-chat` or `openai-completions`). */
   spec: JudgeSpec;
   apiKey: string;
@@ -33,15 +33,6 @@ export interface JudgeBatchOptions {
   repeats: number;
   /** The response cache; results are stored here as they are downloaded. Null: kept in memory only. */
   cache: JudgeCache | null;
-  state: BatchStateLog;
-  /** First wait between polls, ms (then ×1.5 per poll). */
-  pollMs: number;
-  signal?: AbortSignal;
-  log?: (message: string) => void;
-  /** Requests finished of requests in the judge's batches, as they run. */
-  progress?: (done: number, total: number, message: string) => void;
-  /** Largest batch in requests (default OpenAI's 50 000). */
-  maxRequestsPerBatch?: number;
 }
 
 /** One batch as a run saw it. */

@@ -193,6 +193,12 @@ export interface BatchRunSummary {
   created: boolean;
 }
 
+/**
+ * How a run drives its batches (the state file, polling, cancellation, messages, batch size): the part of
+ * {@link BatchRequestsOptions} every owner's options carry unchanged.
+ */
+export type BatchRunControls = Pick<BatchRequestsOptions, 'state' | 'pollMs' | 'signal' | 'log' | 'progress' | 'maxRequestsPerBatch'>;
+
 /** Options of {@link runBatchRequests}. */
 export interface BatchRequestsOptions {
   client: OpenAI;
