@@ -77,7 +77,11 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
     const t0 = Date.now();
     await clickToolbar(frame, '#cmd-generate');
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: decoding settings")', { timeout: 30_000 });
-    await p.keyboard.type('GEM 2022');
+    // Fill the pick's own input rather than typing: keys typed before the input has focus are lost (a CI run
+    // once timed out here with an unfiltered list).
+    const filter = p.locator('.quick-input-widget input').first();
+    await filter.fill('GEM 2022');
+    await waitFor('the filter in the decoding-settings pick', async () => (await filter.inputValue()) === 'GEM 2022', 10_000);
     await p.waitForSelector('.quick-input-list .monaco-list-row.focused:has-text("GEM 2022 grid")', { timeout: 30_000 });
     await p.keyboard.press('Enter');
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: generators")', { timeout: 30_000 });
