@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- editor [--mb 45] [--keys 20]`: the dialogue editor at study size in real VS Code (code-server +
+ * `npm run bench -- editor [--mb 45] [--keys 20] [--file study.dialogues.jsonl]`: the dialogue editor at study size in real VS Code (code-server +
  * Chromium, the e2e harness test/e2e/harness.ts; run `npm run build` first — the packaged VSIX is what runs). Issue
  * 19 item 3. Builds, in a temporary folder, a dialogue file of about 45 MB (~5,000 items of ~9 KB: AnnoMI contexts
  * from data/annomi/AnnoMI-sample.csv repeated under new ids, each with its last six turns, the reference and three generated candidates,
@@ -228,9 +228,20 @@ export async function run(args: string[]): Promise<void> {
   };
   const mb = opt('mb', 45);
   const keys = opt('keys', 20);
+  const given = args.includes('--file') ? args[args.indexOf('--file') + 1] : undefined;
   if (!prerequisitesPresent()) return;
-  const all = buildItems(mb * 1024 * 1024);
+  // --file: a dialogue file of your own (e.g. a compact study from `bench -- studySize --write`) as the big one;
+  // the 1 MB reference is its first lines (with its header line, if compact).
+  const givenBytes = given ? readFileSync(given) : undefined;
+  const all = givenBytes ? [] : buildItems(mb * 1024 * 1024);
   const refCount = Math.max(1, Math.round(all.length / mb));
+  const firstMb = (bytes: Buffer) => {
+    let end = 0;
+    while (end < bytes.length && end < 1024 * 1024) end = (bytes.indexOf(0x0a, end) + 1 || bytes.length);
+    return bytes.subarray(0, end);
+  };
+  // Its first two lines (a compact file's header and first item) warm the editor up.
+  const warm = givenBytes?.subarray(0, givenBytes.indexOf(0x0a, givenBytes.indexOf(0x0a) + 1) + 1);
   let wb: Workbench | undefined;
   const files: Record<string, string> = {};
   try {
@@ -239,12 +250,12 @@ export async function run(args: string[]): Promise<void> {
         mkdirSync(ws, { recursive: true });
         files.ref = join(ws, 'ref.dialogues.jsonl');
         files.big = join(ws, 'big.dialogues.jsonl');
-        writeFileSync(join(ws, 'warm.dialogues.jsonl'), formatItems(all.slice(0, 1)));
-        writeFileSync(files.ref, formatItems(all.slice(0, refCount)));
-        writeFileSync(files.big, formatItems(all));
+        writeFileSync(join(ws, 'warm.dialogues.jsonl'), warm ?? formatItems(all.slice(0, 1)));
+        writeFileSync(files.ref, givenBytes ? firstMb(givenBytes) : formatItems(all.slice(0, refCount)));
+        writeFileSync(files.big, givenBytes ?? formatItems(all));
         // The same bytes under a name the dialogue editor does not claim: VS Code's own text editor, for comparison.
         files.text = join(ws, 'big-as-text.jsonl');
-        writeFileSync(files.text, formatItems(all));
+        writeFileSync(files.text, givenBytes ?? formatItems(all));
       },
       // The text editor's confirmation before opening a large file (VS Code for the web asks from 10 MB) is off.
       { 'reflectEval.annotator': ANNOTATOR, 'files.autoSave': 'off', 'workbench.editorLargeFileConfirmation': 1024 },

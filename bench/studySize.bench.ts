@@ -1,17 +1,19 @@
 /**
- * `npm run bench -- studySize [AnnoMI.csv] [--contexts N]`: the size of the dialogue file a full study writes in
+ * `npm run bench -- studySize [AnnoMI.csv] [--write compact.dialogues.jsonl]`: the size of the dialogue file a full study writes in
  * today's format — every AnnoMI reflection context × the GEM 2022 grid (26 candidates per context: greedy, beam-5
  * all, nucleus p ∈ {0.4, 0.6, 0.8, 0.95} × 5) × 12 judge variants (3 bodies × 2 requests × 2 judges) and 5 metric
  * outputs (BLEU-4, ROUGE-L f/p/r, METEOR) — built in memory with score objects shaped as the jobs write them, and
  * formatted with the real writer. The size is what decides whether VS Code hands the file to an extension (50 MB).
+ * It then prints the size of the same study compacted (`reflect-eval compact`, docs/format.md "Compact files").
  * Pass ../shared/data/AnnoMI-full.csv for the full 1,256 contexts; the committed sample has fewer, and the size is
  * then also extrapolated per context.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importAnnoMI, parseAnnoMI } from '../src/core/annomi/annomi';
 import type { Candidate, DialogueItem, Score } from '../src/core/dialogue/types';
-import { formatItems } from '../src/core/format/jsonl';
+import { compactDocument } from '../src/core/format/compact';
+import { formatItems, parseDocument } from '../src/core/format/jsonl';
 
 const VS_CODE_SYNC_LIMIT = 50 * 1024 * 1024;
 
@@ -83,4 +85,20 @@ export async function run(args: string[]): Promise<void> {
   console.log(`file: ${mb(bytes)} (${Math.round(perContext / 1024)} KB per context); scores are ${((100 * scoreBytes) / bytes).toFixed(0)} % of it`);
   if (items.length < 1000) console.log(`1,256 contexts (the issue's full AnnoMI study): ≈ ${mb(perContext * 1256)} at this size per context`);
   console.log(`VS Code hands extensions files up to ${mb(VS_CODE_SYNC_LIMIT)}: this file is ${(bytes / VS_CODE_SYNC_LIMIT).toFixed(1)}× the limit`);
+  // The same study after `reflect-eval compact` (evaluators once in a header line, each score as its value), with
+  // the scores' times spread over a run as a real one writes them (each judge score its own millisecond).
+  let tick = Date.parse(at);
+  for (const it of items) for (const c of it.candidates) for (const s of Object.values(c.scores)) s.at = new Date(tick++).toISOString();
+  const long = formatItems(items);
+  const doc = parseDocument(Buffer.from(long, 'utf8'), 'study.dialogues.jsonl');
+  for (const [label, options] of [['compact', {}], ['compact --keep-raw --keep-times', { keepRaw: true, keepTimes: true }]] as const) {
+    const compact = compactDocument(doc, options);
+    const n = compact.bytes.length;
+    if (label === 'compact' && args.includes('--write')) {
+      const path = args[args.indexOf('--write') + 1];
+      writeFileSync(path, compact.bytes);
+      console.log(`wrote ${path}`);
+    }
+    console.log(`${label}: ${mb(n)} (${Math.round(n / items.length / 1024)} KB per context; ${((100 * n) / Buffer.byteLength(long)).toFixed(0)} % of the long form)${items.length < 1000 ? `, ≈ ${mb((n / items.length) * 1256)} for 1,256 contexts` : ''}; ${(n / VS_CODE_SYNC_LIMIT).toFixed(2)}× VS Code's limit`);
+  }
 }

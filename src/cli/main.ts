@@ -8,6 +8,7 @@ import { registerAgreement } from './commands/agreement';
 import { registerAltTest } from './commands/altTest';
 import { registerImport, registerStats } from './commands/annomi';
 import { registerAnnotationImport, registerExport } from './commands/annotations';
+import { registerCompact } from './commands/compact';
 import { registerCorrelate } from './commands/correlate';
 import { registerDedup } from './commands/dedup';
 import { registerDemo } from './commands/demo';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerDedup(program);
   registerSplit(program);
+  registerCompact(program);
   registerRun(program);
   registerDemo(program);
   return program;

@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, blindCandidateId, candidateIdOfView } from '../core/labels/annotatorView';
-import { documentItems, parseDocument, type DialogueDocument } from '../core/format/jsonl';
+import { documentItems, headerEditFor, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
 import { bytesVsCodeKeeps } from '../core/format/vsCodeSafe';
 import { changedLinesInPlace, itemIndexOfLine, reparseLines, sameEvaluators, sameOrigins, sameTitleInputs } from '../core/format/lineUpdate';
 import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
@@ -81,17 +81,22 @@ export function parseTextDocument(document: vscode.TextDocument): DialogueDocume
 export async function updateItems(document: vscode.TextDocument, update: (item: DialogueItem) => DialogueItem | undefined): Promise<number> {
   const doc = parseTextDocument(document);
   const edit = new vscode.WorkspaceEdit();
-  let n = 0;
+  const updated: { line: number; raw: string; next: DialogueItem }[] = [];
   for (const line of doc.itemLines) {
     const entry = doc.lines[line];
     if (entry.kind !== 'item') continue;
     const next = update(entry.item);
-    if (!next) continue;
-    const text = JSON.stringify(next);
-    if (text === entry.raw.text) continue;
+    if (next) updated.push({ line, raw: entry.raw.text, next });
+  }
+  // A compact file lists new evaluators in its header, so their scores are written compactly too.
+  const { header, edit: headerEdit } = headerEditFor(doc, updated.map((u) => u.next));
+  const lines = [...(headerEdit ? [{ line: headerEdit.line, raw: headerEdit.oldText, text: headerEdit.newText }] : []), ...updated.map((u) => ({ line: u.line, raw: u.raw, text: serializeItem(u.next, header) }))];
+  let n = 0;
+  for (const { line, raw, text } of lines) {
+    if (text === raw) continue;
     const current = document.lineAt(line).text;
-    if (current !== entry.raw.text.replace(/^\uFEFF/, '')) throw new Error(`line ${line + 1} of ${document.uri.fsPath} is not where ReflectEval expected it; nothing was changed`);
-    edit.replace(document.uri, new vscode.Range(line, 0, line, current.length), text);
+    if (current !== raw.replace(/^\uFEFF/, '')) throw new Error(`line ${line + 1} of ${document.uri.fsPath} is not where ReflectEval expected it; nothing was changed`);
+    edit.replace(document.uri, new vscode.Range(line, 0, line, current.length), text.replace(/^\uFEFF/, ''));
     n++;
   }
   if (n > 0 && !(await vscode.workspace.applyEdit(edit))) throw new Error(`could not edit ${document.uri.fsPath}`);

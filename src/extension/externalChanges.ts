@@ -18,7 +18,7 @@
  */
 import * as vscode from 'vscode';
 import { labelChanges, rebaseLabelOperations, type LabelConflict, type LabelFieldChange, type LabelOrphan } from '../core/labels/rebase';
-import { documentItems, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
+import { documentItems, headerEditFor, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
 import { decodeUtf8Lossy } from '../core/format/bytes';
 import type { Annotation, DialogueItem } from '../core/dialogue/types';
 import type { ConflictEntry, EditorHostMessage } from '../../webview/editor/protocol';
@@ -126,7 +126,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
       return;
     }
     if (!this.base) return;
-    const same = JSON.stringify(otherLines(disk)) === JSON.stringify(otherLines(this.base)) && documentItems(disk).map(serializeItem).join('\n') === documentItems(this.base).map(serializeItem).join('\n');
+    const same = JSON.stringify(otherLines(disk)) === JSON.stringify(otherLines(this.base)) && documentItems(disk).map((it) => serializeItem(it)).join('\n') === documentItems(this.base).map((it) => serializeItem(it)).join('\n');
     if (same) return;
     if (!this.isActiveEditor()) {
       // Merged when the user comes back to this editor.
@@ -183,13 +183,18 @@ export class ExternalChangeMerger implements vscode.Disposable {
   private async replaceItems(update: (item: DialogueItem) => DialogueItem | undefined, backup?: string): Promise<number> {
     const doc = parseDocument(this.document.getText(), this.name);
     const edit = new vscode.WorkspaceEdit();
-    let n = 0;
+    const updated: { line: number; text?: string; next?: DialogueItem }[] = [];
     for (const line of doc.itemLines) {
       const entry = doc.lines[line];
       if (entry.kind !== 'item') continue;
       const next = update(entry.item);
-      if (!next) continue;
-      const text = serializeItem(next);
+      if (next) updated.push({ line, next });
+    }
+    const { header, edit: headerEdit } = headerEditFor(doc, updated.map((u) => u.next!));
+    if (headerEdit) updated.unshift({ line: headerEdit.line, text: headerEdit.newText.replace(/^\uFEFF/, '') });
+    let n = 0;
+    for (const { line, text: given, next } of updated) {
+      const text = given ?? serializeItem(next!, header);
       const current = this.document.lineAt(line).text;
       if (text === current.replace(/^\uFEFF/, '')) continue;
       edit.replace(this.document.uri, new vscode.Range(line, current.startsWith('\uFEFF') ? 1 : 0, line, current.length), text);

@@ -3,7 +3,7 @@
  * 50 MB, so "Open With → ReflectEval" fails inside VS Code with "Assertion Failed: Argument is `undefined` or
  * `null`", and its large-file placeholder's "Open Anyway" shows raw JSON — neither says why. ReflectEval watches the
  * tabs: when a `*.dialogues.jsonl` file (or any `*.jsonl` in ReflectEval's editor) over the limit is opened, it says
- * what happened and the way forward (split into parts the editor opens; or the CLI, which has no such limit).
+ * what happened and the way forward (compact it; split into parts the editor opens; or the CLI, which has no such limit).
  */
 import * as vscode from 'vscode';
 import { VSCODE_EXTENSION_FILE_LIMIT } from '../core/format/split';
@@ -23,8 +23,9 @@ function dialogueUri(tab: vscode.Tab): vscode.Uri | undefined {
 export function largeFileMessage(name: string, bytes: number): string {
   return (
     `ReflectEval: ${name} is ${(bytes / MB).toFixed(1)} MB. VS Code hands no extension a file over 50 MB, so the ReflectEval editor cannot open it ` +
-    `(VS Code shows an error or the raw text instead). Split it into parts the editor opens — reflect-eval split "${name}" --max-mb 45 — ` +
-    'and join them again with cat; or run jobs and analyses on the whole file with the reflect-eval CLI, which has no such limit.'
+    `(VS Code shows an error or the raw text instead). Compact it — reflect-eval compact "${name}" — which lists the evaluators once and writes ` +
+    'each score as its value (a full AnnoMI study goes from 250 MB to 46 MB); if it is still too large, split it into parts the editor opens — ' +
+    `reflect-eval split "${name}" --max-mb 45 — and join them again as the command prints; or run jobs and analyses on the whole file with the reflect-eval CLI, which has no such limit.`
   );
 }
 
@@ -44,7 +45,8 @@ export function watchLargeDialogueFiles(): vscode.Disposable {
     if (size <= VSCODE_EXTENSION_FILE_LIMIT || warned.has(key)) return;
     warned.add(key);
     const name = vscode.workspace.asRelativePath(uri);
-    const choice = await vscode.window.showWarningMessage(largeFileMessage(name, size), 'Copy Split Command');
+    const choice = await vscode.window.showWarningMessage(largeFileMessage(name, size), 'Copy Compact Command', 'Copy Split Command');
+    if (choice === 'Copy Compact Command') await vscode.env.clipboard.writeText(`reflect-eval compact "${uri.fsPath}"`);
     if (choice === 'Copy Split Command') await vscode.env.clipboard.writeText(`reflect-eval split "${uri.fsPath}" --max-mb 45`);
   };
   for (const group of vscode.window.tabGroups.all) for (const tab of group.tabs) void check(tab);

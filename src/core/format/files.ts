@@ -8,7 +8,7 @@
 import { chmodSync, existsSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { DialogueItem } from '../dialogue/types';
-import { documentBytes, documentItems, itemEdit, parseDocument, serializeItem, type DialogueDocument, type LineEdit } from './jsonl';
+import { documentBytes, documentItems, headerEditFor, itemEdit, parseDocument, serializeItem, type DialogueDocument, type LineEdit } from './jsonl';
 
 /**
  * Reads and parses a dialogue file as bytes (lines end at LF or CRLF; each line decoded strictly as UTF-8);
@@ -19,15 +19,17 @@ export function readDialogueFile(path: string): DialogueDocument {
   return { ...parseDocument(bytes, basename(path)), path: resolve(path) };
 }
 
-/** Line edits turning the document's items into `items` (same length and order); unchanged items give no edit. */
+/**
+ * Line edits turning the document's items into `items` (same length and order); unchanged items give no edit. In a
+ * compact file, evaluators the header does not list yet are added to it (one more edit, of the header line), so a
+ * job's new scores are written compactly too.
+ */
 export function editsFor(doc: DialogueDocument, items: readonly DialogueItem[]): LineEdit[] {
   const current = documentItems(doc);
   if (items.length !== current.length) throw new RangeError(`${doc.file}: expected ${current.length} items, got ${items.length}`);
-  const edits: LineEdit[] = [];
-  items.forEach((item, i) => {
-    if (item !== current[i] && serializeItem(item) !== serializeItem(current[i])) edits.push(itemEdit(doc, i, item));
-  });
-  return edits;
+  const changed = items.flatMap((item, i) => (item !== current[i] && serializeItem(item) !== serializeItem(current[i]) ? [i] : []));
+  const { header, edit } = headerEditFor(doc, changed.map((i) => items[i]));
+  return [...(edit ? [edit] : []), ...changed.map((i) => itemEdit(doc, i, items[i], header))];
 }
 
 /** Whether two paths name the same file (after resolving symbolic links, when both exist). */

@@ -16,9 +16,10 @@ import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../../../docs/dialogue-item.schema.json';
 import type { DialogueItem } from '../dialogue/types';
 import { concatBytes, decodeUtf8Lossy, decodeUtf8Strict, encodeUtf8, splitByteLines, utf8Errors, type Utf8Error } from './bytes';
+import { encodeItem, expandItemScores, extendHeader, formatHeader, isHeaderLine, validateHeader, type FileHeader } from './compactScores';
 
 /** What kind of problem a line has (for editors: a diagnostic's code). */
-export type LineProblemCode = 'invalidUtf8' | 'bom' | 'json' | 'notObject' | 'schema' | 'duplicateId';
+export type LineProblemCode = 'invalidUtf8' | 'bom' | 'json' | 'notObject' | 'schema' | 'duplicateId' | 'header' | 'compactScore';
 
 /** A problem found on one line of a file. `line` is 1-based, as editors show it. */
 export interface LineProblem {
@@ -56,6 +57,8 @@ export interface RawLine {
 export type ParsedLine =
   | { kind: 'item'; raw: RawLine; item: DialogueItem }
   | { kind: 'blank'; raw: RawLine }
+  /** The first line of a compact file: the evaluators its compact scores stand for (`compactScores.ts`). */
+  | { kind: 'header'; raw: RawLine; header: FileHeader }
   | { kind: 'invalid'; raw: RawLine; problems: LineProblem[] };
 
 /** A parsed dialogue file: every line in order, plus the index of item lines. */
@@ -70,6 +73,11 @@ export interface DialogueDocument {
   bytes?: Uint8Array;
   /** Read from disk (`readDialogueFile`): the file's absolute path. */
   path?: string;
+  /**
+   * A compact file's header (its first line): items' compact scores are expanded in memory, and edited items are
+   * written compactly again (docs/format.md, "Compact files").
+   */
+  header?: FileHeader;
 }
 
 /** A replacement of one whole line (0-based `line`), without its line ending. */
@@ -171,8 +179,10 @@ function invalidUtf8Problem(raw: RawLine, file: string, line: number): LineProbl
  *
  * @param file - file name used in problem reports
  * @param lineIndex - 0-based index of the line (reported 1-based)
+ * @param header - the file's header, when it has one: compact scores (`"#3": 4`) are expanded with it; without
+ *   one, a line is never a header unless it is the first
  */
-export function parseLine(raw: RawLine, file: string, lineIndex: number): ParsedLine {
+export function parseLine(raw: RawLine, file: string, lineIndex: number, header?: FileHeader): ParsedLine {
   const line = lineIndex + 1;
   if (raw.utf8Errors?.length) return { kind: 'invalid', raw, problems: [invalidUtf8Problem(raw, file, line)] };
   const text = lineIndex === 0 ? raw.text.replace(/^\uFEFF/, '') : raw.text;
@@ -188,6 +198,16 @@ export function parseLine(raw: RawLine, file: string, lineIndex: number): Parsed
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'invalid', raw, problems: [{ file, line, code: 'notObject', message: 'a line must hold one JSON object (an item)' }] };
+  }
+  if (isHeaderLine(value)) {
+    if (lineIndex !== 0) return { kind: 'invalid', raw, problems: [{ file, line, code: 'header', field: 'reflectEval', message: 'a ReflectEval header belongs on the first line of a file; here it is kept as it is and not used' }] };
+    const checked = validateHeader(value);
+    if ('header' in checked) return { kind: 'header', raw, header: checked.header };
+    return { kind: 'invalid', raw, problems: checked.problems.map((p) => ({ file, line, code: 'header' as const, ...p })) };
+  }
+  if (header) {
+    const compactProblems = expandItemScores(value as Record<string, unknown>, header);
+    if (compactProblems.length) return { kind: 'invalid', raw, problems: compactProblems.map((p) => ({ file, line, code: 'compactScore' as const, ...p })) };
   }
   const errors = validateItem(value);
   if (errors.length > 0) {
@@ -215,12 +235,20 @@ export function parseLine(raw: RawLine, file: string, lineIndex: number): Parsed
  *   Reused items are shared, so callers must treat items as immutable (every edit helper here copies).
  */
 export function parseDocument(input: string | Uint8Array, file: string, previous?: DialogueDocument): DialogueDocument {
-  const reuse = new Map<string, ParsedLine>();
-  if (previous) for (const i of previous.itemLines) reuse.set(previous.lines[i].raw.text, previous.lines[i]);
   const raws = typeof input === 'string' ? splitLines(input) : splitByteLinesRaw(input);
+  // The first line decides whether the file has a header; an unchanged first item is reused like any other.
+  const previousFirst = previous?.lines[0];
+  const sameFirst = raws.length > 0 && !raws[0].utf8Errors && previousFirst?.kind === 'item' && previousFirst.raw.text === raws[0].text;
+  const first = sameFirst ? { kind: 'item' as const, raw: raws[0], item: previousFirst.item } : raws.length ? parseLine(raws[0], file, 0) : undefined;
+  const header = first?.kind === 'header' ? first.header : undefined;
+  // An item line reads the same only under the same header.
+  const previousHeader = previous?.lines[0]?.kind === 'header' ? previous.lines[0].raw.text : undefined;
+  const reuse = new Map<string, ParsedLine>();
+  if (previous && previousHeader === (header ? raws[0].text : undefined)) for (const i of previous.itemLines) reuse.set(previous.lines[i].raw.text, previous.lines[i]);
   const lines: ParsedLine[] = raws.map((raw, i) => {
+    if (i === 0 && first) return first;
     const hit = raw.utf8Errors ? undefined : reuse.get(raw.text);
-    return hit && hit.kind === 'item' ? { kind: 'item' as const, raw, item: hit.item } : parseLine(raw, file, i);
+    return hit && hit.kind === 'item' ? { kind: 'item' as const, raw, item: hit.item } : parseLine(raw, file, i, header);
   });
   const itemLines: number[] = [];
   const problems: LineProblem[] = [];
@@ -239,7 +267,7 @@ export function parseDocument(input: string | Uint8Array, file: string, previous
     const parsed = lines[i];
     if (parsed.kind === 'invalid') problems.push(...parsed.problems);
   });
-  return { file, lines, itemLines, problems, ...(typeof input === 'string' ? {} : { bytes: input }) };
+  return { file, lines, itemLines, problems, ...(typeof input === 'string' ? {} : { bytes: input }), ...(header ? { header } : {}) };
 }
 
 /** All items of a document, in file order. */
@@ -247,9 +275,12 @@ export function documentItems(doc: DialogueDocument): DialogueItem[] {
   return doc.itemLines.map((i) => (doc.lines[i] as { item: DialogueItem }).item);
 }
 
-/** Serialises an item as one JSONL line (no line ending). */
-export function serializeItem(item: DialogueItem): string {
-  return JSON.stringify(item);
+/**
+ * Serialises an item as one JSONL line (no line ending): compact JSON; with a compact file's header, each score the
+ * header can say exactly is written under its alias (`compactScores.ts`), every other one in the long form.
+ */
+export function serializeItem(item: DialogueItem, header?: FileHeader): string {
+  return encodeItem(item, header);
 }
 
 /**
@@ -257,12 +288,12 @@ export function serializeItem(item: DialogueItem): string {
  *
  * @throws RangeError if `itemIndex` is out of range.
  */
-export function itemEdit(doc: DialogueDocument, itemIndex: number, item: DialogueItem): LineEdit {
+export function itemEdit(doc: DialogueDocument, itemIndex: number, item: DialogueItem, header: FileHeader | undefined = doc.header): LineEdit {
   const line = doc.itemLines[itemIndex];
   if (line === undefined) throw new RangeError(`${doc.file}: no item at index ${itemIndex}`);
   const oldText = doc.lines[line].raw.text;
   const bom = line === 0 && oldText.startsWith('\uFEFF') ? '\uFEFF' : '';
-  return { line, oldText, newText: bom + serializeItem(item) };
+  return { line, oldText, newText: bom + serializeItem(item, header) };
 }
 
 /**
@@ -308,7 +339,7 @@ export function appendItems(doc: DialogueDocument, items: DialogueItem[]): strin
   const base = doc.lines.map((l) => l.raw.text + l.raw.eol).join('');
   const eol = doc.lines.some((l) => l.raw.eol === '\r\n') ? '\r\n' : '\n';
   const sep = base === '' || base.endsWith('\n') ? '' : eol;
-  return base + sep + items.map((it) => serializeItem(it) + eol).join('');
+  return base + sep + items.map((it) => serializeItem(it, doc.header) + eol).join('');
 }
 
 /** Text of a new file holding `items`, one per line, `\n`-terminated. */
@@ -347,4 +378,17 @@ export function replaceItemsById(fileBytes: Uint8Array, items: readonly Dialogue
     if (serializeItem(next) !== serializeItem(current)) edits.push(itemEdit(doc, i, next));
   });
   return { bytes: edits.length ? documentBytes(doc, edits) : fileBytes, changed: edits.length, missing: [...byId.keys()] };
+}
+
+/**
+ * For a compact file about to take `items` (changed items): the header that lists every evaluator they have, and
+ * the edit of the header line when that adds any. A file without a header gets none (it stays in the long form).
+ */
+export function headerEditFor(doc: DialogueDocument, items: readonly DialogueItem[]): { header?: FileHeader; edit?: LineEdit } {
+  if (!doc.header) return {};
+  const header = extendHeader(doc.header, items);
+  if (header === doc.header) return { header };
+  const oldText = doc.lines[0].raw.text;
+  const bom = oldText.startsWith('\uFEFF') ? '\uFEFF' : '';
+  return { header, edit: { line: 0, oldText, newText: bom + formatHeader(header) } };
 }

@@ -49,7 +49,7 @@ export function reparseLines(previous: DialogueDocument, changed: readonly { lin
     const old = previous.lines[line];
     if (!old || old.kind !== 'item') return undefined;
     if (old.raw.text === text) continue;
-    const next = parseLine({ text, eol: old.raw.eol }, previous.file, line);
+    const next = parseLine({ text, eol: old.raw.eol }, previous.file, line, previous.header);
     if (next.kind !== 'item' || next.item.id !== old.item.id) return undefined;
     lines ??= [...previous.lines];
     lines[line] = next;
