@@ -12,6 +12,11 @@
  * 4. runs `reflect-eval export annotations` (it must not touch the file) and imports the table back;
  * 5. every `slowEvery` cases, `reflect-eval generate` and `reflect-eval judge` with the bundled model.
  *
+ * Every fourth case is compacted after step 3 (`compactDocument`, docs/format.md "Compact files"): the compacted file
+ * must hold the file's lines after its header line, every line that is not an item byte for byte (a leading byte
+ * order mark moves to the header), each item with its id; it is then scored with the other metric (a new evaluator
+ * for the header) and the remaining steps run on it, with the header the one other line a step may rewrite.
+ *
  * After every step that may write, the file is compared with the one before, line by line as LF-terminated byte
  * runs (the fuzzer's own split, independent of the parser): a line the step was not allowed to change (anything
  * but an item line) must be byte-identical, a changed item line must still end the same way and parse as the same
@@ -25,7 +30,8 @@ import { join, resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { buildProgram } from '../../src/cli/main';
 import { readDialogueFile, writeItemsBack } from '../../src/core/format/files';
-import { documentItems } from '../../src/core/format/jsonl';
+import { compactDocument } from '../../src/core/format/compact';
+import { documentItems, parseDocument } from '../../src/core/format/jsonl';
 import { applyLabelOp, type LabelOp } from '../../src/core/labels/annotate';
 import { ERROR_CATEGORIES } from '../../src/core/labels/scheme';
 import type { DialogueItem, LikertAgreement } from '../../src/core/dialogue/types';
@@ -315,9 +321,13 @@ function physicalLines(b: Uint8Array): Uint8Array[] {
 const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 const ending = (l: Uint8Array) => (l.at(-1) !== 0x0a ? '' : l.at(-2) === 0x0d ? '\r\n' : '\n');
 
+/** In the map of lines a step may rewrite: a compact file's header line. */
+const HEADER_LINE = '\u0000header';
+
 /**
  * Compares a file before and after a step. `items` maps physical line index → the id of the item on it (the lines a
- * step may rewrite). Returns the lines lost and the item lines rewritten.
+ * step may rewrite; {@link HEADER_LINE} for a compact file's header). Returns the lines lost and the item lines
+ * rewritten.
  */
 function compare(before: Uint8Array, after: Uint8Array, items: ReadonlyMap<number, string>): { lost: string[]; rewritten: number } {
   const a = physicalLines(before);
@@ -333,7 +343,7 @@ function compare(before: Uint8Array, after: Uint8Array, items: ReadonlyMap<numbe
       return;
     }
     if (ending(line) !== ending(b[i])) lost.push(`line ${i + 1}: line ending ${JSON.stringify(ending(line))} → ${JSON.stringify(ending(b[i]))}`);
-    let parsed: { id?: unknown } | undefined;
+    let parsed: { id?: unknown; reflectEval?: unknown } | undefined;
     try {
       const text = new TextDecoder('utf-8', { fatal: true }).decode(b[i]);
       parsed = JSON.parse(text.replace(/^\uFEFF/, '')) as { id?: unknown };
@@ -341,11 +351,46 @@ function compare(before: Uint8Array, after: Uint8Array, items: ReadonlyMap<numbe
       lost.push(`line ${i + 1}: the rewritten item does not parse: ${(err as Error).message}`);
       return;
     }
-    if (parsed.id !== id) lost.push(`line ${i + 1}: item ${id} came back as ${String(parsed.id)}`);
+    if (id === HEADER_LINE) {
+      if (parsed.reflectEval === undefined) lost.push(`line ${i + 1}: the header came back as something else`);
+    } else if (parsed.id !== id) lost.push(`line ${i + 1}: item ${id} came back as ${String(parsed.id)}`);
     if (i === 0 && (line[0] === 0xef) !== (b[i][0] === 0xef)) lost.push('line 1: the BOM was not kept');
     rewritten++;
   });
   return { lost, rewritten };
+}
+
+/**
+ * What compaction broke: the compacted file must be a header line followed by the input's lines, each line that is
+ * not an item byte for byte (a byte order mark at the start of the file moves to the header), each item line with
+ * its ending and id.
+ */
+function compactionLost(input: Uint8Array, compacted: Uint8Array, items: ReadonlyMap<number, string>): string[] {
+  const a = physicalLines(input);
+  const b = physicalLines(compacted);
+  if (b.length !== a.length + 1) return [`compaction: line count ${a.length} → ${b.length} (expected one more, the header)`];
+  const bom = a[0]?.[0] === 0xef && a[0][1] === 0xbb && a[0][2] === 0xbf;
+  if (bom !== (b[0][0] === 0xef)) return ['compaction: the byte order mark did not move to the header'];
+  const lost: string[] = [];
+  a.forEach((line, i) => {
+    const was = i === 0 && bom ? line.subarray(3) : line;
+    if (!b[i + 1]) return;
+    const now = b[i + 1];
+    if (!items.has(i)) {
+      if (!same(was, now)) lost.push(`compaction: line ${i + 1} (not an item) changed: ${was.length} → ${now.length} bytes`);
+      return;
+    }
+    if (ending(line) !== ending(now)) lost.push(`compaction: line ${i + 1}: line ending ${JSON.stringify(ending(line))} → ${JSON.stringify(ending(now))}`);
+    let id: unknown;
+    try {
+      id = (JSON.parse(Buffer.from(now).toString('utf8')) as { id?: unknown }).id;
+    } catch (err) {
+      lost.push(`compaction: line ${i + 1}: the item does not parse: ${(err as Error).message}`);
+      return;
+    }
+    if (id !== items.get(i)) lost.push(`compaction: line ${i + 1}: item ${items.get(i)} came back as ${String(id)}`);
+  });
+  return lost;
 }
 
 /** Builds case `index`: lines, their expected items (line index → id), and the corruptions applied. */
@@ -423,13 +468,15 @@ export async function fuzzDialogues(options: FuzzOptions): Promise<FuzzStats> {
     for (let index = start; index < start + options.count; index++) {
       const { rng, lines, kinds } = buildCase(options.seed, index, bases, options.maxHugeBytes ?? 10 * 1024 * 1024);
       const input = cat(...lines.map((l) => cat(l.content, utf8(l.eol))));
-      writeFileSync(file, input);
       stats.cases++;
       stats.corruptions += kinds.length;
       for (const k of kinds) stats.byKind[k] = (stats.byKind[k] ?? 0) + 1;
       stats.lines += lines.length;
-      const items = expectedItems(lines);
+      let items = expectedItems(lines);
       stats.problemLines += lines.length - items.size;
+      // The lines a step may rewrite (after compaction: the header too).
+      let rewritable: Map<number, string> = items;
+      writeFileSync(file, input);
       const fail = (step: string, message: string) => {
         const kept = join(failDir, `case-${index}.dialogues.jsonl`);
         mkdirSync(failDir, { recursive: true });
@@ -449,7 +496,7 @@ export async function fuzzDialogues(options: FuzzOptions): Promise<FuzzStats> {
         }
         stats.jobs[name] = (stats.jobs[name] ?? 0) + 1;
         const after = readFileSync(file);
-        const { lost, rewritten } = compare(before, after, mayChange ? items : new Map());
+        const { lost, rewritten } = compare(before, after, mayChange ? rewritable : new Map());
         stats.itemLinesRewritten += rewritten;
         if (lost.length) {
           stats.linesLost += lost.length;
@@ -483,6 +530,27 @@ export async function fuzzDialogues(options: FuzzOptions): Promise<FuzzStats> {
       // 3. score, then score again: the second run finds everything scored and must not write.
       const metric = pick(rng, ['rougeL', 'rougeL', 'bleu4']);
       await step('score', () => cli('score', file, '--metric', metric));
+
+      // 3b. Every fourth case: compact the scored file, then score it with the other metric.
+      if (index % 4 === 3) {
+        const scored = readFileSync(file);
+        const scoredDoc = readDialogueFile(file);
+        const compacted = Buffer.from(compactDocument(scoredDoc).bytes);
+        stats.jobs.compact = (stats.jobs.compact ?? 0) + 1;
+        const lost = compactionLost(scored, compacted, items);
+        const back = parseDocument(compacted, 'case.dialogues.jsonl');
+        if (back.lines[0]?.kind !== 'header') lost.push('compaction: no header on line 1');
+        const ids = (d: typeof back) => documentItems(d).map((it) => it.id).join(' ');
+        if (ids(back) !== ids(scoredDoc)) lost.push(`compaction: items ${ids(scoredDoc)} read back as ${ids(back)}`);
+        if (lost.length) {
+          stats.linesLost += lost.length;
+          fail('compact', lost.join('; '));
+        }
+        writeFileSync(file, compacted);
+        items = new Map([...items].map(([i, id]) => [i + 1, id]));
+        rewritable = new Map([[0, HEADER_LINE], ...items]);
+        await step('score (compact file)', () => cli('score', file, '--metric', metric === 'bleu4' ? 'rougeL' : 'bleu4'));
+      }
       await step('score again', () => cli('score', file, '--metric', metric), false);
 
       // 4. export annotations reads only; the table imports back with the same labels.

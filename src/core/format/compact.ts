@@ -61,11 +61,11 @@ export function compactDocument(doc: DialogueDocument, options: CompactOptions =
   if (first?.kind === 'header') {
     bytes = documentBytes(doc, [{ line: 0, oldText: first.raw.text, newText: (bom ? BOM : '') + headerText }, ...edits]);
   } else {
-    // The header goes first; a byte order mark moves with the start of the file.
+    // The header goes first; a byte order mark moves with the start of the file. Item lines are written without
+    // one; a first line that is not an item keeps its bytes but the mark's three.
     const eol = first && first.raw.eol !== '' ? first.raw.eol : '\n';
-    const withoutBom = bom ? edits.map((e) => (e.line === 0 ? { ...e, newText: e.newText.replace(/^\uFEFF/, '') } : e)) : edits;
-    if (bom && !withoutBom.some((e) => e.line === 0)) withoutBom.push({ line: 0, oldText: first!.raw.text, newText: first!.raw.text.replace(/^\uFEFF/, '') });
-    const rest = documentBytes(doc, withoutBom);
+    let rest = documentBytes(doc, edits);
+    if (bom && rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf) rest = rest.subarray(3);
     const head = encodeUtf8((bom ? BOM : '') + headerText + eol);
     bytes = new Uint8Array(head.length + rest.length);
     bytes.set(head, 0);

@@ -29,7 +29,10 @@ export function editsFor(doc: DialogueDocument, items: readonly DialogueItem[]):
   if (items.length !== current.length) throw new RangeError(`${doc.file}: expected ${current.length} items, got ${items.length}`);
   const changed = items.flatMap((item, i) => (item !== current[i] && serializeItem(item) !== serializeItem(current[i]) ? [i] : []));
   const { header, edit } = headerEditFor(doc, changed.map((i) => items[i]));
-  return [...(edit ? [edit] : []), ...changed.map((i) => itemEdit(doc, i, items[i], header))];
+  // An item equal but for the order of its fields (a score read from a compact file, then written again by a job)
+  // can come out as the line it already is: no edit, so a job that changes nothing writes nothing.
+  const lines = changed.map((i) => itemEdit(doc, i, items[i], header)).filter((e) => e.newText !== e.oldText);
+  return [...(edit && lines.length ? [edit] : []), ...lines];
 }
 
 /** Whether two paths name the same file (after resolving symbolic links, when both exist). */

@@ -118,6 +118,16 @@ describe('compact scores', () => {
     assert.deepEqual(fromBytes(back).lines.map((l) => l.kind), ['item', 'invalid', 'blank', 'invalid']);
   });
 
+  it('keeps the bytes of a first line that is not an item, a byte order mark aside', () => {
+    const bad = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":"x","note":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n')]);
+    const bytes = Buffer.concat([bad, Buffer.from(`${JSON.stringify(items[0])}\n`)]);
+    const out = Buffer.from(compactDocument(fromBytes(bytes)).bytes);
+    const lines = out.toString('latin1').split('\n');
+    assert.ok(lines[0].startsWith('\xef\xbb\xbf{"reflectEval"'));
+    assert.ok(Buffer.from(lines[1], 'latin1').equals(bad.subarray(3, -1)), 'the line that is not UTF-8 keeps its bytes');
+    assert.deepEqual(fromBytes(out).lines.map((l) => l.kind), ['header', 'invalid', 'item']);
+  });
+
   it('writes a labelled item compactly again, so a label never expands a line', () => {
     const doc = fromBytes(compactDocument(fromBytes(longFile(items))).bytes);
     const labelled = structuredClone(documentItems(doc)[1]);
