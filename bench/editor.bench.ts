@@ -17,6 +17,11 @@
  * - save: Ctrl+S until the tab's dirty mark is gone.
  *
  * Prints each figure with the issue's goal and the ratio 45 MB / 1 MB. Speed is never asserted.
+ *
+ * To see where a key's time goes: `REFLECT_EVAL_INSPECT_EXTENSIONS=1 node --experimental-websocket --import tsx
+ * bench/index.ts editor …` runs code-server's Node processes under the inspector and writes CPU profiles of the
+ * extension host and of the workbench's renderer (the webview included) during the big file's keys to test-output,
+ * with the functions that took the most self time.
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -162,6 +167,14 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   type Bench = { bench: { acks: number[]; kinds: Record<string, number>; mark: number; firstChange: number } };
   const keyMs: number[] = [];
   const hostMs: number[] = [];
+  const profiler = process.env.REFLECT_EVAL_INSPECT_EXTENSIONS && name.startsWith('big') ? await startExtensionHostProfile(wb.log()) : undefined;
+  // The workbench's renderer too (Chromium's profiler over CDP).
+  const cdp = profiler ? await page.context().newCDPSession(page) : undefined;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   for (let i = 0; i < keys; i++) {
     // Odd keys: an empathy digit on the candidate just marked coherent; then on to the next candidate.
     const key = i % 2 === 0 ? 'y' : String(1 + ((i >> 1) % 5));
@@ -185,6 +198,8 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
       await waitFor('the next candidate focused', async () => (await frame.getAttribute('.candidate.focused', 'data-candidate-id')) !== focusedBefore, 60_000, 20);
     }
   }
+  if (profiler) await profiler.stop();
+  if (cdp) summariseProfile('workbench renderer', (await cdp.send('Profiler.stop')).profile as unknown as CpuProfile, 'bench-editor-workbench.cpuprofile');
   const kinds = await frame.evaluate(() => (window as unknown as Bench).bench.kinds);
   await page.waitForSelector('.tab.active.dirty', { timeout: 60_000 });
   const saveStart = Date.now();
@@ -219,6 +234,75 @@ async function plainText(page: Page, name: string): Promise<{ openMs: number; sa
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+W');
   return { openMs, saveMs };
+}
+
+/**
+ * With REFLECT_EVAL_INSPECT_EXTENSIONS=<port> (code-server then runs the extension host under the Node inspector,
+ * test/e2e/harness.ts): a CPU profile of the extension host during the big file's keys, written to test-output and
+ * summarised as the functions with the most self time. Needs Node's WebSocket (node --experimental-websocket).
+ */
+async function startExtensionHostProfile(log: string): Promise<{ stop(): Promise<void> }> {
+  const WS = (globalThis as unknown as { WebSocket: new (url: string) => WebSocket }).WebSocket;
+  const connect = async (url: string) => {
+    const ws = new WS(url);
+    await new Promise((r, j) => (ws.addEventListener('open', r, { once: true }), ws.addEventListener('error', j, { once: true })));
+    let id = 0;
+    const waiting = new Map<number, (v: unknown) => void>();
+    ws.addEventListener('message', (e) => {
+      const m = JSON.parse(String(e.data)) as { id?: number; result?: unknown };
+      if (m.id !== undefined) waiting.get(m.id)?.(m.result);
+    });
+    const call = (method: string, params: Record<string, unknown> = {}) =>
+      new Promise<unknown>((r) => {
+        waiting.set(++id, r);
+        ws.send(JSON.stringify({ id, method, params }));
+      });
+    return { ws, call };
+  };
+  // The extension host is the inspected process whose argv says so.
+  let found: Awaited<ReturnType<typeof connect>> | undefined;
+  for (const url of new Set(log.match(/ws:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+/g) ?? [])) {
+    const c = await connect(url).catch(() => undefined);
+    if (!c) continue;
+    const r = (await c.call('Runtime.evaluate', { expression: 'process.argv.join(" ") + " " + (process.env.VSCODE_HANDLES_UNCAUGHT_ERRORS ?? "") + (typeof require === "function" ? "" : "")', returnByValue: true })) as { result?: { value?: string } };
+    console.log(`inspector ${url}: ${r.result?.value?.slice(0, 160)}`);
+    if (/extensionHost|bootstrap-fork/.test(r.result?.value ?? '') && !found) found = c;
+    else c.ws.close();
+  }
+  if (!found) throw new Error('no extension host among the inspected processes');
+  const { ws, call } = found;
+  await call('Profiler.enable');
+  await call('Profiler.setSamplingInterval', { interval: 200 });
+  await call('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = (await call('Profiler.stop')) as { profile: CpuProfile };
+      ws.close();
+      summariseProfile('extension host', profile, 'bench-editor-extension-host.cpuprofile');
+    },
+  };
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Writes a CPU profile to test-output and prints the functions with the most self time. */
+function summariseProfile(what: string, profile: CpuProfile, file: string): void {
+  writeFileSync(join(out, file), JSON.stringify(profile));
+  const self = new Map<number, number>();
+  profile.samples.forEach((n, i) => self.set(n, (self.get(n) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byName = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const f = node.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    byName.set(key, (byName.get(key) ?? 0) + (self.get(node.id) ?? 0));
+  }
+  const total = [...byName.values()].reduce((a, b) => a + b, 0);
+  console.log(`${what} during the keys: ${(total / 1000).toFixed(0)} ms sampled (${join(out, file)}); most self time:`);
+  for (const [k, us] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);
 }
 
 export async function run(args: string[]): Promise<void> {

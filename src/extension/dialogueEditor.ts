@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
-import { annotatorView, blindCandidateId, candidateIdOfView } from '../core/labels/annotatorView';
+import { annotatorView, blindCandidateId, candidateIdOfView, type ItemView } from '../core/labels/annotatorView';
 import { documentItems, headerEditFor, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
 import { bytesVsCodeKeeps } from '../core/format/vsCodeSafe';
 import { changedLinesInPlace, itemIndexOfLine, reparseLines, sameEvaluators, sameOrigins, sameTitleInputs } from '../core/format/lineUpdate';
@@ -499,13 +499,36 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       });
       sendNavigator();
     };
-    const sendItem = (index: number) => {
+    /**
+     * The score lines last sent for the selected item, by the id the view gives each candidate: a label changes no
+     * score, so the item message after a key carries only the candidates whose lines changed (none), not every line
+     * again (a study item with 26 candidates × 17 scores has ~140 KB of them). `stamp` numbers each full set; the
+     * webview merges a partial one only into the full set it names, and asks for the item again otherwise.
+     */
+    let scoresSent: { key: string; stamp: number; byCandidate: Map<string, string> } | undefined;
+    let scoresStamp = 0;
+    const sendItem = (index: number, full = false) => {
       const items = documentItems(parseTextDocument(document));
       const item = items[index];
       if (!item) return;
-      const view = annotatorView(item, { annotator: getAnnotator(), blind: getBlindMode(), comparison: editor.comparison });
-      const marks = candidateMarks(item, view, { blind: getBlindMode(), annotator: getAnnotator(), info: evaluatorInfoOf(document, items, this.context.extensionUri) });
-      send({ type: 'item', index, view, ack: Math.max(applied, applying), scores: scoreGroupsOf(document, items, view, this.context.extensionUri), marks });
+      const annotator = getAnnotator();
+      const blind = getBlindMode();
+      const view = annotatorView(item, { annotator, blind, comparison: editor.comparison });
+      const marks = candidateMarks(item, view, { blind, annotator, info: evaluatorInfoOf(document, items, this.context.extensionUri) });
+      const scores = scoreGroupsOf(document, items, view, this.context.extensionUri);
+      const key = JSON.stringify([index, item.id, annotator, blind, editor.comparison, view.candidates.map((c) => c.id)]);
+      const byCandidate = new Map(view.candidates.map((c) => [c.id, JSON.stringify(scores[c.id] ?? [])]));
+      // The webview renders score lines from `scores`; the view's own copy of every score is not sent.
+      const slim = { ...view, candidates: view.candidates.map(({ scores: _scores, ...c }) => c) } as ItemView;
+      if (full || !scoresSent || scoresSent.key !== key) {
+        scoresSent = { key, stamp: ++scoresStamp, byCandidate };
+        send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), scores, scoresStamp: scoresSent.stamp, marks });
+        return;
+      }
+      const changed: Record<string, ScoreGroup[]> = {};
+      for (const [id, json] of byCandidate) if (scoresSent.byCandidate.get(id) !== json) changed[id] = scores[id] ?? [];
+      scoresSent.byCandidate = byCandidate;
+      send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), scores: changed, scoresBase: scoresSent.stamp, marks });
     };
     /**
      * After a change event: when only item lines changed in place (their items still at the same index with the
@@ -635,7 +658,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
               break;
             case 'select':
               selected = msg.index;
-              sendItem(selected);
+              sendItem(selected, true);
               this.select({ document, itemIndex: selected, candidateId: null });
               break;
             case 'focusCandidate': {

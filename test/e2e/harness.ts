@@ -252,7 +252,9 @@ export async function launchWorkbench(populate: (workspace: string) => void | Pr
   const port = await freePort();
   let log = '';
   const server = spawn(process.execPath, [codeServer, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', workspace], {
-    env: { ...process.env, VSCODE_PROXY_URI: '' },
+    // For profiling by hand (e.g. the editor bench): every Node process of code-server, the extension host among
+    // them, under the inspector on a port of its own; each says where on stderr ("Debugger listening on ws://…").
+    env: { ...process.env, VSCODE_PROXY_URI: '', ...(process.env.REFLECT_EVAL_INSPECT_EXTENSIONS ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:0`.trim() } : {}) },
   });
   server.stdout?.on('data', (d) => (log += d));
   server.stderr?.on('data', (d) => (log += d));

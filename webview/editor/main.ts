@@ -66,7 +66,7 @@ let comparison = false;
 let selected = saved.selected ?? 0;
 let indexed = false;
 /** The selected item as the host last sent it. */
-let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]>; marks?: Record<string, CandidateMarks> } | null = null;
+let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]>; scoresStamp?: number; marks?: Record<string, CandidateMarks> } | null = null;
 /** Label operations sent but not yet acknowledged; `seq` survives reloads of the webview (setState). */
 let seq = saved.seq ?? 0;
 let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[] = [];
@@ -270,6 +270,8 @@ function setFocus(candidateId: string | null, moveDomFocus = true): void {
     card.tabIndex = on ? 0 : -1;
     if (on && moveDomFocus) {
       const active = document.activeElement as HTMLElement | null;
+      // Focusing and scrolling force a layout of the page: only when focus is not already on this card.
+      if (active === card) continue;
       if (!active?.closest('input, textarea') || !card.contains(active)) card.focus({ preventScroll: true });
       card.scrollIntoView({ block: 'nearest' });
     }
@@ -514,6 +516,17 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
   return card;
 }
 
+/** The cards on the page by candidate id, with what each was built from ({@link cardKey}). */
+const renderedCards = new Map<string, { key: string; card: HTMLElement }>();
+
+/**
+ * Everything a candidate's card is built from but focus (which `setFocus` sets on the card it finds): the item, the
+ * candidate as shown (label times aside: they are not shown), its score lines and marks, the view's modes.
+ */
+function cardKey(c: CandidateView, count: number): string {
+  return JSON.stringify([current?.index, current?.view.id, c, count, current?.scores[c.id] ?? null, current?.marks?.[c.id] ?? null, comparison, blind], (k, v) => (k === 'updatedAt' ? undefined : v));
+}
+
 /** Re-renders the candidates only, keeping scroll position and focus. */
 function renderCandidates(): void {
   const box = document.getElementById('candidates');
@@ -523,7 +536,21 @@ function renderCandidates(): void {
   const typing = document.activeElement instanceof HTMLInputElement && document.activeElement.classList.contains('other-text') ? document.activeElement : null;
   const typingIn = typing?.closest<HTMLElement>('.candidate')?.dataset.candidateId;
   const draft = typing ? { value: typing.value, start: typing.selectionStart, end: typing.selectionEnd } : null;
-  box.replaceChildren(...view.candidates.map((c) => renderCandidate(c, view.candidates.length)));
+  // Only the cards whose content changed are built again: a label key changes one card, and rebuilding all of a
+  // study item's 26 (each with its score lines and buttons) made every key cost the renderer ~100 ms.
+  const count = view.candidates.length;
+  const cards = view.candidates.map((c) => {
+    const key = cardKey(c, count);
+    const kept = renderedCards.get(c.id);
+    if (kept && kept.key === key) return kept.card;
+    const card = renderCandidate(c, count);
+    renderedCards.set(c.id, { key, card });
+    return card;
+  });
+  for (const id of [...renderedCards.keys()]) if (!view.candidates.some((c) => c.id === id)) renderedCards.delete(id);
+  const children = Array.from(box.children);
+  if (children.length === cards.length) cards.forEach((card, i) => children[i] !== card && box.replaceChild(card, children[i]));
+  else box.replaceChildren(...cards);
   if (typingIn && draft) {
     const input = box.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(typingIn)}"] .other-text`);
     if (input) {
@@ -736,7 +763,18 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       pending = pending.filter((p) => p.seq > msg.ack);
       showPending();
       if (msg.index === selected) {
-        current = { index: msg.index, view: msg.view, scores: msg.scores ?? {}, marks: msg.marks };
+        let scores = msg.scores ?? {};
+        let scoresStamp = msg.scoresStamp;
+        if (msg.scoresBase !== undefined) {
+          // Only the changed candidates' score lines: merge them into the full set they build on, if it is ours.
+          if (current?.index !== msg.index || current.scoresStamp !== msg.scoresBase) {
+            post({ type: 'select', index: msg.index });
+            break;
+          }
+          scores = { ...current.scores, ...scores };
+          scoresStamp = msg.scoresBase;
+        }
+        current = { index: msg.index, view: msg.view, scores, scoresStamp, marks: msg.marks };
         renderItem();
         const queued = deferred;
         deferred = [];

@@ -113,6 +113,14 @@ export type EditorHostMessage =
        * evaluator of the file so names match the correlation tables. Empty in blind mode.
        */
       scores: Record<string, ScoreGroup[]>;
+      /** Set when `scores` is every shown candidate's: a number for this full set. */
+      scoresStamp?: number;
+      /**
+       * Set instead when `scores` holds only the candidates whose lines changed since the full set `scoresBase`
+       * (and the partial sets after it): the others keep theirs. A webview that does not hold that set asks for the
+       * item again (`select`).
+       */
+      scoresBase?: number;
       /** Disagreement marks by the id the view gives each candidate (only candidates with a mark). */
       marks?: Record<string, CandidateMarks>;
     }
