@@ -18,10 +18,10 @@
  *
  * Prints each figure with the issue's goal and the ratio 45 MB / 1 MB. Speed is never asserted.
  *
- * To see where a key's time goes: `REFLECT_EVAL_INSPECT_EXTENSIONS=1 node --experimental-websocket --import tsx
- * bench/index.ts editor …` runs code-server's Node processes under the inspector and writes CPU profiles of the
- * extension host and of the workbench's renderer (the webview included) during the big file's keys to test-output,
- * with the functions that took the most self time.
+ * To see where the time goes: `REFLECT_EVAL_INSPECT_EXTENSIONS=1 [REFLECT_EVAL_PROFILE=open] node
+ * --experimental-websocket --import tsx bench/index.ts editor …` runs code-server's Node processes under the
+ * inspector and writes CPU profiles of the extension host and of the workbench's renderer (the webview included)
+ * during the big file's keys (or its opening) to test-output, with the functions that took the most self time.
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -146,7 +146,11 @@ async function openAndPaint(page: Page, name: string): Promise<{ frame: Frame; p
 
 async function measure(wb: Workbench, name: string, file: string, keys: number): Promise<Figures> {
   const page = wb.page;
+  // Profiles (by hand, see the top of this file) of the big file's opening or of its keys.
+  const profile = process.env.REFLECT_EVAL_INSPECT_EXTENSIONS && name.startsWith('big') ? (process.env.REFLECT_EVAL_PROFILE ?? 'keys') : undefined;
+  const openProfile = profile === 'open' ? await startProfiles(wb, 'open') : undefined;
   const { frame, paint } = await openAndPaint(page, name);
+  await openProfile?.stop();
   await frame.waitForSelector('#candidates .candidate.focused', { timeout: 120_000 });
   // Acks as the webview receives them, stamped with the wall clock; the kinds of message the host sends meanwhile;
   // and the first change to the page after each key (the webview shows a label as soon as the key's action
@@ -167,14 +171,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   type Bench = { bench: { acks: number[]; kinds: Record<string, number>; mark: number; firstChange: number } };
   const keyMs: number[] = [];
   const hostMs: number[] = [];
-  const profiler = process.env.REFLECT_EVAL_INSPECT_EXTENSIONS && name.startsWith('big') ? await startExtensionHostProfile(wb.log()) : undefined;
-  // The workbench's renderer too (Chromium's profiler over CDP).
-  const cdp = profiler ? await page.context().newCDPSession(page) : undefined;
-  if (cdp) {
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-    await cdp.send('Profiler.start');
-  }
+  const keysProfile = profile === 'keys' ? await startProfiles(wb, 'keys') : undefined;
   for (let i = 0; i < keys; i++) {
     // Odd keys: an empathy digit on the candidate just marked coherent; then on to the next candidate.
     const key = i % 2 === 0 ? 'y' : String(1 + ((i >> 1) % 5));
@@ -198,8 +195,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
       await waitFor('the next candidate focused', async () => (await frame.getAttribute('.candidate.focused', 'data-candidate-id')) !== focusedBefore, 60_000, 20);
     }
   }
-  if (profiler) await profiler.stop();
-  if (cdp) summariseProfile('workbench renderer', (await cdp.send('Profiler.stop')).profile as unknown as CpuProfile, 'bench-editor-workbench.cpuprofile');
+  await keysProfile?.stop();
   const kinds = await frame.evaluate(() => (window as unknown as Bench).bench.kinds);
   await page.waitForSelector('.tab.active.dirty', { timeout: 60_000 });
   const saveStart = Date.now();
@@ -237,11 +233,27 @@ async function plainText(page: Page, name: string): Promise<{ openMs: number; sa
 }
 
 /**
- * With REFLECT_EVAL_INSPECT_EXTENSIONS=<port> (code-server then runs the extension host under the Node inspector,
- * test/e2e/harness.ts): a CPU profile of the extension host during the big file's keys, written to test-output and
- * summarised as the functions with the most self time. Needs Node's WebSocket (node --experimental-websocket).
+ * CPU profiles of the extension host and of the workbench's renderer (the webview included) from now until `stop`,
+ * written to test-output as `bench-editor-<phase>-*.cpuprofile` and summarised as the functions with the most self
+ * time. Needs REFLECT_EVAL_INSPECT_EXTENSIONS=1 (test/e2e/harness.ts runs code-server's Node processes under the
+ * inspector) and Node's WebSocket (node --experimental-websocket).
  */
-async function startExtensionHostProfile(log: string): Promise<{ stop(): Promise<void> }> {
+async function startProfiles(wb: Workbench, phase: string): Promise<{ stop(): Promise<void> }> {
+  const host = await startExtensionHostProfile(wb.log(), phase);
+  const cdp = await wb.page.context().newCDPSession(wb.page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  return {
+    async stop() {
+      await host.stop();
+      summariseProfile(`workbench renderer (${phase})`, (await cdp.send('Profiler.stop')).profile as unknown as CpuProfile, `bench-editor-${phase}-workbench.cpuprofile`);
+    },
+  };
+}
+
+/** A CPU profile of the extension host (found among the inspected processes by its argv) until `stop`. */
+async function startExtensionHostProfile(log: string, phase: string): Promise<{ stop(): Promise<void> }> {
   const WS = (globalThis as unknown as { WebSocket: new (url: string) => WebSocket }).WebSocket;
   const connect = async (url: string) => {
     const ws = new WS(url);
@@ -264,9 +276,8 @@ async function startExtensionHostProfile(log: string): Promise<{ stop(): Promise
   for (const url of new Set(log.match(/ws:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+/g) ?? [])) {
     const c = await connect(url).catch(() => undefined);
     if (!c) continue;
-    const r = (await c.call('Runtime.evaluate', { expression: 'process.argv.join(" ") + " " + (process.env.VSCODE_HANDLES_UNCAUGHT_ERRORS ?? "") + (typeof require === "function" ? "" : "")', returnByValue: true })) as { result?: { value?: string } };
-    console.log(`inspector ${url}: ${r.result?.value?.slice(0, 160)}`);
-    if (/extensionHost|bootstrap-fork/.test(r.result?.value ?? '') && !found) found = c;
+    const r = (await c.call('Runtime.evaluate', { expression: 'process.argv.join(" ")', returnByValue: true })) as { result?: { value?: string } };
+    if (/--type=extensionHost/.test(r.result?.value ?? '') && !found) found = c;
     else c.ws.close();
   }
   if (!found) throw new Error('no extension host among the inspected processes');
@@ -278,7 +289,7 @@ async function startExtensionHostProfile(log: string): Promise<{ stop(): Promise
     async stop() {
       const { profile } = (await call('Profiler.stop')) as { profile: CpuProfile };
       ws.close();
-      summariseProfile('extension host', profile, 'bench-editor-extension-host.cpuprofile');
+      summariseProfile(`extension host (${phase})`, profile, `bench-editor-${phase}-extension-host.cpuprofile`);
     },
   };
 }
@@ -301,7 +312,7 @@ function summariseProfile(what: string, profile: CpuProfile, file: string): void
     byName.set(key, (byName.get(key) ?? 0) + (self.get(node.id) ?? 0));
   }
   const total = [...byName.values()].reduce((a, b) => a + b, 0);
-  console.log(`${what} during the keys: ${(total / 1000).toFixed(0)} ms sampled (${join(out, file)}); most self time:`);
+  console.log(`${what}: ${(total / 1000).toFixed(0)} ms sampled (${join(out, file)}); most self time:`);
   for (const [k, us] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);
 }
 

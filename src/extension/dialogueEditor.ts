@@ -603,7 +603,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     // The index goes out when the webview is ready; again only if the bytes show lines the text cannot.
     void this.readDisk(document).then((found) => found && sent && sendIndex());
     // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
-    const merger = new ExternalChangeMerger(document, panel, send);
+    const merger = new ExternalChangeMerger(document, panel, send, () => parseTextDocument(document));
     const subscriptions = [
       merger,
       vscode.workspace.onDidChangeTextDocument((e) => {

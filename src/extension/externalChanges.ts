@@ -49,10 +49,15 @@ export class ExternalChangeMerger implements vscode.Disposable {
   private nextId = 1;
   private readonly subscriptions: vscode.Disposable[] = [];
 
+  /**
+   * @param parse - the document as it is now, parsed (the dialogue editor passes its cached parse, so opening a 45 MB
+   *   file does not parse it once more here); treated as read-only
+   */
   constructor(
     private readonly document: vscode.TextDocument,
     private readonly panel: vscode.WebviewPanel,
     private readonly send: (msg: EditorHostMessage) => void,
+    private readonly parse: () => DialogueDocument = () => parseDocument(document.getText(), vscode.workspace.asRelativePath(document.uri)),
   ) {
     if (!document.isDirty) this.takeBase();
     else void this.readDisk().then((text) => (this.base ??= parseDocument(text, this.name)), () => undefined);
@@ -94,7 +99,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
   }
 
   private takeBase(): void {
-    this.base = parseDocument(this.document.getText(), this.name);
+    this.base = this.parse();
     this.stale = false;
   }
 
@@ -134,7 +139,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
       return;
     }
     this.stale = false;
-    const current = parseDocument(this.document.getText(), this.name);
+    const current = this.parse();
     const pending = labelChanges(documentItems(this.base), documentItems(current), { base: otherLines(this.base), current: otherLines(current) });
     if (pending.other.length) {
       void vscode.window.showWarningMessage(
@@ -181,7 +186,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
    * @returns the number of lines replaced
    */
   private async replaceItems(update: (item: DialogueItem) => DialogueItem | undefined, backup?: string): Promise<number> {
-    const doc = parseDocument(this.document.getText(), this.name);
+    const doc = this.parse();
     const edit = new vscode.WorkspaceEdit();
     const updated: { line: number; text?: string; next?: DialogueItem }[] = [];
     for (const line of doc.itemLines) {
@@ -213,7 +218,8 @@ export class ExternalChangeMerger implements vscode.Disposable {
 
   /** Sends the open conflicts and orphaned labels to the webview. */
   sendConflicts(): void {
-    const items = documentItems(parseDocument(this.document.getText(), this.name));
+    if (this.open.length === 0) return this.send({ type: 'conflicts', conflicts: [] });
+    const items = documentItems(this.parse());
     const indexOf = new Map(items.map((it, i) => [it.id, i]));
     const candidateText = (itemId: string, candidateId: string) => {
       const text = items[indexOf.get(itemId) ?? -1]?.candidates.find((c) => c.id === candidateId)?.text;

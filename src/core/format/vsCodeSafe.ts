@@ -2,6 +2,7 @@
  * A quick look at a dialogue file's bytes for what VS Code would change on a save (issue 19 item 3: opening a 45 MB
  * file must not parse and validate every line a second time just to learn that nothing is at stake).
  */
+import { isUtf8 } from 'node:buffer';
 
 /**
  * Whether no line of `bytes` has an effect VS Code's text model would have on it (lineReport.ts `effectsOf`): the
@@ -12,10 +13,6 @@
 export function bytesVsCodeKeeps(bytes: Uint8Array): boolean {
   if (bytes.indexOf(13) >= 0) return false;
   if (bytes.subarray(0, 512).indexOf(0) >= 0) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  // Validates without decoding (a 45 MB file took ~0.7 s to decode into a string that was thrown away).
+  return isUtf8(bytes);
 }

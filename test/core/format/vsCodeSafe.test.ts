@@ -25,5 +25,11 @@ describe('bytesVsCodeKeeps: a quick check that VS Code would change no line of a
     assert.equal(bytesVsCodeKeeps(enc(`${item('a')}\r\n${item('b')}\n${item('c')}\n`)), false);
     assert.equal(bytesVsCodeKeeps(enc(`${item('a').replace('hello', 'hel\u0000lo')}\n`)), false);
     assert.equal(bytesVsCodeKeeps(enc(`${item('a')}\n${'x'.repeat(600)}\u0000\n`)), true, 'a NUL past byte 512 is only a bad line');
+    // Strict UTF-8, as the parser reads it: a surrogate encoded as bytes, an overlong form, a truncated sequence.
+    for (const seq of [[0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe2, 0x82]]) {
+      const bytes = new Uint8Array([...enc(`${item('a')}\n{"id":"b`), ...seq, ...enc('"}\n')]);
+      assert.equal(bytesVsCodeKeeps(bytes), false, seq.join(' '));
+      assert.ok(vsCodeEffects(bytes) > 0);
+    }
   });
 });
