@@ -124,6 +124,21 @@ export async function answerFileDialog(page: Page, path: string): Promise<void> 
   await waitFor('the typed path in the file dialog', async () => (await input.inputValue()) === path, 10_000);
   await page.waitForTimeout(300); // the dialog validates the typed path
   await page.keyboard.press('Enter');
+  // A dialog still validating ignores the Enter (a CI run once waited 30 s for the pick that follows): while it
+  // still shows the path, press it again. The next quick input starts from another value, so this never answers it.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const stillOpen = await waitFor(
+      'the file dialog to take the path',
+      async () => ((await input.isVisible().catch(() => false)) && (await input.inputValue().catch(() => '')) === path ? undefined : true),
+      5_000,
+      200,
+    ).then(
+      () => false,
+      () => true,
+    );
+    if (!stillOpen) return;
+    await page.keyboard.press('Enter');
+  }
 }
 
 /**
