@@ -3,7 +3,7 @@
  * `reflect-eval compact`; docs/format.md, "Compact files"). Lines that are not items are kept byte for byte.
  */
 import { encodeUtf8 } from './bytes';
-import { buildHeader, formatHeader, type CompactOptions, type FileHeader } from './compactScores';
+import { buildHeader, compactScore, formatHeader, type CompactOptions, type EvaluatorEntry, type FileHeader } from './compactScores';
 import { documentBytes, documentItems, serializeItem, type DialogueDocument, type LineEdit } from './jsonl';
 
 /** What a rewrite did. */
@@ -40,18 +40,21 @@ export function compactDocument(doc: DialogueDocument, options: CompactOptions =
   let timesDropped = 0;
   let compactScores = 0;
   let longScores = 0;
+  const entries = new Map<string, EvaluatorEntry>(header.evaluators.map((e) => [e.id, e]));
   const edits: LineEdit[] = trimmed.map((item, i) => {
     items[i].candidates.forEach((c, ci) => {
       for (const [id, s] of Object.entries(c.scores ?? {})) {
         const t = trimmed[i].candidates[ci].scores[id];
         if (s?.raw !== undefined && t?.raw === undefined) rawDropped++;
         if (s?.at !== undefined && t?.at !== s.at) timesDropped++;
+        // As serializeItem decides: under an alias when the header can say the score exactly.
+        const entry = entries.get(id);
+        if (t !== undefined && entry && compactScore(t, entry) !== undefined) compactScores++;
+        else longScores++;
       }
     });
     const line = doc.itemLines[i];
     const text = serializeItem(item, header);
-    const scores = JSON.parse(text) as { candidates: { scores?: Record<string, unknown> }[] };
-    for (const c of scores.candidates) for (const k of Object.keys(c.scores ?? {})) k.startsWith('#') ? compactScores++ : longScores++;
     return { line, oldText: doc.lines[line].raw.text, newText: text };
   });
   const headerText = formatHeader(header);
