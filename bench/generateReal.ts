@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- generate --size real [--prompts N (2)] [--max-new-tokens N (8)] [--grid-contexts N (1)] [--threads N]
- * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)]`: the decoding engine at the size researchers use (issue 19, item 2), on the
+ * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)] [--step-profile]`: the decoding engine at the size researchers use (issue 19, item 2), on the
  * random-weight models `npm run bench:models` builds into `.bench-models/` — `gpt2-medium-shape` (decoder-only) and
  * `bart-large-shape` (encoder-decoder) — against @huggingface/transformers' `generate()` on the same ONNX files.
  *
@@ -29,6 +29,10 @@
  *   same grid with a prompt pass per setting, for reference. The strategy ratios above run with
  *   `reusePromptPass: false`: each strategy pays its own prompt pass.
  *
+ * With `--step-profile`, each model's table also breaks one decoder pass (1 row and 5 rows) into onnxruntime's own
+ * time, its matrix products, and the binding's copy of the outputs into JavaScript (stepProfile.ts): what limits
+ * the greedy, beam and nucleus ratios.
+ *
  * Speed is measured here, never asserted in tests. Loading the models takes a few GB of memory (ours and
  * transformers.js' sessions of one model at a time).
  */
@@ -46,6 +50,7 @@ import { OnnxSeq2SeqLM } from '../src/core/models/seq2seqLM';
 import type { GenerativeLM } from '../src/core/models/languageModel';
 import { isModelDtype, type ModelDtype } from '../src/core/models/layout';
 import type { Turn } from '../src/core/dialogue/types';
+import { profileStep, stepProfileRows, type StepBreakdown } from './stepProfile';
 
 
 function arg(args: string[], name: string, fallback: number): number {
@@ -138,7 +143,7 @@ const zero = (): Timing => ({ wallMs: 0, runs: 0, tokens: 0, stepSpanMs: 0, step
 
 type Tjs = typeof import('@huggingface/transformers');
 
-async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype }): Promise<(bandwidth: number) => string[][]> {
+async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean }): Promise<(bandwidth: number) => string[][]> {
   const folder = join(opts.models, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
   if (!existsSync(join(folder, 'reflect_eval_bench_model.json'))) throw new Error(`${folder} is missing: build it with \`npm run bench:models\` (scripts/bench/build_real_size_models.py)`);
   const session = opts.threads ? { intraOpNumThreads: opts.threads } : {};
@@ -238,8 +243,20 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
       gridGreedyMs += g.wallMs;
     }
   }
+  const layout = (ours as OnnxCausalLM | OnnxSeq2SeqLM).description?.layout;
   await ours.dispose();
   await theirs.dispose();
+
+  // Where one decoder pass spends its time (bench/stepProfile.ts), at the mean prompt's cache length.
+  let steps: StepBreakdown[] = [];
+  if (opts.stepProfile && layout && 'decoder' in layout) {
+    const file = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
+    const cfg = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, number>;
+    const dModel = cfg.n_embd ?? cfg.d_model;
+    const heads = cfg.n_head ?? cfg.decoder_attention_heads;
+    const past = Math.round(prompts.reduce((s, p) => s + p.length, 0) / prompts.length);
+    steps = await profileStep(file, [1, 5], past, { heads, headDim: dModel / heads, dModel }, { ...session, extra: { session: { intra_op: { allow_spinning: '0' } } } });
+  }
 
   const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, number>;
   const w = weightBytesPerStep(config, opts.dtype === 'fp32' ? 4 : 1);
@@ -262,6 +279,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
       [`${name}: nucleus p=0.95 × 5 wall ÷ greedy`, (nucleus.wallMs / greedy.wallMs).toFixed(2), '≤ 1.3', `${nucleus.wallMs.toFixed(0)} vs ${greedy.wallMs.toFixed(0)} ms; passes ${nucleus.runs} vs ${greedy.runs}`],
       [`${name}: GEM 2022 grid per context ÷ greedy`, gridGreedyMs ? (gridMs / gridGreedyMs).toFixed(2) : '–', '≤ 4', `${(gridMs / Math.max(1, opts.gridContexts)).toFixed(0)} vs ${(gridGreedyMs / Math.max(1, opts.gridContexts)).toFixed(0)} ms per context; ${gridCandidates} candidates over ${Math.min(opts.gridContexts, prompts.length)} context(s)`],
       [`${name}: the same grid with a prompt pass per setting ÷ greedy`, gridGreedyMs ? (gridUnsharedMs / gridGreedyMs).toFixed(2) : '–', '(reference)', `${(gridUnsharedMs / Math.max(1, opts.gridContexts)).toFixed(0)} ms per context: what sharing the prompt pass saves`],
+      ...stepProfileRows(name, steps, w.bytes, bandwidth),
     ];
   };
 }
@@ -274,6 +292,7 @@ export async function runReal(args: string[]): Promise<void> {
     gridContexts: arg(args, '--grid-contexts', 1),
     threads: args.includes('--threads') ? arg(args, '--threads', 0) : undefined,
     dtype: (strArg(args, '--dtype') ?? 'fp32') as ModelDtype,
+    stepProfile: args.includes('--step-profile'),
   };
   if (!isModelDtype(opts.dtype)) throw new Error(`--dtype ${opts.dtype}: not a transformers.js dtype (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4)`);
   const only = strArg(args, '--only');
