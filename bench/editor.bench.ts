@@ -14,7 +14,11 @@
  *   wall-clock `Date.now()` of this process (key press) and of the webview (ack), on the same machine;
  * - label shown → ack: the part after VS Code routed the key (keybinding → command → webview): from the first change
  *   to the item's page after the key (the webview shows the label, then posts the operation) to the ack;
- * - save: Ctrl+S until the tab's dirty mark is gone.
+ * - save: Ctrl+S until the tab's dirty mark is gone;
+ * - where a label key goes: the extension host writes a timing line at each step of a label
+ *   (REFLECT_EVAL_TRACE_LABELS, src/extension/labelTrace.ts; the bench sets it for code-server), and each key is
+ *   split into VS Code routing the key to the command, the trip to the webview and back, VS Code applying the
+ *   WorkspaceEdit, the editor's change handler, and the ack's way out and into the webview (medians).
  *
  * Prints each figure with the issue's goal and the ratio 45 MB / 1 MB. Speed is never asserted.
  *
@@ -94,6 +98,50 @@ interface Figures {
   /** Messages the webview received during the keys, by type. */
   kinds: Record<string, number>;
   saveMs: number;
+  /** Each key's path through VS Code and the extension host (see {@link keyPath}). */
+  path: KeyPath;
+}
+
+const TRACE = join(out, 'bench-editor-label-trace.jsonl');
+
+/** Steps of a label key, in ms per key: the keys of {@link KeyPath} with their printed names. */
+const PATH_STEPS = [
+  ['routing', 'key → command in the host (VS Code routes the key)'],
+  ['webviewTrip', 'command → operation back (host → webview → host)'],
+  ['vscodeEdit', 'WorkspaceEdit → document changed (VS Code)'],
+  ['handler', 'change handler (ours)'],
+  ['ackOut', 'handler → ack sent'],
+  ['ackIn', 'ack → webview'],
+] as const;
+type KeyPath = Record<(typeof PATH_STEPS)[number][0], number[]> & { keys: number };
+
+/**
+ * Splits each key's time by the extension host's trace (src/extension/labelTrace.ts): the events between the key
+ * press and the ack the webview saw. Times across processes (key press, ack seen) use Date.now() on the same
+ * machine (1 ms resolution); times inside the host use its performance.now().
+ */
+function keyPath(presses: { start: number; ack: number }[]): KeyPath {
+  const events = readFileSync(TRACE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; at: number; ms: number });
+  const path: KeyPath = { routing: [], webviewTrip: [], vscodeEdit: [], handler: [], ackOut: [], ackIn: [], keys: 0 };
+  for (const { start, ack } of presses) {
+    const inKey = events.filter((e) => e.at >= start - 1 && e.at <= ack + 1);
+    const find = (event: string, after = -Infinity) => inKey.find((e) => e.event === event && e.ms >= after);
+    const command = find('command');
+    const received = command && find('received', command.ms);
+    const edit = received && find('edit', received.ms);
+    const changed = edit && find('changed', edit.ms);
+    const handled = changed && find('handled', changed.ms);
+    const acked = handled && find('ack', handled.ms);
+    if (!command || !received || !edit || !changed || !handled || !acked) continue;
+    path.keys++;
+    path.routing.push(command.at - start);
+    path.webviewTrip.push(received.ms - command.ms);
+    path.vscodeEdit.push(changed.ms - edit.ms);
+    path.handler.push(handled.ms - changed.ms);
+    path.ackOut.push(acked.ms - handled.ms);
+    path.ackIn.push(ack - acked.at);
+  }
+  return path;
 }
 
 const median = (xs: number[]) => {
@@ -171,6 +219,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   type Bench = { bench: { acks: number[]; kinds: Record<string, number>; mark: number; firstChange: number } };
   const keyMs: number[] = [];
   const hostMs: number[] = [];
+  const presses: { start: number; ack: number }[] = [];
   const keysProfile = profile === 'keys' ? await startProfiles(wb, 'keys') : undefined;
   for (let i = 0; i < keys; i++) {
     // Odd keys: an empathy digit on the candidate just marked coherent; then on to the next candidate.
@@ -188,6 +237,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
       return b.acks.length > before ? { ack: b.acks[before], shown: b.firstChange } : undefined;
     }, 300_000, 20);
     keyMs.push(got.ack - start);
+    presses.push({ start, ack: got.ack });
     if (got.shown) hostMs.push(got.ack - got.shown);
     if (i % 2 === 1) {
       const focusedBefore = await frame.getAttribute('.candidate.focused', 'data-candidate-id');
@@ -208,7 +258,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+W');
   const items = saved.split('\n').filter((l) => l.trim()).length;
-  return { mb: statSync(file).size / 1024 / 1024, items, paint, firstPaintMs: Math.max(paint.list, paint.item), keyMs, hostMs, kinds, saveMs };
+  return { mb: statSync(file).size / 1024 / 1024, items, paint, firstPaintMs: Math.max(paint.list, paint.item), keyMs, hostMs, kinds, saveMs, path: keyPath(presses) };
 }
 
 /** VS Code's text editor on a file (no extension involved): open until its first line shows, and a save of one typed character. */
@@ -339,6 +389,10 @@ export async function run(args: string[]): Promise<void> {
   const warm = givenBytes?.subarray(0, givenBytes.indexOf(0x0a, givenBytes.indexOf(0x0a) + 1) + 1);
   let wb: Workbench | undefined;
   const files: Record<string, string> = {};
+  // The extension host's timing of each label (src/extension/labelTrace.ts); code-server inherits the variable.
+  mkdirSync(out, { recursive: true });
+  writeFileSync(TRACE, '');
+  process.env.REFLECT_EVAL_TRACE_LABELS = TRACE;
   try {
     wb = await launchWorkbench(
       (ws) => {
@@ -384,6 +438,10 @@ export async function run(args: string[]): Promise<void> {
     row('save (Ctrl+S → not dirty)', '', ref.saveMs, big.saveMs);
     console.log(`VS Code's own text editor on the same ${big.mb.toFixed(0)} MB (no extension involved): open → first line shown ${fmt(text.openMs)}, a typed character saved (Ctrl+S → not dirty) ${fmt(text.saveMs)}`);
     console.log(`key times 45 MB (ms): ${big.keyMs.join(' ')}`);
+    console.log('where a label key goes (medians over the keys, ms; from the extension host\'s trace, REFLECT_EVAL_TRACE_LABELS):');
+    for (const [what, r] of [['1 MB', ref.path], ['45 MB', big.path]] as const) {
+      console.log(`  ${what}: ${PATH_STEPS.map(([k, label]) => `${label} ${Math.round(median(r[k]))}`).join(' · ')} (${r.keys} keys traced)`);
+    }
     console.log(`messages to the webview during the keys, 1 MB: ${JSON.stringify(ref.kinds)}; 45 MB: ${JSON.stringify(big.kinds)}`);
   } catch (err) {
     await wb?.screenshot('bench-editor-failure');

@@ -29,6 +29,7 @@ import { ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
 import { candidateMarks, navigatorState, nextUnlabelledTarget, ProgressStatusBar, type ListSettings } from './itemNavigator';
 import { labelProgressAfter, type LabelProgress } from '../core/analysis/itemNavigation';
+import { traceLabel } from './labelTrace';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
 
@@ -354,6 +355,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   dispatch(action: EditorAction): boolean {
     const editor = this.target();
     if (!editor) return false;
+    traceLabel('command');
     editor.send({ type: 'action', action });
     return true;
   }
@@ -588,6 +590,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
           return;
         }
         // In blind mode the view shows opaque ids (annotatorView): label the candidate the id stands for.
+        traceLabel('edit');
         await updateItems(document, (item) => (item.id === itemId ? applyLabelOp(item, candidateIdOfView(item, candidateId, annotator) ?? candidateId, annotator, op) : undefined));
       } catch (err) {
         void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
@@ -595,6 +598,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         applied = seq;
         applying = 0;
         send({ type: 'ack', seq });
+        traceLabel('ack');
       }
     };
 
@@ -608,10 +612,12 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       merger,
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.toString() !== document.uri.toString() || e.contentChanges.length === 0) return;
+        traceLabel('changed');
         const lines = changedLinesInPlace(e.contentChanges);
         if (!lines) changedSinceSent = 'all';
         else if (changedSinceSent !== 'all') for (const l of lines) changedSinceSent.add(l);
         update();
+        traceLabel('handled');
         // Not dirty after a change: reloaded from disk (an external edit) or back at the saved text; read the bytes again.
         if (!document.isDirty) void this.readDisk(document).then((found) => found && sendIndex());
       }),
@@ -674,6 +680,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
               this.updateFocusContext();
               break;
             case 'label':
+              traceLabel('received');
               queue = queue.then(() => applyLabel(msg.seq, msg.itemId, msg.candidateId, msg.op));
               break;
             case 'revealLine':
