@@ -65,7 +65,11 @@ export class OnnxCausalLM implements GenerativeLM {
    * several settings in turn, and every setting starts from this same pass, so it runs once per context. Only
    * one-prompt calls are kept (a batch's cache can be large); the values are exactly what the pass computes.
    */
-  private lastPrompt: { key: string; logits: Float32Array; vocab: number; past: KVCache } | undefined;
+  /**
+   * The last prompt pass (batch 1), kept for the next setting of the same prompt; with the cache it was last tiled to
+   * (`tiled`: `expand` rows), which the next setting of that width starts from instead of copying it again.
+   */
+  private lastPrompt: { key: string; logits: Float32Array; vocab: number; past: KVCache; tiled?: { expand: number; past: KVCache } } | undefined;
 
   get vocabSize(): number {
     return this.config.vocabSize;
@@ -254,7 +258,16 @@ export class OnnxCausalLM implements GenerativeLM {
     // The session never writes into the tensors it starts from (each step returns new ones; selecting rows
     // gathers into its own buffers), so the kept cache can start the next setting as it is.
     let past = pass.past;
-    if (expand > 1) past = this.repeatCache(past, expand);
+    if (expand > 1) {
+      // Beam search and each nucleus setting of a grid decode the same prompt with the same width (5 in GEM 2022):
+      // a tiled cache is never written into either, so one copy serves them all (at gpt2-medium's shape and 384
+      // prompt tokens, 5 rows are 377 MB).
+      if (key !== undefined && pass.tiled?.expand === expand) past = pass.tiled.past;
+      else {
+        past = this.repeatCache(past, expand);
+        if (key !== undefined) pass.tiled = { expand, past };
+      }
+    }
     const rowPad = new Int32Array(n * expand);
     for (let r = 0; r < n * expand; r++) rowPad[r] = padLen[Math.floor(r / expand)];
     const history: number[][] = [];

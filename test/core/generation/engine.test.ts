@@ -40,6 +40,8 @@ async function gridTwice(model: GenerativeLM, reference: GenerativeLM, prompt: n
 const GRID: GenerationConfig[] = [
   { strategy: 'greedy', maxNewTokens: 8 },
   { strategy: 'beamSearch', numBeams: 4, maxNewTokens: 6, earlyStopping: 'never' },
+  // The same width as the beams: it starts from the cache the beams were tiled to (and must find it unchanged).
+  { strategy: 'nucleusSampling', topP: 0.8, numReturnSequences: 4, seed: 3, maxNewTokens: 8 },
   { strategy: 'nucleusSampling', topP: 0.9, numReturnSequences: 3, seed: 7, maxNewTokens: 8 },
   { strategy: 'greedy', maxNewTokens: 8, repetitionPenalty: 1.3 },
 ];
