@@ -15,6 +15,8 @@
  * - label shown → ack: the part after VS Code routed the key (keybinding → command → webview): from the first change
  *   to the item's page after the key (the webview shows the label, then posts the operation) to the ack;
  * - save: Ctrl+S until the tab's dirty mark is gone;
+ * - label key → document changed: from the key press to the extension host seeing the document change (the host's
+ *   trace below), without the ack's way back to the webview;
  * - where a label key goes: the extension host writes a timing line at each step of a label
  *   (REFLECT_EVAL_TRACE_LABELS, src/extension/labelTrace.ts; the bench sets it for code-server), and each key is
  *   split into VS Code routing the key to the command, the trip to the webview and back, VS Code applying the
@@ -113,7 +115,8 @@ const PATH_STEPS = [
   ['ackOut', 'handler → ack sent'],
   ['ackIn', 'ack → webview'],
 ] as const;
-type KeyPath = Record<(typeof PATH_STEPS)[number][0], number[]> & { keys: number };
+/** Per key, ms: the steps of {@link PATH_STEPS}, and `toDocument`: key press → the host sees the document changed. */
+type KeyPath = Record<(typeof PATH_STEPS)[number][0] | 'toDocument', number[]> & { keys: number };
 
 /**
  * Splits each key's time by the extension host's trace (src/extension/labelTrace.ts): the events between the key
@@ -122,7 +125,7 @@ type KeyPath = Record<(typeof PATH_STEPS)[number][0], number[]> & { keys: number
  */
 function keyPath(presses: { start: number; ack: number }[]): KeyPath {
   const events = readFileSync(TRACE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; at: number; ms: number });
-  const path: KeyPath = { routing: [], webviewTrip: [], vscodeEdit: [], handler: [], ackOut: [], ackIn: [], keys: 0 };
+  const path: KeyPath = { routing: [], webviewTrip: [], vscodeEdit: [], handler: [], ackOut: [], ackIn: [], toDocument: [], keys: 0 };
   for (const { start, ack } of presses) {
     const inKey = events.filter((e) => e.at >= start - 1 && e.at <= ack + 1);
     const find = (event: string, after = -Infinity) => inKey.find((e) => e.event === event && e.ms >= after);
@@ -140,6 +143,7 @@ function keyPath(presses: { start: number; ack: number }[]): KeyPath {
     path.handler.push(handled.ms - changed.ms);
     path.ackOut.push(acked.ms - handled.ms);
     path.ackIn.push(ack - acked.at);
+    path.toDocument.push(changed.at - start);
   }
   return path;
 }
@@ -435,6 +439,7 @@ export async function run(args: string[]): Promise<void> {
     row('label key → document (median)', '≤ 50 ms', median(ref.keyMs), median(big.keyMs));
     row('label key → document (p90)', '', p90(ref.keyMs), p90(big.keyMs));
     row('  label shown → ack (median)', '', median(ref.hostMs), median(big.hostMs));
+    row('label key → document changed (host)', '≤ 50 ms', median(ref.path.toDocument), median(big.path.toDocument));
     row('save (Ctrl+S → not dirty)', '', ref.saveMs, big.saveMs);
     console.log(`VS Code's own text editor on the same ${big.mb.toFixed(0)} MB (no extension involved): open → first line shown ${fmt(text.openMs)}, a typed character saved (Ctrl+S → not dirty) ${fmt(text.saveMs)}`);
     console.log(`key times 45 MB (ms): ${big.keyMs.join(' ')}`);
