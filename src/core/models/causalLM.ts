@@ -289,6 +289,8 @@ export class OnnxCausalLM implements GenerativeLM {
 
   /** Releases the ONNX sessions. */
   async dispose(): Promise<void> {
+    // The kept prompt pass and its tiled cache (hundreds of MB at real size) go with the sessions.
+    this.lastPrompt = undefined;
     await this.first.release();
     if (this.next !== this.first) await this.next.release();
   }

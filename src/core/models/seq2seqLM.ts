@@ -255,6 +255,8 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
   }
 
   async dispose(): Promise<void> {
+    // The kept prompt pass and its tiled cache (hundreds of MB at real size) go with the sessions.
+    this.lastPrompt = undefined;
     await this.encoder.release();
     await this.first.release();
     if (this.next !== this.first) await this.next.release();
