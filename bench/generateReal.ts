@@ -247,19 +247,18 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   await ours.dispose();
   await theirs.dispose();
 
+  const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, number>;
+  const w = weightBytesPerStep(config, opts.dtype === 'fp32' ? 4 : 1);
+
   // Where one decoder pass spends its time (bench/stepProfile.ts), at the mean prompt's cache length.
   let steps: StepBreakdown[] = [];
   if (opts.stepProfile && layout && 'decoder' in layout) {
     const file = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
-    const cfg = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, number>;
-    const dModel = cfg.n_embd ?? cfg.d_model;
-    const heads = cfg.n_head ?? cfg.decoder_attention_heads;
+    const dModel = config.n_embd ?? config.d_model;
+    const heads = config.n_head ?? config.decoder_attention_heads;
     const past = Math.round(prompts.reduce((s, p) => s + p.length, 0) / prompts.length);
     steps = await profileStep(file, [1, 5], past, { heads, headDim: dModel / heads, dModel }, { ...session, extra: { session: { intra_op: { allow_spinning: '0' } } } });
   }
-
-  const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, number>;
-  const w = weightBytesPerStep(config, opts.dtype === 'fp32' ? 4 : 1);
 
   const stepMs = greedy.stepSpanMs / greedy.stepsAfterFirst;
   const tps = (t: Timing) => (t.tokens / t.wallMs) * 1000;

@@ -64,10 +64,8 @@ export class OnnxCausalLM implements GenerativeLM {
    * The last single prompt's pass (its ids, last-position logits and cache): a grid decodes one context under
    * several settings in turn, and every setting starts from this same pass, so it runs once per context. Only
    * one-prompt calls are kept (a batch's cache can be large); the values are exactly what the pass computes.
-   */
-  /**
-   * The last prompt pass (batch 1), kept for the next setting of the same prompt; with the cache it was last tiled to
-   * (`tiled`: `expand` rows), which the next setting of that width starts from instead of copying it again.
+   * `tiled` is the cache as last tiled to `expand` rows, which the next setting of that width starts from instead
+   * of copying it again.
    */
   private lastPrompt: { key: string; logits: Float32Array; vocab: number; past: KVCache; tiled?: { expand: number; past: KVCache } } | undefined;
 

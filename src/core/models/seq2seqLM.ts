@@ -56,11 +56,8 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
   /**
    * The last single prompt's encoder pass and first decoder step: a grid decodes one context under several
    * settings in turn, and each starts from the same passes, so they run once per context (as in `OnnxCausalLM`).
-   */
-  /**
-   * The last encoder pass and first decoder step (batch 1), kept for the next setting of the same input; with the
-   * caches and encoder states it was last tiled to (`tiled`: `expand` rows), which the next setting of that width
-   * starts from instead of copying them again.
+   * `tiled` holds the caches and encoder states as last tiled to `expand` rows, which the next setting of that
+   * width starts from instead of copying them again.
    */
   private lastPrompt:
     | { key: string; hidden: ort.Tensor; mask: ort.Tensor; logits: Float32Array; vocab: number; selfPresent: Cache; crossPresent: Cache; tiled?: { expand: number; selfPast: Cache; crossPast: Cache; hidden: ort.Tensor; mask: ort.Tensor } }
