@@ -50,14 +50,14 @@ export class ExternalChangeMerger implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
 
   /**
-   * @param parse - the document as it is now, parsed (the dialogue editor passes its cached parse, so opening a 45 MB
-   *   file does not parse it once more here); treated as read-only
+   * @param parse - the document as it is now, parsed: the dialogue editor's cached parse (`parseTextDocument`), so
+   *   opening a 45 MB file does not parse it once more here; treated as read-only
    */
   constructor(
     private readonly document: vscode.TextDocument,
     private readonly panel: vscode.WebviewPanel,
     private readonly send: (msg: EditorHostMessage) => void,
-    private readonly parse: () => DialogueDocument = () => parseDocument(document.getText(), vscode.workspace.asRelativePath(document.uri)),
+    private readonly parse: () => DialogueDocument,
   ) {
     if (!document.isDirty) this.takeBase();
     else void this.readDisk().then((text) => (this.base ??= parseDocument(text, this.name)), () => undefined);
