@@ -18,7 +18,7 @@ import { keepProblemLines } from '../core/format/keepProblemLines';
 import { decodeUtf8Lossy } from '../core/format/bytes';
 import { writeTextAtomic } from '../core/format/files';
 import type { DialogueItem, Score } from '../core/dialogue/types';
-import { FOCUS_CONTEXT_KEY, type EditorAction } from '../../webview/editor/keys';
+import { FOCUS_CONTEXT_KEY, isLabelAction, labelOpOfKey, type EditorAction, type LabelAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
 import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
 import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/analysis/scoreSummary';
@@ -30,6 +30,7 @@ import { webviewPage } from './webviewHtml';
 import { candidateMarks, navigatorState, nextUnlabelledTarget, ProgressStatusBar, type ListSettings } from './itemNavigator';
 import { labelProgressAfter, type LabelProgress } from '../core/analysis/itemNavigation';
 import { traceLabel } from './labelTrace';
+import { KeyRoute, type KeyTarget } from './keyRoute';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
 
@@ -199,6 +200,10 @@ interface OpenEditor {
   document: vscode.TextDocument;
   panel: vscode.WebviewPanel;
   send(msg: EditorHostMessage): void;
+  /** Applies a labelling key: in the host when it knows the focused candidate, else in the webview (keyRoute.ts). */
+  key(action: EditorAction): void;
+  /** Shows an item with a candidate focused (a message that moves focus, numbered for {@link KeyRoute}). */
+  reveal(index: number, candidateId: string | null): void;
   /** Whether its webview has keyboard focus. */
   focused: boolean;
   /** Whether it shows every annotator's labels. */
@@ -356,7 +361,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     const editor = this.target();
     if (!editor) return false;
     traceLabel('command');
-    editor.send({ type: 'action', action });
+    editor.key(action);
     return true;
   }
 
@@ -380,7 +385,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     const annotator = getAnnotator();
     const item = documentItems(parseTextDocument(document))[index];
     const shownId = candidateId && getBlindMode() && annotator ? blindCandidateId(item.id, candidateId, annotator) : candidateId;
-    editor.send({ type: 'reveal', index, candidateId: shownId ?? null });
+    editor.reveal(index, shownId ?? null);
     return true;
   }
 
@@ -438,11 +443,22 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     let queue: Promise<void> = Promise.resolve();
     let applying = 0;
     let applied = 0;
+    /** The same for the labels the host applies itself (`labelled`), numbered by `hostSeq`. */
+    let hostSeq = 0;
+    let hostApplying = 0;
+    let hostApplied = 0;
+    const route = new KeyRoute();
     const send = (msg: EditorHostMessage) => void webview.postMessage(msg);
     const editor: OpenEditor = {
       document,
       panel,
       send,
+      key: (action) => {
+        const at = isLabelAction(action) ? route.target() : null;
+        if (at) queue = queue.then(() => applyKey(action as LabelAction, at));
+        else send({ type: 'action', action, move: route.nextMove() });
+      },
+      reveal: (index, candidateId) => send({ type: 'reveal', index, candidateId, move: route.nextMove() }),
       focused: false,
       comparison: false,
       refresh: () => {
@@ -458,6 +474,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     let navSent: { items: readonly DialogueItem[]; origins: string[]; json: string } | undefined;
     /** Lines changed in place since the webview was last sent the document (`'all'`: a structural change). */
     let changedSinceSent: Set<number> | 'all' = new Set();
+    /** The focused candidate last reported to the navigator (`select`). */
+    let lastFocus: { index: number; candidateId: string } | undefined;
     /** The item list's filter, order, progress and plan state (after every index). `known`: see `navigatorState`. */
     const sendNavigator = (known?: { origins?: string[]; progress?: LabelProgress }) => {
       const doc = parseTextDocument(document);
@@ -474,13 +492,25 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       if (!same) send({ type: 'navigator', state });
       if (panel.active) this.updateStatus();
     };
-    const goNextUnlabelled = (index: number, candidateId: string | null) => {
-      const annotator = getAnnotator();
-      if (!annotator) return void vscode.commands.executeCommand('reflectEval.setAnnotator');
-      const items = documentItems(parseTextDocument(document));
-      const target = nextUnlabelledTarget(items, editor.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: getBlindMode() });
-      if ('message' in target) send({ type: 'notice', text: target.message });
-      else send({ type: 'reveal', index: target.index, candidateId: target.candidateId });
+    /**
+     * Answers the webview's `nextUnlabelled` request, always (the webview holds back keys until the answer);
+     * `move`: numbered when the request arrived, so keys wait for the answer in the host too (keyRoute.ts).
+     */
+    const goNextUnlabelled = (index: number, candidateId: string | null, move: number) => {
+      const notice = (text: string) => send({ type: 'notice', text, move, answers: 'nextUnlabelled' });
+      try {
+        const annotator = getAnnotator();
+        if (!annotator) {
+          notice('Choose who you label as first (Annotator…).');
+          return void vscode.commands.executeCommand('reflectEval.setAnnotator');
+        }
+        const items = documentItems(parseTextDocument(document));
+        const target = nextUnlabelledTarget(items, editor.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: getBlindMode() });
+        if ('message' in target) notice(target.message);
+        else send({ type: 'reveal', index: target.index, candidateId: target.candidateId, move, answers: 'nextUnlabelled' });
+      } catch (err) {
+        notice(`Next unlabelled: ${(err as Error).message}`);
+      }
     };
     const sendIndex = () => {
       const doc = parseTextDocument(document);
@@ -498,6 +528,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         annotator,
         blind: getBlindMode(),
         comparison: editor.comparison,
+        move: route.nextMove(),
       });
       sendNavigator();
     };
@@ -524,13 +555,13 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const slim = { ...view, candidates: view.candidates.map(({ scores: _scores, ...c }) => c) } as ItemView;
       if (full || !scoresSent || scoresSent.key !== key) {
         scoresSent = { key, stamp: ++scoresStamp, byCandidate };
-        send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), scores, scoresStamp: scoresSent.stamp, marks });
+        send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), hostAck: Math.max(hostApplied, hostApplying), scores, scoresStamp: scoresSent.stamp, marks });
         return;
       }
       const changed: Record<string, ScoreGroup[]> = {};
       for (const [id, json] of byCandidate) if (scoresSent.byCandidate.get(id) !== json) changed[id] = scores[id] ?? [];
       scoresSent.byCandidate = byCandidate;
-      send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), scores: changed, scoresBase: scoresSent.stamp, marks });
+      send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), hostAck: Math.max(hostApplied, hostApplying), scores: changed, scoresBase: scoresSent.stamp, marks });
     };
     /**
      * After a change event: when only item lines changed in place (their items still at the same index with the
@@ -601,6 +632,37 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         traceLabel('ack');
       }
     };
+    /**
+     * A labelling key applied in the host (keyRoute.ts): the operation is decided from the document, after every
+     * operation queued before it, by the same rule as the webview's (`labelOpOfKey`); the webview is told at once
+     * (`labelled`) and shows it until the ack.
+     */
+    const applyKey = async (action: LabelAction, at: KeyTarget) => {
+      const annotator = getAnnotator();
+      if (!annotator) return void (await vscode.commands.executeCommand('reflectEval.setAnnotator'));
+      const items = documentItems(parseTextDocument(document));
+      const item = items[at.index]?.id === at.itemId ? items[at.index] : items.find((it) => it.id === at.itemId);
+      const candidateId = item && candidateIdOfView(item, at.candidateId, annotator);
+      const candidate = candidateId ? item.candidates.find((c) => c.id === candidateId) : undefined;
+      if (!item || !candidateId || !candidate) return send({ type: 'notice', text: 'The focused candidate is no longer in the file.' });
+      const result = labelOpOfKey(action, candidate.annotations.find((a) => a.annotator === annotator));
+      if (!result) return;
+      if ('hint' in result) return send({ type: 'notice', text: result.hint });
+      const seq = ++hostSeq;
+      hostApplying = seq;
+      send({ type: 'labelled', hostSeq: seq, itemId: at.itemId, candidateId: at.candidateId, op: result.op });
+      try {
+        traceLabel('edit');
+        await updateItems(document, (it) => (it.id === at.itemId ? applyLabelOp(it, candidateId, annotator, result.op) : undefined));
+      } catch (err) {
+        void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
+      } finally {
+        hostApplied = seq;
+        hostApplying = 0;
+        send({ type: 'ack', hostSeq: seq });
+        traceLabel('ack');
+      }
+    };
 
     this.open.add(editor);
     let bytesBeforeSave: Uint8Array | undefined;
@@ -667,9 +729,13 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
               sendItem(selected, true);
               this.select({ document, itemIndex: selected, candidateId: null });
               break;
-            case 'focusCandidate': {
-              const item = documentItems(parseTextDocument(document))[msg.index];
-              this.select({ document, itemIndex: msg.index, candidateId: item ? (candidateIdOfView(item, msg.candidateId, getAnnotator() ?? '') ?? msg.candidateId) : msg.candidateId });
+            case 'focusState': {
+              route.report(msg);
+              const { index, itemId, candidateId } = msg;
+              if (itemId === null || candidateId === null || (index === lastFocus?.index && candidateId === lastFocus.candidateId)) break;
+              lastFocus = { index, candidateId };
+              const item = documentItems(parseTextDocument(document))[index];
+              this.select({ document, itemIndex: index, candidateId: item ? (candidateIdOfView(item, candidateId, getAnnotator() ?? '') ?? candidateId) : candidateId });
               break;
             }
             case 'focus':
@@ -690,10 +756,12 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
               editor.list = { filter: msg.filter, order: msg.order };
               sendNavigator();
               break;
-            case 'nextUnlabelled':
+            case 'nextUnlabelled': {
               // After the label operations sent before it, so a label just made counts.
-              queue = queue.then(() => goNextUnlabelled(msg.index, msg.candidateId));
+              const move = route.nextMove();
+              queue = queue.then(() => goNextUnlabelled(msg.index, msg.candidateId, move));
               break;
+            }
             case 'command': {
               this.setActive(document);
               await vscode.commands.executeCommand(`reflectEval.${msg.command}`);

@@ -234,6 +234,38 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     assert.equal(await frame.getAttribute('.candidate.focused', 'data-candidate-id'), id, 'j and k typed in the field did not move focus');
   });
 
+  it('labels the candidate clicked or revealed just before a key, typed with no pause (keys applied in the host)', async () => {
+    const p = page as Page;
+    const frame = await editorFrame(p);
+    await labelsApplied(frame);
+    const itemId = (await frame.textContent('#item h2'))!;
+    const cards = await frame.$$eval('#candidates .candidate', (cs) => cs.map((c) => ({ id: (c as HTMLElement).dataset.candidateId!, coherent: (c as HTMLElement).dataset.coherent ?? '' })));
+    const hostLabels = () => frame.evaluate(() => Number(document.body.dataset.hostLabels ?? 0));
+    const before = await hostLabels();
+    // Click a card and press a key at once: even cards are cleared, odd ones flipped. The click moves focus in the
+    // webview; the key reaches the extension host through VS Code's keybinding service.
+    const expected = new Map<string, string>();
+    for (const [k, c] of cards.entries()) {
+      const key = k % 2 === 0 ? 'Delete' : c.coherent === 'yes' ? 'n' : 'y';
+      expected.set(c.id, k % 2 === 0 ? 'none' : c.coherent === 'yes' ? 'no' : 'yes');
+      await card(frame, c.id).locator('.candidate-text').click();
+      await p.keyboard.press(key);
+    }
+    await labelsApplied(frame);
+    for (const c of cards) assert.equal((await card(frame, c.id).getAttribute('data-coherent')) ?? '', expected.get(c.id), `${itemId}/${c.id}`);
+    const inHost = (await hostLabels()) - before;
+    assert.ok(inHost > 0, 'no key was applied in the host');
+    console.log(`      ${inHost} of ${cards.length} keys after a click applied in the host`);
+    // "Next unlabelled" then a key at once: the key labels the candidate it moved to.
+    const from = (await frame.getAttribute('.candidate.focused', 'data-candidate-id'))!;
+    await p.keyboard.press('u');
+    await p.keyboard.press('y');
+    await waitFor('focus moved by U', async () => (await frame.getAttribute('.candidate.focused', 'data-candidate-id')) !== from || (await frame.textContent('#item h2')) !== itemId, 30_000);
+    await labelsApplied(frame);
+    assert.equal(await frame.getAttribute('.candidate.focused', 'data-coherent'), 'yes', 'the key labelled the candidate U went to');
+    if ((await frame.textContent('#item h2')) === itemId) assert.equal((await card(frame, from).getAttribute('data-coherent')) ?? '', expected.get(from));
+  });
+
   it('hides origins, scores and the reference in blind mode and shows the candidates in the annotator\'s order', async () => {
     const p = page as Page;
     await runCommand(p, 'ReflectEval: Toggle Blind Labelling Mode');

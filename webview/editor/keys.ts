@@ -3,8 +3,12 @@
  * keybindings in package.json (`contributes.keybindings`, kept equal to this table by a unit test), so users can
  * rebind them in Keyboard Shortcuts. VS Code forwards key presses from the focused webview to its keybinding
  * service; a command runs on the dialogue editor that has focus, whose webview applies the action to the focused
- * candidate. Shared by the extension (command registration) and the webview (legend, tooltips).
+ * candidate. Shared by the extension (command registration, labels applied in the host) and the webview (legend,
+ * tooltips, labels it applies itself).
  */
+import type { Annotation } from '../../src/core/dialogue/types';
+import type { LabelOp } from '../../src/core/labels/annotate';
+import { ERROR_CATEGORIES } from '../../src/core/labels/scheme';
 
 /** What a labelling key does in the editor. */
 export type EditorAction =
@@ -81,4 +85,49 @@ export function keyLabel(key: string): string {
 /** The default keys of a command as the legend shows them, e.g. `J / ↓`. */
 export function keysOf(command: string): string {
   return (LABEL_KEYS.find((k) => k.command === command)?.keys ?? []).map(keyLabel).join(' / ');
+}
+
+/** The actions that change the focused candidate's label (the others move focus). */
+export type LabelAction = Extract<EditorAction, { kind: 'coherent' | 'incoherent' | 'clear' | 'option' | 'mostEvident' }>;
+
+/** Whether `action` changes a label rather than moving focus. */
+export function isLabelAction(action: EditorAction): action is LabelAction {
+  return action.kind === 'coherent' || action.kind === 'incoherent' || action.kind === 'clear' || action.kind === 'option' || action.kind === 'mostEvident';
+}
+
+/**
+ * What a labelling key does to a candidate whose label by the annotator is `mine`: the label operation, a hint
+ * for the user when the key does not apply (a number before the coherence answer; 6 on the 1–5 empathy scale), or
+ * nothing (an error number past the categories). The one rule for both places a key is applied: the host, from the
+ * document (dialogueEditor.ts), and the webview, from what it shows.
+ *
+ * Number keys follow the form of the first study (§4.2.3): after Yes they answer the 5-point empathy statement,
+ * after No they toggle the error categories in `ERROR_CATEGORIES` order; Shift + n marks (or, pressed again,
+ * unmarks) the most evident error.
+ */
+export function labelOpOfKey(action: LabelAction, mine: Annotation | undefined): { op: LabelOp } | { hint: string } | null {
+  switch (action.kind) {
+    case 'coherent':
+      return { op: { kind: 'coherence', coherent: true } };
+    case 'incoherent':
+      return { op: { kind: 'coherence', coherent: false } };
+    case 'clear':
+      return { op: { kind: 'coherence', coherent: null } };
+    case 'option': {
+      if (mine?.coherent === true) {
+        if (action.n < 1 || action.n > 5) return { hint: 'The empathy scale is 1–5.' };
+        return { op: { kind: 'empathy', value: action.n as 1 | 2 | 3 | 4 | 5 } };
+      }
+      if (mine?.coherent === false) {
+        const error = ERROR_CATEGORIES[action.n - 1];
+        return error ? { op: { kind: 'toggleError', error } } : null;
+      }
+      return { hint: `Answer first: ${keysOf('reflectEval.label.coherent')} coherent, ${keysOf('reflectEval.label.incoherent')} incoherent.` };
+    }
+    case 'mostEvident': {
+      const error = ERROR_CATEGORIES[action.n - 1];
+      if (!error) return null;
+      return { op: { kind: 'mostEvidentError', error: mine?.coherent === false && mine.mostEvidentError === error ? null : error } };
+    }
+  }
 }

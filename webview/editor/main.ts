@@ -16,9 +16,9 @@ import type { CandidateView, ItemView } from '../../src/core/labels/annotatorVie
 import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ErrorVerdict, ScoreGroup } from '../../src/core/analysis/scoreSummary';
-import { keysOf, type EditorAction } from './keys';
+import { isLabelAction, keysOf, labelOpOfKey, type EditorAction } from './keys';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
-import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, ItemEntry, ProblemEntry } from './protocol';
+import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, FocusState, ItemEntry, ProblemEntry } from './protocol';
 import { createNavigator, listedEntries, listPosition, markBadges, neighbour, updateNavigator } from './navigator';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -69,7 +69,10 @@ let indexed = false;
 let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]>; scoresStamp?: number; marks?: Record<string, CandidateMarks> } | null = null;
 /** Label operations sent but not yet acknowledged; `seq` survives reloads of the webview (setState). */
 let seq = saved.seq ?? 0;
-let pending: { seq: number; itemId: string; candidateId: string; op: LabelOp }[] = [];
+/** Shown but not yet acknowledged: the webview's operations (by `seq`) and the host's (`host`, by its `hostSeq`). */
+let pending: { seq: number; host?: true; itemId: string; candidateId: string; op: LabelOp }[] = [];
+/** The last `move` of a host message handled (protocol.ts, `FocusState`). */
+let lastMove = 0;
 /** The focused candidate (keys act on it). */
 let focused: string | null = null;
 /** Where focus goes when the next item arrives. */
@@ -143,6 +146,7 @@ function select(index: number): void {
   const top = Math.max(0, listPosition(index)) * ROW_HEIGHT;
   if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_HEIGHT) list.scrollTop = top - list.clientHeight / 2;
   post({ type: 'select', index });
+  postFocusState();
 }
 
 // ---------------------------------------------------------------------------------------------- labels
@@ -183,13 +187,48 @@ function sendOp(candidateId: string, op: LabelOp): void {
   }
   seq += 1;
   saveState();
-  pending.push({ seq, itemId: current.view.id, candidateId, op });
+  const itemId = current.view.id;
+  post({ type: 'label', seq, itemId, candidateId, op });
+  showOp({ seq, itemId, candidateId, op });
+}
+
+/** Shows a label operation not yet acknowledged (the webview's, or one the host applied itself) and announces it. */
+function showOp(p: (typeof pending)[number]): void {
+  const before = displayed()?.candidates.find((x) => x.id === p.candidateId)?.mine;
+  // Choosing Other moves focus to its text field.
+  if (p.op.kind === 'toggleError' && p.op.error === 'other' && !before?.errors?.includes('other')) focusOtherOf = p.candidateId;
+  pending.push(p);
   showPending();
-  post({ type: 'label', seq, itemId: current.view.id, candidateId, op });
+  if (current?.view.id !== p.itemId) return;
   renderCandidates();
-  const c = displayed()?.candidates.find((x) => x.id === candidateId);
+  const c = displayed()?.candidates.find((x) => x.id === p.candidateId);
   if (c) announce(`Candidate ${c.position}: ${labelSummary(c.mine) === '—' ? 'not labelled' : labelSummary(c.mine)}, ${STATUS_TEXT[labelStatus(c.mine)]}`);
 }
+
+/** Drops the pending operations the host acknowledged; true when any was dropped. */
+function acknowledge(ack: { seq?: number; hostSeq?: number }): boolean {
+  const before = pending.length;
+  pending = pending.filter((p) => (p.host ? p.seq > (ack.hostSeq ?? 0) : p.seq > (ack.seq ?? 0)));
+  showPending();
+  return pending.length !== before;
+}
+
+/** Tells the host which candidate a key would label now (protocol.ts, `FocusState`), when that changed. */
+function postFocusState(): void {
+  const state: FocusState = {
+    type: 'focusState',
+    move: lastMove,
+    index: current?.index ?? selected,
+    itemId: current?.view.id ?? null,
+    candidateId: focused,
+    settled: ready() && deferred.length === 0 && focused !== null && !!displayed()?.candidates.some((c) => c.id === focused),
+  };
+  const key = JSON.stringify(state);
+  if (key === lastFocusState) return;
+  lastFocusState = key;
+  post(state);
+}
+let lastFocusState = '';
 
 let hintTimer: ReturnType<typeof setTimeout> | undefined;
 function hint(text: string): void {
@@ -200,21 +239,40 @@ function hint(text: string): void {
   hintTimer = setTimeout(() => (h.textContent = ''), 4000);
 }
 
-/** Actions that arrived while the selected item was on its way; they run, in order, once it is shown. */
+/**
+ * Actions that arrived while the selected item was on its way, or while the answer to a "next unlabelled" request
+ * was; they run, in order, once it is shown (so a key typed right after U labels the candidate U goes to).
+ */
 let deferred: EditorAction[] = [];
+/** "Next unlabelled" requests the host has not answered yet. */
+let awaitingNext = 0;
 
+/** Whether an action can run now: the selected item is shown and no "next unlabelled" answer is on its way. */
+function ready(): boolean {
+  return !!current && current.index === selected && awaitingNext === 0;
+}
+
+/** Runs an action now, or after the ones held back (see {@link deferred}). */
 function onAction(action: EditorAction): void {
   if (!entries.length) return;
-  if (!current || current.index !== selected) {
-    deferred.push(action);
-    return;
-  }
+  if (!ready() || deferred.length > 0) deferred.push(action);
+  else runAction(action);
+}
+
+/** Runs the actions held back, in order, while they can run. */
+function runDeferred(): void {
+  while (deferred.length > 0 && ready()) runAction(deferred.shift()!);
+}
+
+function runAction(action: EditorAction): void {
+  if (!entries.length) return;
   switch (action.kind) {
     case 'nextCandidate':
     case 'previousCandidate':
       moveFocus(action.kind === 'nextCandidate' ? 1 : -1);
       return;
     case 'nextUnlabelled':
+      awaitingNext += 1;
       return post({ type: 'nextUnlabelled', index: selected, candidateId: focused });
     case 'nextItem':
     case 'previousItem': {
@@ -225,35 +283,13 @@ function onAction(action: EditorAction): void {
       return;
     }
   }
+  if (!isLabelAction(action)) return;
   const c = focusedCandidate();
   if (!c) return hint('No candidate to label in this item.');
-  const mine = c.mine;
-  switch (action.kind) {
-    case 'coherent':
-      return sendOp(c.id, { kind: 'coherence', coherent: true });
-    case 'incoherent':
-      return sendOp(c.id, { kind: 'coherence', coherent: false });
-    case 'clear':
-      return sendOp(c.id, { kind: 'coherence', coherent: null });
-    case 'option': {
-      if (mine?.coherent === true) {
-        if (action.n > 5) return hint('The empathy scale is 1–5.');
-        return sendOp(c.id, { kind: 'empathy', value: action.n as 1 | 2 | 3 | 4 | 5 });
-      }
-      if (mine?.coherent === false) {
-        const error = ERROR_CATEGORIES[action.n - 1];
-        if (!error) return;
-        if (error === 'other' && !mine.errors?.includes('other')) focusOtherOf = c.id;
-        return sendOp(c.id, { kind: 'toggleError', error });
-      }
-      return hint(`Answer first: ${keysOf('reflectEval.label.coherent')} coherent, ${keysOf('reflectEval.label.incoherent')} incoherent.`);
-    }
-    case 'mostEvident': {
-      const error = ERROR_CATEGORIES[action.n - 1];
-      if (!error) return;
-      return sendOp(c.id, { kind: 'mostEvidentError', error: mine?.coherent === false && mine.mostEvidentError === error ? null : error });
-    }
-  }
+  const result = labelOpOfKey(action, c.mine);
+  if (!result) return;
+  if ('hint' in result) return hint(result.hint);
+  sendOp(c.id, result.op);
 }
 
 // ---------------------------------------------------------------------------------------------- focus
@@ -277,11 +313,8 @@ function setFocus(candidateId: string | null, moveDomFocus = true): void {
     }
   }
   renderLegend();
-  const key = `${current?.index}\u0000${candidateId}`;
-  if (candidateId && current && key !== lastPostedFocus) post({ type: 'focusCandidate', index: current.index, candidateId });
-  lastPostedFocus = key;
+  postFocusState();
 }
-let lastPostedFocus = '';
 
 function moveFocus(delta: number): void {
   const view = displayed();
@@ -408,10 +441,7 @@ function errorQuestion(c: CandidateView, mine: Annotation): HTMLElement {
     );
     b.addEventListener('click', (ev) => {
       if (ev.shiftKey) sendOp(c.id, { kind: 'mostEvidentError', error: mine.mostEvidentError === e ? null : e });
-      else {
-        if (e === 'other' && !chosen.has(e)) focusOtherOf = c.id;
-        sendOp(c.id, { kind: 'toggleError', error: e });
-      }
+      else sendOp(c.id, { kind: 'toggleError', error: e });
     });
     return b;
   });
@@ -760,8 +790,7 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       renderList();
       break;
     case 'item':
-      pending = pending.filter((p) => p.seq > msg.ack);
-      showPending();
+      acknowledge({ seq: msg.ack, hostSeq: msg.hostAck });
       if (msg.index === selected) {
         let scores = msg.scores ?? {};
         let scoresStamp = msg.scoresStamp;
@@ -776,18 +805,16 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
         }
         current = { index: msg.index, view: msg.view, scores, scoresStamp, marks: msg.marks };
         renderItem();
-        const queued = deferred;
-        deferred = [];
-        for (const a of queued) onAction(a);
       }
       break;
-    case 'ack': {
-      const before = pending.length;
-      pending = pending.filter((p) => p.seq > msg.seq);
-      showPending();
-      if (pending.length !== before) renderCandidates();
+    case 'ack':
+      if (acknowledge(msg)) renderCandidates();
       break;
-    }
+    case 'labelled':
+      // Counted for the end-to-end tests, which check that keys take this path.
+      document.body.dataset.hostLabels = String(Number(document.body.dataset.hostLabels ?? 0) + 1);
+      showOp({ seq: msg.hostSeq, host: true, itemId: msg.itemId, candidateId: msg.candidateId, op: msg.op });
+      break;
     case 'action':
       onAction(msg.action);
       break;
@@ -813,6 +840,12 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       hint(msg.text);
       break;
   }
+  if ('answers' in msg && msg.answers === 'nextUnlabelled') awaitingNext = Math.max(0, awaitingNext - 1);
+  // Actions held back run once the item they wait for is shown (each may hold back the rest again).
+  runDeferred();
+  // The host learns which of its messages that move focus this state follows (protocol.ts, FocusState).
+  if ('move' in msg && typeof msg.move === 'number') lastMove = Math.max(lastMove, msg.move);
+  postFocusState();
 });
 
 list.addEventListener('scroll', () => renderList());

@@ -88,8 +88,33 @@ export interface ConflictEntry {
   disk: string;
 }
 
+/**
+ * Labels applied in the host (issue 19 item 3). A labelling key runs a VS Code command in the extension host; the
+ * host labels the focused candidate itself, without asking the webview, when it knows which candidate that is: the
+ * webview's last {@link FocusState} is settled and reports every message that can move focus the host sent (`move`
+ * on `action`, `reveal`, `notice` and `index`; the host also counts each `nextUnlabelled` it was asked for, whose
+ * `reveal` or `notice` is still to come). Otherwise the key goes to the webview as an `action` and comes back as a
+ * `label` operation, in order after the messages that move focus. A click or Tab in the webview posts its focus
+ * state before the key's keydown reaches VS Code, and both travel the webview's one message channel to the host.
+ */
+export interface FocusState {
+  type: 'focusState';
+  /** The last `move` of a host message the webview handled. */
+  move: number;
+  /** The selected item (file index) and its id when shown. */
+  index: number;
+  itemId: string | null;
+  /** The focused candidate, by the id the view gives it (opaque in blind mode). */
+  candidateId: string | null;
+  /**
+   * The item is shown, focus is on a candidate, and no action waits for an item on its way: a key now labels
+   * `candidateId` of `itemId`.
+   */
+  settled: boolean;
+}
+
 export type EditorHostMessage =
-  | { type: 'index'; file: string; entries: ItemEntry[]; problems: ProblemEntry[]; annotator: string | null; blind: boolean; comparison: boolean }
+  | { type: 'index'; file: string; entries: ItemEntry[]; problems: ProblemEntry[]; annotator: string | null; blind: boolean; comparison: boolean; move: number }
   /**
    * Rows of the item list that changed since the last `index` or `entries` (the items' lines were edited in place:
    * a label, an undo of one), each replacing the row of the same `index`. Sent instead of a whole `index` so a key
@@ -97,8 +122,11 @@ export type EditorHostMessage =
    */
   | { type: 'entries'; entries: ItemEntry[] }
   | { type: 'navigator'; state: NavigatorState }
-  /** A short message for the hint line (e.g. "next unlabelled" found none). */
-  | { type: 'notice'; text: string }
+  /**
+   * A short message for the hint line (e.g. "next unlabelled" found none); `move`: see {@link FocusState};
+   * `answers`: this is the answer to the webview's `nextUnlabelled` request.
+   */
+  | { type: 'notice'; text: string; move?: number; answers?: 'nextUnlabelled' }
   /**
    * The selected item as the annotator sees it. `ack`: the last label operation (by `seq`) the document already
    * reflects; the webview re-applies its later ones on top until they are acknowledged.
@@ -108,6 +136,8 @@ export type EditorHostMessage =
       index: number;
       view: ItemView;
       ack: number;
+      /** The last label the host applied itself (`labelled`, by `hostSeq`) that the document already reflects. */
+      hostAck: number;
       /**
        * Each shown candidate's scores (by the id the view gives it) as readable, grouped lines, named over every
        * evaluator of the file so names match the correlation tables. Empty in blind mode.
@@ -124,13 +154,27 @@ export type EditorHostMessage =
       /** Disagreement marks by the id the view gives each candidate (only candidates with a mark). */
       marks?: Record<string, CandidateMarks>;
     }
-  /** Label operations up to `seq` have been applied (or rejected); the document is the truth for them now. */
-  | { type: 'ack'; seq: number }
-  /** A labelling key was pressed (a VS Code command ran): act on the focused candidate. */
-  | { type: 'action'; action: EditorAction }
+  /**
+   * Label operations up to `seq` (the webview's) or `hostSeq` (the host's own, `labelled`) have been applied (or
+   * rejected); the document is the truth for them now.
+   */
+  | { type: 'ack'; seq?: number; hostSeq?: number }
+  /**
+   * A labelling key was pressed (a VS Code command ran) and the host leaves it to the webview: act on the focused
+   * candidate. `move`: see {@link FocusState}.
+   */
+  | { type: 'action'; action: EditorAction; move: number }
+  /**
+   * A labelling key the host applied itself to the candidate the webview reported focused: shown at once, like the
+   * webview's own operations, until `ack` with this `hostSeq` (which increases by one per message).
+   */
+  | { type: 'labelled'; hostSeq: number; itemId: string; candidateId: string; op: LabelOp }
   | { type: 'busy'; message: string | null }
-  /** Show this item with this candidate focused (drill-down from a panel). */
-  | { type: 'reveal'; index: number; candidateId: string | null }
+  /**
+   * Show this item with this candidate focused (drill-down from a panel; `answers`: the answer to the webview's
+   * `nextUnlabelled` request, which holds back the keys after it until it arrives).
+   */
+  | { type: 'reveal'; index: number; candidateId: string | null; move: number; answers?: 'nextUnlabelled' }
   /** Unsaved labels that need the user's pick after a merge with the file on disk (empty: none). */
   | { type: 'conflicts'; conflicts: ConflictEntry[] };
 
@@ -139,7 +183,8 @@ export type EditorWebviewMessage =
   | { type: 'select'; index: number }
   /** One change to the current annotator's label; `seq` increases by one per message from this webview. */
   | { type: 'label'; seq: number; itemId: string; candidateId: string; op: LabelOp }
-  | { type: 'focusCandidate'; index: number; candidateId: string }
+  /** Posted whenever it changes (deduplicated): which candidate a key would label now. */
+  | FocusState
   /** The webview gained or lost keyboard focus (drives the `reflectEval.dialogueEditorFocus` context key). */
   | { type: 'focus'; focused: boolean }
   /** Show this 1-based line of the file in a text editor (a problem line the banner lists). */
