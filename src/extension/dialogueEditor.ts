@@ -455,7 +455,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       send,
       key: (action) => {
         const at = isLabelAction(action) ? route.target() : null;
-        if (at) queue = queue.then(() => applyKey(action as LabelAction, at));
+        // A failure shows a message and leaves the queue running for the keys after it.
+        if (at) queue = queue.then(() => applyKey(action as LabelAction, at)).catch((err: Error) => void vscode.window.showErrorMessage(`ReflectEval: ${err.message}`));
         else send({ type: 'action', action, move: route.nextMove() });
       },
       reveal: (index, candidateId) => send({ type: 'reveal', index, candidateId, move: route.nextMove() }),
