@@ -100,6 +100,8 @@ interface Figures {
   hostMs: number[];
   /** Messages the webview received during the keys, by type. */
   kinds: Record<string, number>;
+  /** Their size as JSON, by type (bytes). */
+  bytes: Record<string, number>;
   saveMs: number;
   /** Each key's path through VS Code and the extension host (see {@link keyPath}). */
   path: KeyPath;
@@ -211,11 +213,12 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   // and the first change to the page after each key (the webview shows a label as soon as the key's action
   // arrives, then posts the label operation: the start of the host's part).
   await frame.evaluate(() => {
-    const w = window as unknown as { bench: { acks: number[]; kinds: Record<string, number>; mark: number; firstChange: number } };
-    w.bench = { acks: [], kinds: {}, mark: Infinity, firstChange: 0 };
+    const w = window as unknown as { bench: { acks: number[]; kinds: Record<string, number>; bytes: Record<string, number>; mark: number; firstChange: number } };
+    w.bench = { acks: [], kinds: {}, bytes: {}, mark: Infinity, firstChange: 0 };
     window.addEventListener('message', (e: MessageEvent<{ type: string }>) => {
       if (!e.data?.type) return;
       w.bench.kinds[e.data.type] = (w.bench.kinds[e.data.type] ?? 0) + 1;
+      w.bench.bytes[e.data.type] = (w.bench.bytes[e.data.type] ?? 0) + JSON.stringify(e.data).length;
       if (e.data.type === 'ack') w.bench.acks.push(Date.now());
     });
     new MutationObserver(() => {
@@ -223,7 +226,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
     }).observe(document.querySelector('#candidates') as Node, { subtree: true, attributes: true, childList: true });
   });
   await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
-  type Bench = { bench: { acks: number[]; kinds: Record<string, number>; mark: number; firstChange: number } };
+  type Bench = { bench: { acks: number[]; kinds: Record<string, number>; bytes: Record<string, number>; mark: number; firstChange: number } };
   const keyMs: number[] = [];
   const hostMs: number[] = [];
   const presses: { start: number; ack: number }[] = [];
@@ -253,7 +256,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
     }
   }
   await keysProfile?.stop();
-  const kinds = await frame.evaluate(() => (window as unknown as Bench).bench.kinds);
+  const { kinds, bytes } = await frame.evaluate(() => (window as unknown as Bench).bench);
   await page.waitForSelector('.tab.active.dirty', { timeout: 60_000 });
   const saveStart = Date.now();
   await page.keyboard.press('Control+s');
@@ -265,7 +268,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+W');
   const items = saved.split('\n').filter((l) => l.trim()).length;
-  return { mb: statSync(file).size / 1024 / 1024, items, paint, firstPaintMs: Math.max(paint.list, paint.item), keyMs, hostMs, kinds, saveMs, path: keyPath(presses) };
+  return { mb: statSync(file).size / 1024 / 1024, items, paint, firstPaintMs: Math.max(paint.list, paint.item), keyMs, hostMs, kinds, bytes, saveMs, path: keyPath(presses) };
 }
 
 /** VS Code's text editor on a file (no extension involved): open until its first line shows, and a save of one typed character. */
@@ -450,7 +453,8 @@ export async function run(args: string[]): Promise<void> {
     for (const [what, r] of [['1 MB', ref.path], ['45 MB', big.path]] as const) {
       console.log(`  ${what}: ${PATH_STEPS.map(([k, label]) => `${label} ${Math.round(median(r[k]))}`).join(' · ')} (${r.keys} keys traced, ${r.viaWebview} of them through the webview)`);
     }
-    console.log(`messages to the webview during the keys, 1 MB: ${JSON.stringify(ref.kinds)}; 45 MB: ${JSON.stringify(big.kinds)}`);
+    const kb = (f: Figures) => Object.fromEntries(Object.entries(f.bytes).map(([k, b]) => [k, `${(b / 1024).toFixed(1)} KB`]));
+    console.log(`messages to the webview during the keys (count; size as JSON), 1 MB: ${JSON.stringify(ref.kinds)} ${JSON.stringify(kb(ref))}; 45 MB: ${JSON.stringify(big.kinds)} ${JSON.stringify(kb(big))}`);
   } catch (err) {
     await wb?.screenshot('bench-editor-failure');
     console.error(`screenshot: ${join(out, 'bench-editor-failure.png')}`);

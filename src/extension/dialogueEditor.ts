@@ -539,7 +539,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
      * again (a study item with 26 candidates × 17 scores has ~140 KB of them). `stamp` numbers each full set; the
      * webview merges a partial one only into the full set it names, and asks for the item again otherwise.
      */
-    let scoresSent: { key: string; stamp: number; byCandidate: Map<string, string> } | undefined;
+    let scoresSent: { key: string; stamp: number; byCandidate: Map<string, string>; rest: string; cards: Map<string, string> } | undefined;
     let scoresStamp = 0;
     const sendItem = (index: number, full = false) => {
       const items = documentItems(parseTextDocument(document));
@@ -554,15 +554,21 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const byCandidate = new Map(view.candidates.map((c) => [c.id, JSON.stringify(scores[c.id] ?? [])]));
       // The webview renders score lines from `scores`; the view's own copy of every score is not sent.
       const slim = { ...view, candidates: view.candidates.map(({ scores: _scores, ...c }) => c) } as ItemView;
-      if (full || !scoresSent || scoresSent.key !== key) {
-        scoresSent = { key, stamp: ++scoresStamp, byCandidate };
-        send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), hostAck: Math.max(hostApplied, hostApplying), scores, scoresStamp: scoresSent.stamp, marks });
+      // The view but its candidates (context, reference, modes), and each candidate as shown: sent again only when changed.
+      const rest = JSON.stringify({ ...slim, candidates: null });
+      const cards = new Map(slim.candidates.map((c) => [c.id, JSON.stringify(c)]));
+      const acks = { ack: Math.max(applied, applying), hostAck: Math.max(hostApplied, hostApplying) };
+      if (full || !scoresSent || scoresSent.key !== key || scoresSent.rest !== rest) {
+        scoresSent = { key, stamp: ++scoresStamp, byCandidate, rest, cards };
+        send({ type: 'item', index, view: slim, ...acks, scores, scoresStamp: scoresSent.stamp, marks });
         return;
       }
       const changed: Record<string, ScoreGroup[]> = {};
       for (const [id, json] of byCandidate) if (scoresSent.byCandidate.get(id) !== json) changed[id] = scores[id] ?? [];
+      const candidates = slim.candidates.filter((c) => scoresSent!.cards.get(c.id) !== cards.get(c.id));
       scoresSent.byCandidate = byCandidate;
-      send({ type: 'item', index, view: slim, ack: Math.max(applied, applying), hostAck: Math.max(hostApplied, hostApplying), scores: changed, scoresBase: scoresSent.stamp, marks });
+      scoresSent.cards = cards;
+      send({ type: 'item', index, candidates, ...acks, scores: changed, scoresBase: scoresSent.stamp, marks });
     };
     /**
      * After a change event: when only item lines changed in place (their items still at the same index with the

@@ -242,6 +242,15 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     const cards = await frame.$$eval('#candidates .candidate', (cs) => cs.map((c) => ({ id: (c as HTMLElement).dataset.candidateId!, coherent: (c as HTMLElement).dataset.coherent ?? '' })));
     const hostLabels = () => frame.evaluate(() => Number(document.body.dataset.hostLabels ?? 0));
     const before = await hostLabels();
+    // The item messages the keys bring: after a label, only the candidate that changed, not the whole item.
+    type ItemMessages = { itemMessages: { view: boolean; candidates: number; bytes: number }[] };
+    await frame.evaluate(() => {
+      const w = window as unknown as ItemMessages;
+      w.itemMessages = [];
+      window.addEventListener('message', (e: MessageEvent<{ type: string; view?: unknown; candidates?: unknown[] }>) => {
+        if (e.data?.type === 'item') w.itemMessages.push({ view: e.data.view !== undefined, candidates: e.data.candidates?.length ?? -1, bytes: JSON.stringify(e.data).length });
+      });
+    });
     // Click a card and press a key at once: even cards are cleared, odd ones flipped. The click moves focus in the
     // webview; the key reaches the extension host through VS Code's keybinding service.
     const expected = new Map<string, string>();
@@ -253,6 +262,9 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     }
     await labelsApplied(frame);
     for (const c of cards) assert.equal((await card(frame, c.id).getAttribute('data-coherent')) ?? '', expected.get(c.id), `${itemId}/${c.id}`);
+    const itemMessages = await frame.evaluate(() => (window as unknown as ItemMessages).itemMessages);
+    assert.ok(itemMessages.length > 0);
+    assert.deepEqual(itemMessages.map((m) => [m.view, m.candidates]), itemMessages.map(() => [false, 1]), JSON.stringify(itemMessages));
     const inHost = (await hostLabels()) - before;
     assert.ok(inHost > 0, 'no key was applied in the host');
     console.log(`      ${inHost} of ${cards.length} keys after a click applied in the host`);

@@ -794,16 +794,21 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
       if (msg.index === selected) {
         let scores = msg.scores ?? {};
         let scoresStamp = msg.scoresStamp;
+        let view = msg.view;
         if (msg.scoresBase !== undefined) {
-          // Only the changed candidates' score lines: merge them into the full set they build on, if it is ours.
+          // Only the changed candidates and their score lines: merge them into the full view they build on, if it
+          // is ours.
           if (current?.index !== msg.index || current.scoresStamp !== msg.scoresBase) {
             post({ type: 'select', index: msg.index });
             break;
           }
           scores = { ...current.scores, ...scores };
           scoresStamp = msg.scoresBase;
+          const changed = new Map((msg.candidates ?? []).map((c) => [c.id, c]));
+          view = { ...current.view, candidates: current.view.candidates.map((c) => changed.get(c.id) ?? c) };
         }
-        current = { index: msg.index, view: msg.view, scores, scoresStamp, marks: msg.marks };
+        if (!view) break;
+        current = { index: msg.index, view, scores, scoresStamp, marks: msg.marks };
         renderItem();
       }
       break;

@@ -3,7 +3,7 @@
  * definitions; nothing else crosses the boundary.
  */
 import type { LabelOp } from '../../src/core/labels/annotate';
-import type { ItemView } from '../../src/core/labels/annotatorView';
+import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
 import type { EditorAction } from './keys';
 import type { ItemFilter, LabelProgress } from '../../src/core/analysis/itemNavigation';
@@ -134,7 +134,14 @@ export type EditorHostMessage =
   | {
       type: 'item';
       index: number;
-      view: ItemView;
+      /** The whole view, with `scoresStamp`; absent with `scoresBase` (see `candidates`). */
+      view?: ItemView;
+      /**
+       * With `scoresBase`, instead of `view`: only the candidates (as the view shows them, in any order) that
+       * changed since the full set `scoresBase` and the partial ones after it; the context, the reference and the
+       * order of the candidates have not changed (issue 19 item 3: after a label key, one candidate, not the item).
+       */
+      candidates?: CandidateView[];
       ack: number;
       /** The last label the host applied itself (`labelled`, by `hostSeq`) that the document already reflects. */
       hostAck: number;
