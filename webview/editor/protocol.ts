@@ -95,7 +95,8 @@ export interface ConflictEntry {
  * on `action`, `reveal`, `notice` and `index`; the host also counts each `nextUnlabelled` it was asked for, whose
  * `reveal` or `notice` is still to come). Otherwise the key goes to the webview as an `action` and comes back as a
  * `label` operation, in order after the messages that move focus. A click or Tab in the webview posts its focus
- * state before the key's keydown reaches VS Code, and both travel the webview's one message channel to the host.
+ * state in the event that moves focus, before a key typed next is forwarded to VS Code's keybinding service; the
+ * end-to-end test checks that such a key labels the candidate just clicked (test/e2e/labelling.e2e.test.ts).
  */
 export interface FocusState {
   type: 'focusState';
@@ -107,8 +108,8 @@ export interface FocusState {
   /** The focused candidate, by the id the view gives it (opaque in blind mode). */
   candidateId: string | null;
   /**
-   * The item is shown, focus is on a candidate, and no action waits for an item on its way: a key now labels
-   * `candidateId` of `itemId`.
+   * The item is shown, focus is on a candidate, no action is held back and no answer to a `nextUnlabelled` request
+   * is on its way: a key now labels `candidateId` of `itemId`.
    */
   settled: boolean;
 }
