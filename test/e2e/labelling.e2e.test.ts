@@ -261,11 +261,14 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
       await p.keyboard.press(key);
     }
     await labelsApplied(frame);
-    for (const c of cards) assert.equal((await card(frame, c.id).getAttribute('data-coherent')) ?? '', expected.get(c.id), `${itemId}/${c.id}`);
     const itemMessages = await frame.evaluate(() => (window as unknown as ItemMessages).itemMessages);
+    const inHost = (await hostLabels()) - before;
+    // On a failure: how many keys the host applied, and how many edits reached the webview (a key lost on its way
+    // to VS Code's keybinding service shows as fewer of both; a key on the wrong card does not).
+    const seen = `keys applied in the host ${inHost}, item messages ${itemMessages.length}`;
+    for (const c of cards) assert.equal((await card(frame, c.id).getAttribute('data-coherent')) ?? '', expected.get(c.id), `${itemId}/${c.id} (${seen})`);
     assert.ok(itemMessages.length > 0);
     assert.deepEqual(itemMessages.map((m) => [m.view, m.candidates]), itemMessages.map(() => [false, 1]), JSON.stringify(itemMessages));
-    const inHost = (await hostLabels()) - before;
     assert.ok(inHost > 0, 'no key was applied in the host');
     console.log(`      ${inHost} of ${cards.length} keys after a click applied in the host`);
     // "Next unlabelled" then a key at once: the key labels the candidate it moved to.
