@@ -195,6 +195,18 @@ export interface DialogueSelection {
   candidateId: string | null;
 }
 
+/** One sequence of label edits (the webview's or the host's) and how far the document has got with it. */
+interface EditSequence {
+  /** The last number handed out (host edits only; the webview numbers its own). */
+  last: number;
+  /** The edit being applied now, 0 when none. */
+  applying: number;
+  /** The last edit applied. */
+  applied: number;
+  /** The message that acknowledges edit `seq`. */
+  ack: (seq: number) => EditorHostMessage;
+}
+
 /** One open dialogue editor. */
 interface OpenEditor {
   document: vscode.TextDocument;
@@ -441,12 +453,12 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     let selected = 0;
     // Label operations are applied one at a time, in the order the webview sent them.
     let queue: Promise<void> = Promise.resolve();
-    let applying = 0;
-    let applied = 0;
-    /** The same for the labels the host applies itself (`labelled`), numbered by `hostSeq`. */
-    let hostSeq = 0;
-    let hostApplying = 0;
-    let hostApplied = 0;
+    /**
+     * Where each sequence of label edits stands: the webview's operations (`label`, numbered by `seq`) and the ones
+     * the host applies itself (`labelled`, numbered by `hostSeq`). An item message acknowledges every edit it shows.
+     */
+    const webviewEdits: EditSequence = { last: 0, applying: 0, applied: 0, ack: (seq) => ({ type: 'ack', seq }) };
+    const hostEdits: EditSequence = { last: 0, applying: 0, applied: 0, ack: (hostSeq) => ({ type: 'ack', hostSeq }) };
     const route = new KeyRoute();
     const send = (msg: EditorHostMessage) => void webview.postMessage(msg);
     const editor: OpenEditor = {
@@ -557,7 +569,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       // The view but its candidates (context, reference, modes), and each candidate as shown: sent again only when changed.
       const rest = JSON.stringify({ ...slim, candidates: null });
       const cards = new Map(slim.candidates.map((c) => [c.id, JSON.stringify(c)]));
-      const acks = { ack: Math.max(applied, applying), hostAck: Math.max(hostApplied, hostApplying) };
+      const acks = { ack: Math.max(webviewEdits.applied, webviewEdits.applying), hostAck: Math.max(hostEdits.applied, hostEdits.applying) };
       if (full || !scoresSent || scoresSent.key !== key || scoresSent.rest !== rest) {
         scoresSent = { key, stamp: ++scoresStamp, byCandidate, rest, cards };
         send({ type: 'item', index, view: slim, ...acks, scores, scoresStamp: scoresSent.stamp, marks });
@@ -619,26 +631,29 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       if (changed.includes(selected)) sendItem(selected);
       return true;
     };
-    const applyLabel = async (seq: number, itemId: string, candidateId: string, op: LabelOp) => {
-      applying = seq;
+    /** Applies one label edit to the document, then acknowledges it; a failure is shown and still acknowledged. */
+    const editAndAck = async (edits: EditSequence, seq: number, edit: () => Promise<unknown>) => {
+      edits.applying = seq;
       try {
-        const annotator = getAnnotator();
-        if (!annotator) {
-          await vscode.commands.executeCommand('reflectEval.setAnnotator');
-          return;
-        }
-        // In blind mode the view shows opaque ids (annotatorView): label the candidate the id stands for.
         traceLabel('edit');
-        await updateItems(document, (item) => (item.id === itemId ? applyLabelOp(item, candidateIdOfView(item, candidateId, annotator) ?? candidateId, annotator, op) : undefined));
+        await edit();
       } catch (err) {
         void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
       } finally {
-        applied = seq;
-        applying = 0;
-        send({ type: 'ack', seq });
+        edits.applied = seq;
+        edits.applying = 0;
+        send(edits.ack(seq));
         traceLabel('ack');
       }
     };
+    const applyLabel = (seq: number, itemId: string, candidateId: string, op: LabelOp) =>
+      editAndAck(webviewEdits, seq, async () => {
+        const annotator = getAnnotator();
+        // Still acknowledged, so the webview drops the operation it shows.
+        if (!annotator) return void (await vscode.commands.executeCommand('reflectEval.setAnnotator'));
+        // In blind mode the view shows opaque ids (annotatorView): label the candidate the id stands for.
+        await updateItems(document, (item) => (item.id === itemId ? applyLabelOp(item, candidateIdOfView(item, candidateId, annotator) ?? candidateId, annotator, op) : undefined));
+      });
     /**
      * A labelling key applied in the host (keyRoute.ts): the operation is decided from the document, after every
      * operation queued before it, by the same rule as the webview's (`labelOpOfKey`); the webview is told at once
@@ -655,20 +670,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const result = labelOpOfKey(action, candidate.annotations.find((a) => a.annotator === annotator));
       if (!result) return;
       if ('hint' in result) return send({ type: 'notice', text: result.hint });
-      const seq = ++hostSeq;
-      hostApplying = seq;
+      const seq = ++hostEdits.last;
       send({ type: 'labelled', hostSeq: seq, itemId: at.itemId, candidateId: at.candidateId, op: result.op });
-      try {
-        traceLabel('edit');
-        await updateItems(document, (it) => (it.id === at.itemId ? applyLabelOp(it, candidateId, annotator, result.op) : undefined));
-      } catch (err) {
-        void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
-      } finally {
-        hostApplied = seq;
-        hostApplying = 0;
-        send({ type: 'ack', hostSeq: seq });
-        traceLabel('ack');
-      }
+      await editAndAck(hostEdits, seq, () => updateItems(document, (it) => (it.id === at.itemId ? applyLabelOp(it, candidateId, annotator, result.op) : undefined)));
     };
 
     this.open.add(editor);
