@@ -218,6 +218,8 @@ interface OpenEditor {
   reveal(index: number, candidateId: string | null): void;
   /** Whether its webview has keyboard focus. */
   focused: boolean;
+  /** What the webview was last told by a `keys` message. */
+  keysLive?: boolean;
   /** Whether it shows every annotator's labels. */
   comparison: boolean;
   /** Sends the index and the selected item again. */
@@ -410,9 +412,23 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     return true;
   }
 
+  /**
+   * Sets the context key of the labelling keybindings from the editors' focus, then tells each webview whether the
+   * keys reach it now (`keys`; only the latest of overlapping updates is told).
+   */
   private updateFocusContext(): void {
-    void vscode.commands.executeCommand('setContext', FOCUS_CONTEXT_KEY, [...this.open].some((e) => e.focused));
+    const seq = ++this.focusContextSeq;
+    const live = [...this.open].some((e) => e.focused);
+    void Promise.resolve(vscode.commands.executeCommand('setContext', FOCUS_CONTEXT_KEY, live)).then(() => {
+      if (seq !== this.focusContextSeq) return;
+      for (const e of this.open) {
+        if (e.keysLive === e.focused) continue;
+        e.keysLive = e.focused;
+        e.send({ type: 'keys', live: e.focused });
+      }
+    });
   }
+  private focusContextSeq = 0;
 
   async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
     // The parse cache's change tracker listens before this editor's listener, so the editor's parse after a label
@@ -729,6 +745,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         try {
           switch (msg.type) {
             case 'ready':
+              // A webview (re)loaded: it has not been told whether the keys are live.
+              editor.keysLive = undefined;
               sendIndex();
               merger.sendConflicts();
               break;

@@ -48,6 +48,16 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
 }
 
 /**
+ * Waits until the labelling keys reach the editor in `frame`: its webview has focus and the extension has told it
+ * that VS Code routes the keys to it (the `keys` message, `body.keys-live`). A key pressed earlier, in the moment
+ * focus entered the webview, can arrive before the keybindings' context key is set and is then not seen.
+ */
+export async function keysLive(frame: Frame, timeoutMs = 30_000): Promise<void> {
+  await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), timeoutMs);
+  await frame.waitForSelector('body.keys-live', { state: 'attached', timeout: timeoutMs });
+}
+
+/**
  * Waits until the dialogue editor has applied every label key it shows (the webview's `data-pending-labels` is 0):
  * the cards show a key at once, the document gets it a moment later, and a save or an undo acts on the document.
  */

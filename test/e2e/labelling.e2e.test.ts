@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { blindCandidateId, blindOrder } from '../../src/core/labels/annotatorView';
 import type { Annotation, Candidate, DialogueItem, ErrorCategory } from '../../src/core/dialogue/types';
-import { editorFrame, frameWith, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, frameWith, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'Lay-e2e';
 const ERROR_JUDGE = 'judge:api:stub-errors:instructions-error-explanations×error-categories@e2e';
@@ -90,7 +90,7 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     // Focus goes to the first candidate this annotator has not finished: the first one.
     assert.equal(await frame.getAttribute('.candidate.focused', 'data-candidate-id'), c1);
     // The webview has keyboard focus after opening; from here on only the keyboard is used.
-    await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
+    await keysLive(frame);
     await p.screenshot({ path: join(out, 'labelling-start.png') });
     for (const key of ['y', '4', 'j', 'n', '1', '3', 'Shift+3']) await p.keyboard.press(key);
     await frame.waitForSelector(`.candidate[data-candidate-id="${c1}"][data-status="complete"][data-coherent="yes"]`, { timeout: 30_000 });
@@ -381,8 +381,10 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     const annotations = async () => Number(/(\d+) annotations/.exec((await panel.textContent('#summary')) ?? '')?.[1]);
     const n = await annotations();
     const frame = await frameWith(p, `#file:text-is("${SYNTHETIC}")`, 'the synthetic table in the editor');
+    // The analyses panel has focus: the editor's legend does not show its keys as live.
+    await waitFor('the editor\'s keys shown as not live', async () => (await frame.$('body.keys-live')) === null, 30_000);
     await p.keyboard.press('Control+1'); // View: Focus First Editor Group, i.e. the dialogue editor
-    await waitFor('focus inside the editor', () => frame.evaluate(() => document.hasFocus()), 30_000);
+    await keysLive(frame);
     await p.keyboard.press('y');
     await waitFor('the panel to count the new label', async () => (await annotations()) === n + 1, 30_000);
     await p.keyboard.press('Control+z');

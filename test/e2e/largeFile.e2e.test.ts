@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DialogueItem, Score } from '../../src/core/dialogue/types';
-import { labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'E2E-Large';
 
@@ -113,7 +113,7 @@ describe('a dialogue file over 50 MB in real VS Code (code-server + Chromium)', 
     await frame.waitForSelector('#candidates .candidate.focused', { timeout: 120_000 });
     const c1 = await frame.getAttribute('.candidate.focused', 'data-candidate-id');
     assert.equal(c1, 'g1');
-    await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
+    await keysLive(frame);
     await p.keyboard.press('y');
     await frame.waitForSelector('.candidate[data-candidate-id="g1"][data-coherent="yes"]', { timeout: 30_000 });
     await p.screenshot({ path: join(out, 'large-file-compact-labelled.png') });

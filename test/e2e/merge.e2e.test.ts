@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { cli, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { cli, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
 
 const ANNOTATOR = 'e2e-merge';
@@ -52,7 +52,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     const p = page as Page;
     const frame = await openDialogueFile(p, FILE);
     await frame.waitForSelector('#candidates .candidate.focused', { timeout: 60_000 });
-    await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
+    await keysLive(frame);
     const c2 = onDisk()[0].candidates[1].id;
     for (const key of ['y', '4', 'j', 'n', '3']) await p.keyboard.press(key);
     await frame.waitForSelector(`.candidate[data-candidate-id="${c2}"][data-coherent="no"]`, { timeout: 30_000 });

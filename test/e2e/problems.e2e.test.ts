@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, keysLive, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const BYTES_FILE = 'bytes.dialogues.jsonl';
 const ANNOTATOR = 'e2e-bytes';
@@ -98,7 +98,7 @@ describe('problem lines as VS Code diagnostics (code-server + Chromium)', functi
     const banner = (await frame.textContent('#problems')) ?? '';
     assert.match(banner, /replace 130 bytes that are not UTF-8 with 130 U\+FFFD.*a save from this editor keeps its bytes/, banner);
     await frame.waitForSelector('#candidates .candidate.focused', { timeout: 60_000 });
-    await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
+    await keysLive(frame);
     await p.keyboard.press('y');
     await frame.waitForSelector('#candidates .candidate.focused[data-coherent="yes"]', { timeout: 30_000 });
     // 60 s: the extension host shares two busy cores with other test runs.

@@ -844,6 +844,10 @@ window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
     case 'notice':
       hint(msg.text);
       break;
+    case 'keys':
+      document.body.classList.toggle('keys-live', msg.live);
+      $('#legend').title = msg.live ? '' : 'The keys work while this editor has focus: click in it first.';
+      break;
   }
   if ('answers' in msg && msg.answers === 'nextUnlabelled') awaitingNext = Math.max(0, awaitingNext - 1);
   // Actions held back run once the item they wait for is shown (each may hold back the rest again).

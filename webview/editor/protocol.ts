@@ -129,6 +129,13 @@ export type EditorHostMessage =
    */
   | { type: 'notice'; text: string; move?: number; answers?: 'nextUnlabelled' }
   /**
+   * Whether VS Code now sends the labelling keys to this editor: the focus context key of their keybindings
+   * (`reflectEval.dialogueEditorFocus`) is set. It follows the webview's `focus` message after a round trip through
+   * the extension host, so a key typed the moment focus enters the webview can arrive before it and is then not
+   * seen by the extension; the legend shows the keys as live only once this says so.
+   */
+  | { type: 'keys'; live: boolean }
+  /**
    * The selected item as the annotator sees it. `ack`: the last label operation (by `seq`) the document already
    * reflects; the webview re-applies its later ones on top until they are acknowledged.
    */
