@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- editor [--mb 45] [--keys 20] [--file study.dialogues.jsonl]`: the dialogue editor at study size in real VS Code (code-server +
+ * `npm run bench -- editor [--mb 45] [--keys 20] [--keys-after-move 10] [--file study.dialogues.jsonl]`: the dialogue editor at study size in real VS Code (code-server +
  * Chromium, the e2e harness test/e2e/harness.ts; run `npm run build` first — the packaged VSIX is what runs). Issue
  * 19 item 3. Builds, in a temporary folder, a dialogue file of about 45 MB (~5,000 items of ~9 KB: AnnoMI contexts
  * from data/annomi/AnnoMI-sample.csv repeated under new ids, each with its last six turns, the reference and three generated candidates,
@@ -17,6 +17,8 @@
  * - save: Ctrl+S until the tab's dirty mark is gone;
  * - label key → document changed: from the key press to the extension host seeing the document change (the host's
  *   trace below), without the ack's way back to the webview: the document edit the goal is about;
+ * - key right after j: the same for a labelling key pressed at once after `j` (next candidate), as a labeller typing
+ *   at full speed does, before the webview has reported where focus went (such a key goes through the webview);
  * - where a label key goes: the extension host writes a timing line at each step of a label
  *   (REFLECT_EVAL_TRACE_LABELS, src/extension/labelTrace.ts; the bench sets it for code-server), and each key is
  *   split into VS Code routing the key to the command, the host deciding the operation (or, when it cannot, the trip
@@ -36,7 +38,7 @@ import type { Frame, Page } from 'playwright-core';
 import { importAnnoMI, parseAnnoMI } from '../src/core/annomi/annomi';
 import type { Candidate, DialogueItem, Score } from '../src/core/dialogue/types';
 import { formatItems } from '../src/core/format/jsonl';
-import { launchWorkbench, openDialogueFile, out, prerequisitesPresent, waitFor, type Workbench } from '../test/e2e/harness';
+import { keysLive, launchWorkbench, openDialogueFile, out, prerequisitesPresent, waitFor, type Workbench } from '../test/e2e/harness';
 
 const ANNOTATOR = 'Bench-1';
 const AT = '2026-11-25T19:57:13.313Z';
@@ -105,6 +107,8 @@ interface Figures {
   saveMs: number;
   /** Each key's path through VS Code and the extension host (see {@link keyPath}). */
   path: KeyPath;
+  /** The same for a key pressed right after `j`, without waiting for focus to move. */
+  pathAfterMove: KeyPath;
 }
 
 const TRACE = join(out, 'bench-editor-label-trace.jsonl');
@@ -126,13 +130,14 @@ type KeyPath = Record<(typeof PATH_STEPS)[number][0] | 'toDocument', number[]> &
  * press and the ack the webview saw. Times across processes (key press, ack seen) use Date.now() on the same
  * machine (1 ms resolution); times inside the host use its performance.now().
  */
-function keyPath(presses: { start: number; ack: number }[]): KeyPath {
+function keyPath(presses: { start: number; ack: number; moveAt?: number }[]): KeyPath {
   const events = readFileSync(TRACE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; at: number; ms: number });
   const path: KeyPath = { routing: [], decide: [], vscodeEdit: [], handler: [], ackOut: [], ackIn: [], toDocument: [], keys: 0, viaWebview: 0 };
-  for (const { start, ack } of presses) {
-    const inKey = events.filter((e) => e.at >= start - 1 && e.at <= ack + 1);
+  for (const { start, ack, moveAt } of presses) {
+    // After a `j` pressed at `moveAt`, the key's command is the second one from then (the host runs them in order).
+    const inKey = events.filter((e) => e.at >= (moveAt ?? start) - 1 && e.at <= ack + 1);
     const find = (event: string, after = -Infinity) => inKey.find((e) => e.event === event && e.ms >= after);
-    const command = find('command');
+    const command = inKey.filter((e) => e.event === 'command')[moveAt === undefined ? 0 : 1];
     // `received`: the key went to the webview and came back as an operation (src/extension/keyRoute.ts).
     const received = command && find('received', command.ms);
     const edit = command && find('edit', (received ?? command).ms);
@@ -201,7 +206,7 @@ async function openAndPaint(page: Page, name: string): Promise<{ frame: Frame; p
   return { frame, paint: seen as Paint };
 }
 
-async function measure(wb: Workbench, name: string, file: string, keys: number): Promise<Figures> {
+async function measure(wb: Workbench, name: string, file: string, keys: number, keysAfterMove: number): Promise<Figures> {
   const page = wb.page;
   // Profiles (by hand, see the top of this file) of the big file's opening or of its keys.
   const profile = process.env.REFLECT_EVAL_INSPECT_EXTENSIONS && name.startsWith('big') ? (process.env.REFLECT_EVAL_PROFILE ?? 'keys') : undefined;
@@ -225,7 +230,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
       if (!w.bench.firstChange && Date.now() >= w.bench.mark) w.bench.firstChange = Date.now();
     }).observe(document.querySelector('#candidates') as Node, { subtree: true, attributes: true, childList: true });
   });
-  await waitFor('focus inside the webview', () => frame.evaluate(() => document.hasFocus()), 30_000);
+  await keysLive(frame);
   type Bench = { bench: { acks: number[]; kinds: Record<string, number>; bytes: Record<string, number>; mark: number; firstChange: number } };
   const keyMs: number[] = [];
   const hostMs: number[] = [];
@@ -257,6 +262,23 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   }
   await keysProfile?.stop();
   const { kinds, bytes } = await frame.evaluate(() => (window as unknown as Bench).bench);
+  // A labeller typing at full speed: `j` and at once a key, before the webview can report where focus went (the key
+  // then goes through the webview, src/extension/keyRoute.ts). `n` and `y` by turns, so each is a change even where
+  // `j` stays on the item's last candidate.
+  const afterMove: { start: number; ack: number; moveAt: number }[] = [];
+  for (let i = 0; i < keysAfterMove; i++) {
+    const key = i % 2 === 0 ? 'n' : 'y';
+    const before = await frame.evaluate(() => (window as unknown as Bench).bench.acks.length);
+    const moveAt = Date.now();
+    await page.keyboard.press('j');
+    const start = Date.now();
+    await page.keyboard.press(key);
+    const got = await waitFor(`the ack of key ${key} after j (${i + 1})`, async () => {
+      const b = await frame.evaluate(() => (window as unknown as Bench).bench);
+      return b.acks.length > before ? b.acks[before] : undefined;
+    }, 300_000, 20);
+    afterMove.push({ start, ack: got, moveAt });
+  }
   await page.waitForSelector('.tab.active.dirty', { timeout: 60_000 });
   const saveStart = Date.now();
   await page.keyboard.press('Control+s');
@@ -268,7 +290,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number):
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+W');
   const items = saved.split('\n').filter((l) => l.trim()).length;
-  return { mb: statSync(file).size / 1024 / 1024, items, paint, firstPaintMs: Math.max(paint.list, paint.item), keyMs, hostMs, kinds, bytes, saveMs, path: keyPath(presses) };
+  return { mb: statSync(file).size / 1024 / 1024, items, paint, firstPaintMs: Math.max(paint.list, paint.item), keyMs, hostMs, kinds, bytes, saveMs, path: keyPath(presses), pathAfterMove: keyPath(afterMove) };
 }
 
 /** VS Code's text editor on a file (no extension involved): open until its first line shows, and a save of one typed character. */
@@ -383,6 +405,7 @@ export async function run(args: string[]): Promise<void> {
   };
   const mb = opt('mb', 45);
   const keys = opt('keys', 20);
+  const keysAfterMove = opt('keys-after-move', 10);
   const given = args.includes('--file') ? args[args.indexOf('--file') + 1] : undefined;
   if (!prerequisitesPresent()) return;
   // --file: a dialogue file of your own (e.g. a compact study from `bench -- studySize --write`) as the big one;
@@ -426,8 +449,8 @@ export async function run(args: string[]): Promise<void> {
     await wb.page.keyboard.press('Control+K');
     await wb.page.keyboard.press('Control+W');
     await wb.page.waitForTimeout(1000);
-    const ref = await measure(wb, 'ref.dialogues.jsonl', files.ref, keys);
-    const big = await measure(wb, 'big.dialogues.jsonl', files.big, keys);
+    const ref = await measure(wb, 'ref.dialogues.jsonl', files.ref, keys, keysAfterMove);
+    const big = await measure(wb, 'big.dialogues.jsonl', files.big, keys, keysAfterMove);
     const text = await plainText(wb.page, 'big-as-text.jsonl').catch(async (err: Error) => {
       await wb?.screenshot('bench-editor-text-failure');
       console.error(`VS Code's text editor on the big file: ${err.message.split('\n')[0]}`);
@@ -446,11 +469,12 @@ export async function run(args: string[]): Promise<void> {
     row('label key → ack in the webview (p90)', '', p90(ref.keyMs), p90(big.keyMs));
     row('  label shown → ack (median)', '', median(ref.hostMs), median(big.hostMs));
     row('label key → document changed (host)', '≤ 50 ms', median(ref.path.toDocument), median(big.path.toDocument));
+    row('  key right after j (median)', '≤ 50 ms', median(ref.pathAfterMove.toDocument), median(big.pathAfterMove.toDocument));
     row('save (Ctrl+S → not dirty)', '', ref.saveMs, big.saveMs);
     console.log(`VS Code's own text editor on the same ${big.mb.toFixed(0)} MB (no extension involved): open → first line shown ${fmt(text.openMs)}, a typed character saved (Ctrl+S → not dirty) ${fmt(text.saveMs)}`);
     console.log(`key times 45 MB (ms): ${big.keyMs.join(' ')}`);
     console.log('where a label key goes (medians over the keys, ms; from the extension host\'s trace, REFLECT_EVAL_TRACE_LABELS):');
-    for (const [what, r] of [['1 MB', ref.path], ['45 MB', big.path]] as const) {
+    for (const [what, r] of [['1 MB', ref.path], ['45 MB', big.path], ['1 MB, key right after j', ref.pathAfterMove], ['45 MB, key right after j', big.pathAfterMove]] as const) {
       console.log(`  ${what}: ${PATH_STEPS.map(([k, label]) => `${label} ${Math.round(median(r[k]))}`).join(' · ')} (${r.keys} keys traced, ${r.viaWebview} of them through the webview)`);
     }
     const kb = (f: Figures) => Object.fromEntries(Object.entries(f.bytes).map(([k, b]) => [k, `${(b / 1024).toFixed(1)} KB`]));
