@@ -260,6 +260,10 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
       await card(frame, c.id).locator('.candidate-text').click();
       await p.keyboard.press(key);
     }
+    // The last key may still be on its way to the webview when the loop ends (labelsApplied only covers labels
+    // the webview shows): wait until every card shows what is expected, or a while, then assert card by card.
+    const shown = () => Promise.all(cards.map(async (c) => ((await card(frame, c.id).getAttribute('data-coherent')) ?? '') === expected.get(c.id)));
+    await waitFor('every key shown on its card', async () => (await shown()).every(Boolean), 30_000).catch(() => undefined);
     await labelsApplied(frame);
     const itemMessages = await frame.evaluate(() => (window as unknown as ItemMessages).itemMessages);
     const inHost = (await hostLabels()) - before;
@@ -381,7 +385,8 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     const annotations = async () => Number(/(\d+) annotations/.exec((await panel.textContent('#summary')) ?? '')?.[1]);
     const n = await annotations();
     const frame = await frameWith(p, `#file:text-is("${SYNTHETIC}")`, 'the synthetic table in the editor');
-    // The analyses panel has focus: the editor's legend does not show its keys as live.
+    // Focus in the analyses panel: the editor's legend does not show its keys as live.
+    await panel.click('#summary');
     await waitFor('the editor\'s keys shown as not live', async () => (await frame.$('body.keys-live')) === null, 30_000);
     await p.keyboard.press('Control+1'); // View: Focus First Editor Group, i.e. the dialogue editor
     await keysLive(frame);

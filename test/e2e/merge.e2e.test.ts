@@ -55,9 +55,10 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     await keysLive(frame);
     const c2 = onDisk()[0].candidates[1].id;
     for (const key of ['y', '4', 'j', 'n', '3']) await p.keyboard.press(key);
-    await frame.waitForSelector(`.candidate[data-candidate-id="${c2}"][data-coherent="no"]`, { timeout: 30_000 });
+    // The last key shown (error 3, parroting), then applied: both labels in the document before the job writes the file.
+    await frame.waitForSelector(`.candidate[data-candidate-id="${c2}"][data-coherent="no"] [data-error="parroting"][aria-pressed="true"]`, { timeout: 30_000 });
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
-    await labelsApplied(frame); // both labels in the document before the job writes the file
+    await labelsApplied(frame);
     assert.equal(onDisk().some((it) => it.candidates.some((c) => mine(c))), false, 'nothing saved yet');
 
     const started = Date.now();
