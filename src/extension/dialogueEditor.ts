@@ -18,7 +18,7 @@ import { keepProblemLines } from '../core/format/keepProblemLines';
 import { decodeUtf8Lossy } from '../core/format/bytes';
 import { writeTextAtomic } from '../core/format/files';
 import type { DialogueItem, Score } from '../core/dialogue/types';
-import { FOCUS_CONTEXT_KEY, isLabelAction, labelOpOfKey, type EditorAction, type LabelAction } from '../../webview/editor/keys';
+import { FOCUS_CONTEXT_KEY, labelOpOfKey, type EditorAction, type LabelAction } from '../../webview/editor/keys';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
 import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
 import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/analysis/scoreSummary';
@@ -475,17 +475,22 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
      */
     const webviewEdits: EditSequence = { last: 0, applying: 0, applied: 0, ack: (seq) => ({ type: 'ack', seq }) };
     const hostEdits: EditSequence = { last: 0, applying: 0, applied: 0, ack: (hostSeq) => ({ type: 'ack', hostSeq }) };
-    const route = new KeyRoute();
     const send = (msg: EditorHostMessage) => void webview.postMessage(msg);
+    const route = new KeyRoute({
+      // A failure shows a message and leaves the queue running for the keys after it.
+      apply: (action, at) => void (queue = queue.then(() => applyKey(action, at)).catch((err: Error) => void vscode.window.showErrorMessage(`ReflectEval: ${err.message}`))),
+      forward: (action, move) => {
+        traceLabel('forwarded');
+        send({ type: 'action', action, move });
+      },
+    });
     const editor: OpenEditor = {
       document,
       panel,
       send,
       key: (action) => {
-        const at = isLabelAction(action) ? route.target() : null;
-        // A failure shows a message and leaves the queue running for the keys after it.
-        if (at) queue = queue.then(() => applyKey(action as LabelAction, at)).catch((err: Error) => void vscode.window.showErrorMessage(`ReflectEval: ${err.message}`));
-        else send({ type: 'action', action, move: route.nextMove() });
+        route.key(action);
+        if (route.holding > 0) traceLabel('held');
       },
       reveal: (index, candidateId) => send({ type: 'reveal', index, candidateId, move: route.nextMove() }),
       focused: false,
@@ -803,6 +808,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       }),
     ];
     panel.onDidDispose(() => {
+      route.dispose();
       subscriptions.forEach((s) => s.dispose());
       this.diagnostics.delete(document.uri);
       this.open.delete(editor);

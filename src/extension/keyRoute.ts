@@ -1,9 +1,12 @@
 /**
  * Where a labelling key is applied (issue 19 item 3; the protocol in webview/editor/protocol.ts, `FocusState`):
  * in the extension host, on the candidate the webview last reported focused, when that report is settled and
- * follows every host message that can move focus; otherwise in the webview, which knows. No `vscode` import, so
- * the rule is unit-tested (test/extension/keyRoute.test.ts).
+ * follows every host message that can move focus; otherwise in the webview, which knows. A labelling key that
+ * arrives while a move is on its way (a key typed at once after `j`) is held until the webview reports where focus
+ * went, then applied in the host; keys after a held one wait behind it, so the order of keys is kept. No `vscode`
+ * import, so the rule is unit-tested (test/extension/keyRoute.test.ts).
  */
+import { isLabelAction, type EditorAction, type LabelAction } from '../../webview/editor/keys';
 import type { FocusState } from '../../webview/editor/protocol';
 
 /** The candidate a key labels: the item (file index and id) and the candidate's id in the view. */
@@ -13,23 +16,45 @@ export interface KeyTarget {
   candidateId: string;
 }
 
+/** What the route does with a key: the dialogue editor's side. */
+export interface KeyRouteHost {
+  /** Labels `at` in the host (queued after every label operation before it). */
+  apply(action: LabelAction, at: KeyTarget): void;
+  /** Sends the key to the webview as an `action` numbered `move` (a message that can move focus). */
+  forward(action: EditorAction, move: number): void;
+}
+
+/**
+ * Longest wait for the report of a move before held keys go to the webview (ms). The report normally follows the
+ * move within the webview's handling of one message; the webview applies a forwarded key correctly too, only later.
+ */
+export const HOLD_MS = 300;
+
 /** One dialogue editor's record of the focus its webview reported and the host messages that may move it. */
 export class KeyRoute {
   private moves = 0;
   private reported: FocusState | null = null;
+  private held: EditorAction[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly host: KeyRouteHost,
+    private readonly holdMs = HOLD_MS,
+  ) {}
 
   /**
    * Numbers a host message that can move the webview's focus (`action`, `reveal`, `index`, and the `reveal` or
    * `notice` owed for a `nextUnlabelled` request, numbered when the request arrives). Until the webview reports a
-   * state after it, keys go to the webview.
+   * state after it, keys do not label in the host.
    */
   nextMove(): number {
     return ++this.moves;
   }
 
-  /** Records the webview's focus state (the latest wins; the webview posts them in order). */
+  /** Records the webview's focus state (the latest wins; the webview posts them in order) and releases held keys. */
   report(state: FocusState): void {
     this.reported = state;
+    this.release();
   }
 
   /** The candidate a key labels now, or null when only the webview knows (focus unsettled, or a move in flight). */
@@ -37,5 +62,70 @@ export class KeyRoute {
     const s = this.reported;
     if (!s || !s.settled || s.move !== this.moves || s.itemId === null || s.candidateId === null) return null;
     return { index: s.index, itemId: s.itemId, candidateId: s.candidateId };
+  }
+
+  /**
+   * A key from VS Code's keybinding service. A labelling key labels in the host when the focus is known; waits for
+   * the webview's report when a move is on its way; otherwise goes to the webview, as every other key does. While
+   * keys are held, every key waits behind them.
+   */
+  key(action: EditorAction): void {
+    if (this.held.length > 0) {
+      this.held.push(action);
+      return;
+    }
+    if (isLabelAction(action)) {
+      const at = this.target();
+      if (at) return this.host.apply(action, at);
+      if (this.moveInFlight()) {
+        this.held.push(action);
+        this.timer = setTimeout(() => this.flush(), this.holdMs);
+        return;
+      }
+    }
+    this.host.forward(action, this.nextMove());
+  }
+
+  /** Keys held, waiting for the webview's report (for tests and traces). */
+  get holding(): number {
+    return this.held.length;
+  }
+
+  /** Sends every held key to the webview, in order: the report did not come in time. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const action of this.held.splice(0)) this.host.forward(action, this.nextMove());
+  }
+
+  /** Stops the timer (the editor closed); held keys are dropped with it. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.held = [];
+  }
+
+  /** The webview has not yet reported a state after the last message that can move focus. */
+  private moveInFlight(): boolean {
+    return (this.reported?.move ?? 0) < this.moves;
+  }
+
+  /** Applies or forwards held keys, in order, as far as the last report allows. */
+  private release(): void {
+    while (this.held.length > 0) {
+      const action = this.held[0];
+      if (isLabelAction(action)) {
+        const at = this.target();
+        if (!at && this.moveInFlight()) return;
+        this.held.shift();
+        // Reported, but not settled on a candidate (an item on its way, none focused): the webview decides.
+        if (at) this.host.apply(action, at);
+        else this.host.forward(action, this.nextMove());
+      } else {
+        this.held.shift();
+        this.host.forward(action, this.nextMove());
+      }
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }
