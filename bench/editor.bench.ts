@@ -116,14 +116,14 @@ const TRACE = join(out, 'bench-editor-label-trace.jsonl');
 /** Steps of a label key, in ms per key: the keys of {@link KeyPath} with their printed names. */
 const PATH_STEPS = [
   ['routing', 'key → command in the host (VS Code routes the key)'],
-  ['decide', 'command → WorkspaceEdit (the host decides; or host → webview → host)'],
+  ['decide', 'command → WorkspaceEdit (the host decides, after the report of a move on its way; or host → webview → host)'],
   ['vscodeEdit', 'WorkspaceEdit → document changed (VS Code)'],
   ['handler', 'change handler (ours)'],
   ['ackOut', 'handler → ack sent'],
   ['ackIn', 'ack → webview'],
 ] as const;
 /** Per key, ms: the steps of {@link PATH_STEPS}, and `toDocument`: key press → the host sees the document changed. */
-type KeyPath = Record<(typeof PATH_STEPS)[number][0] | 'toDocument', number[]> & { keys: number; viaWebview: number };
+type KeyPath = Record<(typeof PATH_STEPS)[number][0] | 'toDocument', number[]> & { keys: number; viaWebview: number; held: number };
 
 /**
  * Splits each key's time by the extension host's trace (src/extension/labelTrace.ts): the events between the key
@@ -132,7 +132,7 @@ type KeyPath = Record<(typeof PATH_STEPS)[number][0] | 'toDocument', number[]> &
  */
 function keyPath(presses: { start: number; ack: number; moveAt?: number }[]): KeyPath {
   const events = readFileSync(TRACE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; at: number; ms: number });
-  const path: KeyPath = { routing: [], decide: [], vscodeEdit: [], handler: [], ackOut: [], ackIn: [], toDocument: [], keys: 0, viaWebview: 0 };
+  const path: KeyPath = { routing: [], decide: [], vscodeEdit: [], handler: [], ackOut: [], ackIn: [], toDocument: [], keys: 0, viaWebview: 0, held: 0 };
   for (const { start, ack, moveAt } of presses) {
     // After a `j` pressed at `moveAt`, the key's command is the second one from then (the host runs them in order).
     const inKey = events.filter((e) => e.at >= (moveAt ?? start) - 1 && e.at <= ack + 1);
@@ -147,6 +147,8 @@ function keyPath(presses: { start: number; ack: number; moveAt?: number }[]): Ke
     if (!command || !edit || !changed || !handled || !acked) continue;
     path.keys++;
     if (received) path.viaWebview++;
+    // `held`: the key waited in the host for the webview's report of where a move took focus.
+    else if (inKey.some((e) => e.event === 'held' && e.ms >= command.ms && e.ms <= edit.ms)) path.held++;
     path.routing.push(command.at - start);
     path.decide.push(edit.ms - command.ms);
     path.vscodeEdit.push(changed.ms - edit.ms);
@@ -475,7 +477,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`key times 45 MB (ms): ${big.keyMs.join(' ')}`);
     console.log('where a label key goes (medians over the keys, ms; from the extension host\'s trace, REFLECT_EVAL_TRACE_LABELS):');
     for (const [what, r] of [['1 MB', ref.path], ['45 MB', big.path], ['1 MB, key right after j', ref.pathAfterMove], ['45 MB, key right after j', big.pathAfterMove]] as const) {
-      console.log(`  ${what}: ${PATH_STEPS.map(([k, label]) => `${label} ${Math.round(median(r[k]))}`).join(' · ')} (${r.keys} keys traced, ${r.viaWebview} of them through the webview)`);
+      console.log(`  ${what}: ${PATH_STEPS.map(([k, label]) => `${label} ${Math.round(median(r[k]))}`).join(' · ')} (${r.keys} keys traced: ${r.viaWebview} through the webview, ${r.held} held in the host for the webview's report of the move)`);
     }
     const kb = (f: Figures) => Object.fromEntries(Object.entries(f.bytes).map(([k, b]) => [k, `${(b / 1024).toFixed(1)} KB`]));
     console.log(`messages to the webview during the keys (count; size as JSON), 1 MB: ${JSON.stringify(ref.kinds)} ${JSON.stringify(kb(ref))}; 45 MB: ${JSON.stringify(big.kinds)} ${JSON.stringify(kb(big))}`);
