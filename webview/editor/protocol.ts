@@ -93,7 +93,8 @@ export interface ConflictEntry {
  * host labels the focused candidate itself, without asking the webview, when it knows which candidate that is: the
  * webview's last {@link FocusState} is settled and reports every message that can move focus the host sent (`move`
  * on `action`, `reveal`, `notice` and `index`; the host also counts each `nextUnlabelled` it was asked for, whose
- * `reveal` or `notice` is still to come). Otherwise the key goes to the webview as an `action` and comes back as a
+ * `reveal` or `notice` is still to come). A key that arrives while such a message is on its way waits in the host for
+ * the report that follows it (keyRoute.ts). Otherwise the key goes to the webview as an `action` and comes back as a
  * `label` operation, in order after the messages that move focus. A click or Tab in the webview posts its focus
  * state in the event that moves focus, before a key typed next is forwarded to VS Code's keybinding service; the
  * end-to-end test checks that such a key labels the candidate just clicked (test/e2e/labelling.e2e.test.ts).
