@@ -489,8 +489,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       panel,
       send,
       key: (action) => {
+        const holding = route.holding;
         route.key(action);
-        if (route.holding > 0) traceLabel('held');
+        if (route.holding > holding) traceLabel('held');
       },
       reveal: (index, candidateId) => send({ type: 'reveal', index, candidateId, move: route.nextMove() }),
       focused: false,
