@@ -18,7 +18,8 @@
  * - label key → document changed: from the key press to the extension host seeing the document change (the host's
  *   trace below), without the ack's way back to the webview: the document edit the goal is about;
  * - key right after j: the same for a labelling key pressed at once after `j` (next candidate), as a labeller typing
- *   at full speed does, before the webview has reported where focus went (such a key goes through the webview);
+ *   at full speed does, before the webview has reported where focus went (the host holds such a key for that report,
+ *   or hands it to the webview when `j` crossed into the next item; src/extension/keyRoute.ts);
  * - where a label key goes: the extension host writes a timing line at each step of a label
  *   (REFLECT_EVAL_TRACE_LABELS, src/extension/labelTrace.ts; the bench sets it for code-server), and each key is
  *   split into VS Code routing the key to the command, the host deciding the operation (or, when it cannot, the trip
@@ -265,8 +266,8 @@ async function measure(wb: Workbench, name: string, file: string, keys: number, 
   await keysProfile?.stop();
   const { kinds, bytes } = await frame.evaluate(() => (window as unknown as Bench).bench);
   // A labeller typing at full speed: `j` and at once a key, before the webview can report where focus went (the key
-  // then goes through the webview, src/extension/keyRoute.ts). `n` and `y` by turns, so each is a change even where
-  // `j` stays on the item's last candidate.
+  // waits in the host for that report, src/extension/keyRoute.ts). `n` and `y` by turns, so each is a change even
+  // where `j` stays on the item's last candidate.
   const afterMove: { start: number; ack: number; moveAt: number }[] = [];
   for (let i = 0; i < keysAfterMove; i++) {
     const key = i % 2 === 0 ? 'n' : 'y';
