@@ -419,7 +419,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   private updateFocusContext(): void {
     const seq = ++this.focusContextSeq;
     const live = [...this.open].some((e) => e.focused);
-    void Promise.resolve(vscode.commands.executeCommand('setContext', FOCUS_CONTEXT_KEY, live)).then(() => {
+    void vscode.commands.executeCommand('setContext', FOCUS_CONTEXT_KEY, live).then(() => {
       if (seq !== this.focusContextSeq) return;
       for (const e of this.open) {
         if (e.keysLive === e.focused) continue;
@@ -568,12 +568,13 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       sendNavigator();
     };
     /**
-     * The score lines last sent for the selected item, by the id the view gives each candidate: a label changes no
-     * score, so the item message after a key carries only the candidates whose lines changed (none), not every line
-     * again (a study item with 26 candidates × 17 scores has ~140 KB of them). `stamp` numbers each full set; the
-     * webview merges a partial one only into the full set it names, and asks for the item again otherwise.
+     * What was last sent of the selected item, as JSON: its score lines by the id the view gives each candidate
+     * (`byCandidate`), each candidate as shown (`cards`) and the rest of the view (`rest`). A label changes no score
+     * and one candidate, so the item message after a key carries only that candidate and no score line, not the whole
+     * item again (a study item with 26 candidates × 17 scores has ~140 KB of score lines). `stamp` numbers each full
+     * message; the webview merges a partial one only into the full one it names, and asks for the item again otherwise.
      */
-    let scoresSent: { key: string; stamp: number; byCandidate: Map<string, string>; rest: string; cards: Map<string, string> } | undefined;
+    let itemSent: { key: string; stamp: number; byCandidate: Map<string, string>; rest: string; cards: Map<string, string> } | undefined;
     let scoresStamp = 0;
     const sendItem = (index: number, full = false) => {
       const items = documentItems(parseTextDocument(document));
@@ -592,17 +593,17 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       const rest = JSON.stringify({ ...slim, candidates: null });
       const cards = new Map(slim.candidates.map((c) => [c.id, JSON.stringify(c)]));
       const acks = { ack: Math.max(webviewEdits.applied, webviewEdits.applying), hostAck: Math.max(hostEdits.applied, hostEdits.applying) };
-      if (full || !scoresSent || scoresSent.key !== key || scoresSent.rest !== rest) {
-        scoresSent = { key, stamp: ++scoresStamp, byCandidate, rest, cards };
-        send({ type: 'item', index, view: slim, ...acks, scores, scoresStamp: scoresSent.stamp, marks });
+      if (full || !itemSent || itemSent.key !== key || itemSent.rest !== rest) {
+        itemSent = { key, stamp: ++scoresStamp, byCandidate, rest, cards };
+        send({ type: 'item', index, view: slim, ...acks, scores, scoresStamp: itemSent.stamp, marks });
         return;
       }
       const changed: Record<string, ScoreGroup[]> = {};
-      for (const [id, json] of byCandidate) if (scoresSent.byCandidate.get(id) !== json) changed[id] = scores[id] ?? [];
-      const candidates = slim.candidates.filter((c) => scoresSent!.cards.get(c.id) !== cards.get(c.id));
-      scoresSent.byCandidate = byCandidate;
-      scoresSent.cards = cards;
-      send({ type: 'item', index, candidates, ...acks, scores: changed, scoresBase: scoresSent.stamp, marks });
+      for (const [id, json] of byCandidate) if (itemSent.byCandidate.get(id) !== json) changed[id] = scores[id] ?? [];
+      const candidates = slim.candidates.filter((c) => itemSent!.cards.get(c.id) !== cards.get(c.id));
+      itemSent.byCandidate = byCandidate;
+      itemSent.cards = cards;
+      send({ type: 'item', index, candidates, ...acks, scores: changed, scoresBase: itemSent.stamp, marks });
     };
     /**
      * After a change event: when only item lines changed in place (their items still at the same index with the
