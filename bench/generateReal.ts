@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- generate --size real [--prompts N (2)] [--max-new-tokens N (8)] [--grid-contexts N (1)] [--threads N]
- * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)] [--step-profile]`: the decoding engine at the size researchers use (issue 19, item 2), on the
+ * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)] [--step-profile] [--static-cache off]`: the decoding engine at the size researchers use (issue 19, item 2), on the
  * random-weight models `npm run bench:models` builds into `.bench-models/` — `gpt2-medium-shape` (decoder-only) and
  * `bart-large-shape` (encoder-decoder) — against @huggingface/transformers' `generate()` on the same ONNX files.
  *
@@ -46,6 +46,7 @@ import { buildModelInput } from '../src/core/generation/modelInput';
 import { generationConfigOf } from '../src/core/generation/localGenerator';
 import { PRESETS } from '../src/core/generation/runConfig';
 import { OnnxCausalLM } from '../src/core/models/causalLM';
+import { exposeCacheAppends, readModelWithRoom } from '../src/core/models/onnxPatch';
 import { OnnxSeq2SeqLM } from '../src/core/models/seq2seqLM';
 import type { GenerativeLM } from '../src/core/models/languageModel';
 import { isModelDtype, type ModelDtype } from '../src/core/models/layout';
@@ -143,10 +144,10 @@ const zero = (): Timing => ({ wallMs: 0, runs: 0, tokens: 0, stepSpanMs: 0, step
 
 type Tjs = typeof import('@huggingface/transformers');
 
-async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean }): Promise<(bandwidth: number) => string[][]> {
+async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean; staticCache: boolean }): Promise<(bandwidth: number) => string[][]> {
   const folder = join(opts.models, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
   if (!existsSync(join(folder, 'reflect_eval_bench_model.json'))) throw new Error(`${folder} is missing: build it with \`npm run bench:models\` (scripts/bench/build_real_size_models.py)`);
-  const session = opts.threads ? { intraOpNumThreads: opts.threads } : {};
+  const session = { ...(opts.threads ? { intraOpNumThreads: opts.threads } : {}), staticCache: opts.staticCache };
   const t0 = performance.now();
   const ours: GenerativeLM = kind === 'gpt2' ? await OnnxCausalLM.load(folder, { dtype: opts.dtype, ...session }) : await OnnxSeq2SeqLM.load(folder, { dtype: opts.dtype, ...session });
   const oursLoad = performance.now() - t0;
@@ -244,6 +245,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     }
   }
   const layout = (ours as OnnxCausalLM | OnnxSeq2SeqLM).description?.layout;
+  const staticFetches = ours instanceof OnnxCausalLM && ours.cacheMode.kind === 'static' ? ours.cacheMode.appended : undefined;
   await ours.dispose();
   await theirs.dispose();
 
@@ -257,7 +259,14 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     const dModel = config.n_embd ?? config.d_model;
     const heads = config.n_head ?? config.decoder_attention_heads;
     const past = Math.round(prompts.reduce((s, p) => s + p.length, 0) / prompts.length);
-    steps = await profileStep(file, [1, 5], past, { heads, headDim: dModel / heads, dModel }, { ...session, extra: { session: { intra_op: { allow_spinning: '0' } } } });
+    const cfg = { heads, headDim: dModel / heads, dModel };
+    const sessionOptions = { ...(opts.threads ? { intraOpNumThreads: opts.threads } : {}), extra: { session: { intra_op: { allow_spinning: '0' } } } };
+    steps = await profileStep(file, [1, 5], past, cfg, sessionOptions);
+    // The same pass as the engine runs it with the cache kept in place: the patched graph, only logits and the new positions fetched.
+    if (staticFetches) {
+      const patched = exposeCacheAppends(await readModelWithRoom(file), [...staticFetches.keys()]);
+      if ('bytes' in patched) steps.push(...(await profileStep(file, [1, 5], past, cfg, sessionOptions, { model: patched.bytes, fetches: ['logits', ...new Set(patched.appended.values())] })));
+    }
   }
 
   const stepMs = greedy.stepSpanMs / greedy.stepsAfterFirst;
@@ -267,7 +276,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   const meanPrompt = prompts.reduce((s, p) => s + p.length, 0) / prompts.length;
   console.log(
     `${name}${opts.dtype === 'fp32' ? '' : ` (dtype ${opts.dtype})`}: ${prompts.length} prompts (mean ${meanPrompt.toFixed(0)} tokens) × ${maxNewTokens} new tokens; ` +
-      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what})`,
+      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what}); cache ${ours instanceof OnnxCausalLM ? (ours.cacheMode.kind === 'static' ? 'kept in place (static)' : `returned every step (${ours.cacheMode.reason})`) : 'returned every step'}`,
   );
   return (bandwidth) => {
     const limitMs = (w.bytes / bandwidth) * 1000;
@@ -292,6 +301,7 @@ export async function runReal(args: string[]): Promise<void> {
     threads: args.includes('--threads') ? arg(args, '--threads', 0) : undefined,
     dtype: (strArg(args, '--dtype') ?? 'fp32') as ModelDtype,
     stepProfile: args.includes('--step-profile'),
+    staticCache: strArg(args, '--static-cache') !== 'off',
   };
   if (!isModelDtype(opts.dtype)) throw new Error(`--dtype ${opts.dtype}: not a transformers.js dtype (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4)`);
   const only = strArg(args, '--only');

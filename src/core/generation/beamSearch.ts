@@ -117,7 +117,7 @@ export async function beamSearch(
   const K = Math.max(2, 1 + config.eosTokenIds.length) * k;
   const states: PromptState[] = prompts.map(() => ({ running: [], finished: [], improvementPossible: true, done: false }));
   if (hooks.signal?.aborted) return states.map(() => []);
-  const started = await model.startDecoding(prompts, { expand: k, timer: hooks.timer, reusePromptPass: hooks.reusePromptPass });
+  const started = await model.startDecoding(prompts, { expand: k, timer: hooks.timer, reusePromptPass: hooks.reusePromptPass, maxNewTokens: maxNew });
   const { session } = started;
   const V = session.vocab;
   states.forEach((s, p) => {

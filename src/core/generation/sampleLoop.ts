@@ -35,7 +35,7 @@ export async function sampleLoop(
   const grouped = () => prompts.map((_, p) => results.slice(p * expand, (p + 1) * expand));
   if (hooks.signal?.aborted) return grouped();
   const eos = new Set(config.eosTokenIds);
-  const started = await model.startDecoding(prompts, { expand, timer: hooks.timer, reusePromptPass: hooks.reusePromptPass });
+  const started = await model.startDecoding(prompts, { expand, timer: hooks.timer, reusePromptPass: hooks.reusePromptPass, maxNewTokens: config.maxNewTokens });
   const { session, history } = started;
   const V = session.vocab;
   let logits = started.logits;

@@ -13,7 +13,9 @@
  * positions themselves and are fed the mask only.
  */
 import type * as ort from 'onnxruntime-common';
-import { GatherPool, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
+import { relative } from 'node:path';
+import { GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
+import { exposeCacheAppends, readModelWithRoom } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
@@ -56,6 +58,13 @@ export class OnnxCausalLM implements GenerativeLM {
     /** Graph of later steps (the same graph unless the layout is split). */
     private readonly next: OnnxGraph,
     private readonly pastNames: string[],
+    /**
+     * How each step reads the cache back: `static` when the later-steps graph exposes the positions a step adds
+     * (`exposeCacheAppends`) and takes `position_ids` — steps then keep the cache in a {@link StaticKVCache} and
+     * fetch only `logits` and those outputs; otherwise `present` (every step returns the whole cache) with the
+     * reason.
+     */
+    readonly cacheMode: { kind: 'static'; appended: ReadonlyMap<string, string>; fetches: readonly string[] } | { kind: 'present'; reason: string },
     /** Where the model came from: folder, ONNX files, dtype, hub commit (see `describedModelFiles`). */
     readonly description?: DescribedModel,
   ) {}
@@ -127,14 +136,32 @@ export class OnnxCausalLM implements GenerativeLM {
     const rt = await ortRuntime();
     const base = ['input_ids', 'attention_mask'];
     const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids'], requiredOutputs: ['logits', ...presentNames] };
+    // The later-steps graph with the positions each step adds as outputs, when its cache follows Optimum's Concat
+    // pattern (a merged decoder's presents come out of an If: loaded as it is).
+    const nextFile = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
+    let patched: { bytes: Uint8Array; appended: Map<string, string> } | undefined;
+    let reason = 'staticCache is off';
+    if (options.staticCache !== false) {
+      if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
+      else {
+        try {
+          const r = exposeCacheAppends(await readModelWithRoom(nextFile), pastNames);
+          if ('bytes' in r) patched = r;
+          else reason = r.skipped;
+        } catch (e) {
+          // Not a protobuf this reader understands: onnxruntime loads (or refuses) the file as it is.
+          reason = (e as Error).message;
+        }
+      }
+    }
     let first: OnnxGraph;
     let next: OnnxGraph;
     if (layout.kind === 'split') {
       first = await OnnxGraph.open(rt, folder, layout.decoder, { requiredInputs: base, optionalInputs: ['position_ids'], requiredOutputs: ['logits', ...presentNames] }, options);
-      next = await OnnxGraph.open(rt, folder, layout.decoderWithPast, withPast, options);
+      next = await OnnxGraph.open(rt, folder, layout.decoderWithPast, withPast, options, patched?.bytes);
     } else {
       const contract = layout.kind === 'merged' ? { ...withPast, requiredInputs: [...withPast.requiredInputs, 'use_cache_branch'] } : withPast;
-      first = next = await OnnxGraph.open(rt, folder, layout.decoder, contract, options);
+      first = next = await OnnxGraph.open(rt, folder, layout.decoder, contract, options, patched?.bytes);
     }
     await requireFloat32(folder, [first, next], ['logits', ...pastNames, ...presentNames]);
     // The cache shapes come from the graph when it declares them; config.json otherwise.
@@ -143,7 +170,14 @@ export class OnnxCausalLM implements GenerativeLM {
     if ((heads !== undefined && heads !== config.numKeyValueHeads) || (headDim !== undefined && headDim !== config.headDim)) {
       throw new ModelSourceError(`model folder ${folder}: ${next.name} has past_key_values of ${heads} heads × ${headDim}, config.json says ${config.numKeyValueHeads} × ${config.headDim}`);
     }
-    return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first, next, pastNames, d);
+    if (patched && !next.inputs.has('position_ids')) {
+      patched = undefined;
+      reason = `${next.name} has no position_ids input (a masked slot would shift the positions the graph derives)`;
+    }
+    const cacheMode = patched
+      ? { kind: 'static' as const, appended: patched.appended, fetches: ['logits', ...new Set(patched.appended.values())] }
+      : { kind: 'present' as const, reason };
+    return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first, next, pastNames, cacheMode, d);
   }
 
   /** An empty cache for `batch` rows (past length 0). */
@@ -214,7 +248,7 @@ export class OnnxCausalLM implements GenerativeLM {
    * @throws RangeError on an empty prompt, one longer than `maxPositions − 1`, or prompts of different lengths
    *   for a model without `position_ids` (see {@link paddingSafe})
    */
-  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean } = {}): Promise<StartedDecoding> {
+  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean; maxNewTokens?: number } = {}): Promise<StartedDecoding> {
     const expand = options.expand ?? 1;
     if (!Number.isInteger(expand) || expand < 1) throw new RangeError(`expand must be an integer ≥ 1, got ${expand}`);
     prompts.forEach((p, i) => {
@@ -253,6 +287,17 @@ export class OnnxCausalLM implements GenerativeLM {
     const vocab = pass.vocab;
     // A fresh copy per call: the decoding loops process the logits in place.
     const logits = lastPositionLogits(pass.logits, n, 1, vocab, expand);
+    const rowPad = new Int32Array(n * expand);
+    for (let r = 0; r < n * expand; r++) rowPad[r] = padLen[Math.floor(r / expand)];
+    const history: number[][] = [];
+    for (let r = 0; r < n * expand; r++) history.push([...prompts[Math.floor(r / expand)]]);
+    if (this.cacheMode.kind === 'static') {
+      // Room for the tokens the caller expects (a step past it grows the cache), within the positions the model
+      // has: a step feeds capacity + 1 positions.
+      const capacity = Math.max(longest, Math.min(this.maxPositions - 1, longest + (options.maxNewTokens ?? STATIC_GROWTH)));
+      const cache = StaticKVCache.from(this.rt.Tensor, pass.past, expand, capacity);
+      return { session: new StaticCausalDecodingSession(this, vocab, cache, rowPad, this.cacheMode, options.timer), logits, history };
+    }
     // The session never writes into the tensors it starts from (each step returns new ones; selecting rows
     // gathers into its own buffers), so the kept cache can start the next setting as it is.
     let past = pass.past;
@@ -266,10 +311,6 @@ export class OnnxCausalLM implements GenerativeLM {
         if (key !== undefined) pass.tiled = { expand, past };
       }
     }
-    const rowPad = new Int32Array(n * expand);
-    for (let r = 0; r < n * expand; r++) rowPad[r] = padLen[Math.floor(r / expand)];
-    const history: number[][] = [];
-    for (let r = 0; r < n * expand; r++) history.push([...prompts[Math.floor(r / expand)]]);
     const session = new CausalDecodingSession(this, vocab, past, longest, rowPad, options.timer);
     return { session, logits, history };
   }
@@ -278,6 +319,21 @@ export class OnnxCausalLM implements GenerativeLM {
   async runSession(ids: BigInt64Array, mask: BigInt64Array, pos: BigInt64Array, rows: number, width: number, pastLen: number, past: KVCache, timer?: RunTimer) {
     const out = await this.run(ids, mask, pos, rows, width, pastLen, past, timer);
     return { logits: out.logits.data as Float32Array, present: this.presents(out) };
+  }
+
+  /**
+   * @internal one step of a {@link StaticCausalDecodingSession}: the later-steps graph fed the whole cache
+   * (`[rows, kvHeads, capacity, headDim]`), returning only the logits and the positions it adds.
+   */
+  async runStatic(ids: BigInt64Array, mask: BigInt64Array, pos: BigInt64Array, rows: number, width: number, cache: StaticKVCache, fetches: readonly string[], timer?: RunTimer) {
+    const T = this.rt.Tensor;
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new T('int64', ids, [rows, width]),
+      attention_mask: new T('int64', mask, [rows, cache.capacity + width]),
+      position_ids: new T('int64', pos, [rows, width]),
+    };
+    for (const [name, tensor] of cache.tensors()) feeds[name] = tensor;
+    return this.next.run(feeds, timer, fetches);
   }
 
   /** @internal a pool of gather buffers for one session */
@@ -350,6 +406,71 @@ class CausalDecodingSession implements DecodingSession {
     const past: KVCache = new Map();
     for (const [name, t] of this.past) past.set(name, this.pool.gather(name, t, indices));
     this.past = past;
+    this.padLen = Int32Array.from(indices, (i) => this.padLen[i]);
+  }
+}
+
+/** Positions a static cache grows by when the caller gave no `maxNewTokens` or decodes past it. */
+const STATIC_GROWTH = 32;
+
+/**
+ * The rows of a decoder-only model being decoded with the cache kept in place ({@link StaticKVCache}): each step
+ * feeds every slot of the cache, masks the slots not yet written (and each row's left padding), gives the positions
+ * explicitly, and writes back only the positions the step adds.
+ */
+class StaticCausalDecodingSession implements DecodingSession {
+  private readonly ids = new Int64Scratch();
+  private readonly masks = new Int64Scratch();
+  private readonly positions = new Int64Scratch();
+
+  constructor(
+    private readonly model: OnnxCausalLM,
+    readonly vocab: number,
+    private readonly cache: StaticKVCache,
+    /** Left padding of each row. */
+    private padLen: Int32Array,
+    private readonly mode: { appended: ReadonlyMap<string, string>; fetches: readonly string[] },
+    private readonly timer?: RunTimer,
+  ) {}
+
+  get rows(): number {
+    return this.padLen.length;
+  }
+
+  step(tokens: ArrayLike<number>): Promise<Float32Array> {
+    return this.extend(tokens, 1);
+  }
+
+  async extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array> {
+    const rows = this.rows;
+    if (tokens.length !== rows * width) throw new RangeError(`expected ${rows}×${width} tokens, got ${tokens.length}`);
+    const past = this.cache.length;
+    if (past + width - Math.min(...this.padLen) > this.model.maxPositions) throw new RangeError(`sequence of ${past + width} positions exceeds the model's ${this.model.maxPositions}`);
+    this.cache.reserve(width, Math.min(this.model.maxPositions - width, past + width + STATIC_GROWTH));
+    const capacity = this.cache.capacity;
+    const keys = capacity + width;
+    const ids = this.ids.view(rows * width);
+    const pos = this.positions.view(rows * width);
+    const mask = this.masks.view(rows * keys);
+    for (let r = 0; r < rows; r++) {
+      const p = this.padLen[r];
+      mask.fill(0n, r * keys, r * keys + p);
+      mask.fill(1n, r * keys + p, r * keys + past);
+      mask.fill(0n, r * keys + past, r * keys + capacity);
+      mask.fill(1n, r * keys + capacity, (r + 1) * keys);
+      for (let t = 0; t < width; t++) {
+        ids[r * width + t] = BigInt(tokens[r * width + t]);
+        pos[r * width + t] = BigInt(past - p + t);
+      }
+    }
+    const out = await this.model.runStatic(ids, mask, pos, rows, width, this.cache, this.mode.fetches, this.timer);
+    this.cache.append(out, this.mode.appended, width);
+    return out.logits.data as Float32Array;
+  }
+
+  select(indices: ArrayLike<number>): void {
+    if (isIdentity(indices, this.rows)) return;
+    this.cache.select(indices);
     this.padLen = Int32Array.from(indices, (i) => this.padLen[i]);
   }
 }

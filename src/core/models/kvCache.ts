@@ -87,3 +87,113 @@ export class GatherPool {
     return make(this.T, t, out, indices.length);
   }
 }
+
+/**
+ * A decoder's key/value cache kept in place between steps (Hugging Face transformers calls this layout a static
+ * cache): one buffer per cache name, `[rows, kvHeads, capacity, headDim]`, of which the first `length` positions
+ * of every row hold keys or values and the rest are zeros or stale values that the attention mask hides.
+ *
+ * A step feeds all `capacity` positions with the mask 0 from `length` on, and reads back only the positions it
+ * adds (graph outputs exposed by `exposeCacheAppends`, onnxPatch.ts), which {@link append} writes at `length`: the
+ * cache is never copied out of onnxruntime. The values computed are those of a compact cache — masked positions
+ * have attention weight exactly 0 — up to the order of floating-point sums over the positions.
+ */
+export class StaticKVCache {
+  private bufs: Map<string, Float32Array>;
+  /** A second buffer per name, for gathering rows without writing into the buffer read. */
+  private spare = new Map<string, Float32Array>();
+
+  private constructor(
+    private readonly T: TensorCtor,
+    private readonly heads: number,
+    private readonly headDim: number,
+    bufs: Map<string, Float32Array>,
+    /** Rows (batch size). */
+    public rows: number,
+    /** Positions held per row, including each row's left padding. */
+    public length: number,
+    /** Positions each row has room for. */
+    public capacity: number,
+  ) {
+    this.bufs = bufs;
+  }
+
+  /**
+   * A cache of `capacity` positions per row holding `past` (compact `[n, kvHeads, length, headDim]` tensors),
+   * each row repeated `expand` times consecutively (row r → rows r·expand … r·expand + expand − 1).
+   *
+   * @throws RangeError when `capacity` is below the length of `past`
+   */
+  static from(T: TensorCtor, past: ReadonlyMap<string, ort.Tensor>, expand: number, capacity: number): StaticKVCache {
+    const first = past.values().next().value as ort.Tensor;
+    const [n, heads, length, headDim] = first.dims;
+    if (capacity < length) throw new RangeError(`capacity ${capacity} is below the ${length} positions held`);
+    const bufs = new Map<string, Float32Array>();
+    const block = length * headDim;
+    for (const [name, t] of past) {
+      const src = t.data as Float32Array;
+      const buf = new Float32Array(n * expand * heads * capacity * headDim);
+      for (let b = 0; b < n; b++) {
+        for (let h = 0; h < heads; h++) {
+          const from = src.subarray((b * heads + h) * block, (b * heads + h + 1) * block);
+          for (let e = 0; e < expand; e++) buf.set(from, (((b * expand + e) * heads + h) * capacity) * headDim);
+        }
+      }
+      bufs.set(name, buf);
+    }
+    return new StaticKVCache(T, heads, headDim, bufs, n * expand, length, capacity);
+  }
+
+  /** The tensors to feed: `[rows, kvHeads, capacity, headDim]` over the cache's own buffers (no copy). */
+  tensors(): Map<string, ort.Tensor> {
+    const size = this.rows * this.heads * this.capacity * this.headDim;
+    const dims = [this.rows, this.heads, this.capacity, this.headDim];
+    return new Map([...this.bufs].map(([name, buf]) => [name, new this.T('float32', buf.subarray(0, size), dims)]));
+  }
+
+  /** Makes room for `width` more positions per row, growing the capacity to at least `atLeast` (copies every row once). */
+  reserve(width: number, atLeast: number): void {
+    if (this.length + width <= this.capacity) return;
+    const capacity = Math.max(this.length + width, atLeast);
+    const { rows, heads, headDim } = this;
+    const block = this.length * headDim;
+    for (const [name, buf] of this.bufs) {
+      const next = new Float32Array(rows * heads * capacity * headDim);
+      for (let rh = 0; rh < rows * heads; rh++) next.set(buf.subarray(rh * this.capacity * headDim, rh * this.capacity * headDim + block), rh * capacity * headDim);
+      this.bufs.set(name, next);
+    }
+    this.spare.clear();
+    this.capacity = capacity;
+  }
+
+  /**
+   * Writes a step's new positions (`[rows, kvHeads, width, headDim]` per cache name, the outputs named in
+   * `appended`) at `length`, and advances `length` by `width`.
+   *
+   * @throws RangeError when they do not fit (call {@link reserve} before the step)
+   */
+  append(out: Record<string, ort.Tensor>, appended: ReadonlyMap<string, string>, width: number): void {
+    if (this.length + width > this.capacity) throw new RangeError(`${width} positions do not fit: ${this.length} of ${this.capacity} held`);
+    const { rows, heads, headDim, capacity } = this;
+    const w = width * headDim;
+    for (const [name, buf] of this.bufs) {
+      const src = out[appended.get(name) as string].data as Float32Array;
+      for (let rh = 0; rh < rows * heads; rh++) buf.set(src.subarray(rh * w, rh * w + w), (rh * capacity + this.length) * headDim);
+    }
+    this.length += width;
+  }
+
+  /** Keeps rows `indices` (in that order; repeats allowed): row i becomes row `indices[i]`. */
+  select(indices: ArrayLike<number>): void {
+    if (isIdentity(indices, this.rows)) return;
+    const row = this.heads * this.capacity * this.headDim;
+    for (const [name, buf] of this.bufs) {
+      let out = this.spare.get(name);
+      if (!out || out.length < indices.length * row) out = new Float32Array(Math.max(indices.length, this.rows) * row);
+      for (let i = 0; i < indices.length; i++) out.set(buf.subarray(indices[i] * row, (indices[i] + 1) * row), i * row);
+      this.spare.set(name, buf);
+      this.bufs.set(name, out);
+    }
+    this.rows = indices.length;
+  }
+}

@@ -107,11 +107,13 @@ export interface GenerativeLM {
    * (row r continues prompt ⌊r / expand⌋), the cache tiled rather than recomputed. With `reusePromptPass` (the
    * default), a single prompt equal to the previous call's single prompt starts from the pass already made (its
    * kept logits and cache: the same numbers, one pass fewer), as a run's settings for one context do; `false`
-   * neither uses nor keeps it (benchmarks comparing strategies at equal work).
+   * neither uses nor keeps it (benchmarks comparing strategies at equal work). `maxNewTokens`, a hint: how many
+   * tokens the caller may add after the prompts (a model that keeps its cache in place reserves room for them;
+   * more still work).
    *
    * @throws RangeError on an empty prompt or one longer than the model allows
    */
-  startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean }): Promise<StartedDecoding>;
+  startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean; maxNewTokens?: number }): Promise<StartedDecoding>;
   /** Releases the ONNX sessions. */
   dispose(): Promise<void>;
 }

@@ -67,6 +67,16 @@ function valueInfo(name: string, elem: number, rank: number): Writer {
   return new Writer().str(1, name).msg(2, new Writer().msg(1, tensor)); // ValueInfoProto
 }
 
+/** The bytes of a `GraphProto.output` field (12) declaring `name` of element type `elem` and rank `rank`. */
+export function graphOutputField(name: string, elem: number, rank: number): Uint8Array {
+  return new Writer().msg(12, valueInfo(name, elem, rank)).done();
+}
+
+/** The bytes of a length-delimited field's key and length (`field`, wire type 2, `length` ≥ 0). */
+export function lengthDelimitedHeader(field: number, length: number): Uint8Array {
+  return new Writer().tag(field, 2).varint(length).done();
+}
+
 /**
  * Bytes of an ONNX model (IR version 8, default-domain opset `opset`) with one graph.
  *

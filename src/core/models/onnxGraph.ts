@@ -23,6 +23,13 @@ export interface SessionOptions {
   allowSpinning?: boolean;
   /** onnxruntime execution providers in order of preference (default: onnxruntime's, CPU). */
   executionProviders?: string[];
+  /**
+   * Keep a decoder-only model's key/value cache in place between steps (default true): each step reads back only
+   * the positions it adds, not the whole cache (see `StaticKVCache`, kvCache.ts). Applies to graphs whose cache
+   * follows Optimum's Concat pattern (`exposeCacheAppends`, onnxPatch.ts) and that take `position_ids`; false
+   * loads every graph as it is (benchmarks compare both).
+   */
+  staticCache?: boolean;
 }
 
 /** Session options for a plan's or a setting's {@link LocalRuntimeOptions}. */
@@ -61,18 +68,20 @@ export class OnnxGraph {
   /**
    * Opens `file` and checks its names against `contract`.
    *
+   * @param bytes - the model to load instead of the file's contents (the file, edited: `exposeCacheAppends`)
    * @throws ModelSourceError naming the folder, the file and every missing or unexpected input/output
    */
-  static async open(rt: OrtModule, folder: string, file: string, contract: GraphContract, options: SessionOptions = {}): Promise<OnnxGraph> {
+  static async open(rt: OrtModule, folder: string, file: string, contract: GraphContract, options: SessionOptions = {}, bytes?: Uint8Array): Promise<OnnxGraph> {
     const name = relative(folder, file) || file;
     let session: ort.InferenceSession;
     try {
-      session = await rt.InferenceSession.create(file, {
+      const sessionOptions: ort.InferenceSession.SessionOptions = {
         graphOptimizationLevel: 'all',
         ...(options.allowSpinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }),
         ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
         ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
-      });
+      };
+      session = bytes ? await rt.InferenceSession.create(bytes, sessionOptions) : await rt.InferenceSession.create(file, sessionOptions);
     } catch (e) {
       throw new ModelSourceError(`model folder ${folder}: ${name} could not be loaded by onnxruntime (${(e as Error).message.split('\n')[0]})`);
     }
@@ -115,11 +124,15 @@ export class OnnxGraph {
     return out;
   }
 
-  /** Runs the graph, adding the time spent to `timer`. */
-  async run(feeds: Record<string, ort.Tensor>, timer?: RunTimer): Promise<ort.InferenceSession.ReturnType> {
-    if (!timer) return this.session.run(feeds);
+  /**
+   * Runs the graph, adding the time spent to `timer`.
+   *
+   * @param fetches - the outputs to return (default: all); onnxruntime-node copies each returned output
+   */
+  async run(feeds: Record<string, ort.Tensor>, timer?: RunTimer, fetches?: readonly string[]): Promise<ort.InferenceSession.ReturnType> {
+    if (!timer) return fetches ? this.session.run(feeds, fetches) : this.session.run(feeds);
     const t0 = performance.now();
-    const out = await this.session.run(feeds);
+    const out = fetches ? await this.session.run(feeds, fetches) : await this.session.run(feeds);
     timer.runMs += performance.now() - t0;
     timer.runs++;
     return out;

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { OnnxCausalLM } from '../../../src/core/models/causalLM';
+import { StaticKVCache } from '../../../src/core/models/kvCache';
+import { lengthDelimitedHeader } from '../../../src/core/models/onnxBuilder';
+import { exposeCacheAppends, readModelWithRoom } from '../../../src/core/models/onnxPatch';
+import type { DecodingSession } from '../../../src/core/models/languageModel';
+
+const fixtures = resolve(__dirname, '../../../fixtures/models');
+const gpt2 = join(fixtures, 'reflect-gpt2-tiny');
+
+// Protobuf fields for hand-made models.
+const cat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+const field = (n: number, payload: Uint8Array) => cat(lengthDelimitedHeader(n, payload.length), payload);
+const text = (n: number, s: string) => field(n, new TextEncoder().encode(s));
+const encode = (v: bigint) => {
+  const out: number[] = [];
+  let x = BigInt.asUintN(64, v);
+  while (x >= 0x80n) {
+    out.push(Number((x & 0x7fn) | 0x80n));
+    x >>= 7n;
+  }
+  out.push(Number(x));
+  return out;
+};
+/** A varint field (wire type 0). */
+const varint = (n: number, v: bigint) => Uint8Array.from([...encode(BigInt(n << 3)), ...encode(v)]);
+/** A NodeProto: inputs, outputs, op type and an `axis` attribute. */
+const node = (inputs: string[], outputs: string[], op: string, axis?: bigint) =>
+  field(1, cat(...inputs.map((i) => text(1, i)), ...outputs.map((o) => text(2, o)), text(4, op), ...(axis === undefined ? [] : [field(5, cat(text(1, 'axis'), varint(3, axis), varint(20, 2n)))])));
+/** A ModelProto whose graph holds `parts` (node, initializer and output fields), then an opset field after the graph. */
+const model = (...parts: Uint8Array[]) => cat(varint(1, 8n), field(7, cat(...parts)), field(8, cat(text(1, ''), varint(2, 13n))));
+const concatLayer = (axis: bigint) => [node(['past_key_values.0.key', 'k_new'], ['present.0.key'], 'Concat', axis), node(['past_key_values.0.value', 'v_new'], ['present.0.value'], 'Concat', axis)];
+const past = ['past_key_values.0.key', 'past_key_values.0.value'];
+
+describe('exposing the cache positions a step adds (onnxPatch)', () => {
+  it('declares the second input of each present Concat as a graph output, on axis 2 or −2, keeping the rest byte for byte', () => {
+    for (const axis of [2n, -2n]) {
+      const bytes = model(...concatLayer(axis), field(12, text(1, 'present.0.key')));
+      const r = exposeCacheAppends(bytes, past);
+      assert.ok('bytes' in r, JSON.stringify(r));
+      assert.deepEqual([...r.appended], [
+        ['past_key_values.0.key', 'k_new'],
+        ['past_key_values.0.value', 'v_new'],
+      ]);
+      const s = Buffer.from(r.bytes).toString('latin1');
+      assert.ok(s.includes('k_new') && s.lastIndexOf('k_new') > s.indexOf('present.0.key'), 'k_new is declared after the existing output');
+      // What follows the graph (the opset field) is still there, after the added outputs.
+      assert.ok(Buffer.from(r.bytes.subarray(r.bytes.length - 4)).equals(Buffer.from(bytes.subarray(bytes.length - 4))));
+    }
+  });
+
+  it('refuses what is not the Concat pattern, naming why: another axis, another operator, a missing producer, external weights', () => {
+    const why = (bytes: Uint8Array) => {
+      const r = exposeCacheAppends(bytes, past);
+      assert.ok('skipped' in r);
+      return r.skipped;
+    };
+    assert.match(why(model(...concatLayer(1n))), /present\.0\.key is made by Concat\(past_key_values\.0\.key, k_new\), not Concat/);
+    assert.match(why(model(node(['past_key_values.0.key', 'k_new'], ['present.0.key'], 'Add'), concatLayer(2n)[1])), /made by Add/);
+    assert.match(why(model(concatLayer(2n)[0])), /no node makes present\.0\.value/);
+    assert.match(why(model(node(['k_new', 'past_key_values.0.key'], ['present.0.key'], 'Concat', 2n), concatLayer(2n)[1])), /not Concat/);
+    const external = field(5, cat(text(8, 'w'), varint(14, 1n)));
+    assert.match(why(model(...concatLayer(2n), external)), /external data/);
+    assert.throws(() => exposeCacheAppends(Uint8Array.from([0x3a, 0x7f, 0x01]), past), RangeError);
+  });
+
+  it('patches in place when the buffer has room after the model, with the same bytes as a copy', async () => {
+    const file = join(gpt2, 'onnx/model.onnx');
+    const names = Array.from({ length: 3 }, (_, i) => ['key', 'value'].map((kv) => `past_key_values.${i}.${kv}`)).flat();
+    const copy = exposeCacheAppends(new Uint8Array(readFileSync(file)), names);
+    const roomy = await readModelWithRoom(file);
+    const inPlace = exposeCacheAppends(roomy, names);
+    assert.ok('bytes' in copy && 'bytes' in inPlace);
+    assert.equal(inPlace.bytes.buffer, roomy.buffer, 'written over the buffer read');
+    assert.ok(Buffer.from(inPlace.bytes).equals(Buffer.from(copy.bytes)));
+    const session = await ort.InferenceSession.create(copy.bytes);
+    try {
+      for (const name of copy.appended.values()) assert.ok(session.outputNames.includes(name), name);
+      for (const name of names) assert.ok(session.outputNames.includes(name.replace('past_key_values.', 'present.')));
+    } finally {
+      await session.release();
+    }
+  });
+});
+
+describe('StaticKVCache', () => {
+  const H = 2;
+  const D = 3;
+  /** A compact [rows, H, len, D] tensor whose values name their row, head and position. */
+  const compact = (rows: number[], len: number) => {
+    const data = new Float32Array(rows.length * H * len * D);
+    rows.forEach((r, i) => {
+      for (let h = 0; h < H; h++) for (let t = 0; t < len; t++) for (let d = 0; d < D; d++) data[((i * H + h) * len + t) * D + d] = r * 1000 + h * 100 + t * 10 + d;
+    });
+    return new ort.Tensor('float32', data, [rows.length, H, len, D]);
+  };
+  /** The first `len` positions of every row of the cache's tensor, compacted. */
+  const held = (c: StaticKVCache, name: string) => {
+    const t = c.tensors().get(name) as ort.Tensor;
+    const [rows, , cap] = t.dims;
+    const out: number[] = [];
+    const data = t.data as Float32Array;
+    for (let rh = 0; rh < rows * H; rh++) out.push(...data.subarray(rh * cap * D, (rh * cap + c.length) * D));
+    return out;
+  };
+
+  it('holds what a compact cache holds through tiling, appends, row selection (with repeats) and growth', () => {
+    const c = StaticKVCache.from(ort.Tensor, new Map([['k', compact([0, 1], 2)]]), 2, 3);
+    assert.deepEqual([c.rows, c.length, c.capacity], [4, 2, 3]);
+    assert.deepEqual(c.tensors().get('k')?.dims, [4, H, 3, D]);
+    assert.deepEqual(held(c, 'k'), [...(compact([0, 0, 1, 1], 2).data as Float32Array)]);
+    // A step's new position (t = 2) per row.
+    const step = (rows: number[], t: number) => {
+      const data = new Float32Array(rows.length * H * D);
+      rows.forEach((r, i) => {
+        for (let h = 0; h < H; h++) for (let d = 0; d < D; d++) data[(i * H + h) * D + d] = r * 1000 + h * 100 + t * 10 + d;
+      });
+      return new ort.Tensor('float32', data, [rows.length, H, 1, D]);
+    };
+    c.append({ k_new: step([0, 0, 1, 1], 2) }, new Map([['k', 'k_new']]), 1);
+    assert.deepEqual(held(c, 'k'), [...(compact([0, 0, 1, 1], 3).data as Float32Array)]);
+    assert.throws(() => c.append({ k_new: step([0, 0, 1, 1], 3) }, new Map([['k', 'k_new']]), 1), RangeError);
+    c.select([3, 3, 0]);
+    assert.equal(c.rows, 3);
+    assert.deepEqual(held(c, 'k'), [...(compact([1, 1, 0], 3).data as Float32Array)]);
+    c.reserve(1, 8);
+    assert.equal(c.capacity, 8);
+    assert.deepEqual(held(c, 'k'), [...(compact([1, 1, 0], 3).data as Float32Array)]);
+    c.append({ k_new: step([1, 1, 0], 3) }, new Map([['k', 'k_new']]), 1);
+    assert.deepEqual(held(c, 'k'), [...(compact([1, 1, 0], 4).data as Float32Array)]);
+    c.select([2, 0]);
+    assert.deepEqual(held(c, 'k'), [...(compact([0, 1], 4).data as Float32Array)]);
+  });
+});
+
+describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)', () => {
+  let inPlace: OnnxCausalLM;
+  let returned: OnnxCausalLM;
+  before(async () => {
+    inPlace = await OnnxCausalLM.load(gpt2);
+    returned = await OnnxCausalLM.load(gpt2, { staticCache: false });
+  });
+  after(async () => {
+    await inPlace?.dispose();
+    await returned?.dispose();
+  });
+
+  it('is the default where the graph allows it, and says why not where it does not', async () => {
+    assert.equal(inPlace.cacheMode.kind, 'static');
+    assert.deepEqual(returned.cacheMode, { kind: 'present', reason: 'staticCache is off' });
+    const merged = await OnnxCausalLM.load(join(fixtures, 'layouts/gpt2-merged'));
+    const noPositions = await OnnxCausalLM.load(join(fixtures, 'layouts/gpt2-no-position-ids'));
+    try {
+      assert.match(merged.cacheMode.kind === 'present' ? merged.cacheMode.reason : '', /merged decoder/);
+      assert.match(noPositions.cacheMode.kind === 'present' ? noPositions.cacheMode.reason : '', /no position_ids input/);
+    } finally {
+      await merged.dispose();
+      await noPositions.dispose();
+    }
+  });
+
+  it('gives the logits of a cache returned every step: left-padded rows, repeated and dropped rows, several positions at once, and growing past its room', async () => {
+    const prompts = [
+      [464, 3290, 318, 257, 1332],
+      [40, 588],
+      [1544, 750, 407, 765, 284, 467, 11, 475],
+    ];
+    const a = await inPlace.startDecoding(prompts, { expand: 2, maxNewTokens: 2, reusePromptPass: false });
+    const b = await returned.startDecoding(prompts, { expand: 2, reusePromptPass: false });
+    const close = (x: Float32Array, y: Float32Array, what: string) => {
+      assert.equal(x.length, y.length, what);
+      let worst = 0;
+      for (let i = 0; i < x.length; i++) worst = Math.max(worst, Math.abs(x[i] - y[i]));
+      assert.ok(worst < 1e-4, `${what}: logits differ by ${worst}`);
+    };
+    close(a.logits, b.logits, 'prompt pass');
+    const both = async (what: string, f: (s: DecodingSession) => Promise<Float32Array>) => close(await f(a.session), await f(b.session), what);
+    let rows = 6;
+    const tokens = (step: number, width = 1) => Array.from({ length: rows * width }, (_, i) => 100 + ((i * 7 + step * 13) % 500));
+    for (let step = 0; step < 12; step++) {
+      // Beyond maxNewTokens (2) the cache grows; rows are repeated and dropped as beam search and sampling do.
+      if (step === 3) {
+        a.session.select([1, 1, 0, 4, 5, 2]);
+        b.session.select([1, 1, 0, 4, 5, 2]);
+      }
+      if (step === 6) {
+        a.session.select([5, 0, 3]);
+        b.session.select([5, 0, 3]);
+        rows = 3;
+      }
+      if (step === 8) await both(`step ${step}, 4 positions at once`, (s) => s.extend(tokens(step, 4), 4));
+      else await both(`step ${step}`, (s) => s.step(tokens(step)));
+    }
+  });
+});
