@@ -135,102 +135,106 @@ export async function beamSearch(
   let aborted = false;
   let promptsDone = 0;
 
-  for (let t = 1; t <= maxNew; t++) {
-    if (hooks.signal?.aborted) {
-      aborted = true;
-      break;
-    }
-    const rowsBefore = active.length * k;
-    let kernelOut: BeamTopK | undefined;
-    if (kernel && active.every((p) => list.inactive(states[p].running[0].history.length, t - 1))) {
-      if (kernelScores.length < rowsBefore) kernelScores = new Float32Array(rowsBefore);
+  try {
+    for (let t = 1; t <= maxNew; t++) {
+      if (hooks.signal?.aborted) {
+        aborted = true;
+        break;
+      }
+      const rowsBefore = active.length * k;
+      let kernelOut: BeamTopK | undefined;
+      if (kernel && active.every((p) => list.inactive(states[p].running[0].history.length, t - 1))) {
+        if (kernelScores.length < rowsBefore) kernelScores = new Float32Array(rowsBefore);
+        active.forEach((p, i) => {
+          for (let b = 0; b < k; b++) kernelScores[i * k + b] = states[p].running[b].score;
+        });
+        kernelOut = await kernel.run(logits, kernelScores.subarray(0, rowsBefore), active.length, k, V, K, hooks.timer);
+      }
+      const nextActive: number[] = [];
+      const select: number[] = [];
+      const tokens: number[] = [];
       active.forEach((p, i) => {
-        for (let b = 0; b < k; b++) kernelScores[i * k + b] = states[p].running[b].score;
-      });
-      kernelOut = await kernel.run(logits, kernelScores.subarray(0, rowsBefore), active.length, k, V, K, hooks.timer);
-    }
-    const nextActive: number[] = [];
-    const select: number[] = [];
-    const tokens: number[] = [];
-    active.forEach((p, i) => {
-      const s = states[p];
-      // 1–2. processed log-probs plus running scores; top K over beams × vocabulary.
-      if (kernelOut) {
-        // Steps 1–2 were done for the whole batch by the kernel (float32, as torch).
-        for (let j = 0; j < K; j++) {
-          top.values[j] = kernelOut.values[i * K + j];
-          top.indices[j] = Number(kernelOut.indices[i * K + j]);
-        }
-      } else {
-        top.reset();
-        for (let b = 0; b < k; b++) {
-          const raw = logits.subarray((i * k + b) * V, (i * k + b + 1) * V);
-          const base = s.running[b].score;
-          if (noProcessors) {
-            // Log-probabilities read off the logits (x − logsumexp) as they are scanned.
-            top.offerF32(raw, base - logSumExpF32(raw), b * V);
-          } else {
-            const lpRow = logSoftmax(raw, lps[b]);
-            processors.apply(s.running[b].history, lpRow, t - 1);
-            top.offerF64(lpRow, base, b * V);
+        const s = states[p];
+        // 1–2. processed log-probs plus running scores; top K over beams × vocabulary.
+        if (kernelOut) {
+          // Steps 1–2 were done for the whole batch by the kernel (float32, as torch).
+          for (let j = 0; j < K; j++) {
+            top.values[j] = kernelOut.values[i * K + j];
+            top.indices[j] = Number(kernelOut.indices[i * K + j]);
+          }
+        } else {
+          top.reset();
+          for (let b = 0; b < k; b++) {
+            const raw = logits.subarray((i * k + b) * V, (i * k + b + 1) * V);
+            const base = s.running[b].score;
+            if (noProcessors) {
+              // Log-probabilities read off the logits (x − logsumexp) as they are scanned.
+              top.offerF32(raw, base - logSumExpF32(raw), b * V);
+            } else {
+              const lpRow = logSoftmax(raw, lps[b]);
+              processors.apply(s.running[b].history, lpRow, t - 1);
+              top.offerF64(lpRow, base, b * V);
+            }
           }
         }
-      }
-      const topVal = top.values;
-      const topIdx = top.indices;
-      const cands = Array.from({ length: K }, (_, j) => {
-        const beam = Math.floor(topIdx[j] / V);
-        const token = topIdx[j] - beam * V;
-        return { beam, token, score: topVal[j], hit: eos.has(token) || t >= maxNew };
-      });
-      // 4. next running beams: the k best that did not hit a stopping criterion.
-      const runningCands = cands
-        .map((c, j) => ({ c, j, adjusted: c.hit ? c.score - 1e9 : c.score }))
-        .sort((a, b) => b.adjusted - a.adjusted || a.j - b.j)
-        .slice(0, k);
-      // 5. finished hypotheses among the first k continuations.
-      const slotsFull = s.finished.length === k;
-      const entering: (Hypothesis & { eos: boolean })[] = [];
-      if (s.improvementPossible && !(config.earlyStopping === true && slotsFull)) {
-        for (let j = 0; j < k; j++) {
-          const c = cands[j];
-          if (!c.hit) continue;
-          const from = s.running[c.beam];
-          entering.push({ history: from.history, tokens: [...from.tokens, c.token], score: c.score / t ** lp, eos: eos.has(c.token) });
+        const topVal = top.values;
+        const topIdx = top.indices;
+        const cands = Array.from({ length: K }, (_, j) => {
+          const beam = Math.floor(topIdx[j] / V);
+          const token = topIdx[j] - beam * V;
+          return { beam, token, score: topVal[j], hit: eos.has(token) || t >= maxNew };
+        });
+        // 4. next running beams: the k best that did not hit a stopping criterion.
+        const runningCands = cands
+          .map((c, j) => ({ c, j, adjusted: c.hit ? c.score - 1e9 : c.score }))
+          .sort((a, b) => b.adjusted - a.adjusted || a.j - b.j)
+          .slice(0, k);
+        // 5. finished hypotheses among the first k continuations.
+        const slotsFull = s.finished.length === k;
+        const entering: (Hypothesis & { eos: boolean })[] = [];
+        if (s.improvementPossible && !(config.earlyStopping === true && slotsFull)) {
+          for (let j = 0; j < k; j++) {
+            const c = cands[j];
+            if (!c.hit) continue;
+            const from = s.running[c.beam];
+            entering.push({ history: from.history, tokens: [...from.tokens, c.token], score: c.score / t ** lp, eos: eos.has(c.token) });
+          }
         }
-      }
-      if (entering.length > 0) {
-        s.finished = [...s.finished, ...entering]
-          .map((h, j) => ({ h, j }))
-          .sort((a, b) => b.h.score - a.h.score || a.j - b.j)
-          .slice(0, k)
-          .map(({ h }) => h);
-      }
-      s.running = runningCands.map(({ c, adjusted }) => {
-        const from = s.running[c.beam];
-        return { history: [...from.history, c.token], tokens: [...from.tokens, c.token], score: adjusted };
+        if (entering.length > 0) {
+          s.finished = [...s.finished, ...entering]
+            .map((h, j) => ({ h, j }))
+            .sort((a, b) => b.h.score - a.h.score || a.j - b.j)
+            .slice(0, k)
+            .map(({ h }) => h);
+        }
+        s.running = runningCands.map(({ c, adjusted }) => {
+          const from = s.running[c.beam];
+          return { history: [...from.history, c.token], tokens: [...from.tokens, c.token], score: adjusted };
+        });
+        // 6. early-stop heuristic, then 7. is this prompt done?
+        const bestLength = config.earlyStopping === 'never' && lp > 0 ? maxNew : t;
+        const best = s.running[0].score / bestLength ** lp;
+        const worst = s.finished.length < k ? -1e9 : s.finished[k - 1].score;
+        s.improvementPossible = s.improvementPossible && best > worst;
+        s.done = !s.improvementPossible || (config.earlyStopping === true && s.finished.length === k) || t >= maxNew;
+        if (s.done) {
+          promptsDone++;
+          return;
+        }
+        nextActive.push(p);
+        for (const { c } of runningCands) {
+          select.push(i * k + c.beam);
+          tokens.push(c.token);
+        }
       });
-      // 6. early-stop heuristic, then 7. is this prompt done?
-      const bestLength = config.earlyStopping === 'never' && lp > 0 ? maxNew : t;
-      const best = s.running[0].score / bestLength ** lp;
-      const worst = s.finished.length < k ? -1e9 : s.finished[k - 1].score;
-      s.improvementPossible = s.improvementPossible && best > worst;
-      s.done = !s.improvementPossible || (config.earlyStopping === true && s.finished.length === k) || t >= maxNew;
-      if (s.done) {
-        promptsDone++;
-        return;
-      }
-      nextActive.push(p);
-      for (const { c } of runningCands) {
-        select.push(i * k + c.beam);
-        tokens.push(c.token);
-      }
-    });
-    hooks.onStep?.(rowsBefore, promptsDone);
-    if (nextActive.length === 0) break;
-    session.select(select);
-    active = nextActive;
-    logits = await session.step(tokens);
+      hooks.onStep?.(rowsBefore, promptsDone);
+      if (nextActive.length === 0) break;
+      session.select(select);
+      active = nextActive;
+      logits = await session.step(tokens);
+    }
+  } finally {
+    session.release?.();
   }
 
   return states.map((s) => {

@@ -42,42 +42,46 @@ export async function sampleLoop(
   let active = Array.from({ length: rows }, (_, r) => r);
   const openPerPrompt = new Array<number>(prompts.length).fill(expand);
   let promptsDone = 0;
-  for (let step = 0; step < config.maxNewTokens; step++) {
-    if (hooks.signal?.aborted) break;
-    const keep: number[] = [];
-    const next: number[] = [];
-    for (let i = 0; i < active.length; i++) {
-      const row = active[i];
-      const scores = logits.subarray(i * V, (i + 1) * V);
-      const raw = hooks.onStepScores ? scores.slice() : undefined;
-      processors.apply(history[row], scores, step);
-      const token = choose(row, scores);
-      if (raw) hooks.onStepScores!({ prompt: Math.floor(row / expand), sequence: row % expand, step, logits: raw, scores, token });
-      history[row].push(token);
-      const res = results[row];
-      let open = true;
-      if (eos.has(token)) {
-        res.finishReason = 'eos';
-        open = false;
-      } else {
-        res.tokens.push(token);
-        if (step + 1 === config.maxNewTokens) {
-          res.finishReason = 'length';
+  try {
+    for (let step = 0; step < config.maxNewTokens; step++) {
+      if (hooks.signal?.aborted) break;
+      const keep: number[] = [];
+      const next: number[] = [];
+      for (let i = 0; i < active.length; i++) {
+        const row = active[i];
+        const scores = logits.subarray(i * V, (i + 1) * V);
+        const raw = hooks.onStepScores ? scores.slice() : undefined;
+        processors.apply(history[row], scores, step);
+        const token = choose(row, scores);
+        if (raw) hooks.onStepScores!({ prompt: Math.floor(row / expand), sequence: row % expand, step, logits: raw, scores, token });
+        history[row].push(token);
+        const res = results[row];
+        let open = true;
+        if (eos.has(token)) {
+          res.finishReason = 'eos';
           open = false;
+        } else {
+          res.tokens.push(token);
+          if (step + 1 === config.maxNewTokens) {
+            res.finishReason = 'length';
+            open = false;
+          }
+        }
+        if (open) {
+          keep.push(i);
+          next.push(token);
+        } else if (--openPerPrompt[Math.floor(row / expand)] === 0) {
+          promptsDone++;
         }
       }
-      if (open) {
-        keep.push(i);
-        next.push(token);
-      } else if (--openPerPrompt[Math.floor(row / expand)] === 0) {
-        promptsDone++;
-      }
+      hooks.onStep?.(active.length, promptsDone);
+      if (keep.length === 0) break;
+      session.select(keep);
+      active = keep.map((i) => active[i]);
+      logits = await session.step(next);
     }
-    hooks.onStep?.(active.length, promptsDone);
-    if (keep.length === 0) break;
-    session.select(keep);
-    active = keep.map((i) => active[i]);
-    logits = await session.step(next);
+  } finally {
+    session.release?.();
   }
   return grouped();
 }

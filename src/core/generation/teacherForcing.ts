@@ -80,10 +80,10 @@ export async function teacherForcing(
       options.signal?.throwIfAborted();
       const chunk = members.slice(from, from + maxRows);
       const conts = chunk.map((i) => [...(requests[i].prefixIds ?? []), ...requests[i].continuationIds]);
-      const { session, logits } = await model.startDecoding([requests[chunk[0]].promptIds], { expand: chunk.length, timer: options.timer });
+      const width = Math.max(0, ...conts.map((c) => c.length - 1));
+      const { session, logits } = await model.startDecoding([requests[chunk[0]].promptIds], { expand: chunk.length, timer: options.timer, maxNewTokens: width });
       const V = session.vocab;
       const lps = conts.map((c, row) => (c.length > 0 ? [logSoftmaxAt(logits.subarray(row * V, (row + 1) * V), c[0])] : []));
-      const width = Math.max(0, ...conts.map((c) => c.length - 1));
       if (width > 0) {
         const pad = model.specialTokens.padTokenId;
         const tokens = new Array<number>(chunk.length * width);
@@ -98,6 +98,7 @@ export async function teacherForcing(
           }
         });
       }
+      session.release?.();
       chunk.forEach((i, row) => {
         const scored = lps[row].slice(requests[i].prefixIds?.length ?? 0);
         results[i] = { tokenLogProbs: scored, sumLogProb: scored.reduce((s, x) => s + x, 0) };

@@ -85,15 +85,16 @@ function resultOf(p: Pending, lps: number[]): JudgeResult {
  * distribution after the row's last token.
  */
 async function scoreSharedPrefix(model: GenerativeLM, group: Pending[], prefix: number): Promise<number[][]> {
-  const { session } = await model.startDecoding([group[0].promptIds.slice(0, prefix)], { expand: group.length });
   const suffixes = group.map((p) => p.promptIds.slice(prefix));
   const width = Math.max(...suffixes.map((x) => x.length));
+  const { session } = await model.startDecoding([group[0].promptIds.slice(0, prefix)], { expand: group.length, maxNewTokens: width });
   const pad = model.specialTokens.padTokenId;
   const tokens = new Array<number>(group.length * width);
   suffixes.forEach((x, row) => {
     for (let t = 0; t < width; t++) tokens[row * width + t] = t < x.length ? x[t] : pad;
   });
   const out = await session.extend(tokens, width);
+  session.release?.();
   const V = session.vocab;
   return group.map((p, row) => {
     const off = (row * width + suffixes[row].length - 1) * V;

@@ -14,7 +14,7 @@
  */
 import type * as ort from 'onnxruntime-common';
 import { relative } from 'node:path';
-import { GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
+import { CacheBufferPool, GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
 import { exposeCacheAppends, readModelWithRoom } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
@@ -77,6 +77,9 @@ export class OnnxCausalLM implements GenerativeLM {
    * of copying it again.
    */
   private lastPrompt: { key: string; logits: Float32Array; vocab: number; past: KVCache; tiled?: { expand: number; past: KVCache } } | undefined;
+
+  /** Cache buffers of finished static-cache sessions, reused by the next ones (see {@link CacheBufferPool}). */
+  private readonly cacheBuffers = new CacheBufferPool();
 
   get vocabSize(): number {
     return this.config.vocabSize;
@@ -141,8 +144,11 @@ export class OnnxCausalLM implements GenerativeLM {
     const nextFile = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
     let patched: { bytes: Uint8Array; appended: Map<string, string> } | undefined;
     let reason = 'staticCache is off';
+    const windowed = staticCacheWindow(raw);
     if (options.staticCache !== false) {
-      if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
+      if (!STATIC_CACHE_MODEL_TYPES.has(config.modelType)) reason = `model_type ${config.modelType} is not one whose attention is known to ignore masked cache slots exactly (${[...STATIC_CACHE_MODEL_TYPES].join(', ')})`;
+      else if (windowed) reason = windowed;
+      else if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
       else {
         try {
           const r = exposeCacheAppends(await readModelWithRoom(nextFile), pastNames);
@@ -295,7 +301,7 @@ export class OnnxCausalLM implements GenerativeLM {
       // Room for the tokens the caller expects (a step past it grows the cache), within the positions the model
       // has: a step feeds capacity + 1 positions.
       const capacity = Math.max(longest, Math.min(this.maxPositions - 1, longest + (options.maxNewTokens ?? STATIC_GROWTH)));
-      const cache = StaticKVCache.from(this.rt.Tensor, pass.past, expand, capacity);
+      const cache = StaticKVCache.from(this.rt.Tensor, pass.past, expand, capacity, this.cacheBuffers);
       return { session: new StaticCausalDecodingSession(this, vocab, cache, rowPad, this.cacheMode, options.timer), logits, history };
     }
     // The session never writes into the tensors it starts from (each step returns new ones; selecting rows
@@ -345,6 +351,7 @@ export class OnnxCausalLM implements GenerativeLM {
   async dispose(): Promise<void> {
     // The kept prompt pass and its tiled cache (hundreds of MB at real size) go with the sessions.
     this.lastPrompt = undefined;
+    this.cacheBuffers.clear();
     await this.first.release();
     if (this.next !== this.first) await this.next.release();
   }
@@ -473,4 +480,25 @@ class StaticCausalDecodingSession implements DecodingSession {
     this.cache.select(indices);
     this.padLen = Int32Array.from(indices, (i) => this.padLen[i]);
   }
+
+  release(): void {
+    this.cache.release();
+    this.padLen = new Int32Array(0);
+  }
+}
+
+/**
+ * Model types whose attention over the cache depends on the positions fed (`position_ids`) and the mask only, not on
+ * a key's index in the cache: a masked slot then changes nothing but the order of sums (Hugging Face transformers
+ * 4.x: GPT-2's learned positions, GPT-J / GPT-NeoX / Llama / Mistral / Qwen2 / Phi / Gemma / StableLM / CodeGen's
+ * rotary embeddings). Not, for example, GPT-Neo, whose local layers attend to the last 256 cache indices.
+ */
+const STATIC_CACHE_MODEL_TYPES = new Set(['gpt2', 'gptj', 'gpt_neox', 'llama', 'mistral', 'qwen2', 'phi', 'phi3', 'gemma', 'stablelm', 'codegen']);
+
+/** Why a config's attention window (sliding or local, counted in cache indices) rules out masked cache slots, if it does. */
+function staticCacheWindow(raw: Record<string, unknown>): string | undefined {
+  if (raw.sliding_window !== undefined && raw.sliding_window !== null && raw.use_sliding_window !== false) return `config.json has sliding_window ${String(raw.sliding_window)} (a window counted in cache slots)`;
+  const types = [raw.attention_types, raw.attention_layers, raw.layer_types].flat(3);
+  if (types.some((t) => typeof t === 'string' && /local|sliding/.test(t))) return 'config.json lists local or sliding attention layers (a window counted in cache slots)';
+  return undefined;
 }

@@ -61,6 +61,11 @@ export interface DecodingSession {
    * `indices[i]`. Beam search reorders beams with it; finished rows are dropped with it.
    */
   select(indices: ArrayLike<number>): void;
+  /**
+   * Optional: the caller is done with the session; its buffers may serve the model's next session (a cache kept
+   * in place). Calling anything after it is an error; not calling it only forgoes the reuse.
+   */
+  release?(): void;
 }
 
 /** A session started on prompts, with the logits after the last prompt token. */

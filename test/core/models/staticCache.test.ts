@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
-import { StaticKVCache } from '../../../src/core/models/kvCache';
+import { CacheBufferPool, rowMoves, StaticKVCache } from '../../../src/core/models/kvCache';
 import { lengthDelimitedHeader } from '../../../src/core/models/onnxBuilder';
 import { exposeCacheAppends, readModelWithRoom } from '../../../src/core/models/onnxPatch';
 import type { DecodingSession } from '../../../src/core/models/languageModel';
@@ -131,8 +132,48 @@ describe('StaticKVCache', () => {
     assert.deepEqual(held(c, 'k'), [...(compact([1, 1, 0], 3).data as Float32Array)]);
     c.append({ k_new: step([1, 1, 0], 3) }, new Map([['k', 'k_new']]), 1);
     assert.deepEqual(held(c, 'k'), [...(compact([1, 1, 0], 4).data as Float32Array)]);
-    c.select([2, 0]);
-    assert.deepEqual(held(c, 'k'), [...(compact([0, 1], 4).data as Float32Array)]);
+    c.select([1, 2, 0]);
+    assert.deepEqual(held(c, 'k'), [...(compact([1, 0, 1], 4).data as Float32Array)], 'a cycle');
+    c.select([2, 1]);
+    assert.deepEqual(held(c, 'k'), [...(compact([1, 0], 4).data as Float32Array)]);
+  });
+
+  it('reuses released buffers (the smallest that fits) and keeps them out of later caches while in use', () => {
+    const pool = new CacheBufferPool();
+    const c = StaticKVCache.from(ort.Tensor, new Map([['k', compact([0], 2)], ['v', compact([1], 2)]]), 2, 4, pool);
+    const used = [...c.tensors().values()].map((t) => (t.data as Float32Array).buffer);
+    assert.equal(pool.held, 0);
+    c.release();
+    assert.equal(pool.held, 2 * 2 * H * 4 * D);
+    const big = pool.take(1);
+    assert.ok(used.includes(big.buffer), 'a released buffer');
+    const d = StaticKVCache.from(ort.Tensor, new Map([['k', compact([2], 2)]]), 1, 4, pool);
+    assert.equal(pool.held, 0, 'the other released buffer went to the new cache');
+    assert.deepEqual(held(d, 'k'), [...(compact([2], 2).data as Float32Array)]);
+    assert.notEqual((d.tensors().get('k')?.data as Float32Array).buffer, big.buffer);
+  });
+
+  it('moves rows in place as a gather would, for every selection of up to 4 of 4 rows, copying only rows that change', () => {
+    let checked = 0;
+    const all = (n: number, rows: number): number[][] => (n === 0 ? [[]] : all(n - 1, rows).flatMap((p) => Array.from({ length: rows }, (_, r) => [...p, r])));
+    for (let n = 1; n <= 4; n++) {
+      for (const indices of all(n, 4)) {
+        const rows = ['a', 'b', 'c', 'd'];
+        let spare = '';
+        const moves = rowMoves(indices, 4);
+        for (const [from, to] of moves) {
+          const v = from < 0 ? spare : rows[from];
+          if (to < 0) spare = v;
+          else rows[to] = v;
+        }
+        assert.deepEqual(rows.slice(0, n), indices.map((i) => 'abcd'[i]), `select ${indices}`);
+        const changed = indices.filter((i, k) => i !== k).length;
+        assert.ok(moves.filter(([, to]) => to >= 0).length === changed, `select ${indices}: ${moves.length} moves`);
+        checked++;
+      }
+    }
+    assert.equal(checked, 4 + 16 + 64 + 256);
+    assert.throws(() => rowMoves([4], 4), RangeError);
   });
 });
 
@@ -159,6 +200,27 @@ describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)'
     } finally {
       await merged.dispose();
       await noPositions.dispose();
+    }
+  });
+
+  it('is not used for attention that counts cache slots (a sliding or local window) or a model type not known to be exact', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-static-'));
+    try {
+      const config = JSON.parse(readFileSync(join(gpt2, 'config.json'), 'utf8')) as Record<string, unknown>;
+      const reasonWith = async (change: Record<string, unknown>) => {
+        const folder = join(dir, String(Object.keys(change).length + JSON.stringify(change).length));
+        cpSync(gpt2, folder, { recursive: true });
+        writeFileSync(join(folder, 'config.json'), JSON.stringify({ ...config, ...change }));
+        const m = await OnnxCausalLM.load(folder);
+        await m.dispose();
+        return m.cacheMode.kind === 'present' ? m.cacheMode.reason : 'static';
+      };
+      assert.match(await reasonWith({ model_type: 'gpt_neo' }), /model_type gpt_neo is not one whose attention/);
+      assert.match(await reasonWith({ sliding_window: 256 }), /sliding_window 256/);
+      assert.equal(await reasonWith({ sliding_window: 256, use_sliding_window: false }), 'static');
+      assert.match(await reasonWith({ layer_types: ['full_attention', 'sliding_attention'] }), /local or sliding/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -194,5 +256,16 @@ describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)'
       if (step === 8) await both(`step ${step}, 4 positions at once`, (s) => s.extend(tokens(step, 4), 4));
       else await both(`step ${step}`, (s) => s.step(tokens(step)));
     }
+    // A released session's buffers serve the next one, with the old keys and values still in the slots it has not
+    // written: the mask hides them.
+    a.session.release?.();
+    const c = await inPlace.startDecoding([[318, 257]], { expand: 3, maxNewTokens: 40, reusePromptPass: false });
+    const d = await returned.startDecoding([[318, 257]], { expand: 3, reusePromptPass: false });
+    close(c.logits, d.logits, 'after reuse, prompt pass');
+    for (let step = 0; step < 4; step++) {
+      const t = Array.from({ length: 3 }, (_, i) => 200 + i * 31 + step);
+      close(await c.session.step(t), await d.session.step(t), `after reuse, step ${step}`);
+    }
+    c.session.release?.();
   });
 });
