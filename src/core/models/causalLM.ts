@@ -357,25 +357,22 @@ export class OnnxCausalLM implements GenerativeLM {
   }
 }
 
-/** The rows of a decoder-only model being decoded: left padding per row, the cache, and the past length. */
-class CausalDecodingSession implements DecodingSession {
+/**
+ * What both ways of decoding a decoder-only model share: a row per left padding, `step` as a one-wide `extend`, and
+ * a step's token ids and positions.
+ */
+abstract class CausalRows implements DecodingSession {
   private readonly ids = new Int64Scratch();
-  private readonly masks = new Int64Scratch();
   private readonly positions = new Int64Scratch();
-  private readonly pool: GatherPool;
+  protected readonly masks = new Int64Scratch();
 
   constructor(
-    private readonly model: OnnxCausalLM,
+    protected readonly model: OnnxCausalLM,
     readonly vocab: number,
-    private past: KVCache,
-    /** Positions in the cache (padding included); the same for every row. */
-    private pastLen: number,
     /** Left padding of each row. */
-    private padLen: Int32Array,
-    private readonly timer?: RunTimer,
-  ) {
-    this.pool = model.gatherPool();
-  }
+    protected padLen: Int32Array,
+    protected readonly timer?: RunTimer,
+  ) {}
 
   get rows(): number {
     return this.padLen.length;
@@ -385,22 +382,56 @@ class CausalDecodingSession implements DecodingSession {
     return this.extend(tokens, 1);
   }
 
-  async extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array> {
+  abstract extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array>;
+  abstract select(indices: ArrayLike<number>): void;
+
+  /**
+   * The ids and positions (`past` − padding + t) of `width` tokens per row after `past` cached positions.
+   *
+   * @throws RangeError when `tokens` is not rows × width long, or the rows would exceed the model's positions
+   */
+  protected tokenInputs(tokens: ArrayLike<number>, width: number, past: number): { ids: BigInt64Array; pos: BigInt64Array } {
     const rows = this.rows;
     if (tokens.length !== rows * width) throw new RangeError(`expected ${rows}×${width} tokens, got ${tokens.length}`);
-    const total = this.pastLen + width;
-    if (total - Math.min(...this.padLen) > this.model.maxPositions) throw new RangeError(`sequence of ${total} positions exceeds the model's ${this.model.maxPositions}`);
+    if (past + width - Math.min(...this.padLen) > this.model.maxPositions) throw new RangeError(`sequence of ${past + width} positions exceeds the model's ${this.model.maxPositions}`);
     const ids = this.ids.view(rows * width);
     const pos = this.positions.view(rows * width);
+    for (let r = 0; r < rows; r++) {
+      for (let t = 0; t < width; t++) {
+        ids[r * width + t] = BigInt(tokens[r * width + t]);
+        pos[r * width + t] = BigInt(past - this.padLen[r] + t);
+      }
+    }
+    return { ids, pos };
+  }
+}
+
+/** The rows of a decoder-only model being decoded: left padding per row, the cache, and the past length. */
+class CausalDecodingSession extends CausalRows {
+  private readonly pool: GatherPool;
+
+  constructor(
+    model: OnnxCausalLM,
+    vocab: number,
+    private past: KVCache,
+    /** Positions in the cache (padding included); the same for every row. */
+    private pastLen: number,
+    padLen: Int32Array,
+    timer?: RunTimer,
+  ) {
+    super(model, vocab, padLen, timer);
+    this.pool = model.gatherPool();
+  }
+
+  async extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array> {
+    const { ids, pos } = this.tokenInputs(tokens, width, this.pastLen);
+    const rows = this.rows;
+    const total = this.pastLen + width;
     const mask = this.masks.view(rows * total);
     for (let r = 0; r < rows; r++) {
       const p = this.padLen[r];
       mask.fill(0n, r * total, r * total + p);
       mask.fill(1n, r * total + p, (r + 1) * total);
-      for (let t = 0; t < width; t++) {
-        ids[r * width + t] = BigInt(tokens[r * width + t]);
-        pos[r * width + t] = BigInt(this.pastLen - p + t);
-      }
     }
     const { logits, present } = await this.model.runSession(ids, mask, pos, rows, width, this.pastLen, this.past, this.timer);
     this.past = present;
@@ -425,39 +456,25 @@ const STATIC_GROWTH = 32;
  * feeds every slot of the cache, masks the slots not yet written (and each row's left padding), gives the positions
  * explicitly, and writes back only the positions the step adds.
  */
-class StaticCausalDecodingSession implements DecodingSession {
-  private readonly ids = new Int64Scratch();
-  private readonly masks = new Int64Scratch();
-  private readonly positions = new Int64Scratch();
-
+class StaticCausalDecodingSession extends CausalRows {
   constructor(
-    private readonly model: OnnxCausalLM,
-    readonly vocab: number,
+    model: OnnxCausalLM,
+    vocab: number,
     private readonly cache: StaticKVCache,
-    /** Left padding of each row. */
-    private padLen: Int32Array,
+    padLen: Int32Array,
     private readonly mode: { appended: ReadonlyMap<string, string>; fetches: readonly string[] },
-    private readonly timer?: RunTimer,
-  ) {}
-
-  get rows(): number {
-    return this.padLen.length;
-  }
-
-  step(tokens: ArrayLike<number>): Promise<Float32Array> {
-    return this.extend(tokens, 1);
+    timer?: RunTimer,
+  ) {
+    super(model, vocab, padLen, timer);
   }
 
   async extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array> {
-    const rows = this.rows;
-    if (tokens.length !== rows * width) throw new RangeError(`expected ${rows}×${width} tokens, got ${tokens.length}`);
     const past = this.cache.length;
-    if (past + width - Math.min(...this.padLen) > this.model.maxPositions) throw new RangeError(`sequence of ${past + width} positions exceeds the model's ${this.model.maxPositions}`);
+    const { ids, pos } = this.tokenInputs(tokens, width, past);
+    const rows = this.rows;
     this.cache.reserve(width, Math.min(this.model.maxPositions - width, past + width + STATIC_GROWTH));
     const capacity = this.cache.capacity;
     const keys = capacity + width;
-    const ids = this.ids.view(rows * width);
-    const pos = this.positions.view(rows * width);
     const mask = this.masks.view(rows * keys);
     for (let r = 0; r < rows; r++) {
       const p = this.padLen[r];
@@ -465,10 +482,6 @@ class StaticCausalDecodingSession implements DecodingSession {
       mask.fill(1n, r * keys + p, r * keys + past);
       mask.fill(0n, r * keys + past, r * keys + capacity);
       mask.fill(1n, r * keys + capacity, (r + 1) * keys);
-      for (let t = 0; t < width; t++) {
-        ids[r * width + t] = BigInt(tokens[r * width + t]);
-        pos[r * width + t] = BigInt(past - p + t);
-      }
     }
     const out = await this.model.runStatic(ids, mask, pos, rows, width, this.cache, this.mode.fetches, this.timer);
     this.cache.append(out, this.mode.appended, width);
