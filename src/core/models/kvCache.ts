@@ -101,6 +101,8 @@ export class GatherPool {
 export class StaticKVCache {
   private bufs: Map<string, Float32Array>;
   private pool: CacheBufferPool | undefined;
+  /** One spare row, for the cycles of {@link select}. */
+  private spareRow = new Float32Array(0);
 
   private constructor(
     private readonly T: TensorCtor,
@@ -219,8 +221,6 @@ export class StaticKVCache {
     }
     this.rows = indices.length;
   }
-  /** One spare row, for the cycles of {@link select}. */
-  private spareRow = new Float32Array(0);
 }
 
 /**
@@ -275,12 +275,17 @@ export function rowMoves(indices: ArrayLike<number>, rows: number): [number, num
 export class CacheBufferPool {
   private free: Float32Array[] = [];
 
-  /** A buffer of at least `length` floats (its contents are whatever it held), the smallest free one that fits. */
+  /**
+   * A buffer of at least `length` floats (its contents are whatever it held): the smallest free one that fits, else
+   * a new one — and then every free buffer is dropped (all are too small), so a run whose prompts grow does not
+   * keep each smaller size it went through.
+   */
   take(length: number): Float32Array {
     let best = -1;
     for (let i = 0; i < this.free.length; i++) if (this.free[i].length >= length && (best < 0 || this.free[i].length < this.free[best].length)) best = i;
-    if (best < 0) return new Float32Array(length);
-    return this.free.splice(best, 1)[0];
+    if (best >= 0) return this.free.splice(best, 1)[0];
+    this.free = [];
+    return new Float32Array(length);
   }
 
   /** Hands a buffer back. */

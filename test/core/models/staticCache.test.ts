@@ -151,6 +151,14 @@ describe('StaticKVCache', () => {
     assert.equal(pool.held, 0, 'the other released buffer went to the new cache');
     assert.deepEqual(held(d, 'k'), [...(compact([2], 2).data as Float32Array)]);
     assert.notEqual((d.tensors().get('k')?.data as Float32Array).buffer, big.buffer);
+    // Prompts that grow: buffers too small for a request are not kept.
+    const p2 = new CacheBufferPool();
+    p2.give(new Float32Array(10));
+    p2.give(new Float32Array(30));
+    assert.equal(p2.take(20).length, 30);
+    assert.equal(p2.held, 10);
+    assert.equal(p2.take(40).length, 40);
+    assert.equal(p2.held, 0, 'the 10-float buffer went');
   });
 
   it('moves rows in place as a gather would, for every selection of up to 4 of 4 rows, copying only rows that change', () => {
