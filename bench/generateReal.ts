@@ -264,7 +264,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     steps = await profileStep(file, [1, 5], past, cfg, sessionOptions);
     // The same pass as the engine runs it with the cache kept in place: the patched graph, only logits and the new positions fetched.
     if (staticFetches) {
-      const patched = exposeCacheAppends(await readModelWithRoom(file), [...staticFetches.keys()]);
+      const patched = exposeCacheAppends(await readModelWithRoom(file), [...staticFetches.keys()], { inPlace: true });
       if ('bytes' in patched) steps.push(...(await profileStep(file, [1, 5], past, cfg, sessionOptions, { model: patched.bytes, fetches: ['logits', ...new Set(patched.appended.values())] })));
     }
   }

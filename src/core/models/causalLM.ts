@@ -151,7 +151,7 @@ export class OnnxCausalLM implements GenerativeLM {
       else if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
       else {
         try {
-          const r = exposeCacheAppends(await readModelWithRoom(nextFile), pastNames);
+          const r = exposeCacheAppends(await readModelWithRoom(nextFile), pastNames, { inPlace: true });
           if ('bytes' in r) patched = r;
           else reason = r.skipped;
         } catch (e) {

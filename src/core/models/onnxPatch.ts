@@ -108,8 +108,8 @@ function isExternal(buf: Uint8Array, f: Field): boolean {
 /** A model whose graph declares each cache tensor's new positions as an output. */
 export interface CacheAppendOutputs {
   /**
-   * The model's bytes with the added graph outputs: over the input's own buffer when it has room after the model
-   * (the input's bytes are then changed), otherwise a new buffer.
+   * The model's bytes with the added graph outputs: over the input's own buffer when asked to (`inPlace`) and it
+   * has room after the model (the input's bytes are then changed), otherwise a new buffer.
    */
   bytes: Uint8Array;
   /**
@@ -128,12 +128,14 @@ export interface CacheAppendOutputs {
  * with-past exports of GPT-2-style decoders. A merged decoder (its presents come out of an `If`), a fused attention
  * operator, or weights in external data files are reported instead, and the model is loaded as it is.
  *
- * @param model - the bytes of an `.onnx` file (a `ModelProto`); patched in place when its buffer has room after it
+ * @param model - the bytes of an `.onnx` file (a `ModelProto`)
  * @param pastNames - the graph's cache inputs, `past_key_values.{i}.key|value`
+ * @param options.inPlace - write over `model`'s own buffer when it has room after the model (a buffer from
+ *   {@link readModelWithRoom}; never a view into memory shared with anything else)
  * @returns the patched model, or `{ skipped }` saying why the pattern does not apply
  * @throws RangeError when the bytes are not a well-formed protobuf message
  */
-export function exposeCacheAppends(model: Uint8Array, pastNames: readonly string[]): CacheAppendOutputs | { skipped: string } {
+export function exposeCacheAppends(model: Uint8Array, pastNames: readonly string[], options: { inPlace?: boolean } = {}): CacheAppendOutputs | { skipped: string } {
   const graphField = [...fields(model, 0, model.length)].find((f) => f.field === 7 && f.wire === 2);
   if (!graphField) return { skipped: 'the model has no graph' };
   const producer = new Map<string, Node>();
@@ -170,7 +172,7 @@ export function exposeCacheAppends(model: Uint8Array, pastNames: readonly string
   const length = model.length + shift + extra;
   const room = model.buffer.byteLength - model.byteOffset;
   let bytes: Uint8Array;
-  if (room >= length) {
+  if (options.inPlace && room >= length) {
     // In place: a model read with room after it (see readModelWithRoom) is not copied, only what follows the graph.
     bytes = new Uint8Array(model.buffer, model.byteOffset, length);
     bytes.copyWithin(graphField.end + shift + extra, graphField.end, model.length);

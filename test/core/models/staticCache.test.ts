@@ -73,9 +73,12 @@ describe('exposing the cache positions a step adds (onnxPatch)', () => {
     const names = Array.from({ length: 3 }, (_, i) => ['key', 'value'].map((kv) => `past_key_values.${i}.${kv}`)).flat();
     const copy = exposeCacheAppends(new Uint8Array(readFileSync(file)), names);
     const roomy = await readModelWithRoom(file);
-    const inPlace = exposeCacheAppends(roomy, names);
+    const inPlace = exposeCacheAppends(roomy, names, { inPlace: true });
     assert.ok('bytes' in copy && 'bytes' in inPlace);
     assert.equal(inPlace.bytes.buffer, roomy.buffer, 'written over the buffer read');
+    const roomyToo = await readModelWithRoom(file);
+    const asked = exposeCacheAppends(roomyToo, names);
+    assert.ok('bytes' in asked && asked.bytes.buffer !== roomyToo.buffer, 'not in place unless asked');
     assert.ok(Buffer.from(inPlace.bytes).equals(Buffer.from(copy.bytes)));
     const session = await ort.InferenceSession.create(copy.bytes);
     try {
