@@ -100,7 +100,6 @@ export class GatherPool {
  */
 export class StaticKVCache {
   private bufs: Map<string, Float32Array>;
-  private pool: CacheBufferPool | undefined;
   /** One spare row, for the cycles of {@link select}. */
   private spareRow = new Float32Array(0);
 
@@ -115,6 +114,8 @@ export class StaticKVCache {
     public length: number,
     /** Positions each row has room for. */
     public capacity: number,
+    /** Where buffers come from and go back to (none: new buffers, left to the garbage collector). */
+    private readonly pool?: CacheBufferPool,
   ) {
     this.bufs = bufs;
   }
@@ -142,9 +143,7 @@ export class StaticKVCache {
       }
       bufs.set(name, buf);
     }
-    const cache = new StaticKVCache(T, heads, headDim, bufs, n * expand, length, capacity);
-    cache.pool = pool;
-    return cache;
+    return new StaticKVCache(T, heads, headDim, bufs, n * expand, length, capacity, pool);
   }
 
   /** Gives the buffers back to the pool they came from; the cache holds nothing after (0 rows). */
