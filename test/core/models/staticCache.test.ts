@@ -53,6 +53,27 @@ describe('exposing the cache positions a step adds (onnxPatch)', () => {
     }
   });
 
+  it('lengthens the graph field\'s header when the added outputs need a longer length, in place and copied alike', () => {
+    let crossed = 0;
+    for (let pad = 0; pad < 60; pad++) {
+      // A graph of 88 to 147 bytes: its length takes one varint byte below 128, two from 128.
+      const graph = cat(concatLayer(2n)[0], field(12, text(1, 'present.0.key')), text(2, 'g'.repeat(pad)));
+      const bytes = cat(varint(1, 8n), field(7, graph), field(8, cat(text(1, ''), varint(2, 13n))));
+      const copy = exposeCacheAppends(bytes, ['past_key_values.0.key']);
+      const roomy = new Uint8Array(new ArrayBuffer(bytes.length + 100), 0, bytes.length);
+      roomy.set(bytes);
+      const inPlace = exposeCacheAppends(roomy, ['past_key_values.0.key'], { inPlace: true });
+      assert.ok('bytes' in copy && 'bytes' in inPlace);
+      assert.deepEqual([...inPlace.bytes], [...copy.bytes], `pad ${pad}`);
+      // Read back: the output is declared once, and a second patch finds nothing to add.
+      const again = exposeCacheAppends(copy.bytes, ['past_key_values.0.key']);
+      assert.ok('bytes' in again);
+      assert.deepEqual([...again.bytes], [...copy.bytes], `pad ${pad}: patched twice`);
+      if (graph.length < 128 && graph.length + (copy.bytes.length - bytes.length) >= 128) crossed++;
+    }
+    assert.ok(crossed > 0, 'some graphs crossed 128 bytes');
+  });
+
   it('refuses what is not the Concat pattern, naming why: another axis, another operator, a missing producer, external weights', () => {
     const why = (bytes: Uint8Array) => {
       const r = exposeCacheAppends(bytes, past);
