@@ -147,7 +147,8 @@ type Tjs = typeof import('@huggingface/transformers');
 async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean; staticCache: boolean }): Promise<(bandwidth: number) => string[][]> {
   const folder = join(opts.models, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
   if (!existsSync(join(folder, 'reflect_eval_bench_model.json'))) throw new Error(`${folder} is missing: build it with \`npm run bench:models\` (scripts/bench/build_real_size_models.py)`);
-  const session = { ...(opts.threads ? { intraOpNumThreads: opts.threads } : {}), staticCache: opts.staticCache };
+  const threads = opts.threads ? { intraOpNumThreads: opts.threads } : {};
+  const session = { ...threads, staticCache: opts.staticCache };
   const t0 = performance.now();
   const ours: GenerativeLM = kind === 'gpt2' ? await OnnxCausalLM.load(folder, { dtype: opts.dtype, ...session }) : await OnnxSeq2SeqLM.load(folder, { dtype: opts.dtype, ...session });
   const oursLoad = performance.now() - t0;
@@ -245,7 +246,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     }
   }
   const layout = (ours as OnnxCausalLM | OnnxSeq2SeqLM).description?.layout;
-  const staticFetches = ours instanceof OnnxCausalLM && ours.cacheMode.kind === 'static' ? ours.cacheMode.appended : undefined;
+  const staticMode = ours instanceof OnnxCausalLM && ours.cacheMode.kind === 'static' ? ours.cacheMode : undefined;
   await ours.dispose();
   await theirs.dispose();
 
@@ -260,12 +261,12 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     const heads = config.n_head ?? config.decoder_attention_heads;
     const past = Math.round(prompts.reduce((s, p) => s + p.length, 0) / prompts.length);
     const cfg = { heads, headDim: dModel / heads, dModel };
-    const sessionOptions = { ...(opts.threads ? { intraOpNumThreads: opts.threads } : {}), extra: { session: { intra_op: { allow_spinning: '0' } } } };
+    const sessionOptions = { ...threads, extra: { session: { intra_op: { allow_spinning: '0' } } } };
     steps = await profileStep(file, [1, 5], past, cfg, sessionOptions);
     // The same pass as the engine runs it with the cache kept in place: the patched graph, only logits and the new positions fetched.
-    if (staticFetches) {
-      const patched = exposeCacheAppends(await readModelWithRoom(file), [...staticFetches.keys()], { inPlace: true });
-      if ('bytes' in patched) steps.push(...(await profileStep(file, [1, 5], past, cfg, sessionOptions, { model: patched.bytes, fetches: ['logits', ...new Set(patched.appended.values())] })));
+    if (staticMode) {
+      const patched = exposeCacheAppends(await readModelWithRoom(file), [...staticMode.appended.keys()], { inPlace: true });
+      if ('bytes' in patched) steps.push(...(await profileStep(file, [1, 5], past, cfg, sessionOptions, { model: patched.bytes, fetches: [...staticMode.fetches] })));
     }
   }
 
