@@ -46,7 +46,7 @@ import { buildModelInput } from '../src/core/generation/modelInput';
 import { generationConfigOf } from '../src/core/generation/localGenerator';
 import { PRESETS } from '../src/core/generation/runConfig';
 import { OnnxCausalLM } from '../src/core/models/causalLM';
-import { exposeCacheAppends, readModelWithRoom } from '../src/core/models/onnxPatch';
+import { stageModel } from '../src/core/models/onnxPatch';
 import { OnnxSeq2SeqLM } from '../src/core/models/seq2seqLM';
 import type { GenerativeLM } from '../src/core/models/languageModel';
 import { isModelDtype, type ModelDtype } from '../src/core/models/layout';
@@ -265,8 +265,14 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     steps = await profileStep(file, [1, 5], past, cfg, sessionOptions);
     // The same pass as the engine runs it with the cache kept in place: the patched graph, only logits and the new positions fetched.
     if (staticMode) {
-      const patched = exposeCacheAppends(await readModelWithRoom(file), [...staticMode.appended.keys()], { inPlace: true });
-      if ('bytes' in patched) steps.push(...(await profileStep(file, [1, 5], past, cfg, sessionOptions, { model: patched.bytes, fetches: [...staticMode.fetches] })));
+      const staged = await stageModel(file, [...staticMode.appended.keys()]);
+      if ('path' in staged) {
+        try {
+          steps.push(...(await profileStep(file, [1, 5], past, cfg, sessionOptions, { model: staged.path, fetches: [...staticMode.fetches] })));
+        } finally {
+          await staged.dispose();
+        }
+      }
     }
   }
 
@@ -277,7 +283,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   const meanPrompt = prompts.reduce((s, p) => s + p.length, 0) / prompts.length;
   console.log(
     `${name}${opts.dtype === 'fp32' ? '' : ` (dtype ${opts.dtype})`}: ${prompts.length} prompts (mean ${meanPrompt.toFixed(0)} tokens) × ${maxNewTokens} new tokens; ` +
-      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what}); cache ${ours instanceof OnnxCausalLM ? (ours.cacheMode.kind === 'static' ? 'kept in place (static)' : `returned every step (${ours.cacheMode.reason})`) : 'returned every step'}`,
+      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what}); cache ${ours instanceof OnnxCausalLM ? (ours.cacheMode.kind === 'static' ? `kept in place (static; graph loaded from ${ours.cacheMode.loadedFrom})` : `returned every step (${ours.cacheMode.reason})`) : 'returned every step'}`,
   );
   return (bandwidth) => {
     const limitMs = (w.bytes / bandwidth) * 1000;

@@ -79,8 +79,8 @@ function feedsFor(rt: typeof import('onnxruntime-node'), session: ort.InferenceS
  *
  * @param past - cache length in positions (the prompt's tokens; for an encoder-decoder, the encoder's positions)
  * @param sessionOptions - as the engine opens sessions (threads, spinning)
- * @param inPlace - the graph as the engine runs it with the cache kept in place (`exposeCacheAppends`) and the
- *   outputs a step fetches (logits and the new positions); the cache is then fed with 8 more (masked) positions
+ * @param inPlace - the graph as the engine runs it with the cache kept in place (the path of the file
+ *   `stageModel` writes, or the bytes `exposeCacheAppends` makes) and the outputs a step fetches (logits and the new positions); the cache is then fed with 8 more (masked) positions
  */
 export async function profileStep(
   file: string,
@@ -88,14 +88,15 @@ export async function profileStep(
   past: number,
   cfg: { heads: number; headDim: number; dModel: number },
   sessionOptions: Record<string, unknown>,
-  inPlace?: { model: Uint8Array; fetches: string[] },
+  inPlace?: { model: Uint8Array | string; fetches: string[] },
 ): Promise<StepBreakdown[]> {
   const rt = await ortRuntime();
   const out: StepBreakdown[] = [];
   for (const rows of rowsList) {
     const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-step-profile-'));
     const options = { graphOptimizationLevel: 'all', ...sessionOptions, enableProfiling: true, profileFilePrefix: join(dir, 'ort') } as ort.InferenceSession.SessionOptions;
-    const session = inPlace ? await rt.InferenceSession.create(inPlace.model, options) : await rt.InferenceSession.create(file, options);
+    const model = inPlace?.model ?? file;
+    const session = typeof model === 'string' ? await rt.InferenceSession.create(model, options) : await rt.InferenceSession.create(model, options);
     try {
       const feeds = feedsFor(rt, session, rows, inPlace ? past + 8 : past, cfg);
       const js: number[] = [];

@@ -15,7 +15,7 @@
 import type * as ort from 'onnxruntime-common';
 import { relative } from 'node:path';
 import { CacheBufferPool, GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
-import { exposeCacheAppends, readModelWithRoom } from './onnxPatch';
+import { exposeCacheAppends, openCacheAppends, readModelWithRoom, type CacheAppendSource } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
@@ -62,9 +62,10 @@ export class OnnxCausalLM implements GenerativeLM {
      * How each step reads the cache back: `static` when the later-steps graph exposes the positions a step adds
      * (`exposeCacheAppends`) and takes `position_ids` — steps then keep the cache in a {@link StaticKVCache} and
      * fetch only `logits` and those outputs; otherwise `present` (every step returns the whole cache) with the
-     * reason.
+     * reason. `loadedFrom`: how onnxruntime got the edited graph — `links` (a small file beside hard links to the
+     * weights, `stageModel`) or `memory` (the whole model read and edited in memory: slower to load).
      */
-    readonly cacheMode: { kind: 'static'; appended: ReadonlyMap<string, string>; fetches: readonly string[] } | { kind: 'present'; reason: string },
+    readonly cacheMode: { kind: 'static'; appended: ReadonlyMap<string, string>; fetches: readonly string[]; loadedFrom: 'links' | 'memory' } | { kind: 'present'; reason: string },
     /** Where the model came from: folder, ONNX files, dtype, hub commit (see `describedModelFiles`). */
     readonly description?: DescribedModel,
   ) {}
@@ -142,7 +143,7 @@ export class OnnxCausalLM implements GenerativeLM {
     // The later-steps graph with the positions each step adds as outputs, when its cache follows Optimum's Concat
     // pattern (a merged decoder's presents come out of an If: loaded as it is).
     const nextFile = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
-    let patched: { bytes: Uint8Array; appended: Map<string, string> } | undefined;
+    let patched: CacheAppendSource | undefined;
     let reason = 'staticCache is off';
     const windowed = staticCacheWindow(raw);
     if (options.staticCache !== false) {
@@ -151,25 +152,33 @@ export class OnnxCausalLM implements GenerativeLM {
       else if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
       else {
         try {
-          const r = exposeCacheAppends(await readModelWithRoom(nextFile), pastNames, { inPlace: true });
-          if ('bytes' in r) patched = r;
-          else reason = r.skipped;
+          const r = await openCacheAppends(nextFile, pastNames, options.stageWeights === false ? [] : undefined);
+          if ('skipped' in r) reason = r.skipped;
+          else patched = r;
         } catch (e) {
           // Not a protobuf this reader understands: onnxruntime loads (or refuses) the file as it is.
           reason = (e as Error).message;
         }
       }
     }
-    let first: OnnxGraph;
+    const contract = layout.kind === 'merged' ? { ...withPast, requiredInputs: [...withPast.requiredInputs, 'use_cache_branch'] } : withPast;
+    const first = layout.kind === 'split' ? await OnnxGraph.open(rt, folder, layout.decoder, { requiredInputs: base, optionalInputs: ['position_ids'], requiredOutputs: ['logits', ...presentNames] }, options) : undefined;
+    const openNext = (source?: string | Uint8Array) => OnnxGraph.open(rt, folder, nextFile, contract, options, source);
     let next: OnnxGraph;
-    if (layout.kind === 'split') {
-      first = await OnnxGraph.open(rt, folder, layout.decoder, { requiredInputs: base, optionalInputs: ['position_ids'], requiredOutputs: ['logits', ...presentNames] }, options);
-      next = await OnnxGraph.open(rt, folder, layout.decoderWithPast, withPast, options, patched?.bytes);
-    } else {
-      const contract = layout.kind === 'merged' ? { ...withPast, requiredInputs: [...withPast.requiredInputs, 'use_cache_branch'] } : withPast;
-      first = next = await OnnxGraph.open(rt, folder, layout.decoder, contract, options, patched?.bytes);
+    try {
+      next = await openNext(patched?.source).catch(async (e: unknown) => {
+        if (typeof patched?.source !== 'string') throw e;
+        // onnxruntime refused the staged file (another version's rules for external data): the same graph, edited in memory.
+        await patched.dispose();
+        const r = exposeCacheAppends(await readModelWithRoom(nextFile), pastNames, { inPlace: true });
+        patched = 'bytes' in r ? { source: r.bytes, appended: r.appended, dispose: async () => undefined } : undefined;
+        return openNext(patched?.source);
+      });
+    } finally {
+      // onnxruntime has read the weights once the session exists.
+      await patched?.dispose();
     }
-    await requireFloat32(folder, [first, next], ['logits', ...pastNames, ...presentNames]);
+    await requireFloat32(folder, [first ?? next, next], ['logits', ...pastNames, ...presentNames]);
     // The cache shapes come from the graph when it declares them; config.json otherwise.
     const heads = next.inputDim(pastNames[0], 1);
     const headDim = next.inputDim(pastNames[0], 3);
@@ -181,9 +190,9 @@ export class OnnxCausalLM implements GenerativeLM {
       reason = `${next.name} has no position_ids input (a masked slot would shift the positions the graph derives)`;
     }
     const cacheMode = patched
-      ? { kind: 'static' as const, appended: patched.appended, fetches: ['logits', ...new Set(patched.appended.values())] }
+      ? { kind: 'static' as const, appended: patched.appended, fetches: ['logits', ...new Set(patched.appended.values())], loadedFrom: typeof patched.source === 'string' ? ('links' as const) : ('memory' as const) }
       : { kind: 'present' as const, reason };
-    return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first, next, pastNames, cacheMode, d);
+    return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first ?? next, next, pastNames, cacheMode, d);
   }
 
   /** An empty cache for `batch` rows (past length 0). */

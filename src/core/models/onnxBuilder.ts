@@ -78,6 +78,16 @@ export function lengthDelimitedHeader(field: number, length: number): Uint8Array
 }
 
 /**
+ * The fields of a `TensorProto` whose data is in an external file: `external_data` (13) entries `location`, `offset`
+ * and `length` (bytes, as decimal strings, as onnx/external_data_helper.py writes them), and `data_location` (14) =
+ * EXTERNAL.
+ */
+export function externalDataFields(location: string, offset: number, length: number): Uint8Array {
+  const entry = (key: string, value: string) => new Writer().str(1, key).str(2, value);
+  return new Writer().msg(13, entry('location', location)).msg(13, entry('offset', String(offset))).msg(13, entry('length', String(length))).int(14, 1).done();
+}
+
+/**
  * Bytes of an ONNX model (IR version 8, default-domain opset `opset`) with one graph.
  *
  * @param inputs / outputs - name, element type and rank (dimensions symbolic)

@@ -6,6 +6,7 @@ import { relative } from 'node:path';
 import type * as ort from 'onnxruntime-common';
 import type { RunTimer } from './languageModel';
 import { ModelSourceError } from './errors';
+import { stageModel } from './onnxPatch';
 
 import type { LocalRuntimeOptions, OrtModule } from './ortRuntime';
 
@@ -27,9 +28,16 @@ export interface SessionOptions {
    * Keep a decoder-only model's key/value cache in place between steps (default true): each step reads back only
    * the positions it adds, not the whole cache (see `StaticKVCache`, kvCache.ts). Applies to graphs whose cache
    * follows Optimum's Concat pattern (`exposeCacheAppends`, onnxPatch.ts) and that take `position_ids`; false
-   * loads every graph as it is (benchmarks compare both).
+   * leaves every graph's outputs as they are (benchmarks compare both).
    */
   staticCache?: boolean;
+  /**
+   * Let onnxruntime read each graph's weights as external data from the model file itself (default true): a small
+   * file with the graph's structure is written beside hard links to the model's files (`stageModel`,
+   * onnxPatch.ts), which loads faster and into less memory than onnxruntime parsing the whole file; false opens
+   * the files as they are. Either way the graph and its weights are the same.
+   */
+  stageWeights?: boolean;
 }
 
 /** Session options for a plan's or a setting's {@link LocalRuntimeOptions}. */
@@ -60,6 +68,11 @@ export class OnnxGraph {
     /** Path relative to the model folder, for messages. */
     readonly name: string,
     readonly session: ort.InferenceSession,
+    /**
+     * What onnxruntime opened: `staged` (the graph's structure beside hard links to its weights, `stageModel`), `file`
+     * (the file as it is) or `source` (the bytes or other file the caller gave).
+     */
+    readonly loadedFrom: 'staged' | 'file' | 'source',
   ) {
     this.inputs = new Set(session.inputNames);
     this.outputs = new Set(session.outputNames);
@@ -68,24 +81,42 @@ export class OnnxGraph {
   /**
    * Opens `file` and checks its names against `contract`.
    *
-   * @param bytes - the model to load instead of the file's contents (the file, edited: `exposeCacheAppends`)
+   * @param source - the model to load instead of `file`, as bytes or as the path of another file (`file` edited:
+   *   `exposeCacheAppends`, `stageModel`); messages still name `file`
    * @throws ModelSourceError naming the folder, the file and every missing or unexpected input/output
    */
-  static async open(rt: OrtModule, folder: string, file: string, contract: GraphContract, options: SessionOptions = {}, bytes?: Uint8Array): Promise<OnnxGraph> {
+  static async open(rt: OrtModule, folder: string, file: string, contract: GraphContract, options: SessionOptions = {}, source?: Uint8Array | string): Promise<OnnxGraph> {
     const name = relative(folder, file) || file;
-    let session: ort.InferenceSession;
+    const sessionOptions: ort.InferenceSession.SessionOptions = {
+      graphOptimizationLevel: 'all',
+      ...(options.allowSpinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }),
+      ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
+      ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
+    };
+    let session: ort.InferenceSession | undefined;
+    let loadedFrom: 'staged' | 'file' | 'source' = source === undefined ? 'file' : 'source';
     try {
-      const sessionOptions: ort.InferenceSession.SessionOptions = {
-        graphOptimizationLevel: 'all',
-        ...(options.allowSpinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }),
-        ...(options.intraOpNumThreads ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
-        ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
-      };
-      session = bytes ? await rt.InferenceSession.create(bytes, sessionOptions) : await rt.InferenceSession.create(file, sessionOptions);
+      if (source === undefined && options.stageWeights !== false) {
+        // The weights read as external data from the file itself: faster, and into less memory (stageModel). Any
+        // failure — no folder for the links, a file this reader does not understand, onnxruntime refusing the
+        // staged file — leaves onnxruntime to open the file as it is.
+        const staged = await stageModel(file).catch(() => undefined);
+        if (staged && 'path' in staged) {
+          try {
+            session = await rt.InferenceSession.create(staged.path, sessionOptions);
+            loadedFrom = 'staged';
+          } catch {
+            session = undefined;
+          } finally {
+            await staged.dispose();
+          }
+        }
+      }
+      session ??= typeof source === 'object' ? await rt.InferenceSession.create(source, sessionOptions) : await rt.InferenceSession.create(source ?? file, sessionOptions);
     } catch (e) {
       throw new ModelSourceError(`model folder ${folder}: ${name} could not be loaded by onnxruntime (${(e as Error).message.split('\n')[0]})`);
     }
-    const g = new OnnxGraph(file, name, session);
+    const g = new OnnxGraph(file, name, session, loadedFrom);
     const problems: string[] = [];
     const missingIn = contract.requiredInputs.filter((n) => !g.inputs.has(n));
     if (missingIn.length) problems.push(`no input ${missingIn.map((n) => `"${n}"`).join(', ')}`);

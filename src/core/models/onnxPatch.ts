@@ -9,8 +9,11 @@
  * only `logits` and the new positions, and keep the cache itself (`StaticKVCache`, kvCache.ts). The graph's
  * computation is unchanged: only its list of outputs grows.
  */
-import { open } from 'node:fs/promises';
-import { ELEM, graphOutputField, lengthDelimitedHeader } from './onnxBuilder';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { link, mkdir, mkdtemp, open, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, isAbsolute, join, normalize, resolve } from 'node:path';
+import { ELEM, externalDataFields, graphOutputField, lengthDelimitedHeader } from './onnxBuilder';
 
 /** A protobuf field: its number, wire type, where its key starts, where its value starts and where it ends. */
 interface Field {
@@ -23,12 +26,57 @@ interface Field {
   varint?: bigint;
 }
 
-function readVarint(buf: Uint8Array, pos: number): { value: bigint; pos: number } {
+/**
+ * Bytes read by position: a buffer, or a file read a window at a time (so a 1.4 GB model's structure can be walked
+ * without reading its weights).
+ */
+export interface ByteSource {
+  readonly length: number;
+  /** The byte at `pos` (0 ≤ pos < length). */
+  at(pos: number): number;
+  /** The bytes in [start, end) (a view or a copy; not to be written). */
+  slice(start: number, end: number): Uint8Array;
+}
+
+/** A buffer as a {@link ByteSource}. */
+export function bufferSource(buf: Uint8Array): ByteSource {
+  return { length: buf.length, at: (pos) => buf[pos], slice: (start, end) => buf.subarray(start, end) };
+}
+
+/** A file as a {@link ByteSource}, read synchronously in windows of `window` bytes (the descriptor stays the caller's). */
+export function fileSource(fd: number, window = 1 << 16): ByteSource {
+  const length = fstatSync(fd).size;
+  let at = 0;
+  let buf = new Uint8Array(0);
+  const read = (start: number, end: number) => {
+    const out = Buffer.allocUnsafe(end - start);
+    let n = 0;
+    while (n < out.length) {
+      const r = readSync(fd, out, n, out.length - n, start + n);
+      if (r === 0) throw new RangeError(`the file ended at byte ${start + n} of ${length}`);
+      n += r;
+    }
+    return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  };
+  return {
+    length,
+    at(pos) {
+      if (pos < at || pos >= at + buf.length) {
+        at = pos;
+        buf = read(pos, Math.min(length, pos + window));
+      }
+      return buf[pos - at];
+    },
+    slice: (start, end) => (start >= at && end <= at + buf.length ? buf.subarray(start - at, end - at) : read(start, end)),
+  };
+}
+
+function readVarint(buf: ByteSource, pos: number): { value: bigint; pos: number } {
   let value = 0n;
   let shift = 0n;
   for (;;) {
     if (pos >= buf.length) throw new RangeError('truncated varint');
-    const b = buf[pos++];
+    const b = buf.at(pos++);
     value |= BigInt(b & 0x7f) << shift;
     if ((b & 0x80) === 0) return { value, pos };
     shift += 7n;
@@ -37,7 +85,7 @@ function readVarint(buf: Uint8Array, pos: number): { value: bigint; pos: number 
 }
 
 /** The fields of the message in `buf[start, end)`, in order. @throws RangeError on malformed bytes */
-function* fields(buf: Uint8Array, start: number, end: number): Generator<Field> {
+function* fields(buf: ByteSource, start: number, end: number): Generator<Field> {
   let pos = start;
   while (pos < end) {
     const at = pos;
@@ -67,7 +115,7 @@ function* fields(buf: Uint8Array, start: number, end: number): Generator<Field> 
 }
 
 const text = new TextDecoder();
-const str = (buf: Uint8Array, f: Field) => text.decode(buf.subarray(f.valueStart, f.end));
+const str = (buf: ByteSource, f: Field) => text.decode(buf.slice(f.valueStart, f.end));
 
 /** The parts of a `NodeProto` this needs. */
 interface Node {
@@ -79,7 +127,7 @@ interface Node {
   ints: Map<string, bigint>;
 }
 
-function readNode(buf: Uint8Array, f: Field): Node {
+function readNode(buf: ByteSource, f: Field): Node {
   const node: Node = { inputs: [], outputs: [], opType: '', domain: '', ints: new Map() };
   for (const g of fields(buf, f.valueStart, f.end)) {
     if (g.field === 1 && g.wire === 2) node.inputs.push(str(buf, g));
@@ -99,10 +147,73 @@ function readNode(buf: Uint8Array, f: Field): Node {
   return node;
 }
 
-/** Whether a `TensorProto` (an initializer) keeps its data in an external file (`data_location` = EXTERNAL). */
-function isExternal(buf: Uint8Array, f: Field): boolean {
-  for (const g of fields(buf, f.valueStart, f.end)) if (g.field === 14 && g.wire === 0 && g.varint === 1n) return true;
-  return false;
+/**
+ * Where a `TensorProto` (an initializer) keeps its data when in an external file (`data_location` = EXTERNAL): its
+ * `external_data` entry `location` ('' when none); undefined when its data is in the model.
+ */
+function externalLocation(buf: ByteSource, f: Field): string | undefined {
+  let external = false;
+  let location = '';
+  for (const g of fields(buf, f.valueStart, f.end)) {
+    if (g.field === 14 && g.wire === 0 && g.varint === 1n) external = true;
+    else if (g.field === 13 && g.wire === 2) {
+      let key = '';
+      let value = '';
+      for (const e of fields(buf, g.valueStart, g.end)) {
+        if (e.field === 1 && e.wire === 2) key = str(buf, e);
+        else if (e.field === 2 && e.wire === 2) value = str(buf, e);
+      }
+      if (key === 'location') location = value;
+    }
+  }
+  return external ? location : undefined;
+}
+
+/** What {@link scanGraph} finds in a `GraphProto`. */
+interface GraphScan {
+  /** The node making each value. */
+  producer: Map<string, Node>;
+  /** The graph's declared outputs. */
+  outputs: Set<string>;
+  /** The `location` of every initializer kept in an external data file ('' when it names none). */
+  external: string[];
+}
+
+function scanGraph(src: ByteSource, graphField: Field): GraphScan {
+  const scan: GraphScan = { producer: new Map(), outputs: new Set(), external: [] };
+  for (const f of fields(src, graphField.valueStart, graphField.end)) {
+    if (f.wire !== 2) continue;
+    if (f.field === 1) {
+      const node = readNode(src, f);
+      for (const o of node.outputs) scan.producer.set(o, node);
+    } else if (f.field === 5) {
+      const location = externalLocation(src, f);
+      if (location !== undefined) scan.external.push(location);
+    } else if (f.field === 12) {
+      for (const g of fields(src, f.valueStart, f.end)) if (g.field === 1 && g.wire === 2) scan.outputs.add(str(src, g));
+    }
+  }
+  return scan;
+}
+
+/**
+ * For each cache input, the second input of the `Concat` making its `present.*`, and the output fields to add for
+ * those not declared yet; or why the pattern does not apply.
+ */
+function cacheAppendsOf(scan: GraphScan, pastNames: readonly string[]): { appended: Map<string, string>; added: Uint8Array[] } | { skipped: string } {
+  const appended = new Map<string, string>();
+  for (const past of pastNames) {
+    const present = past.replace('past_key_values.', 'present.');
+    const node = scan.producer.get(present);
+    if (!node) return { skipped: `no node makes ${present}` };
+    const axis = node.ints.get('axis');
+    if (node.opType !== 'Concat' || node.domain !== '' || node.inputs.length !== 2 || node.inputs[0] !== past || (axis !== 2n && axis !== -2n)) {
+      return { skipped: `${present} is made by ${node.domain ? `${node.domain}.` : ''}${node.opType}(${node.inputs.join(', ')}), not Concat(${past}, new positions) on axis 2` };
+    }
+    appended.set(past, node.inputs[1]);
+  }
+  const added = [...new Set(appended.values())].filter((n) => !scan.outputs.has(n)).map((n) => graphOutputField(n, ELEM.float, 4));
+  return { appended, added };
 }
 
 /** A model whose graph declares each cache tensor's new positions as an output. */
@@ -136,33 +247,14 @@ export interface CacheAppendOutputs {
  * @throws RangeError when the bytes are not a well-formed protobuf message
  */
 export function exposeCacheAppends(model: Uint8Array, pastNames: readonly string[], options: { inPlace?: boolean } = {}): CacheAppendOutputs | { skipped: string } {
-  const graphField = [...fields(model, 0, model.length)].find((f) => f.field === 7 && f.wire === 2);
+  const src = bufferSource(model);
+  const graphField = [...fields(src, 0, model.length)].find((f) => f.field === 7 && f.wire === 2);
   if (!graphField) return { skipped: 'the model has no graph' };
-  const producer = new Map<string, Node>();
-  const outputs = new Set<string>();
-  for (const f of fields(model, graphField.valueStart, graphField.end)) {
-    if (f.wire !== 2) continue;
-    if (f.field === 1) {
-      const node = readNode(model, f);
-      for (const o of node.outputs) producer.set(o, node);
-    } else if (f.field === 5) {
-      if (isExternal(model, f)) return { skipped: 'its weights are in external data files' };
-    } else if (f.field === 12) {
-      for (const g of fields(model, f.valueStart, f.end)) if (g.field === 1 && g.wire === 2) outputs.add(str(model, g));
-    }
-  }
-  const appended = new Map<string, string>();
-  for (const past of pastNames) {
-    const present = past.replace('past_key_values.', 'present.');
-    const node = producer.get(present);
-    if (!node) return { skipped: `no node makes ${present}` };
-    const axis = node.ints.get('axis');
-    if (node.opType !== 'Concat' || node.domain !== '' || node.inputs.length !== 2 || node.inputs[0] !== past || (axis !== 2n && axis !== -2n)) {
-      return { skipped: `${present} is made by ${node.domain ? `${node.domain}.` : ''}${node.opType}(${node.inputs.join(', ')}), not Concat(${past}, new positions) on axis 2` };
-    }
-    appended.set(past, node.inputs[1]);
-  }
-  const added = [...new Set(appended.values())].filter((n) => !outputs.has(n)).map((n) => graphOutputField(n, ELEM.float, 4));
+  const scan = scanGraph(src, graphField);
+  if (scan.external.length) return { skipped: 'its weights are in external data files' };
+  const found = cacheAppendsOf(scan, pastNames);
+  if ('skipped' in found) return found;
+  const { appended, added } = found;
   const extra = added.reduce((n, b) => n + b.length, 0);
   const header = lengthDelimitedHeader(7, graphField.end - graphField.valueStart + extra);
   // The header can only grow (a longer length), by `shift` bytes: the graph's body moves by shift, what follows the
@@ -190,6 +282,161 @@ export function exposeCacheAppends(model: Uint8Array, pastNames: readonly string
     at += b.length;
   }
   return { bytes, appended };
+}
+
+/** A model's structure (with the cache appends exposed when asked), its weights left in the model's file. */
+export interface SlimModel {
+  /**
+   * A `ModelProto`: the model's fields in order, its graph with the outputs {@link exposeCacheAppends} adds, and every
+   * initializer of at least `minBytes` of `raw_data` pointing at those bytes in the original file (`external_data`:
+   * `location` = the `weights` argument, `offset`, `length`) instead of holding them.
+   */
+  bytes: Uint8Array;
+  /** As in {@link CacheAppendOutputs} (empty when no cache inputs were given). */
+  appended: Map<string, string>;
+  /** The `location` of every initializer that was already in an external data file, as the graph names it. */
+  external: string[];
+}
+
+/**
+ * The structure of the model in `src`, with the cache appends of `pastNames` exposed (as {@link exposeCacheAppends};
+ * none when empty), and its weights left where they are: each large initializer becomes an external-data reference to its own `raw_data` bytes in the
+ * model's file. onnxruntime then opens a small file and reads the weights from the original, instead of parsing a
+ * copy of the whole model from memory (at gpt2-medium's size, 1.4 GB read into JavaScript and handed over: issue 19).
+ * Reads only the model's structure: each initializer's header, not its data.
+ *
+ * @param src - the bytes of an `.onnx` file (a `ModelProto`), e.g. {@link fileSource}
+ * @param weights - the `location` to write: the name under which the original file will sit beside the new one
+ * @param pastNames - the graph's cache inputs whose new positions to expose (`past_key_values.{i}.key|value`), or none
+ * @param minBytes - initializers with less raw data stay inline (ONNX's own `size_threshold` is 1024)
+ * @returns the new model, or `{ skipped }` saying why the pattern does not apply
+ * @throws RangeError when the bytes are not a well-formed protobuf message
+ */
+export function slimModel(src: ByteSource, weights: string, pastNames: readonly string[] = [], minBytes = 1024): SlimModel | { skipped: string } {
+  const top = [...fields(src, 0, src.length)];
+  const graphField = top.find((f) => f.field === 7 && f.wire === 2);
+  if (!graphField) return { skipped: 'the model has no graph' };
+  const scan = scanGraph(src, graphField);
+  const found = cacheAppendsOf(scan, pastNames);
+  if ('skipped' in found) return found;
+  const body: Uint8Array[] = [];
+  for (const f of fields(src, graphField.valueStart, graphField.end)) {
+    const raw = f.field === 5 && f.wire === 2 && externalLocation(src, f) === undefined ? [...fields(src, f.valueStart, f.end)].find((g) => g.field === 9 && g.wire === 2) : undefined;
+    if (!raw || raw.end - raw.valueStart < minBytes) {
+      body.push(src.slice(f.start, f.end));
+      continue;
+    }
+    const tensor: Uint8Array[] = [];
+    for (const g of fields(src, f.valueStart, f.end)) if (g.start !== raw.start) tensor.push(src.slice(g.start, g.end));
+    tensor.push(externalDataFields(weights, raw.valueStart, raw.end - raw.valueStart));
+    body.push(lengthDelimitedHeader(5, total(tensor)), ...tensor);
+  }
+  body.push(...found.added);
+  const parts: Uint8Array[] = [];
+  for (const f of top) {
+    if (f === graphField) parts.push(lengthDelimitedHeader(7, total(body)), ...body);
+    else parts.push(src.slice(f.start, f.end));
+  }
+  const bytes = new Uint8Array(total(parts));
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return { bytes, appended: found.appended, external: [...new Set(scan.external)] };
+}
+
+const total = (parts: readonly Uint8Array[]) => parts.reduce((n, p) => n + p.length, 0);
+
+/** A model file, its structure staged by {@link stageModel}, ready for onnxruntime to open by path. */
+export interface StagedModel {
+  /** The new model file (in a folder of its own, beside links to the original's data). */
+  path: string;
+  appended: Map<string, string>;
+  /** Removes the folder, as far as the platform lets it (once onnxruntime has read the weights: after the session is created). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Writes {@link slimModel} of `file` (with the cache appends of `pastNames` exposed, if any) into a new folder, with a hard link to `file` (its weights) and one to
+ * each external data file it names, so onnxruntime reads the weights from the original files. Hard links, not
+ * symbolic ones: onnxruntime 1.30 resolves an external data file's real path and refuses one outside the model's
+ * folder. The folder is made in the first of `parents` where the links can be made (a hard link needs the same
+ * file system): by default the system's temporary folder, then the model file's own folder.
+ *
+ * Why, beyond the cache appends: onnxruntime reads a model's weights from external data faster, and into less
+ * memory, than it parses them from the model file itself. At gpt2-medium's size, one load in a new process took
+ * 10.7–11.6 s staged against 22.1–24.7 s from the file (RSS 1.7–1.8 against 2.8 GB; docs/scale.md).
+ *
+ * @returns the staged model, or `{ skipped }` when the pattern does not apply or an external data location is not
+ *   a file inside the model's folder
+ * @throws when no parent allows the folder and its links (the caller then patches the model in memory: see
+ *   {@link exposeCacheAppends}), or the file is not a well-formed protobuf message (RangeError)
+ */
+export async function stageModel(file: string, pastNames: readonly string[] = [], parents?: readonly string[]): Promise<StagedModel | { skipped: string }> {
+  const real = await realpath(file);
+  const name = basename(real);
+  const fd = openSync(real, 'r');
+  let slim: SlimModel | { skipped: string };
+  try {
+    slim = slimModel(fileSource(fd), name, pastNames);
+  } finally {
+    closeSync(fd);
+  }
+  if ('skipped' in slim) return slim;
+  const outside = slim.external.find((l) => !l || isAbsolute(l) || normalize(l).split(/[\\/]/).includes('..') || normalize(l) === name);
+  if (outside !== undefined) return { skipped: `an initializer's external data location "${outside}" is not a file inside the model's folder` };
+  const links = [{ from: real, to: name }];
+  for (const location of slim.external) links.push({ from: await realpath(resolve(dirname(file), location)), to: location });
+  let failure: unknown;
+  for (const parent of parents ?? [tmpdir(), dirname(real)]) {
+    let dir: string | undefined;
+    try {
+      dir = await mkdtemp(join(parent, '.reflect-eval-graph-'));
+      for (const { from, to } of links) {
+        await mkdir(dirname(join(dir, to)), { recursive: true });
+        await link(from, join(dir, to));
+      }
+      const path = join(dir, `reflect-eval-graph-${name}`);
+      await writeFile(path, slim.bytes);
+      const made = dir;
+      return { path, appended: slim.appended, dispose: () => rm(made, { recursive: true, force: true }).catch(() => undefined) };
+    } catch (e) {
+      failure = e;
+      if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+  throw failure ?? new Error('no folder was given to stage the model in');
+}
+
+/** The edited graph of {@link openCacheAppends}, as onnxruntime is to be given it. */
+export interface CacheAppendSource {
+  /** The path of a staged file ({@link stageModel}), or the whole model edited in memory ({@link exposeCacheAppends}). */
+  source: string | Uint8Array;
+  appended: Map<string, string>;
+  /** Call once the session exists (removes a staged folder). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * `file` with the cache appends exposed, for onnxruntime: staged beside hard links to its weights when a folder
+ * allows the links (fast to load: onnxruntime reads the weights from the file), else read and edited in memory.
+ *
+ * @param parents - where the staged folder may go (default: the system's temporary folder, then the model's own;
+ *   none: edited in memory)
+ * @returns the source, or `{ skipped }` saying why the pattern does not apply
+ * @throws RangeError when the file is not a well-formed protobuf message
+ */
+export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[]): Promise<CacheAppendSource | { skipped: string }> {
+  let staged: StagedModel | { skipped: string };
+  try {
+    staged = await stageModel(file, pastNames, parents);
+  } catch (e) {
+    if (e instanceof RangeError) throw e;
+    const patched = exposeCacheAppends(await readModelWithRoom(file), pastNames, { inPlace: true });
+    return 'skipped' in patched ? patched : { source: patched.bytes, appended: patched.appended, dispose: async () => undefined };
+  }
+  return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, dispose: staged.dispose };
 }
 
 /**

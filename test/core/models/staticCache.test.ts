@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
+import { OnnxGraph, ortRuntime } from '../../../src/core/models/onnxGraph';
 import { CacheBufferPool, rowMoves, StaticKVCache } from '../../../src/core/models/kvCache';
 import { lengthDelimitedHeader } from '../../../src/core/models/onnxBuilder';
-import { exposeCacheAppends, readModelWithRoom } from '../../../src/core/models/onnxPatch';
+import { exposeCacheAppends, fileSource, openCacheAppends, readModelWithRoom, slimModel, stageModel } from '../../../src/core/models/onnxPatch';
 import type { DecodingSession } from '../../../src/core/models/languageModel';
 
 const fixtures = resolve(__dirname, '../../../fixtures/models');
@@ -107,6 +108,160 @@ describe('exposing the cache positions a step adds (onnxPatch)', () => {
       for (const name of names) assert.ok(session.outputNames.includes(name.replace('past_key_values.', 'present.')));
     } finally {
       await session.release();
+    }
+  });
+});
+
+describe('loading the edited graph without reading its weights into memory (stageModel)', () => {
+  const file = join(gpt2, 'onnx/model.onnx');
+  const names = Array.from({ length: 3 }, (_, i) => ['key', 'value'].map((kv) => `past_key_values.${i}.${kv}`)).flat();
+  /** Every output of one pass of a model over 2 cached positions and 3 new ones, with fixed inputs. */
+  const outputsOf = async (source: string | Uint8Array) => {
+    const session = typeof source === 'string' ? await ort.InferenceSession.create(source) : await ort.InferenceSession.create(source);
+    try {
+      const past = new Float32Array(4 * 2 * 32).map((_, i) => Math.sin(i));
+      const feeds: Record<string, ort.Tensor> = {
+        input_ids: new ort.Tensor('int64', BigInt64Array.from([5n, 17n, 301n]), [1, 3]),
+        attention_mask: new ort.Tensor('int64', BigInt64Array.from([1n, 1n, 1n, 1n, 1n]), [1, 5]),
+        position_ids: new ort.Tensor('int64', BigInt64Array.from([2n, 3n, 4n]), [1, 3]),
+      };
+      for (const n of names) feeds[n] = new ort.Tensor('float32', past, [1, 4, 2, 32]);
+      const out = await session.run(feeds);
+      return Object.fromEntries(Object.entries(out).map(([k, t]) => [k, Array.from(t.data as Float32Array)]));
+    } finally {
+      await session.release();
+    }
+  };
+  let expected: Record<string, number[]>;
+  before(async () => {
+    const patched = exposeCacheAppends(new Uint8Array(readFileSync(file)), names);
+    assert.ok('bytes' in patched);
+    expected = await outputsOf(patched.bytes);
+  });
+
+  it('points every large initializer at its own bytes in the model file: the same outputs, bit for bit, as the model edited in memory', async () => {
+    const fd = openSync(file, 'r');
+    const slim = (() => {
+      try {
+        return slimModel(fileSource(fd, 4096), 'model.onnx', names);
+      } finally {
+        closeSync(fd);
+      }
+    })();
+    assert.ok('bytes' in slim);
+    assert.ok(slim.bytes.length < readFileSync(file).length / 20, `${slim.bytes.length} bytes`);
+    assert.deepEqual(slim.external, []);
+    const staged = await stageModel(file, names);
+    assert.ok('path' in staged, JSON.stringify(staged));
+    const dir = join(staged.path, '..');
+    try {
+      assert.deepEqual(readFileSync(staged.path), Buffer.from(slim.bytes));
+      const got = await outputsOf(staged.path);
+      assert.deepEqual(Object.keys(got).sort(), Object.keys(expected).sort());
+      for (const k of Object.keys(expected)) assert.deepEqual(got[k], expected[k], k);
+    } finally {
+      await staged.dispose();
+    }
+    assert.ok(!existsSync(dir), 'the staged folder is removed');
+  });
+
+  it('reads a model reached through a symbolic link (a Hugging Face cache), which onnxruntime refuses as a link', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'reflect-eval-hub-'));
+    try {
+      mkdirSync(join(root, 'blobs'));
+      mkdirSync(join(root, 'snapshots/abc/onnx'), { recursive: true });
+      cpSync(file, join(root, 'blobs/0123abcd'));
+      symlinkSync('../../../blobs/0123abcd', join(root, 'snapshots/abc/onnx/model.onnx'));
+      const r = await openCacheAppends(join(root, 'snapshots/abc/onnx/model.onnx'), names);
+      assert.ok('source' in r && typeof r.source === 'string');
+      try {
+        const got = await outputsOf(r.source);
+        for (const k of Object.keys(expected)) assert.deepEqual(got[k], expected[k], k);
+      } finally {
+        await r.dispose();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('tries each folder in turn, and edits the model in memory where no folder takes the links', async () => {
+    const nowhere = join(tmpdir(), 'reflect-eval-no-such-folder', 'deeper');
+    const ok = mkdtempSync(join(tmpdir(), 'reflect-eval-parent-'));
+    try {
+      const second = await stageModel(file, names, [nowhere, ok]);
+      assert.ok('path' in second && second.path.startsWith(ok), 'the second folder');
+      await second.dispose();
+      const none = await openCacheAppends(file, names, [nowhere]);
+      assert.ok('source' in none && none.source instanceof Uint8Array, 'edited in memory');
+      const got = await outputsOf(none.source);
+      for (const k of Object.keys(expected)) assert.deepEqual(got[k], expected[k], k);
+    } finally {
+      rmSync(ok, { recursive: true, force: true });
+    }
+  });
+
+  it('links the external data files a model already has, and refuses a location outside its folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-external-'));
+    try {
+      // A model whose weights are in an external file: the fixture's structure, its data in data/weights.bin.
+      mkdirSync(join(dir, 'data'));
+      cpSync(file, join(dir, 'data/weights.bin'));
+      const fd = openSync(file, 'r');
+      const external = (location: string) => {
+        const r = slimModel(fileSource(fd), location, names);
+        assert.ok('bytes' in r);
+        return r.bytes;
+      };
+      writeFileSync(join(dir, 'model.onnx'), external('data/weights.bin'));
+      writeFileSync(join(dir, 'escaping.onnx'), external('../weights.bin'));
+      closeSync(fd);
+      const staged = await stageModel(join(dir, 'model.onnx'), names);
+      assert.ok('path' in staged, JSON.stringify(staged));
+      try {
+        const got = await outputsOf(staged.path);
+        for (const k of Object.keys(expected)) assert.deepEqual(got[k], expected[k], k);
+      } finally {
+        await staged.dispose();
+      }
+      assert.deepEqual(await stageModel(join(dir, 'escaping.onnx'), names), { skipped: 'an initializer\'s external data location "../weights.bin" is not a file inside the model\'s folder' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('every graph opened with its weights read as external data (OnnxGraph.open)', () => {
+  it('stages the files it opens itself, with the same outputs as the file opened as it is', async () => {
+    const rt = await ortRuntime();
+    const folder = join(fixtures, 'reflect-bart-tiny');
+    const file = join(folder, 'onnx/encoder_model.onnx');
+    const contract = { requiredInputs: ['input_ids', 'attention_mask'], requiredOutputs: ['last_hidden_state'] };
+    const staged = await OnnxGraph.open(rt, folder, file, contract);
+    const plain = await OnnxGraph.open(rt, folder, file, contract, { stageWeights: false });
+    const given = await OnnxGraph.open(rt, folder, file, contract, {}, new Uint8Array(readFileSync(file)));
+    try {
+      assert.deepEqual([staged.loadedFrom, plain.loadedFrom, given.loadedFrom], ['staged', 'file', 'source']);
+      const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from([0n, 31n, 415n, 2n]), [1, 4]), attention_mask: new ort.Tensor('int64', BigInt64Array.from([1n, 1n, 1n, 1n]), [1, 4]) };
+      const a = (await staged.run(feeds)).last_hidden_state.data as Float32Array;
+      const b = (await plain.run(feeds)).last_hidden_state.data as Float32Array;
+      assert.ok(a.length > 0);
+      assert.deepEqual(Array.from(a), Array.from(b));
+    } finally {
+      await staged.session.release();
+      await plain.session.release();
+      await given.session.release();
+    }
+  });
+
+  it('names the model\'s own file, not a staged one, when onnxruntime cannot load it', async () => {
+    const rt = await ortRuntime();
+    const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-unstaged-'));
+    try {
+      writeFileSync(join(dir, 'model.onnx'), Uint8Array.from([0x3a, 0x7f, 0x01]));
+      await assert.rejects(OnnxGraph.open(rt, dir, join(dir, 'model.onnx'), { requiredInputs: [], requiredOutputs: [] }), /model\.onnx could not be loaded by onnxruntime/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
@@ -223,6 +378,7 @@ describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)'
 
   it('is the default where the graph allows it, and says why not where it does not', async () => {
     assert.equal(inPlace.cacheMode.kind, 'static');
+    assert.equal(inPlace.cacheMode.kind === 'static' && inPlace.cacheMode.loadedFrom, 'links');
     assert.deepEqual(returned.cacheMode, { kind: 'present', reason: 'staticCache is off' });
     const merged = await OnnxCausalLM.load(join(fixtures, 'layouts/gpt2-merged'));
     const noPositions = await OnnxCausalLM.load(join(fixtures, 'layouts/gpt2-no-position-ids'));
