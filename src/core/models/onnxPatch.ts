@@ -365,8 +365,9 @@ export interface StagedModel {
  * file system): by default the system's temporary folder, then the model file's own folder.
  *
  * Why, beyond the cache appends: onnxruntime reads a model's weights from external data faster, and into less
- * memory, than it parses them from the model file itself. At gpt2-medium's size, one load in a new process took
- * 10.7–11.6 s staged against 22.1–24.7 s from the file (RSS 1.7–1.8 against 2.8 GB; docs/scale.md).
+ * memory, than it parses them from the model file itself: at gpt2-medium's size, `OnnxCausalLM.load` in a new
+ * process took 13.1–13.6 s staged against 25.5–33.2 s from the file (RSS 2.0 against 3.1–3.2 GB; `npm run bench --
+ * load`, docs/scale.md "Loading").
  *
  * @returns the staged model, or `{ skipped }` when the pattern does not apply or an external data location is not
  *   a file inside the model's folder
