@@ -165,7 +165,7 @@ describe('loading the edited graph without reading its weights into memory (stag
     assert.ok(!existsSync(dir), 'the staged folder is removed');
   });
 
-  it('reads a model reached through a symbolic link (a Hugging Face cache), which onnxruntime refuses as a link', async () => {
+  it('reads a model and its external data reached through symbolic links (a Hugging Face cache), hard-linking the files they point to', async () => {
     const root = mkdtempSync(join(tmpdir(), 'reflect-eval-hub-'));
     try {
       mkdirSync(join(root, 'blobs'));
@@ -179,6 +179,23 @@ describe('loading the edited graph without reading its weights into memory (stag
         for (const k of Object.keys(expected)) assert.deepEqual(got[k], expected[k], k);
       } finally {
         await r.dispose();
+      }
+      // A model with its weights in an external data file, both links into the cache's blobs (hub models over 2 GB).
+      const fd = openSync(file, 'r');
+      const slim = slimModel(fileSource(fd), 'model.onnx_data', names);
+      closeSync(fd);
+      assert.ok('bytes' in slim);
+      writeFileSync(join(root, 'blobs/4567efgh'), slim.bytes);
+      mkdirSync(join(root, 'snapshots/def/onnx'), { recursive: true });
+      symlinkSync('../../../blobs/4567efgh', join(root, 'snapshots/def/onnx/model.onnx'));
+      symlinkSync('../../../blobs/0123abcd', join(root, 'snapshots/def/onnx/model.onnx_data'));
+      const ext = await stageModel(join(root, 'snapshots/def/onnx/model.onnx'), names);
+      assert.ok('path' in ext, JSON.stringify(ext));
+      try {
+        const got = await outputsOf(ext.path);
+        for (const k of Object.keys(expected)) assert.deepEqual(got[k], expected[k], k);
+      } finally {
+        await ext.dispose();
       }
     } finally {
       rmSync(root, { recursive: true, force: true });
