@@ -8,6 +8,10 @@
  * item 2, docs/scale.md). With the Concat's second input declared as a graph output too, a decoding step can fetch
  * only `logits` and the new positions, and keep the cache itself (`StaticKVCache`, kvCache.ts). The graph's
  * computation is unchanged: only its list of outputs grows.
+ *
+ * And how onnxruntime is given a model: {@link stageModel} writes a model's structure into a small file whose
+ * initializers are external-data references to their own bytes in the original file, beside a hard link to it, so
+ * onnxruntime reads the weights from the file instead of parsing them out of it (faster, into less memory).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { link, mkdir, mkdtemp, open, realpath, rm, writeFile } from 'node:fs/promises';
@@ -300,10 +304,9 @@ export interface SlimModel {
 
 /**
  * The structure of the model in `src`, with the cache appends of `pastNames` exposed (as {@link exposeCacheAppends};
- * none when empty), and its weights left where they are: each large initializer becomes an external-data reference to its own `raw_data` bytes in the
- * model's file. onnxruntime then opens a small file and reads the weights from the original, instead of parsing a
- * copy of the whole model from memory (at gpt2-medium's size, 1.4 GB read into JavaScript and handed over: issue 19).
- * Reads only the model's structure: each initializer's header, not its data.
+ * none when empty), and its weights left where they are: each large initializer becomes an external-data reference
+ * to its own `raw_data` bytes in the model's file. onnxruntime then opens a small file and reads the weights from
+ * the original (see {@link stageModel}). Reads only the model's structure: each initializer's header, not its data.
  *
  * @param src - the bytes of an `.onnx` file (a `ModelProto`), e.g. {@link fileSource}
  * @param weights - the `location` to write: the name under which the original file will sit beside the new one
@@ -353,13 +356,17 @@ export interface StagedModel {
   /** The new model file (in a folder of its own, beside links to the original's data). */
   path: string;
   appended: Map<string, string>;
-  /** Removes the folder, as far as the platform lets it (once onnxruntime has read the weights: after the session is created). */
+  /**
+   * Removes the folder, as far as the platform lets it (once onnxruntime has read the weights: after the session is
+   * created).
+   */
   dispose(): Promise<void>;
 }
 
 /**
- * Writes {@link slimModel} of `file` (with the cache appends of `pastNames` exposed, if any) into a new folder, with a hard link to `file` (its weights) and one to
- * each external data file it names, so onnxruntime reads the weights from the original files. Hard links, not
+ * Writes {@link slimModel} of `file` (with the cache appends of `pastNames` exposed, if any) into a new folder, with
+ * a hard link to `file` (its weights) and one to each external data file it names, so onnxruntime reads the weights
+ * from the original files. Hard links, not
  * symbolic ones: onnxruntime 1.30 resolves an external data file's real path and refuses one outside the model's
  * folder. The folder is made in the first of `parents` where the links can be made (a hard link needs the same
  * file system): by default the system's temporary folder, then the model file's own folder.
@@ -370,7 +377,7 @@ export interface StagedModel {
  * load`, docs/scale.md "Loading").
  *
  * @returns the staged model, or `{ skipped }` when the pattern does not apply or an external data location is not
- *   a file inside the model's folder
+ *   another file inside the model's folder
  * @throws when no parent allows the folder and its links (the caller then patches the model in memory: see
  *   {@link exposeCacheAppends}), or the file is not a well-formed protobuf message (RangeError)
  */
@@ -386,7 +393,7 @@ export async function stageModel(file: string, pastNames: readonly string[] = []
   }
   if ('skipped' in slim) return slim;
   const outside = slim.external.find((l) => !l || isAbsolute(l) || normalize(l).split(/[\\/]/).includes('..') || normalize(l) === name);
-  if (outside !== undefined) return { skipped: `an initializer's external data location "${outside}" is not a file inside the model's folder` };
+  if (outside !== undefined) return { skipped: `an initializer's external data location "${outside}" is not another file inside the model's folder` };
   const links = [{ from: real, to: name }];
   for (const location of slim.external) links.push({ from: await realpath(resolve(dirname(file), location)), to: location });
   let failure: unknown;

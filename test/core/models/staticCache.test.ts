@@ -241,7 +241,7 @@ describe('loading the edited graph without reading its weights into memory (stag
       } finally {
         await staged.dispose();
       }
-      assert.deepEqual(await stageModel(join(dir, 'escaping.onnx'), names), { skipped: 'an initializer\'s external data location "../weights.bin" is not a file inside the model\'s folder' });
+      assert.deepEqual(await stageModel(join(dir, 'escaping.onnx'), names), { skipped: 'an initializer\'s external data location "../weights.bin" is not another file inside the model\'s folder' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
