@@ -14,7 +14,7 @@
  * onnxruntime reads the weights from the file instead of parsing them out of it (faster, into less memory).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { link, mkdir, mkdtemp, open, realpath, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, open, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { ELEM, externalDataFields, graphOutputField, lengthDelimitedHeader } from './onnxBuilder';
@@ -369,7 +369,8 @@ export interface StagedModel {
  * from the original files. Hard links, not
  * symbolic ones: onnxruntime 1.30 resolves an external data file's real path and refuses one outside the model's
  * folder. The folder is made in the first of `parents` where the links can be made (a hard link needs the same
- * file system): by default the system's temporary folder, then the model file's own folder.
+ * file system): by default the system's temporary folder, then the model file's own folder. Staged folders there
+ * older than an hour, which a platform refused to remove, are removed first.
  *
  * Why, beyond the cache appends: onnxruntime reads a model's weights from external data faster, and into less
  * memory, than it parses them from the model file itself: at gpt2-medium's size, `OnnxCausalLM.load` in a new
@@ -400,7 +401,8 @@ export async function stageModel(file: string, pastNames: readonly string[] = []
   for (const parent of parents ?? [tmpdir(), dirname(real)]) {
     let dir: string | undefined;
     try {
-      dir = await mkdtemp(join(parent, '.reflect-eval-graph-'));
+      await sweepStaged(parent);
+      dir = await mkdtemp(join(parent, STAGED_PREFIX));
       for (const { from, to } of links) {
         await mkdir(dirname(join(dir, to)), { recursive: true });
         await link(from, join(dir, to));
@@ -415,6 +417,30 @@ export async function stageModel(file: string, pastNames: readonly string[] = []
     }
   }
   throw failure ?? new Error('no folder was given to stage the model in');
+}
+
+const STAGED_PREFIX = '.reflect-eval-graph-';
+
+/**
+ * Removes staged folders in `parent` older than `maxAgeMs` (best effort). A folder outlives its load only where the
+ * platform would not remove it (Windows keeps a file that onnxruntime has mapped into memory), and its hard link
+ * would keep a model's bytes on disk after the model itself is deleted.
+ */
+async function sweepStaged(parent: string, maxAgeMs = 3_600_000): Promise<void> {
+  let names: string[];
+  try {
+    names = (await readdir(parent)).filter((n) => n.startsWith(STAGED_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const dir = join(parent, name);
+    try {
+      if (Date.now() - (await stat(dir)).mtimeMs > maxAgeMs) await rm(dir, { recursive: true, force: true });
+    } catch {
+      // In use, or gone meanwhile.
+    }
+  }
 }
 
 /** The edited graph of {@link openCacheAppends}, as onnxruntime is to be given it. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -202,13 +202,19 @@ describe('loading the edited graph without reading its weights into memory (stag
     }
   });
 
-  it('tries each folder in turn, and edits the model in memory where no folder takes the links', async () => {
+  it('tries each folder in turn (removing staged folders left there over an hour ago), and edits the model in memory where no folder takes the links', async () => {
     const nowhere = join(tmpdir(), 'reflect-eval-no-such-folder', 'deeper');
     const ok = mkdtempSync(join(tmpdir(), 'reflect-eval-parent-'));
     try {
+      // Staged folders left behind (a platform that would not remove them): the old one goes, a recent one stays.
+      mkdirSync(join(ok, '.reflect-eval-graph-old'));
+      mkdirSync(join(ok, '.reflect-eval-graph-recent'));
+      const twoHoursAgo = new Date(Date.now() - 7_200_000);
+      utimesSync(join(ok, '.reflect-eval-graph-old'), twoHoursAgo, twoHoursAgo);
       const second = await stageModel(file, names, [nowhere, ok]);
       assert.ok('path' in second && second.path.startsWith(ok), 'the second folder');
       await second.dispose();
+      assert.deepEqual(readdirSync(ok), ['.reflect-eval-graph-recent']);
       const none = await openCacheAppends(file, names, [nowhere]);
       assert.ok('source' in none && none.source instanceof Uint8Array, 'edited in memory');
       const got = await outputsOf(none.source);
