@@ -15,7 +15,7 @@
 import type * as ort from 'onnxruntime-common';
 import { relative } from 'node:path';
 import { CacheBufferPool, GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
-import { exposeCacheAppends, openCacheAppends, readModelWithRoom, type CacheAppendSource } from './onnxPatch';
+import { openCacheAppends, type CacheAppendSource } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
@@ -170,8 +170,8 @@ export class OnnxCausalLM implements GenerativeLM {
         if (typeof patched?.source !== 'string') throw e;
         // onnxruntime refused the staged file (another version's rules for external data): the same graph, edited in memory.
         await patched.dispose();
-        const r = exposeCacheAppends(await readModelWithRoom(nextFile), pastNames, { inPlace: true });
-        patched = 'bytes' in r ? { source: r.bytes, appended: r.appended, dispose: async () => undefined } : undefined;
+        const r = await openCacheAppends(nextFile, pastNames, []);
+        patched = 'skipped' in r ? undefined : r;
         return openNext(patched?.source);
       });
     } finally {

@@ -152,13 +152,14 @@ function readNode(buf: ByteSource, f: Field): Node {
 }
 
 /**
- * Where a `TensorProto` (an initializer) keeps its data when in an external file (`data_location` = EXTERNAL): its
- * `external_data` entry `location` ('' when none); undefined when its data is in the model.
+ * Where a `TensorProto` (an initializer, given as its fields) keeps its data when in an external file
+ * (`data_location` = EXTERNAL): its `external_data` entry `location` ('' when none); undefined when its data is in
+ * the model.
  */
-function externalLocation(buf: ByteSource, f: Field): string | undefined {
+function externalLocation(buf: ByteSource, tensorFields: Iterable<Field>): string | undefined {
   let external = false;
   let location = '';
-  for (const g of fields(buf, f.valueStart, f.end)) {
+  for (const g of tensorFields) {
     if (g.field === 14 && g.wire === 0 && g.varint === 1n) external = true;
     else if (g.field === 13 && g.wire === 2) {
       let key = '';
@@ -191,7 +192,7 @@ function scanGraph(src: ByteSource, graphField: Field): GraphScan {
       const node = readNode(src, f);
       for (const o of node.outputs) scan.producer.set(o, node);
     } else if (f.field === 5) {
-      const location = externalLocation(src, f);
+      const location = externalLocation(src, fields(src, f.valueStart, f.end));
       if (location !== undefined) scan.external.push(location);
     } else if (f.field === 12) {
       for (const g of fields(src, f.valueStart, f.end)) if (g.field === 1 && g.wire === 2) scan.outputs.add(str(src, g));
@@ -324,13 +325,15 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
   if ('skipped' in found) return found;
   const body: Uint8Array[] = [];
   for (const f of fields(src, graphField.valueStart, graphField.end)) {
-    const raw = f.field === 5 && f.wire === 2 && externalLocation(src, f) === undefined ? [...fields(src, f.valueStart, f.end)].find((g) => g.field === 9 && g.wire === 2) : undefined;
+    // An initializer's fields, read once (from a file, each pass over them reads its header again).
+    const tensorFields = f.field === 5 && f.wire === 2 ? [...fields(src, f.valueStart, f.end)] : [];
+    const raw = externalLocation(src, tensorFields) === undefined ? tensorFields.find((g) => g.field === 9 && g.wire === 2) : undefined;
     if (!raw || raw.end - raw.valueStart < minBytes) {
       body.push(src.slice(f.start, f.end));
       continue;
     }
     const tensor: Uint8Array[] = [];
-    for (const g of fields(src, f.valueStart, f.end)) if (g.start !== raw.start) tensor.push(src.slice(g.start, g.end));
+    for (const g of tensorFields) if (g !== raw) tensor.push(src.slice(g.start, g.end));
     tensor.push(externalDataFields(weights, raw.valueStart, raw.end - raw.valueStart));
     body.push(lengthDelimitedHeader(5, total(tensor)), ...tensor);
   }
@@ -462,13 +465,17 @@ export interface CacheAppendSource {
  * @throws RangeError when the file is not a well-formed protobuf message
  */
 export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[]): Promise<CacheAppendSource | { skipped: string }> {
+  const inMemory = async (): Promise<CacheAppendSource | { skipped: string }> => {
+    const patched = exposeCacheAppends(await readModelWithRoom(file), pastNames, { inPlace: true });
+    return 'skipped' in patched ? patched : { source: patched.bytes, appended: patched.appended, dispose: async () => undefined };
+  };
+  if (parents?.length === 0) return inMemory();
   let staged: StagedModel | { skipped: string };
   try {
     staged = await stageModel(file, pastNames, parents);
   } catch (e) {
     if (e instanceof RangeError) throw e;
-    const patched = exposeCacheAppends(await readModelWithRoom(file), pastNames, { inPlace: true });
-    return 'skipped' in patched ? patched : { source: patched.bytes, appended: patched.appended, dispose: async () => undefined };
+    return inMemory();
   }
   return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, dispose: staged.dispose };
 }
