@@ -180,6 +180,12 @@ interface Paint {
   list: number;
   /** The first item's candidates shown (the `select` → `item` round trip after the index). */
   item: number;
+  /**
+   * Inside the webview, ms from its page's start (`webview`): the page's HTML, stylesheet and script received, the
+   * script running and posting `ready`, the host's `index` arriving and its list drawn, the first item drawn (the
+   * `reflect-eval:*` marks of webview/editor/main.ts); NaN where not seen.
+   */
+  inPage: { html: number; css: number; js: number; script: number; ready: number; index: number; list: number; item: number };
 }
 
 /** Opens `name` from the Explorer and returns the frame and the milestones of its first paint. */
@@ -206,6 +212,14 @@ async function openAndPaint(page: Page, name: string): Promise<{ frame: Frame; p
     300_000,
     50,
   );
+  // A string, not a function: tsx would wrap named helpers inside it in a `__name` the page does not have.
+  seen.inPage = (await frame.evaluate(`(() => {
+    const resources = performance.getEntriesByType('resource');
+    const end = (name) => (resources.find((e) => e.name.split('?')[0].endsWith(name)) || { responseEnd: NaN }).responseEnd;
+    const mark = (name) => (performance.getEntriesByName('reflect-eval:' + name)[0] || { startTime: NaN }).startTime;
+    const nav = performance.getEntriesByType('navigation')[0];
+    return { html: nav ? nav.responseEnd : NaN, css: end('/editor.css'), js: end('/editor.js'), script: mark('script'), ready: mark('ready'), index: mark('index'), list: mark('list'), item: mark('item') };
+  })()`)) as Paint['inPage'];
   return { frame, paint: seen as Paint };
 }
 
@@ -468,6 +482,8 @@ export async function run(args: string[]): Promise<void> {
     row('  of which: webview created', '', ref.paint.webview, big.paint.webview);
     row('  list rows shown', '', ref.paint.list, big.paint.list);
     row('  first item shown', '', ref.paint.item, big.paint.item);
+    const phases: [string, keyof Paint['inPage']][] = [['HTML received', 'html'], ['stylesheet received', 'css'], ['script received', 'js'], ['script runs', 'script'], ['ready posted', 'ready'], ['index arrives (host parses, sends)', 'index'], ['list drawn', 'list'], ['first item drawn', 'item']];
+    for (const [what, k] of phases) row(`    in the webview: ${what}`, '', ref.paint.inPage[k], big.paint.inPage[k]);
     row('label key → ack in the webview (median)', '', median(ref.keyMs), median(big.keyMs));
     row('label key → ack in the webview (p90)', '', p90(ref.keyMs), p90(big.keyMs));
     row('  label shown → ack (median)', '', median(ref.hostMs), median(big.hostMs));
