@@ -38,6 +38,31 @@ export function repeatRows(T: TensorCtor, t: ort.Tensor, times: number): ort.Ten
   return gatherRows(T, t, idx);
 }
 
+/**
+ * As {@link repeatRows} for a float32 tensor, written into a buffer taken from `pool` (the tensor is a view of its
+ * first floats): a buffer a finished session handed back has its pages already, while a new one pays for each page
+ * on first touch. Give it back with {@link giveBack} once nothing reads the tensor.
+ *
+ * @throws TypeError when `t` is not float32
+ */
+export function repeatRowsPooled(T: TensorCtor, t: ort.Tensor, times: number, pool: CacheBufferPool): ort.Tensor {
+  if (t.type !== 'float32') throw new TypeError(`repeatRowsPooled takes float32 tensors, got ${t.type}`);
+  const size = rowSize(t);
+  const rows = t.dims[0];
+  const src = t.data as Float32Array;
+  const out = pool.take(rows * times * size).subarray(0, rows * times * size);
+  for (let r = 0; r < rows; r++) {
+    const row = src.subarray(r * size, (r + 1) * size);
+    for (let k = 0; k < times; k++) out.set(row, (r * times + k) * size);
+  }
+  return make(T, t, out, rows * times);
+}
+
+/** Hands the whole buffer under a tensor made by {@link repeatRowsPooled} back to `pool`. */
+export function giveBack(t: ort.Tensor, pool: CacheBufferPool): void {
+  pool.give(new Float32Array((t.data as Float32Array).buffer));
+}
+
 /** True when `indices` is 0, 1, …, n − 1 for n = `rows` (gathering would copy for nothing). */
 export function isIdentity(indices: ArrayLike<number>, rows: number): boolean {
   if (indices.length !== rows) return false;

@@ -18,7 +18,7 @@
  * 0 on the left, as the Python tokenizer pads).
  */
 import type * as ort from 'onnxruntime-common';
-import { GatherPool, gatherRows, isIdentity, lastPositionLogits, repeatRows } from './kvCache';
+import { CacheBufferPool, GatherPool, gatherRows, giveBack, isIdentity, lastPositionLogits, repeatRows, repeatRowsPooled } from './kvCache';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
@@ -59,9 +59,13 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
    * `tiled` holds the caches and encoder states as last tiled to `expand` rows, which the next setting of that
    * width starts from instead of copying them again.
    */
-  private lastPrompt:
-    | { key: string; hidden: ort.Tensor; mask: ort.Tensor; logits: Float32Array; vocab: number; selfPresent: Cache; crossPresent: Cache; tiled?: { expand: number; selfPast: Cache; crossPast: Cache; hidden: ort.Tensor; mask: ort.Tensor } }
-    | undefined;
+  private lastPrompt: { key: string; hidden: ort.Tensor; mask: ort.Tensor; logits: Float32Array; vocab: number; selfPresent: Cache; crossPresent: Cache; tiled?: Tiled } | undefined;
+  /**
+   * Buffers of tiled cross-attention caches and encoder states, handed back once no session and no kept prompt
+   * pass reads them, for the next tiling: at bart-large's shape 5 rows of a 384-token prompt are 197 MB, and
+   * fresh pages made starting 5 rows cost 135–380 ms more than starting 1 (docs/scale.md).
+   */
+  private readonly tilePool = new CacheBufferPool();
 
   get vocabSize(): number {
     return this.config.vocabSize;
@@ -194,6 +198,7 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
       const vocab = out.logits.dims[2];
       const present = (names: string[]): Cache => new Map(names.map((name) => [name, out[name.replace('past_key_values.', 'present.')]]));
       pass = { key: key ?? '', hidden, mask: maskTensor, logits: lastPositionLogits(out.logits.data as Float32Array, n, 1, vocab), vocab, selfPresent: present(this.selfNames), crossPresent: present(this.crossNames) };
+      this.unkeep(this.lastPrompt?.tiled);
       this.lastPrompt = key !== undefined ? pass : undefined;
     }
     const { vocab, hidden, mask: maskTensor } = pass;
@@ -203,21 +208,58 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
     // Nor does it write into tiled ones, so the next setting of the same input and width (beam search and the
     // nucleus settings of a grid: 5 rows, 189 MB of cross-attention cache at bart-large's shape) starts from them too.
     let tiled = key !== undefined && expand > 1 && pass.tiled?.expand === expand ? pass.tiled : undefined;
-    if (!tiled) {
+    if (!tiled && expand > 1) {
+      // The cross-attention cache and the encoder states, the bulk, into pooled buffers; the first step's
+      // self-attention cache (one position) and the mask are small.
       const tile = (t: ort.Tensor) => repeatRows(T, t, expand);
+      const pooled: ort.Tensor[] = [];
+      const tilePooled = (t: ort.Tensor) => {
+        const out = t.type === 'float32' ? repeatRowsPooled(T, t, expand, this.tilePool) : repeatRows(T, t, expand);
+        if (t.type === 'float32') pooled.push(out);
+        return out;
+      };
       tiled = {
         expand,
         selfPast: new Map([...pass.selfPresent].map(([name, t]) => [name, tile(t)])),
-        crossPast: new Map([...pass.crossPresent].map(([name, t]) => [name, tile(t)])),
-        hidden: tile(hidden),
+        crossPast: new Map([...pass.crossPresent].map(([name, t]) => [name, tilePooled(t)])),
+        hidden: tilePooled(hidden),
         mask: tile(maskTensor),
+        pooled,
+        users: 0,
+        kept: key !== undefined,
       };
-      if (key !== undefined && expand > 1) pass.tiled = tiled;
+      if (key !== undefined) {
+        this.unkeep(pass.tiled);
+        pass.tiled = tiled;
+      }
     }
     const rowContext = new Int32Array(n * expand);
     for (let r = 0; r < n * expand; r++) rowContext[r] = Math.floor(r / expand);
-    const session = new Seq2SeqDecodingSession(this, vocab, tiled.selfPast, tiled.crossPast, tiled.hidden, tiled.mask, rowContext, options.timer);
+    const from = tiled ?? { selfPast: pass.selfPresent, crossPast: pass.crossPresent, hidden, mask: maskTensor };
+    let onRelease: (() => void) | undefined;
+    if (tiled) {
+      const used = tiled;
+      used.users++;
+      onRelease = () => {
+        used.users--;
+        this.giveBackIfFree(used);
+      };
+    }
+    const session = new Seq2SeqDecodingSession(this, vocab, from.selfPast, from.crossPast, from.hidden, from.mask, rowContext, options.timer, onRelease);
     return { session, logits, history: Array.from({ length: n * expand }, () => [start]) };
+  }
+
+  /** A tiling no longer kept for the next setting of its prompt: its buffers go back once no session reads them. */
+  private unkeep(tiled: Tiled | undefined): void {
+    if (!tiled) return;
+    tiled.kept = false;
+    this.giveBackIfFree(tiled);
+  }
+
+  private giveBackIfFree(tiled: Tiled): void {
+    if (tiled.users > 0 || tiled.kept || tiled.pooled.length === 0) return;
+    for (const t of tiled.pooled) giveBack(t, this.tilePool);
+    tiled.pooled = [];
   }
 
   /** @internal one decoder step with a cache (the with-past graph). */
@@ -254,10 +296,27 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
   async dispose(): Promise<void> {
     // The kept prompt pass and its tiled cache (hundreds of MB at real size) go with the sessions.
     this.lastPrompt = undefined;
+    this.tilePool.clear();
     await this.encoder.release();
     await this.first.release();
     if (this.next !== this.first) await this.next.release();
   }
+}
+
+/**
+ * A prompt pass's caches and encoder states tiled to `expand` rows. `pooled`: the tensors whose buffers came from
+ * the model's pool (emptied once given back); `users`: sessions started from it and not released; `kept`: the
+ * model keeps it for the next setting of the same prompt.
+ */
+interface Tiled {
+  expand: number;
+  selfPast: Cache;
+  crossPast: Cache;
+  hidden: ort.Tensor;
+  mask: ort.Tensor;
+  pooled: ort.Tensor[];
+  users: number;
+  kept: boolean;
 }
 
 /** The rows of an encoder-decoder model being decoded. */
@@ -275,8 +334,18 @@ class Seq2SeqDecodingSession implements DecodingSession {
     /** Which prompt each row continues: rows of one prompt share the encoder states and cross-attention cache. */
     private rowContext: Int32Array,
     private readonly timer?: RunTimer,
+    /** Called once by {@link release}: the tiled tensors the session started from may serve another tiling. */
+    private onRelease?: () => void,
   ) {
     this.pool = model.gatherPool();
+  }
+
+  release(): void {
+    const done = this.onRelease;
+    this.onRelease = undefined;
+    this.selfPast = new Map();
+    this.crossPast = new Map();
+    done?.();
   }
 
   get rows(): number {
