@@ -385,6 +385,54 @@ describe('StaticKVCache', () => {
     assert.equal(checked, 4 + 16 + 64 + 256);
     assert.throws(() => rowMoves([4], 4), RangeError);
   });
+
+  it('copies, between rows of one prompt, only the positions after the prompt pass, and holds a gather\'s rows through random reorders, drops and growth', () => {
+    // Two prompts × 3 rows; every append gives each row values of its own, so rows differ after the prompt pass.
+    const c = StaticKVCache.from(ort.Tensor, new Map([['k', compact([0, 1], 3)], ['v', compact([5, 6], 3)]]), 3, 4);
+    type Row = { k: number[][]; v: number[][] }; // per head, the values of every position
+    const rowOf = (r: number, len: number): number[][] => Array.from({ length: H }, (_, h) => Array.from({ length: len * D }, (_, i) => r * 1000 + h * 100 + Math.floor(i / D) * 10 + (i % D)));
+    let rows: Row[] = [0, 0, 0, 1, 1, 1].map((p) => ({ k: rowOf(p, 3), v: rowOf(p + 5, 3) }));
+    const expected = (name: 'k' | 'v') => rows.flatMap((r) => r[name].flat());
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    let value = 100_000;
+    for (let round = 0; round < 60; round++) {
+      const n = rows.length;
+      const data = { k: new Float32Array(n * H * D), v: new Float32Array(n * H * D) };
+      for (const name of ['k', 'v'] as const) {
+        for (let i = 0; i < n; i++) {
+          for (let h = 0; h < H; h++) {
+            const vals = Array.from({ length: D }, () => value++);
+            data[name].set(vals, (i * H + h) * D);
+            rows[i][name][h] = [...rows[i][name][h], ...vals];
+          }
+        }
+      }
+      c.reserve(1, c.capacity + 4);
+      c.append({ kn: new ort.Tensor('float32', data.k, [n, H, 1, D]), vn: new ort.Tensor('float32', data.v, [n, H, 1, D]) }, new Map([['k', 'kn'], ['v', 'vn']]), 1);
+      // Mostly a beam search's reorders (within each prompt's rows); now and then rows dropped or repeated across prompts.
+      const within = rand(4) > 0 && n === 6;
+      const indices = within ? [0, 1, 2, 3, 4, 5].map((i) => 3 * Math.floor(i / 3) + rand(3)) : Array.from({ length: 1 + rand(6) }, () => rand(n));
+      c.select(indices);
+      rows = indices.map((i) => ({ k: rows[i].k.map((h) => [...h]), v: rows[i].v.map((h) => [...h]) }));
+      assert.deepEqual(held(c, 'k'), expected('k'), `round ${round}: select ${indices}`);
+      assert.deepEqual(held(c, 'v'), expected('v'), `round ${round}: select ${indices}`);
+      if (rows.length < 6 && rand(3) === 0) break;
+    }
+    // The prompt pass's positions of a row are not written by a move between rows of its prompt: a value planted
+    // there stays (a whole-row copy would overwrite it).
+    const d = StaticKVCache.from(ort.Tensor, new Map([['k', compact([0], 2)]]), 3, 3);
+    d.append({ kn: new ort.Tensor('float32', new Float32Array(3 * H * D).map((_, i) => -1 - i), [3, H, 1, D]) }, new Map([['k', 'kn']]), 1);
+    const buf = d.tensors().get('k')!.data as Float32Array;
+    const row = H * 3 * D;
+    buf[2 * row] = 42; // row 2, head 0, position 0 (of the prompt pass)
+    d.select([0, 1, 0]);
+    assert.equal((d.tensors().get('k')!.data as Float32Array)[2 * row], 42);
+    assert.equal((d.tensors().get('k')!.data as Float32Array)[2 * row + 2 * D], -1, 'the position after the prompt pass is row 0\'s');
+  });
 });
 
 describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)', () => {
