@@ -67,7 +67,8 @@ export async function teacherForcing(
     const single = all.filter((i) => (requests[i].prefixIds?.length ?? 0) === 0 && requests[i].continuationIds.length <= 1);
     if (single.length > 0) {
       options.signal?.throwIfAborted();
-      const { logits } = await model.startDecoding([requests[single[0]].promptIds], { expand: 1, timer: options.timer });
+      const { session: first, logits } = await model.startDecoding([requests[single[0]].promptIds], { expand: 1, timer: options.timer });
+      first.release?.();
       const lp = logSoftmax(logits.subarray(0, logits.length), new Float64Array(logits.length));
       for (const i of single) {
         const c = requests[i].continuationIds;
@@ -84,21 +85,24 @@ export async function teacherForcing(
       const { session, logits } = await model.startDecoding([requests[chunk[0]].promptIds], { expand: chunk.length, timer: options.timer, maxNewTokens: width });
       const V = session.vocab;
       const lps = conts.map((c, row) => (c.length > 0 ? [logSoftmaxAt(logits.subarray(row * V, (row + 1) * V), c[0])] : []));
-      if (width > 0) {
-        const pad = model.specialTokens.padTokenId;
-        const tokens = new Array<number>(chunk.length * width);
-        conts.forEach((c, row) => {
-          for (let t = 0; t < width; t++) tokens[row * width + t] = t < c.length - 1 ? c[t] : pad;
-        });
-        const out = await session.extend(tokens, width);
-        conts.forEach((c, row) => {
-          for (let j = 1; j < c.length; j++) {
-            const off = (row * width + j - 1) * V;
-            lps[row].push(logSoftmaxAt(out.subarray(off, off + V), c[j]));
-          }
-        });
+      try {
+        if (width > 0) {
+          const pad = model.specialTokens.padTokenId;
+          const tokens = new Array<number>(chunk.length * width);
+          conts.forEach((c, row) => {
+            for (let t = 0; t < width; t++) tokens[row * width + t] = t < c.length - 1 ? c[t] : pad;
+          });
+          const out = await session.extend(tokens, width);
+          conts.forEach((c, row) => {
+            for (let j = 1; j < c.length; j++) {
+              const off = (row * width + j - 1) * V;
+              lps[row].push(logSoftmaxAt(out.subarray(off, off + V), c[j]));
+            }
+          });
+        }
+      } finally {
+        session.release?.();
       }
-      session.release?.();
       chunk.forEach((i, row) => {
         const scored = lps[row].slice(requests[i].prefixIds?.length ?? 0);
         results[i] = { tokenLogProbs: scored, sumLogProb: scored.reduce((s, x) => s + x, 0) };

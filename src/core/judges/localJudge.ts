@@ -93,8 +93,12 @@ async function scoreSharedPrefix(model: GenerativeLM, group: Pending[], prefix: 
   suffixes.forEach((x, row) => {
     for (let t = 0; t < width; t++) tokens[row * width + t] = t < x.length ? x[t] : pad;
   });
-  const out = await session.extend(tokens, width);
-  session.release?.();
+  let out: Float32Array;
+  try {
+    out = await session.extend(tokens, width);
+  } finally {
+    session.release?.();
+  }
   const V = session.vocab;
   return group.map((p, row) => {
     const off = (row * width + suffixes[row].length - 1) * V;

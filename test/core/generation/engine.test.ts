@@ -10,7 +10,7 @@ import { decode } from '../../../src/core/generation/engine';
 import type { DecodeProgress, GeneratedSequence } from '../../../src/core/generation/sequences';
 import { teacherForcing } from '../../../src/core/generation/teacherForcing';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
-import type { GenerativeLM } from '../../../src/core/models/languageModel';
+import type { DecodingSession, GenerativeLM } from '../../../src/core/models/languageModel';
 import { loadLanguageModel } from '../../../src/core/models/loadModel';
 
 const models = resolve(__dirname, '../../../fixtures/models');
@@ -52,6 +52,36 @@ describe('decoding engine (bundled GPT-2 fixture)', () => {
     model = await OnnxCausalLM.load(folder);
   });
   after(async () => model?.dispose());
+
+  it('releases every teacher-forcing session, one whose step fails too, so its buffers go back to the model', async () => {
+    let released = 0;
+    let failing = false;
+    const wrapSession = (session: DecodingSession): DecodingSession =>
+      new Proxy(session, {
+        get(target, key) {
+          if (key === 'extend' && failing) return async () => Promise.reject(new Error('step failed'));
+          if (key === 'release') return () => (released++, target.release?.());
+          const v = Reflect.get(target, key, target) as unknown;
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+    const wrapped = new Proxy(model, {
+      get(target, key) {
+        if (key === 'startDecoding') return async (...args: Parameters<OnnxCausalLM['startDecoding']>) => {
+          const started = await target.startDecoding(...args);
+          return { ...started, session: wrapSession(started.session) };
+        };
+        const v = Reflect.get(target, key, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    // One continuation of one token (the prompt pass alone) and one of three (a step after it).
+    await teacherForcing(wrapped, [{ promptIds: prompts[0], continuationIds: [5] }, { promptIds: prompts[0], continuationIds: [5, 6, 7] }]);
+    assert.equal(released, 2);
+    failing = true;
+    await assert.rejects(teacherForcing(wrapped, [{ promptIds: prompts[1], continuationIds: [5, 6, 7] }]), /step failed/);
+    assert.equal(released, 3, 'released after the failed step');
+  });
 
   it('returns all k beams best first with their settings, or the best n', async () => {
     const [beams] = await decode(model, [prompts[0]], { strategy: 'beamSearch', numBeams: 4, maxNewTokens: 12 });
