@@ -17,11 +17,14 @@ function make(T: TensorCtor, like: ort.Tensor, data: RowData, rows: number): ort
   return like.type === 'int64' ? new T('int64', data as BigInt64Array, dims) : new T('float32', data as Float32Array, dims);
 }
 
-/** A tensor whose row i is row `indices[i]` of `t` (float32 or int64). */
-export function gatherRows(T: TensorCtor, t: ort.Tensor, indices: ArrayLike<number>): ort.Tensor {
+/**
+ * A tensor whose row i is row `indices[i]` of `t` (float32 or int64), written into `into` (a float32 tensor's rows,
+ * exactly that many floats) when given, else into a new buffer.
+ */
+export function gatherRows(T: TensorCtor, t: ort.Tensor, indices: ArrayLike<number>, into?: Float32Array): ort.Tensor {
   const size = rowSize(t);
   const src = t.data as RowData;
-  const out = (t.type === 'int64' ? new BigInt64Array(indices.length * size) : new Float32Array(indices.length * size)) as RowData;
+  const out = (into ?? (t.type === 'int64' ? new BigInt64Array(indices.length * size) : new Float32Array(indices.length * size))) as RowData;
   for (let i = 0; i < indices.length; i++) {
     const r = indices[i];
     (out as Float32Array).set((src as Float32Array).subarray(r * size, (r + 1) * size), i * size);
@@ -29,13 +32,17 @@ export function gatherRows(T: TensorCtor, t: ort.Tensor, indices: ArrayLike<numb
   return make(T, t, out, indices.length);
 }
 
+/** Row indices 0, …, 0, 1, …, 1, … with each of `rows` rows `times` times. */
+function repeatedIndices(rows: number, times: number): Int32Array {
+  const idx = new Int32Array(rows * times);
+  for (let r = 0; r < rows; r++) idx.fill(r, r * times, (r + 1) * times);
+  return idx;
+}
+
 /** A tensor in which every row of `t` is repeated `times` times consecutively (row r → rows r·times … r·times + times − 1). */
 export function repeatRows(T: TensorCtor, t: ort.Tensor, times: number): ort.Tensor {
   if (times === 1) return t;
-  const rows = t.dims[0];
-  const idx = new Int32Array(rows * times);
-  for (let r = 0; r < rows; r++) idx.fill(r, r * times, (r + 1) * times);
-  return gatherRows(T, t, idx);
+  return gatherRows(T, t, repeatedIndices(t.dims[0], times));
 }
 
 /**
@@ -47,15 +54,8 @@ export function repeatRows(T: TensorCtor, t: ort.Tensor, times: number): ort.Ten
  */
 export function repeatRowsPooled(T: TensorCtor, t: ort.Tensor, times: number, pool: CacheBufferPool): ort.Tensor {
   if (t.type !== 'float32') throw new TypeError(`repeatRowsPooled takes float32 tensors, got ${t.type}`);
-  const size = rowSize(t);
-  const rows = t.dims[0];
-  const src = t.data as Float32Array;
-  const out = pool.take(rows * times * size).subarray(0, rows * times * size);
-  for (let r = 0; r < rows; r++) {
-    const row = src.subarray(r * size, (r + 1) * size);
-    for (let k = 0; k < times; k++) out.set(row, (r * times + k) * size);
-  }
-  return make(T, t, out, rows * times);
+  const length = (t.data as Float32Array).length * times;
+  return gatherRows(T, t, repeatedIndices(t.dims[0], times), pool.take(length).subarray(0, length));
 }
 
 /** Hands the whole buffer under a tensor made by {@link repeatRowsPooled} back to `pool`. */
