@@ -198,8 +198,9 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
       const vocab = out.logits.dims[2];
       const present = (names: string[]): Cache => new Map(names.map((name) => [name, out[name.replace('past_key_values.', 'present.')]]));
       pass = { key: key ?? '', hidden, mask: maskTensor, logits: lastPositionLogits(out.logits.data as Float32Array, n, 1, vocab), vocab, selfPresent: present(this.selfNames), crossPresent: present(this.crossNames) };
-      this.unkeep(this.lastPrompt?.tiled);
+      const previous = this.lastPrompt?.tiled;
       this.lastPrompt = key !== undefined ? pass : undefined;
+      if (previous) this.giveBackIfFree(previous);
     }
     const { vocab, hidden, mask: maskTensor } = pass;
     // A fresh copy per call: the decoding loops process the logits in place.
@@ -226,11 +227,11 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
         mask: tile(maskTensor),
         pooled,
         users: 0,
-        kept: key !== undefined,
       };
       if (key !== undefined) {
-        this.unkeep(pass.tiled);
+        const previous = pass.tiled;
         pass.tiled = tiled;
+        if (previous) this.giveBackIfFree(previous);
       }
     }
     const rowContext = new Int32Array(n * expand);
@@ -249,15 +250,12 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
     return { session, logits, history: Array.from({ length: n * expand }, () => [start]) };
   }
 
-  /** A tiling no longer kept for the next setting of its prompt: its buffers go back once no session reads them. */
-  private unkeep(tiled: Tiled | undefined): void {
-    if (!tiled) return;
-    tiled.kept = false;
-    this.giveBackIfFree(tiled);
-  }
-
+  /**
+   * Hands a tiling's pooled buffers back once no session reads them and the model no longer keeps it for the next
+   * setting of its prompt.
+   */
   private giveBackIfFree(tiled: Tiled): void {
-    if (tiled.users > 0 || tiled.kept || tiled.pooled.length === 0) return;
+    if (tiled.users > 0 || this.lastPrompt?.tiled === tiled || tiled.pooled.length === 0) return;
     for (const t of tiled.pooled) giveBack(t, this.tilePool);
     tiled.pooled = [];
   }
@@ -305,8 +303,8 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
 
 /**
  * A prompt pass's caches and encoder states tiled to `expand` rows. `pooled`: the tensors whose buffers came from
- * the model's pool (emptied once given back); `users`: sessions started from it and not released; `kept`: the
- * model keeps it for the next setting of the same prompt.
+ * the model's pool (emptied once given back); `users`: sessions started from it and not released. The model keeps
+ * a tiling for the next setting of the same prompt while it is `lastPrompt.tiled`.
  */
 interface Tiled {
   expand: number;
@@ -316,7 +314,6 @@ interface Tiled {
   mask: ort.Tensor;
   pooled: ort.Tensor[];
   users: number;
-  kept: boolean;
 }
 
 /** The rows of an encoder-decoder model being decoded. */
