@@ -12,8 +12,9 @@ import { beamSearch } from './beamSearch';
 import { decodingSettingsOf, resolveGenerationConfig, type GenerationConfig, type ResolvedGenerationConfig } from './config';
 import { greedyDecode } from './greedy';
 import { buildLogitsProcessors } from './logitsProcess';
-import { nucleusSampling } from './nucleusSampling';
+import { nucleusSampling, nucleusSamplingGroup } from './nucleusSampling';
 import type { DecodeOptions, GeneratedSequence, LoopHooks, RowResult } from './sequences';
+import type { DecodingSettings } from '../dialogue/types';
 
 /** Rows kept in one batch when `batchSize` is not given. */
 export const DEFAULT_MAX_BATCH_ROWS = 16;
@@ -82,7 +83,6 @@ export async function decode(model: GenerativeLM, prompts: number[][], config: G
   const rowsPerPrompt = resolved.strategy === 'beamSearch' ? resolved.numBeams : resolved.numReturnSequences;
   const batchSize = Math.max(1, options.batchSize ?? Math.floor(DEFAULT_MAX_BATCH_ROWS / rowsPerPrompt));
   const settings = decodingSettingsOf(resolved);
-  const stripForcedBos = model.architecture === 'encoder-decoder' && resolved.forcedBosTokenId !== null;
   const start = performance.now();
   let tokensGenerated = 0;
   let promptsDone = 0;
@@ -104,16 +104,91 @@ export async function decode(model: GenerativeLM, prompts: number[][], config: G
       },
     });
     results.forEach((rows, i) => {
-      out[indices[i]] = rows.map((r, j) => {
-        const tokenIds = stripForcedBos && r.tokens[0] === resolved.forcedBosTokenId ? r.tokens.slice(1) : r.tokens;
-        const extra =
-          resolved.strategy === 'beamSearch'
-            ? { beamRank: j, ...(r.score !== null ? { beamScore: r.score } : {}) }
-            : resolved.strategy === 'nucleusSampling'
-              ? { sampleIndex: j }
-              : {};
-        return { tokenIds, endedWithEos: r.finishReason === 'eos', finishReason: r.finishReason, score: r.score, settings: { ...settings, ...extra } };
+      out[indices[i]] = sequencesOf(model, rows, resolved, settings);
+    });
+  }
+  return out;
+}
+
+/** A prompt's row results as the sequences `decode` returns, with the settings each records. */
+function sequencesOf(model: GenerativeLM, rows: readonly RowResult[], resolved: ResolvedGenerationConfig, settings: DecodingSettings): GeneratedSequence[] {
+  const stripForcedBos = model.architecture === 'encoder-decoder' && resolved.forcedBosTokenId !== null;
+  return rows.map((r, j) => {
+    const tokenIds = stripForcedBos && r.tokens[0] === resolved.forcedBosTokenId ? r.tokens.slice(1) : r.tokens;
+    const extra =
+      resolved.strategy === 'beamSearch'
+        ? { beamRank: j, ...(r.score !== null ? { beamScore: r.score } : {}) }
+        : resolved.strategy === 'nucleusSampling'
+          ? { sampleIndex: j }
+          : {};
+    return { tokenIds, endedWithEos: r.finishReason === 'eos', finishReason: r.finishReason, score: r.score, settings: { ...settings, ...extra } };
+  });
+}
+
+/**
+ * Rows of one batch when several sampling settings of a prompt are decoded together ({@link decodeSettings}): the
+ * GEM 2022 grid's 4 p values × 5 samples. At gpt2-medium's shape a row of the in-place cache holds ~79 MB for a
+ * 384-token prompt and 8 new tokens, so 20 rows hold ~1.6 GB.
+ */
+export const MAX_SAMPLING_GROUP_ROWS = 20;
+
+/**
+ * Decodes one prompt under several settings, as `decode(model, [prompt], config)` would for each config in turn,
+ * with consecutive nucleus-sampling settings that share `maxNewTokens` and EOS ids decoded together as one batch
+ * of at most `maxGroupRows` rows ({@link nucleusSamplingGroup}; a setting with more rows than that runs alone).
+ * Each setting's sequences are those it gives alone, given the same logits: every sample keeps its own
+ * processors and random stream, and records the same settings (a batch of other rows can change a logit in its
+ * last bits, as any change of batch shape in onnxruntime can, and so in rare cases a draw that sits on a boundary).
+ *
+ * @param configs - the settings, in the order their sequences are returned
+ * @param options.maxGroupRows - rows of one sampling batch (default {@link MAX_SAMPLING_GROUP_ROWS}; 1 decodes every
+ *   setting alone)
+ * @returns per config, its sequences (as {@link decode} returns for its one prompt); after an abort, settings
+ *   not started get `[]`
+ * @throws RangeError as {@link decode} does
+ */
+export async function decodeSettings(model: GenerativeLM, prompt: number[], configs: readonly GenerationConfig[], options: DecodeOptions & { maxGroupRows?: number } = {}): Promise<GeneratedSequence[][]> {
+  const resolved = configs.map((c) => resolveGenerationConfig(c, model.specialTokens));
+  resolved.forEach((r) => checkPrompts(model, [prompt], r));
+  const cap = options.maxGroupRows ?? MAX_SAMPLING_GROUP_ROWS;
+  const joins = (a: ResolvedGenerationConfig, b: ResolvedGenerationConfig) =>
+    a.strategy === 'nucleusSampling' && b.strategy === 'nucleusSampling' && a.maxNewTokens === b.maxNewTokens && a.eosTokenIds.join(',') === b.eosTokenIds.join(',');
+  // Consecutive settings that can share a batch, within the row cap.
+  const groups: number[][] = [];
+  resolved.forEach((r, i) => {
+    const g = groups[groups.length - 1];
+    const last = g && resolved[g[g.length - 1]];
+    if (g && last && joins(last, r) && g.reduce((n, j) => n + resolved[j].numReturnSequences, 0) + r.numReturnSequences <= cap) g.push(i);
+    else groups.push([i]);
+  });
+  const out: GeneratedSequence[][] = configs.map(() => []);
+  const start = performance.now();
+  let tokensBefore = 0;
+  for (const g of groups) {
+    if (options.signal?.aborted) break;
+    if (g.length === 1) {
+      let tokens = 0;
+      [out[g[0]]] = await decode(model, [prompt], configs[g[0]], {
+        ...options,
+        onProgress: (p) => {
+          tokens = p.tokensGenerated;
+          options.onProgress?.({ ...p, tokensGenerated: tokensBefore + p.tokensGenerated, elapsedMs: performance.now() - start });
+        },
       });
+      tokensBefore += tokens;
+      continue;
+    }
+    const results = await nucleusSamplingGroup(model, prompt, g.map((i) => resolved[i]), {
+      signal: options.signal,
+      timer: options.timer,
+      reusePromptPass: options.reusePromptPass,
+      onStep: (tokens, done) => {
+        tokensBefore += tokens;
+        options.onProgress?.({ tokensGenerated: tokensBefore, promptsDone: done, promptsTotal: 1, elapsedMs: performance.now() - start });
+      },
+    });
+    g.forEach((i, k) => {
+      out[i] = sequencesOf(model, results[k], resolved[i], decodingSettingsOf(resolved[i]));
     });
   }
   return out;

@@ -10,8 +10,9 @@
  * for models fine-tuned on inputs made that way. A decoder-only window is also cut so that prompt +
  * `maxNewTokens` fit the model's positions.
  *
- * One {@link decode} call per context and setting: the k beams, or the n samples of one p, of a context run as
- * one batch. Each sampling call gets its own seed, derived from the run's seed, the item id and the setting
+ * Per context, the k beams of a beam setting run as one batch, and consecutive sampling settings (the GEM 2022
+ * grid's four p × 5 samples) as one batch of their rows together ({@link decodeSettings}); a setting's candidates
+ * are those it gives when decoded alone ({@link decode}), which `generate` does. Each sampling call gets its own seed, derived from the run's seed, the item id and the setting
  * ({@link samplingSeed}), so that sample i of different contexts, and of different p in the GEM 2022 grid, draw
  * independent random numbers (with one seed for all, the p = 0.4 and p = 0.6 samples of a context would share their
  * draws and coincide more often than independent sampling makes them). The derived seed is what a candidate
@@ -20,10 +21,11 @@
 import type { GenerativeLM } from '../models/languageModel';
 import type { DecodingSettings } from '../dialogue/types';
 import type { GenerationConfig } from './config';
-import { decode } from './engine';
+import { decode, decodeSettings } from './engine';
 import { buildModelInput, cleanResponse, renderContext } from './modelInput';
-import type { TherapistBehaviour, Turn } from '../dialogue/types';
-import type { CandidateGenerator } from './run';
+import type { DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
+import type { CandidateGenerator, ContextOutput, RunSettings } from './run';
+import type { GeneratedSequence } from './sequences';
 import { describeSpec, type DecodingSpec } from './runConfig';
 
 /**
@@ -90,22 +92,49 @@ export function generatorInputIds(
  * @param options.keepOpen - do not dispose the model when the run ends (the caller owns it)
  * @param options.inputSpecialTokens - wrap the input in the tokenizer's special tokens (default false)
  */
-export function localCandidateGenerator(model: GenerativeLM, options: { keepOpen?: boolean; inputSpecialTokens?: boolean } = {}): CandidateGenerator {
+export function localCandidateGenerator(model: GenerativeLM, options: { keepOpen?: boolean; inputSpecialTokens?: boolean; maxGroupRows?: number } = {}): CandidateGenerator {
+  const promptOf = (item: DialogueItem, maxNewTokens: number, run: RunSettings) => {
+    const maxContextTokens = inputWindow(model, run.maxContextTokens, maxNewTokens);
+    return { maxContextTokens, prompt: generatorInputIds(item.context, model, { behaviour: run.behaviour, maxContextTokens, inputSpecialTokens: options.inputSpecialTokens }) };
+  };
+  const configOf = (item: DialogueItem, spec: DecodingSpec & { maxNewTokens: number }, run: RunSettings) =>
+    generationConfigOf(spec, spec.strategy === 'nucleusSampling' ? samplingSeed(run.seed, item.id, spec) : run.seed);
+  const outputOf = (sequences: GeneratedSequence[], maxContextTokens: number, run: RunSettings, createdAt: string): ContextOutput => {
+    let tokens = 0;
+    const candidates = sequences.map((s) => {
+      tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0);
+      const decoding: DecodingSettings = { ...s.settings, behaviour: run.behaviour, maxContextTokens, ...(options.inputSpecialTokens ? { inputSpecialTokens: true } : {}) };
+      return { text: cleanResponse(model.tokenizer.decode(s.tokenIds)), origin: { kind: 'model' as const, model: model.ref, decoding, createdAt } };
+    });
+    return { candidates, tokens };
+  };
+  const aborted = () => Object.assign(new Error('generation cancelled'), { name: 'AbortError' });
   return {
     id: model.ref,
     unsupported: () => undefined,
     async generate(item, spec, run, createdAt, signal) {
-      const maxContextTokens = inputWindow(model, run.maxContextTokens, spec.maxNewTokens);
-      const prompt = generatorInputIds(item.context, model, { behaviour: run.behaviour, maxContextTokens, inputSpecialTokens: options.inputSpecialTokens });
-      const [sequences] = await decode(model, [prompt], generationConfigOf(spec, spec.strategy === 'nucleusSampling' ? samplingSeed(run.seed, item.id, spec) : run.seed), { signal });
-      if (signal?.aborted) throw Object.assign(new Error('generation cancelled'), { name: 'AbortError' });
-      let tokens = 0;
-      const candidates = sequences.map((s) => {
-        tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0);
-        const decoding: DecodingSettings = { ...s.settings, behaviour: run.behaviour, maxContextTokens, ...(options.inputSpecialTokens ? { inputSpecialTokens: true } : {}) };
-        return { text: cleanResponse(model.tokenizer.decode(s.tokenIds)), origin: { kind: 'model' as const, model: model.ref, decoding, createdAt } };
+      const { prompt, maxContextTokens } = promptOf(item, spec.maxNewTokens, run);
+      const [sequences] = await decode(model, [prompt], configOf(item, spec, run), { signal });
+      if (signal?.aborted) throw aborted();
+      return outputOf(sequences, maxContextTokens, run, createdAt);
+    },
+    // Settings with the same window share one prompt: their sampling settings decode as one batch (decodeSettings).
+    async generateSettings(item, specs, run, createdAt, signal) {
+      const out: ContextOutput[] = new Array(specs.length);
+      const byWindow = new Map<number, number[]>();
+      specs.forEach((spec, i) => {
+        const w = inputWindow(model, run.maxContextTokens, spec.maxNewTokens);
+        byWindow.set(w, [...(byWindow.get(w) ?? []), i]);
       });
-      return { candidates, tokens };
+      for (const indices of byWindow.values()) {
+        const { prompt, maxContextTokens } = promptOf(item, specs[indices[0]].maxNewTokens, run);
+        const sequences = await decodeSettings(model, prompt, indices.map((i) => configOf(item, specs[i], run)), { signal, maxGroupRows: options.maxGroupRows });
+        if (signal?.aborted) throw aborted();
+        indices.forEach((i, k) => {
+          out[i] = outputOf(sequences[k], maxContextTokens, run, createdAt);
+        });
+      }
+      return out;
     },
     dispose: async () => {
       if (!options.keepOpen) await model.dispose();

@@ -37,6 +37,12 @@ export interface CandidateGenerator {
    * @param createdAt - ISO 8601 time recorded in the origins
    */
   generate(item: DialogueItem, spec: DecodingSpec & { maxNewTokens: number }, run: RunSettings, createdAt: string, signal?: AbortSignal): Promise<ContextOutput>;
+  /**
+   * Optional: candidates for one context under every setting of `specs` at once, per setting what
+   * {@link generate} gives for it (a local model decodes the sampling settings as one batch). When it throws
+   * (other than by cancellation), the run calls {@link generate} per setting, so a failure is charged to its setting.
+   */
+  generateSettings?(item: DialogueItem, specs: readonly (DecodingSpec & { maxNewTokens: number })[], run: RunSettings, createdAt: string, signal?: AbortSignal): Promise<ContextOutput[]>;
   /** Releases the generator (e.g. an ONNX session). */
   dispose(): Promise<void>;
 }
@@ -146,7 +152,28 @@ export async function runGeneration(
         const outputs: GeneratedCandidate[] = [];
         let tokens = 0;
         let aborted = false;
-        for (const spec of runnable) {
+        let together: ContextOutput[] | undefined;
+        if (generator.generateSettings && runnable.length > 1) {
+          const t0 = performance.now();
+          try {
+            together = await generator.generateSettings(item, runnable, run, (options.now?.() ?? new Date()).toISOString(), signal);
+            if (together.length !== runnable.length || together.some((out, i) => out.candidates.length !== sequencesPerContext(runnable[i]))) throw new Error('the settings did not give one output per setting with its sequences');
+          } catch (err) {
+            together = undefined;
+            if (isAbort(err, signal)) aborted = true;
+            else options.onLog?.(`${generator.id} on ${item.id}: the settings decoded together failed (${(err as Error).message}); decoding them one at a time`);
+          } finally {
+            result.generatingMs += performance.now() - t0;
+          }
+          if (signal?.aborted || aborted) break;
+        }
+        if (together) {
+          for (const out of together) {
+            outputs.push(...out.candidates);
+            tokens += out.tokens;
+          }
+        }
+        for (const spec of together ? [] : runnable) {
           if (signal?.aborted) {
             aborted = true;
             break;

@@ -19,6 +19,8 @@ export type TokenChooser = (row: number, scores: Scores) => number;
 /**
  * Decodes `prompts`, each continued by `expand` rows (samples), until EOS or `maxNewTokens`.
  *
+ * @param processors - the logits processors of every row, or of row `row` (global row index) when rows differ
+ *   (several sampling settings decoded as one batch, see `nucleusSamplingGroup`)
  * @returns per prompt, `expand` row results in row order
  */
 export async function sampleLoop(
@@ -26,7 +28,7 @@ export async function sampleLoop(
   prompts: number[][],
   config: ResolvedGenerationConfig,
   expand: number,
-  processors: LogitsProcessor,
+  processors: LogitsProcessor | ((row: number) => LogitsProcessor),
   choose: TokenChooser,
   hooks: LoopHooks = {},
 ): Promise<RowResult[][]> {
@@ -35,6 +37,7 @@ export async function sampleLoop(
   const grouped = () => prompts.map((_, p) => results.slice(p * expand, (p + 1) * expand));
   if (hooks.signal?.aborted) return grouped();
   const eos = new Set(config.eosTokenIds);
+  const processorsOf = typeof processors === 'function' ? processors : () => processors;
   const started = await model.startDecoding(prompts, { expand, timer: hooks.timer, reusePromptPass: hooks.reusePromptPass, maxNewTokens: config.maxNewTokens });
   const { session, history } = started;
   const V = session.vocab;
@@ -51,7 +54,7 @@ export async function sampleLoop(
         const row = active[i];
         const scores = logits.subarray(i * V, (i + 1) * V);
         const raw = hooks.onStepScores ? scores.slice() : undefined;
-        processors.apply(history[row], scores, step);
+        processorsOf(row).apply(history[row], scores, step);
         const token = choose(row, scores);
         if (raw) hooks.onStepScores!({ prompt: Math.floor(row / expand), sequence: row % expand, step, logits: raw, scores, token });
         history[row].push(token);
