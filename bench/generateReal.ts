@@ -147,7 +147,7 @@ type Tjs = typeof import('@huggingface/transformers');
 
 /**
  * The grid's rows. The first context of a process allocates what the 20-row sampling batch needs (onnxruntime's
- * arena and the pooled cache: ~1.6 GB more at gpt2-medium's shape); a run pays that once per model, so with two or
+ * arena and the pooled cache: ~2.4 GB more resident at gpt2-medium's shape); a run pays that once per model, so with two or
  * more grid contexts the goal row is the mean over the contexts after the first, and the first is printed beside it.
  */
 function gridRows(name: string, grid: readonly { together: number; separate: number; unshared: number; greedy: number }[], candidates: number, same: number): string[][] {
