@@ -127,10 +127,18 @@ function sequencesOf(model: GenerativeLM, rows: readonly RowResult[], resolved: 
 
 /**
  * Rows of one batch when several sampling settings of a prompt are decoded together ({@link decodeSettings}): the
- * GEM 2022 grid's 4 p values × 5 samples. At gpt2-medium's shape a row of the in-place cache holds ~79 MB for a
- * 384-token prompt and 8 new tokens, so 20 rows hold ~1.6 GB.
+ * GEM 2022 grid's 4 p values × 5 samples. At gpt2-medium's shape a row of the in-place cache holds ~77 MB for a
+ * 384-token prompt and 8 new tokens, so 20 rows hold ~1.5 GB.
  */
 export const MAX_SAMPLING_GROUP_ROWS = 20;
+
+/**
+ * Cache bytes a batch of sampling settings may hold ({@link decodeSettings}), by the model's
+ * `cacheBytesPerRow`: 2 GiB, which keeps the grid's 20 rows for gpt2-medium's and bart-large's shapes with 128 new
+ * tokens (~101 and ~52 MB a row for a 384-token prompt) and gives a larger model fewer rows (gpt2-large at 512
+ * positions, ~189 MB a row: 11 rows, two settings of 5 samples).
+ */
+export const SAMPLING_GROUP_CACHE_BYTES = 2 * 1024 ** 3;
 
 /**
  * Decodes one prompt under several settings, as `decode(model, [prompt], config)` would for each config in turn,
@@ -141,8 +149,9 @@ export const MAX_SAMPLING_GROUP_ROWS = 20;
  * last bits, as any change of batch shape in onnxruntime can, and so in rare cases a draw that sits on a boundary).
  *
  * @param configs - the settings, in the order their sequences are returned
- * @param options.maxGroupRows - rows of one sampling batch (default {@link MAX_SAMPLING_GROUP_ROWS}; 1 decodes every
- *   setting alone)
+ * @param options.maxGroupRows - rows of one sampling batch (default: {@link MAX_SAMPLING_GROUP_ROWS}, fewer when
+ *   the model's `cacheBytesPerRow` says that many rows would hold more than {@link SAMPLING_GROUP_CACHE_BYTES}; 1
+ *   decodes every setting alone)
  * @returns per config, its sequences (as {@link decode} returns for its one prompt); after an abort, settings
  *   not started get `[]`
  * @throws RangeError as {@link decode} does
@@ -150,7 +159,11 @@ export const MAX_SAMPLING_GROUP_ROWS = 20;
 export async function decodeSettings(model: GenerativeLM, prompt: number[], configs: readonly GenerationConfig[], options: DecodeOptions & { maxGroupRows?: number } = {}): Promise<GeneratedSequence[][]> {
   const resolved = configs.map((c) => resolveGenerationConfig(c, model.specialTokens));
   resolved.forEach((r) => checkPrompts(model, [prompt], r));
-  const cap = options.maxGroupRows ?? MAX_SAMPLING_GROUP_ROWS;
+  const capOf = (maxNewTokens: number) => {
+    if (options.maxGroupRows !== undefined) return options.maxGroupRows;
+    const rowBytes = model.cacheBytesPerRow?.(prompt.length, maxNewTokens);
+    return rowBytes ? Math.min(MAX_SAMPLING_GROUP_ROWS, Math.floor(SAMPLING_GROUP_CACHE_BYTES / rowBytes)) : MAX_SAMPLING_GROUP_ROWS;
+  };
   const joins = (a: ResolvedGenerationConfig, b: ResolvedGenerationConfig) =>
     a.strategy === 'nucleusSampling' && b.strategy === 'nucleusSampling' && a.maxNewTokens === b.maxNewTokens && a.eosTokenIds.join(',') === b.eosTokenIds.join(',');
   // Consecutive settings that can share a batch, within the row cap.
@@ -158,7 +171,7 @@ export async function decodeSettings(model: GenerativeLM, prompt: number[], conf
   resolved.forEach((r, i) => {
     const g = groups[groups.length - 1];
     const last = g && resolved[g[g.length - 1]];
-    if (g && last && joins(last, r) && g.reduce((n, j) => n + resolved[j].numReturnSequences, 0) + r.numReturnSequences <= cap) g.push(i);
+    if (g && last && joins(last, r) && g.reduce((n, j) => n + resolved[j].numReturnSequences, 0) + r.numReturnSequences <= capOf(r.maxNewTokens)) g.push(i);
     else groups.push([i]);
   });
   const out: GeneratedSequence[][] = configs.map(() => []);

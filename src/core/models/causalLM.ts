@@ -95,6 +95,12 @@ export class OnnxCausalLM implements GenerativeLM {
     return this.next.inputs.has('position_ids') && this.first.inputs.has('position_ids');
   }
 
+  /** See {@link GenerativeLM.cacheBytesPerRow}: layers × (key + value) × kvHeads × headDim × 4 bytes per position. */
+  cacheBytesPerRow(promptLength: number, maxNewTokens: number): number {
+    const { numLayers, numKeyValueHeads, headDim } = this.config;
+    return numLayers * 2 * numKeyValueHeads * headDim * 4 * Math.min(this.maxPositions, promptLength + maxNewTokens);
+  }
+
   /** Prompts of different lengths share a batch only when positions can be fed (see {@link GenerativeLM.paddingSafe}). */
   get paddingSafe(): boolean {
     return this.usesPositionIds;

@@ -119,6 +119,13 @@ export interface GenerativeLM {
    * @throws RangeError on an empty prompt or one longer than the model allows
    */
   startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean; maxNewTokens?: number }): Promise<StartedDecoding>;
+  /**
+   * Optional: bytes one decoding row holds in its cache for a prompt of `promptLength` tokens and `maxNewTokens`
+   * new tokens — keys and values of every layer in float32 (an encoder-decoder's cross-attention cache and encoder
+   * states too). An estimate for sizing batches: onnxruntime's own buffers, which also grow with the rows, are not
+   * counted.
+   */
+  cacheBytesPerRow?(promptLength: number, maxNewTokens: number): number;
   /** Releases the ONNX sessions. */
   dispose(): Promise<void>;
 }

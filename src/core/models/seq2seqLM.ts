@@ -35,6 +35,16 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
   /** The encoder input is right-padded and masked: prompts of any lengths share a batch. */
   readonly paddingSafe = true;
 
+  /**
+   * See {@link GenerativeLM.cacheBytesPerRow}: the decoder's self-attention cache (start token + new tokens) and
+   * cross-attention cache (prompt positions), layers × (key + value) × heads × headDim × 4 bytes per position, and
+   * the encoder states tiled for the row (prompt × encoder width, taken as encoderHeads × headDim).
+   */
+  cacheBytesPerRow(promptLength: number, maxNewTokens: number): number {
+    const { decoderLayers, decoderHeads, encoderHeads, headDim } = this.config;
+    return decoderLayers * 2 * decoderHeads * headDim * 4 * (1 + maxNewTokens + promptLength) + promptLength * encoderHeads * headDim * 4;
+  }
+
   private constructor(
     readonly ref: string,
     readonly folder: string,

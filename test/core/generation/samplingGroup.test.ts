@@ -6,21 +6,23 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import type { GenerationConfig } from '../../../src/core/generation/config';
-import { decode, decodeSettings } from '../../../src/core/generation/engine';
+import { decode, decodeSettings, MAX_SAMPLING_GROUP_ROWS, SAMPLING_GROUP_CACHE_BYTES } from '../../../src/core/generation/engine';
 import { generationConfigOf, localCandidateGenerator } from '../../../src/core/generation/localGenerator';
 import { runGeneration, type CandidateGenerator } from '../../../src/core/generation/run';
 import { PRESETS } from '../../../src/core/generation/runConfig';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';
 import { loadLanguageModel } from '../../../src/core/models/loadModel';
+import type { OnnxCausalLM } from '../../../src/core/models/causalLM';
 
 const models = resolve(__dirname, '../../../fixtures/models');
 
-/** The model, with every `startDecoding` call's row count per prompt recorded. */
-function counting(model: GenerativeLM): { model: GenerativeLM; expands: number[] } {
+/** The model, with every `startDecoding` call's row count per prompt recorded (and, if given, its cache bytes per row replaced). */
+function counting(model: GenerativeLM, rowBytes?: number): { model: GenerativeLM; expands: number[] } {
   const expands: number[] = [];
   const proxy = new Proxy(model, {
     get(target, key, receiver) {
+      if (key === 'cacheBytesPerRow' && rowBytes !== undefined) return () => rowBytes;
       if (key === 'startDecoding') {
         return (prompts: number[][], options?: { expand?: number }) => {
           expands.push(options?.expand ?? 1);
@@ -52,6 +54,18 @@ for (const name of ['reflect-gpt2-tiny', 'reflect-bart-tiny']) {
     });
     after(async () => model?.dispose());
 
+    if (name === 'reflect-gpt2-tiny') {
+      it('counts as cache bytes per row what a prompt pass returns as its cache', async () => {
+        const gpt2 = model as OnnxCausalLM;
+        const n = 9;
+        const out = await gpt2.forward(BigInt64Array.from(prompt.slice(0, n), BigInt), new BigInt64Array(n).fill(1n), BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), 1, n, gpt2.emptyCache(1));
+        let bytes = 0;
+        for (const t of out.present.values()) bytes += (t.data as Float32Array).byteLength;
+        assert.equal(gpt2.cacheBytesPerRow(n, 0), bytes);
+        assert.equal(gpt2.cacheBytesPerRow(n, 5), (bytes / n) * (n + 5));
+      });
+    }
+
     const prompt = [464, 3290, 318, 257, 922, 1110, 290, 314, 588, 340, 13, 921, 910, 326];
 
     it('gives every setting the sequences it gives alone, in one batch per run of joinable settings', async () => {
@@ -77,6 +91,22 @@ for (const name of ['reflect-gpt2-tiny', 'reflect-bart-tiny']) {
       const b = counting(model);
       assert.deepEqual(await decodeSettings(b.model, prompt, grid), one);
       assert.deepEqual(b.expands, [1, 5, 20]);
+    });
+
+    it('gives a batch fewer rows when the model says its rows hold more cache than SAMPLING_GROUP_CACHE_BYTES', async () => {
+      const grid = settings(6).slice(0, 6);
+      const alone = await decodeSettings(model, prompt, grid, { maxGroupRows: 1 });
+      for (const [rowBytes, expands] of [
+        [Math.floor(SAMPLING_GROUP_CACHE_BYTES / 11), [1, 5, 10, 10]],
+        [Math.floor(SAMPLING_GROUP_CACHE_BYTES / 9), [1, 5, 5, 5, 5, 5]],
+        [1, [1, 5, 20]],
+      ] as const) {
+        const c = counting(model, rowBytes);
+        assert.deepEqual(await decodeSettings(c.model, prompt, grid), alone);
+        assert.deepEqual(c.expands, expands, `${rowBytes} bytes a row`);
+      }
+      const bytes = model.cacheBytesPerRow?.(prompt.length, 6) ?? 0;
+      assert.ok(bytes > 0 && bytes * MAX_SAMPLING_GROUP_ROWS < SAMPLING_GROUP_CACHE_BYTES, 'the fixture keeps the grid\'s 20 rows');
     });
 
     it('records the same candidates in a run whether the generator decodes the settings together or one at a time', async () => {
