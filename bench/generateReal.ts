@@ -251,9 +251,9 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     await oursOne(p, nucleusCfg(i), nucleus);
     for (const k of Object.keys(g) as (keyof Timing)[]) greedy[k] += g[k];
     if (i < opts.gridContexts) {
-      // The GEM 2022 grid as a run decodes one context: one decode per setting (localGenerator.ts), every
-      // setting after the first starting from the prompt pass already made; then once more with a prompt pass
-      // per setting, as before that was shared.
+      // The GEM 2022 grid as a run decodes one context (decodeSettings: the 4 p as one batch, one prompt pass);
+      // then with one decode per setting, every setting after the first starting from the prompt pass already
+      // made; then with a prompt pass per setting too.
       const gridConfigs = PRESETS.gem2022.settings.map((spec) => generationConfigOf({ ...spec, maxNewTokens }, 7 + i));
       const start = performance.now();
       const together = await decodeSettings(ours, p, gridConfigs);
@@ -266,7 +266,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
       const separateMs = performance.now() - separate;
       if (JSON.stringify(alone) === JSON.stringify(together)) gridSame++;
       const unshared = performance.now();
-      for (const spec of PRESETS.gem2022.settings) await decode(ours, [p], generationConfigOf({ ...spec, maxNewTokens }, 7 + i), { reusePromptPass: false });
+      for (const config of gridConfigs) await decode(ours, [p], config, { reusePromptPass: false });
       grid.push({ together: togetherMs, separate: separateMs, unshared: performance.now() - unshared, greedy: g.wallMs });
     }
   }

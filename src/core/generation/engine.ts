@@ -1,6 +1,7 @@
 /**
- * The decoding engine's entry point: a batch of prompts, one {@link GenerationConfig}, and per prompt the
- * sequences it produced with the settings that made them.
+ * The decoding engine's entry points: {@link decode} — a batch of prompts, one {@link GenerationConfig}, and per
+ * prompt the sequences it produced with the settings that made them — and {@link decodeSettings}, one prompt
+ * under several settings, its sampling settings decoded together as one batch.
  *
  * Strategies (GEM 2022 §3.4): greedy (`greedy.ts`), beam search returning all k hypotheses (`beamSearch.ts`),
  * nucleus sampling with n samples (`nucleusSampling.ts`); logits processors in `logitsProcess.ts`. Prompts
