@@ -25,7 +25,7 @@ import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } fro
 import { loadPromptLibrary } from '../core/judges/prompts';
 import { itemDescription, itemTitleList, type ItemTitleParts } from '../core/dialogue/itemTitle';
 import { getAnnotator, getBlindMode } from './settings';
-import { ExternalChangeMerger } from './externalChanges';
+import { BASE_DELAY_MS, ExternalChangeMerger } from './externalChanges';
 import { webviewPage } from './webviewHtml';
 import { candidateMarks, navigatorState, nextUnlabelledTarget, ProgressStatusBar, type ListSettings } from './itemNavigator';
 import { labelProgressAfter, type LabelProgress } from '../core/analysis/itemNavigation';
@@ -700,8 +700,14 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
 
     this.open.add(editor);
     let bytesBeforeSave: Uint8Array | undefined;
-    // The index goes out when the webview is ready; again only if the bytes show lines the text cannot.
-    void this.readDisk(document).then((found) => found && sent && sendIndex());
+    // The index goes out when the webview is ready; again only if the bytes show lines the text cannot. While the
+    // webview loads its page (~1 s), after VS Code has created it: the parse and the evaluators' names the index
+    // needs (cached by version), then the file's bytes (issue 19 item 3; see BASE_DELAY_MS).
+    const diskTimer = setTimeout(() => {
+      if (document.isClosed) return;
+      if (!sent) evaluatorInfoOf(document, documentItems(parseTextDocument(document)), this.context.extensionUri);
+      void this.readDisk(document).then((found) => found && sent && sendIndex());
+    }, BASE_DELAY_MS);
     // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
     const merger = new ExternalChangeMerger(document, panel, send, () => parseTextDocument(document));
     const subscriptions = [
@@ -810,6 +816,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
       }),
     ];
     panel.onDidDispose(() => {
+      clearTimeout(diskTimer);
       route.dispose();
       subscriptions.forEach((s) => s.dispose());
       this.diagnostics.delete(document.uri);

@@ -35,6 +35,12 @@ function fieldText(a: Annotation | undefined, field: string): string {
   return `${field} ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
 }
 
+/**
+ * How long after the editor opens the base is parsed (ms): after VS Code's round trips that create the webview, which
+ * wait for the extension host, and well inside the ~1 s the webview then takes to load its page (docs/scale.md).
+ */
+export const BASE_DELAY_MS = 250;
+
 type Open = { id: number; conflict: LabelConflict } | { id: number; orphan: LabelOrphan };
 
 /** Watches one dialogue document's file and merges its unsaved labels into what a job wrote there. */
@@ -45,6 +51,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
   private savingSince: number | undefined;
   private busy = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private baseTimer: ReturnType<typeof setTimeout> | undefined;
   private open: Open[] = [];
   private nextId = 1;
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -59,8 +66,19 @@ export class ExternalChangeMerger implements vscode.Disposable {
     private readonly send: (msg: EditorHostMessage) => void,
     private readonly parse: () => DialogueDocument,
   ) {
-    if (!document.isDirty) this.takeBase();
-    else void this.readDisk().then((text) => (this.base ??= parseDocument(text, this.name)), () => undefined);
+    // The base is parsed once VS Code has had time to create the webview: the extension host is single-threaded,
+    // and parsing a 45 MB file (~0.4 s) while VS Code resolves the editor delays the webview by as much (issue 19
+    // item 3). The parse is the editor's cached one, which its first index then reuses.
+    const version = document.version;
+    const fromDisk = () => void this.readDisk().then((text) => (this.base ??= parseDocument(text, this.name)), () => undefined);
+    if (!document.isDirty)
+      this.baseTimer = setTimeout(() => {
+        if (this.base || document.isClosed) return;
+        // Edited meanwhile: the file still holds what the document was opened with.
+        if (document.version === version && !document.isDirty) this.takeBase();
+        else fromDisk();
+      }, BASE_DELAY_MS);
+    else fromDisk();
     const uri = document.uri;
     const folder = vscode.Uri.joinPath(uri, '..');
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, uri.path.slice(uri.path.lastIndexOf('/') + 1)));
@@ -285,6 +303,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
 
   dispose(): void {
     clearTimeout(this.timer);
+    clearTimeout(this.baseTimer);
     this.subscriptions.forEach((s) => s.dispose());
   }
 }
