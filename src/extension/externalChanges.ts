@@ -74,7 +74,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
     if (!document.isDirty)
       this.baseTimer = setTimeout(() => {
         if (this.base || document.isClosed) return;
-        // Edited meanwhile: the file still holds what the document was opened with.
+        // Edited or reloaded meanwhile: the base is what the file holds now, as for a document opened dirty.
         if (document.version === version && !document.isDirty) this.takeBase();
         else fromDisk();
       }, BASE_DELAY_MS);
