@@ -13,10 +13,11 @@
  * Per context, the k beams of a beam setting run as one batch, and consecutive sampling settings (the GEM 2022
  * grid's four p × 5 samples) as one batch of their rows together ({@link decodeSettings}); a setting's candidates
  * are those it gives when decoded alone ({@link decode}), which `generate` does. Each sampling setting gets its
- * own seed, derived from the run's seed, the item id and the setting ({@link samplingSeed}), so that sample i of different contexts, and of different p in the GEM 2022 grid, draw
- * independent random numbers (with one seed for all, the p = 0.4 and p = 0.6 samples of a context would share their
- * draws and coincide more often than independent sampling makes them). The derived seed is what a candidate
- * records, so it is still reproduced by decoding its context alone with the settings it records.
+ * own seed, derived from the run's seed, the item id and the setting ({@link samplingSeed}), so that sample i of
+ * different contexts, and of different p in the GEM 2022 grid, draw independent random numbers (with one seed for
+ * all, the p = 0.4 and p = 0.6 samples of a context would share their draws and coincide more often than
+ * independent sampling makes them). The derived seed is what a candidate records, so it is still reproduced by
+ * decoding its context alone with the settings it records.
  */
 import type { GenerativeLM } from '../models/languageModel';
 import type { DecodingSettings } from '../dialogue/types';
