@@ -235,7 +235,15 @@ export function parseLine(raw: RawLine, file: string, lineIndex: number, header?
  *   Reused items are shared, so callers must treat items as immutable (every edit helper here copies).
  */
 export function parseDocument(input: string | Uint8Array, file: string, previous?: DialogueDocument): DialogueDocument {
-  const raws = typeof input === 'string' ? splitLines(input) : splitByteLinesRaw(input);
+  const doc = parseRawLines(typeof input === 'string' ? splitLines(input) : splitByteLinesRaw(input), file, previous);
+  return typeof input === 'string' ? doc : { ...doc, bytes: input };
+}
+
+/**
+ * {@link parseDocument} of text already split into lines (as {@link splitLines} splits it: a text ending in a line
+ * break has no last empty line), e.g. the dialogue editor's document, which holds its lines (`LineText.rawLines`).
+ */
+export function parseRawLines(raws: RawLine[], file: string, previous?: DialogueDocument): DialogueDocument {
   // The first line decides whether the file has a header; an unchanged first item is reused like any other.
   const previousFirst = previous?.lines[0];
   const sameFirst = raws.length > 0 && !raws[0].utf8Errors && previousFirst?.kind === 'item' && previousFirst.raw.text === raws[0].text;
@@ -267,7 +275,7 @@ export function parseDocument(input: string | Uint8Array, file: string, previous
     const parsed = lines[i];
     if (parsed.kind === 'invalid') problems.push(...parsed.problems);
   });
-  return { file, lines, itemLines, problems, ...(typeof input === 'string' ? {} : { bytes: input }), ...(header ? { header } : {}) };
+  return { file, lines, itemLines, problems, ...(header ? { header } : {}) };
 }
 
 /** All items of a document, in file order. */
