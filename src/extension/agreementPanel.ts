@@ -6,6 +6,7 @@
  * `reflect-eval agreement` (and its `--errors-vs`) prints. It follows the active dialogue document and updates when it changes.
  */
 import * as vscode from 'vscode';
+import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { displayNames } from '../core/analysis/evaluatorNames';
 import { firstStudyAnalysis } from '../core/analysis/firstStudy';
 import { plainCellText, renderTables, type PlainTable } from '../core/agreement/agreementExport';
@@ -16,7 +17,7 @@ import { DEFAULT_EXPERT_PREFIX } from '../core/annotations/layout';
 import { documentItems } from '../core/format/jsonl';
 import type { AgreementHostMessage, AgreementWebviewMessage, ErrorCategoryTableView, ExportableTable } from '../../webview/agreement/protocol';
 import { config } from './commands/common';
-import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
+import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
 import { webviewPage } from './webviewHtml';
 
 /** Recomputing waits this long after the last edit, so a burst of label keys costs one analysis. */
@@ -81,7 +82,7 @@ export class AgreementPanel {
   private static current: AgreementPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private last: { document: vscode.TextDocument; analysis: ReturnType<typeof firstStudyAnalysis>; errorTables: PlainTable[] } | undefined;
+  private last: { document: DialogueFileDocument; analysis: ReturnType<typeof firstStudyAnalysis>; errorTables: PlainTable[] } | undefined;
 
   /** Shows the panel beside the dialogue editor (one panel; it follows the active dialogue document). */
   static show(context: vscode.ExtensionContext, editors: DialogueEditorProvider): void {
@@ -124,7 +125,7 @@ export class AgreementPanel {
         }
       }),
       editors.onDidChangeActive(() => this.update()),
-      vscode.workspace.onDidChangeTextDocument((e) => {
+      onDidChangeDialogue((e) => {
         if (e.document === this.editors.activeDocument && e.contentChanges.length > 0) this.scheduleUpdate();
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -155,7 +156,7 @@ export class AgreementPanel {
       const prefix = expertPrefix();
       const cli = `reflect-eval agreement ${shellWord(file)}${prefix === DEFAULT_EXPERT_PREFIX ? '' : ` --expert-prefix ${shellWord(prefix)}`}`;
       try {
-        const items = documentItems(parseTextDocument(document));
+        const items = documentItems(parseDialogue(document));
         const analysis = firstStudyAnalysis(items, { groupRules: { expertPrefix: prefix } });
         const errors = errorCategoryTables(items, file, prefix);
         this.last = { document, analysis, errorTables: errors.tables };

@@ -7,6 +7,7 @@
  * the table at once, the intervals (when switched on) debounced and cooperatively, cancelled by the next change.
  */
 import * as vscode from 'vscode';
+import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { compareEvaluators } from '../core/analysis/compareEvaluators';
 import { exportTable } from '../core/analysis/correlationExport';
 import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/analysis/correlationTable';
@@ -15,7 +16,7 @@ import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/a
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings, type PinView } from '../../webview/correlation/protocol';
-import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
+import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
 import { webviewPage } from './webviewHtml';
 
 const STATE_KEY = 'reflectEval.correlation.settings';
@@ -74,7 +75,7 @@ export class CorrelationPanel {
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: CorrelationWebviewMessage) => void this.onMessage(m)),
       editors.onDidChangeActive(() => this.update()),
-      vscode.workspace.onDidChangeTextDocument((e) => {
+      onDidChangeDialogue((e) => {
         if (e.document === this.editors.activeDocument && e.contentChanges.length > 0) this.update();
       }),
     );
@@ -122,9 +123,9 @@ export class CorrelationPanel {
     }
   }
 
-  private items(): { document: vscode.TextDocument; items: DialogueItem[] } | null {
+  private items(): { document: DialogueFileDocument; items: DialogueItem[] } | null {
     const document = this.editors.activeDocument;
-    return document ? { document, items: documentItems(parseTextDocument(document)) } : null;
+    return document ? { document, items: documentItems(parseDialogue(document)) } : null;
   }
 
   /** The pinned configurations followed by the current one. */

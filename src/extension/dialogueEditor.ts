@@ -1,16 +1,18 @@
 /**
- * The dialogue editor: a CustomTextEditorProvider over `*.dialogues.jsonl`. The TextDocument is the single
- * source of truth; every change is a WorkspaceEdit on it (undo/redo, dirty state, save and hot exit then
- * behave as in any editor), and any change to the document — ours, undo, or an external edit — re-renders.
+ * The dialogue editor: a CustomEditorProvider over `*.dialogues.jsonl`. The document (`DialogueFileDocument`, read by
+ * ReflectEval, not by VS Code: issue 19 item 3) is the single source of truth; every change is a line edit on it that
+ * goes on VS Code's undo stack (undo/redo, dirty state, save, revert and hot exit are this provider's), and any change
+ * to the document — ours, undo, a reload after an external edit — re-renders.
  *
  * Labelling: the webview sends one {@link LabelOp} per key press or click; they are applied in the order sent, each
- * as one WorkspaceEdit (so each is one undo step). Labelling keys are VS Code keybindings on `reflectEval.label.*`
+ * as one edit (so each is one undo step). Labelling keys are VS Code keybindings on `reflectEval.label.*`
  * commands (webview/editor/keys.ts); a command is routed here to the editor whose webview has focus.
  */
 import * as vscode from 'vscode';
+import { DialogueFileDocument, onDidChangeDialogue, onDidEditDialogue, onDidSaveDialogue, type DialogueText } from './dialogueDocument';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, blindCandidateId, candidateIdOfView, type ItemView } from '../core/labels/annotatorView';
-import { documentItems, headerEditFor, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
+import { documentItems, headerEditFor, parseDocument, parseRawLines, serializeItem, type DialogueDocument } from '../core/format/jsonl';
 import { bytesVsCodeKeeps } from '../core/format/vsCodeSafe';
 import { changedLinesInPlace, itemIndexOfLine, reparseLines, sameEvaluators, sameOrigins, sameTitleInputs } from '../core/format/lineUpdate';
 import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
@@ -39,7 +41,7 @@ export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
  * lines changed in place since `version` (every change event seen since, see {@link trackChanges}), or `'all'`
  * after a structural change; the next parse re-parses only those lines when it can (issue 19 item 3).
  */
-const parsed = new WeakMap<vscode.TextDocument, { version: number; doc: DialogueDocument; pending?: Set<number> | 'all'; seen: number }>();
+const parsed = new WeakMap<DialogueText, { version: number; doc: DialogueDocument; pending?: Set<number> | 'all'; seen: number }>();
 let tracking: vscode.Disposable | undefined;
 
 /**
@@ -47,7 +49,7 @@ let tracking: vscode.Disposable | undefined;
  * registered before the first parse, so no event of a cached document is missed).
  */
 function trackChanges(): void {
-  tracking ??= vscode.workspace.onDidChangeTextDocument((e) => {
+  tracking ??= onDidChangeDialogue((e) => {
     const hit = parsed.get(e.document);
     if (!hit || hit.version === e.document.version) return;
     const lines = changedLinesInPlace(e.contentChanges);
@@ -60,8 +62,11 @@ function trackChanges(): void {
   });
 }
 
-/** The parsed form of a dialogue TextDocument (cached per document version). */
-export function parseTextDocument(document: vscode.TextDocument): DialogueDocument {
+/**
+ * The parsed form of a dialogue document (cached per document version). A dialogue editor's document is re-parsed
+ * incrementally after label edits; any other text (a `TextDocument`) is parsed whole when its version changes.
+ */
+export function parseDialogue(document: DialogueText): DialogueDocument {
   trackChanges();
   const hit = parsed.get(document);
   if (hit && hit.version === document.version) return hit.doc;
@@ -69,20 +74,22 @@ export function parseTextDocument(document: vscode.TextDocument): DialogueDocume
   // Only when the tracker has seen the change that made this version (a listener of the same event that runs
   // before it would otherwise miss that event's lines).
   const inPlace = hit && hit.pending instanceof Set && hit.seen === document.version && [...hit.pending].every((l) => l < document.lineCount) ? reparseLines(hit.doc, [...hit.pending].map((line) => ({ line, text: document.lineAt(line).text }))) : undefined;
-  const doc = inPlace ?? parseDocument(document.getText(), vscode.workspace.asRelativePath(document.uri), hit?.doc);
+  const name = vscode.workspace.asRelativePath(document.uri);
+  const doc = inPlace ?? (document.rawLines ? parseRawLines(document.rawLines(), name, hit?.doc) : parseDocument(document.getText(), name, hit?.doc));
   parsed.set(document, { version: document.version, doc, seen: document.version });
   return doc;
 }
 
 /**
- * Replaces items of `document` (matched by id) with the result of `update`, as one WorkspaceEdit that
- * touches only the lines of items that changed. Items whose id no longer exists are skipped.
+ * Replaces items of `document` (matched by id) with the result of `update`, as one undoable edit that replaces
+ * only the lines of items that changed. Items whose id no longer exists are skipped.
  *
+ * @param label - what VS Code's undo and redo name the edit
  * @returns number of lines changed
+ * @throws Error when a line is not where the parse says (nothing is changed then)
  */
-export async function updateItems(document: vscode.TextDocument, update: (item: DialogueItem) => DialogueItem | undefined): Promise<number> {
-  const doc = parseTextDocument(document);
-  const edit = new vscode.WorkspaceEdit();
+export async function updateItems(document: DialogueFileDocument, update: (item: DialogueItem) => DialogueItem | undefined, label = 'Label'): Promise<number> {
+  const doc = parseDialogue(document);
   const updated: { line: number; raw: string; next: DialogueItem }[] = [];
   for (const line of doc.itemLines) {
     const entry = doc.lines[line];
@@ -93,20 +100,19 @@ export async function updateItems(document: vscode.TextDocument, update: (item: 
   // A compact file lists new evaluators in its header, so their scores are written compactly too.
   const { header, edit: headerEdit } = headerEditFor(doc, updated.map((u) => u.next));
   const lines = [...(headerEdit ? [{ line: headerEdit.line, raw: headerEdit.oldText, text: headerEdit.newText }] : []), ...updated.map((u) => ({ line: u.line, raw: u.raw, text: serializeItem(u.next, header) }))];
-  let n = 0;
+  const edits: { line: number; text: string }[] = [];
   for (const { line, raw, text } of lines) {
     if (text === raw) continue;
     const current = document.lineAt(line).text;
     if (current !== raw.replace(/^\uFEFF/, '')) throw new Error(`line ${line + 1} of ${document.uri.fsPath} is not where ReflectEval expected it; nothing was changed`);
-    edit.replace(document.uri, new vscode.Range(line, 0, line, current.length), text.replace(/^\uFEFF/, ''));
-    n++;
+    edits.push({ line, text: text.replace(/^\uFEFF/, '') });
   }
-  if (n > 0 && !(await vscode.workspace.applyEdit(edit))) throw new Error(`could not edit ${document.uri.fsPath}`);
-  return n;
+  if (edits.length > 0) document.edit(edits, label);
+  return edits.length;
 }
 
-/** What a save from this editor does to a line VS Code would change (see `keepProblemLinesAfterSave`). */
-export const SAVE_KEEPS_BYTES = 'a save from this editor keeps its bytes: ReflectEval writes them back right after VS Code saves, unless the line is edited';
+/** What a save from this editor does to a line VS Code would change (see `DialogueEditorProvider.write`). */
+export const SAVE_KEEPS_BYTES = 'a save from this editor keeps its bytes, unless the line is edited';
 
 /** A problem line whose bytes VS Code's save would change, with what this editor's save does about it. */
 function withSaveNote(line: ProblemLine): ProblemLine {
@@ -118,7 +124,7 @@ function withSaveNote(line: ProblemLine): ProblemLine {
 export const DIAGNOSTIC_SOURCE = 'ReflectEval';
 
 /** A problem line as a diagnostic: its range covers the line (every VS Code line it spans), all its reasons in one message. */
-export function problemDiagnostic(document: vscode.TextDocument, line: ProblemLine): vscode.Diagnostic {
+export function problemDiagnostic(document: DialogueFileDocument, line: ProblemLine): vscode.Diagnostic {
   const first = Math.min(line.editorLine - 1, Math.max(0, document.lineCount - 1));
   const last = Math.min(first + line.editorLineCount - 1, document.lineCount - 1);
   const range = new vscode.Range(first, 0, last, document.lineAt(last).text.length);
@@ -128,10 +134,11 @@ export function problemDiagnostic(document: vscode.TextDocument, line: ProblemLi
 }
 
 /** Shows a 1-based line of a dialogue document in a text editor beside the dialogue editor, selected. */
-export async function revealLine(document: vscode.TextDocument, line: number): Promise<void> {
+export async function revealLine(document: DialogueFileDocument, line: number): Promise<void> {
   const at = Math.min(Math.max(0, line - 1), Math.max(0, document.lineCount - 1));
   const range = document.lineAt(at).range;
-  await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, selection: range, preview: true });
+  // The file as on disk: unsaved labels are in the dialogue editor only.
+  await vscode.window.showTextDocument(document.uri, { viewColumn: vscode.ViewColumn.Beside, selection: range, preview: true });
 }
 
 function entryOf(item: DialogueItem, index: number, annotator: string | null, title: ItemTitleParts): ItemEntry {
@@ -149,7 +156,7 @@ function entryOf(item: DialogueItem, index: number, annotator: string | null, ti
 }
 
 /** Readable names and scales of every evaluator of a document, by document version. */
-const evaluatorInfo = new WeakMap<vscode.TextDocument, { version: number; names: Map<string, string>; scales: Map<string, ScoreScale | undefined> }>();
+const evaluatorInfo = new WeakMap<DialogueFileDocument, { version: number; names: Map<string, string>; scales: Map<string, ScoreScale | undefined> }>();
 
 /**
  * Valid answers of the bundled judge requests (prompts/requests/*.json), read once; a request of the workspace's
@@ -169,7 +176,7 @@ function bundledRequestSpecs(extensionUri: vscode.Uri): Record<string, { min: nu
 }
 
 /** Readable names and scales of every evaluator of a document (cached by document version). */
-export function evaluatorInfoOf(document: vscode.TextDocument, items: readonly DialogueItem[], extensionUri: vscode.Uri): { names: Map<string, string>; scales: Map<string, ScoreScale | undefined> } {
+export function evaluatorInfoOf(document: DialogueFileDocument, items: readonly DialogueItem[], extensionUri: vscode.Uri): { names: Map<string, string>; scales: Map<string, ScoreScale | undefined> } {
   let info = evaluatorInfo.get(document);
   if (!info || info.version !== document.version) {
     const ids = [...new Set(items.flatMap((it) => it.candidates.flatMap((c) => Object.keys(c.scores))))];
@@ -181,7 +188,7 @@ export function evaluatorInfoOf(document: vscode.TextDocument, items: readonly D
 }
 
 /** The selected item's candidates' scores as readable groups, by the id the view shows each candidate under. */
-function scoreGroupsOf(document: vscode.TextDocument, items: readonly DialogueItem[], view: { candidates: { id: string; scores?: Record<string, Score> }[] }, extensionUri: vscode.Uri): Record<string, ScoreGroup[]> {
+function scoreGroupsOf(document: DialogueFileDocument, items: readonly DialogueItem[], view: { candidates: { id: string; scores?: Record<string, Score> }[] }, extensionUri: vscode.Uri): Record<string, ScoreGroup[]> {
   const info = evaluatorInfoOf(document, items, extensionUri);
   const out: Record<string, ScoreGroup[]> = {};
   for (const c of view.candidates) if (c.scores && Object.keys(c.scores).length) out[c.id] = summariseScores(c.scores, info.names, info.scales);
@@ -190,7 +197,7 @@ function scoreGroupsOf(document: vscode.TextDocument, items: readonly DialogueIt
 
 /** The item (and candidate) last selected in a dialogue editor. */
 export interface DialogueSelection {
-  document: vscode.TextDocument;
+  document: DialogueFileDocument;
   itemIndex: number;
   candidateId: string | null;
 }
@@ -209,7 +216,7 @@ interface EditSequence {
 
 /** One open dialogue editor. */
 interface OpenEditor {
-  document: vscode.TextDocument;
+  document: DialogueFileDocument;
   panel: vscode.WebviewPanel;
   send(msg: EditorHostMessage): void;
   /** Applies a labelling key: in the host when it knows the focused candidate, else in the webview (keyRoute.ts). */
@@ -231,9 +238,9 @@ interface OpenEditor {
 }
 
 /** Provider of the dialogue editor. Tracks the dialogue document last active, and its selection, for commands. */
-export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
-  private active: vscode.TextDocument | undefined;
-  private readonly onDidChangeActiveEmitter = new vscode.EventEmitter<vscode.TextDocument | undefined>();
+export class DialogueEditorProvider {
+  private active: DialogueFileDocument | undefined;
+  private readonly onDidChangeActiveEmitter = new vscode.EventEmitter<DialogueFileDocument | undefined>();
   /** Fires when another dialogue document becomes the active one. */
   readonly onDidChangeActive = this.onDidChangeActiveEmitter.event;
   private selectionState: DialogueSelection | undefined;
@@ -269,7 +276,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   }
 
   /** Switches the item list of `document`'s editor to plan order (after "Plan Labels…"). */
-  showPlan(document: vscode.TextDocument): void {
+  showPlan(document: DialogueFileDocument): void {
     for (const e of this.open) {
       if (e.document !== document) continue;
       e.list = { ...e.list, order: 'plan' };
@@ -278,7 +285,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   }
 
   /** Problem lines read from each document's file (bytes), by the text VS Code shows for their first line. */
-  private readonly onDisk = new WeakMap<vscode.TextDocument, Map<string, ProblemLine>>();
+  private readonly onDisk = new WeakMap<DialogueFileDocument, Map<string, ProblemLine>>();
 
   /**
    * Reads the file's bytes (when the document is a file and has no unsaved changes) for what the text cannot show:
@@ -286,7 +293,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
    *
    * @returns whether there were or are such lines (the index and diagnostics then need sending again)
    */
-  private async readDisk(document: vscode.TextDocument): Promise<boolean> {
+  private async readDisk(document: DialogueFileDocument): Promise<boolean> {
     if (document.uri.scheme !== 'file' || document.isDirty) return false;
     const version = document.version;
     let bytes: Uint8Array;
@@ -312,41 +319,42 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
    * The problem lines of a document as it is now — from its text, with what its file's bytes say about lines still
    * as they were read — set as its diagnostics (one per line); returns them for the banner.
    */
-  private updateDiagnostics(document: vscode.TextDocument): ProblemLine[] {
+  private updateDiagnostics(document: DialogueFileDocument): ProblemLine[] {
     const disk = this.onDisk.get(document) ?? new Map<string, ProblemLine>();
-    const lines = withDiskProblems(problemLines(parseTextDocument(document)), disk, document.lineCount, (i) => document.lineAt(i).text).map(withSaveNote);
+    const lines = withDiskProblems(problemLines(parseDialogue(document)), disk, document.lineCount, (i) => document.lineAt(i).text).map(withSaveNote);
     this.diagnostics.set(document.uri, lines.map((l) => problemDiagnostic(document, l)));
     return lines;
   }
 
   /**
-   * The byte-preserving path for a save from VS Code (issue 14 item 1). VS Code writes the text it decoded: a line
-   * with bytes that are not UTF-8 is saved with U+FFFD, a lone CR as a line break. An extension can neither cancel
-   * a save nor ask during one (`onWillSaveTextDocument` gives a listener 1.75 s and edits of the text only), so
-   * this runs right after it: given the file's bytes read just before the save, when the save changed problem
-   * lines and otherwise only items, the file is written again (atomically) with every problem line's old bytes
-   * and the saved items (`keepProblemLines`, core); VS Code reloads the same text. When the save changed more
-   * than items (a problem line edited, lines added or removed), it stands, the file as it was is kept in
-   * `.reflect-eval-cache/backups/` and a warning says which lines changed. Any save of the document goes through
-   * here: Ctrl+S, Save All, auto-save, saving on close.
+   * Writes a dialogue document to `target`, keeping problem lines byte for byte (issue 14 item 1). The document
+   * holds the text VS Code would show: a line with bytes that are not UTF-8 holds U+FFFD, a lone CR is a line
+   * break. When, against the file's bytes as they are now, only items changed, every problem line is written with its
+   * old bytes (`keepProblemLines`, core); when more changed (a problem line edited, lines added or removed), the
+   * text is written, the file as it was is kept in `.reflect-eval-cache/backups/` and a warning says which lines
+   * changed. Every save goes through here: Ctrl+S, Save All, auto-save, saving on close, Save As. The file is
+   * written atomically (a temporary sibling renamed over it).
    */
-  private async keepProblemLinesAfterSave(document: vscode.TextDocument, before: Uint8Array | undefined): Promise<void> {
-    if (!before || document.uri.scheme !== 'file') return;
-    const name = vscode.workspace.asRelativePath(document.uri);
-    const written = await vscode.workspace.fs.readFile(document.uri);
-    const result = keepProblemLines(before, decodeUtf8Lossy(written), name);
-    if (result.kind === 'unchanged') return;
-    const lines = (ls: { line: number }[]) => ls.map((l) => l.line).join(', ');
-    if (result.kind === 'restore') {
-      // Only over what VS Code wrote: a job that rewrote the file meanwhile wins (and is merged as usual).
-      const now = await vscode.workspace.fs.readFile(document.uri);
-      if (Buffer.compare(Buffer.from(now), Buffer.from(written)) !== 0 || Buffer.compare(Buffer.from(result.bytes), Buffer.from(written)) === 0) return;
-      writeTextAtomic(document.uri.fsPath, result.bytes);
-      vscode.window.setStatusBarMessage(`ReflectEval: saved ${name} keeping line${result.restored.length === 1 ? '' : 's'} ${lines(result.restored)} byte for byte`, 8000);
-      return;
+  private async write(document: DialogueFileDocument, target: vscode.Uri): Promise<void> {
+    const bytes = document.toBytes();
+    let before: Uint8Array | undefined;
+    try {
+      before = await vscode.workspace.fs.readFile(target);
+    } catch {
+      before = undefined;
     }
-    const dir = vscode.Uri.joinPath(document.uri, '..', '.reflect-eval-cache', 'backups');
-    const base = document.uri.path.slice(document.uri.path.lastIndexOf('/') + 1);
+    const name = vscode.workspace.asRelativePath(target);
+    // Bytes the text holds as they are (UTF-8, no CR: `bytesVsCodeKeeps`) have no line to keep; the usual case, and
+    // at 45 MB the check costs milliseconds where `keepProblemLines` parses the file twice.
+    const result = before && !bytesVsCodeKeeps(before) ? keepProblemLines(before, decodeUtf8Lossy(bytes), name) : ({ kind: 'unchanged' } as const);
+    const lines = (ls: { line: number }[]) => ls.map((l) => l.line).join(', ');
+    const out = result.kind === 'restore' ? result.bytes : bytes;
+    if (target.scheme === 'file') writeTextAtomic(target.fsPath, out);
+    else await vscode.workspace.fs.writeFile(target, out);
+    if (result.kind === 'restore') vscode.window.setStatusBarMessage(`ReflectEval: saved ${name} keeping line${result.restored.length === 1 ? '' : 's'} ${lines(result.restored)} byte for byte`, 8000);
+    if (result.kind !== 'edited' || !before) return;
+    const dir = vscode.Uri.joinPath(target, '..', '.reflect-eval-cache', 'backups');
+    const base = target.path.slice(target.path.lastIndexOf('/') + 1);
     const backup = vscode.Uri.joinPath(dir, `${base}.${new Date().toISOString().replace(/[:.]/g, '-')}.before-save`);
     await vscode.workspace.fs.createDirectory(dir);
     await vscode.workspace.fs.writeFile(backup, before);
@@ -355,8 +363,54 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     );
   }
 
+  /**
+   * The provider VS Code calls for one view type (the editor is registered under two): documents, saves, reverts,
+   * hot-exit backups, and the undo stack of that view type's documents.
+   */
+  provider(viewType: string): vscode.CustomEditorProvider<DialogueFileDocument> {
+    const onDidChangeCustomDocument: vscode.Event<vscode.CustomDocumentEditEvent<DialogueFileDocument>> = (listener, thisArg, disposables) =>
+      onDidEditDialogue((e) => void (e.document.viewType === viewType && listener.call(thisArg, e)), undefined, disposables);
+    return {
+      onDidChangeCustomDocument,
+      openCustomDocument: async (uri, openContext) => {
+        const document = new DialogueFileDocument(uri, viewType, openContext.backupId ? vscode.Uri.parse(openContext.backupId) : undefined);
+        // A file on disk is decoded when first needed (after VS Code has created the webview); anything else now.
+        if (uri.scheme !== 'file' || openContext.backupId) await document.ready();
+        return document;
+      },
+      resolveCustomEditor: (document, panel) => this.resolveCustomEditor(document, panel),
+      saveCustomDocument: async (document) => {
+        if (document.newerOnDisk) {
+          // What VS Code asks of a text file that is newer on disk; here after the merge could not take the labels over.
+          const name = vscode.workspace.asRelativePath(document.uri);
+          const choice = await vscode.window.showWarningMessage(
+            `${name} changed on disk, and the editor's unsaved changes are not only labels, so they could not be merged into it. Write the editor's version over the file's?`,
+            { modal: true, detail: 'Overwrite replaces what was written to the file (a job’s results, say); Revert File instead takes the file’s version and drops the unsaved changes.' },
+            'Overwrite',
+          );
+          if (choice !== 'Overwrite') throw new Error(`${name} was not saved: it changed on disk (Overwrite, or Revert File)`);
+        }
+        const top = document.stackTop;
+        document.announceSave('will');
+        try {
+          await this.write(document, document.uri);
+          document.newerOnDisk = false;
+          document.markSaved(top);
+        } finally {
+          document.announceSave('did');
+        }
+      },
+      saveCustomDocumentAs: (document, destination) => this.write(document, destination),
+      revertCustomDocument: (document) => document.reload(),
+      backupCustomDocument: async (document, context) => {
+        await vscode.workspace.fs.writeFile(context.destination, document.toBytes());
+        return { id: context.destination.toString(), delete: () => void vscode.workspace.fs.delete(context.destination).then(undefined, () => undefined) };
+      },
+    };
+  }
+
   /** The dialogue document whose editor was last active, if still open. */
-  get activeDocument(): vscode.TextDocument | undefined {
+  get activeDocument(): DialogueFileDocument | undefined {
     return this.active && !this.active.isClosed ? this.active : undefined;
   }
 
@@ -385,8 +439,8 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
    *
    * @returns false when no item has that id
    */
-  async reveal(document: vscode.TextDocument, itemId: string, candidateId?: string): Promise<boolean> {
-    const index = documentItems(parseTextDocument(document)).findIndex((it) => it.id === itemId);
+  async reveal(document: DialogueFileDocument, itemId: string, candidateId?: string): Promise<boolean> {
+    const index = documentItems(parseDialogue(document)).findIndex((it) => it.id === itemId);
     if (index < 0) return false;
     let editor = [...this.open].find((e) => e.document === document);
     if (editor) editor.panel.reveal(editor.panel.viewColumn, false);
@@ -397,7 +451,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     if (!editor) return false;
     // In blind mode the view shows candidates under opaque ids.
     const annotator = getAnnotator();
-    const item = documentItems(parseTextDocument(document))[index];
+    const item = documentItems(parseDialogue(document))[index];
     const shownId = candidateId && getBlindMode() && annotator ? blindCandidateId(item.id, candidateId, annotator) : candidateId;
     editor.reveal(index, shownId ?? null);
     return true;
@@ -430,9 +484,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
   }
   private focusContextSeq = 0;
 
-  async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
+  resolveCustomEditor(document: DialogueFileDocument, panel: vscode.WebviewPanel): void {
     // The parse cache's change tracker listens before this editor's listener, so the editor's parse after a label
-    // edit is incremental (see parseTextDocument).
+    // edit is incremental (see parseDialogue).
     trackChanges();
     const webview = panel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist'), vscode.Uri.joinPath(this.context.extensionUri, 'media')] };
@@ -513,7 +567,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     let lastFocus: { index: number; candidateId: string } | undefined;
     /** The item list's filter, order, progress and plan state (after every index). `known`: see `navigatorState`. */
     const sendNavigator = (known?: { origins?: string[]; progress?: LabelProgress }) => {
-      const doc = parseTextDocument(document);
+      const doc = parseDialogue(document);
       const items = sent && sent.doc === doc ? sent.items : documentItems(doc);
       const annotator = getAnnotator();
       const blind = getBlindMode();
@@ -539,7 +593,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
           notice('Choose who you label as first (Annotator…).');
           return void vscode.commands.executeCommand('reflectEval.setAnnotator');
         }
-        const items = documentItems(parseTextDocument(document));
+        const items = documentItems(parseDialogue(document));
         const target = nextUnlabelledTarget(items, editor.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: getBlindMode() });
         if ('message' in target) notice(target.message);
         else send({ type: 'reveal', index: target.index, candidateId: target.candidateId, move, answers: 'nextUnlabelled' });
@@ -547,18 +601,27 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         notice(`Next unlabelled: ${(err as Error).message}`);
       }
     };
-    const sendIndex = () => {
-      const doc = parseTextDocument(document);
+    /** The index's entries and problem lines for one version and annotator (`prepared`: built ahead, see diskTimer). */
+    type IndexParts = { version: number; annotator: string | null; doc: DialogueDocument; items: DialogueItem[]; titles: ItemTitleParts[]; lines: ProblemLine[]; entries: ItemEntry[] };
+    let prepared: IndexParts | undefined;
+    const indexParts = (): IndexParts => {
+      const doc = parseDialogue(document);
       const annotator = getAnnotator();
+      if (prepared && prepared.version === document.version && prepared.doc === doc && prepared.annotator === annotator) return prepared;
       const lines = this.updateDiagnostics(document);
       const items = documentItems(doc);
       const titles = itemTitleList(items);
+      return { version: document.version, annotator, doc, items, titles, lines, entries: items.map((it, i) => entryOf(it, i, annotator, titles[i])) };
+    };
+    const sendIndex = () => {
+      const { doc, annotator, items, titles, lines, entries } = indexParts();
+      prepared = undefined;
       sent = { version: document.version, doc, items, titles, annotator };
       changedSinceSent = new Set();
       send({
         type: 'index',
         file: vscode.workspace.asRelativePath(document.uri),
-        entries: items.map((it, i) => entryOf(it, i, annotator, titles[i])),
+        entries,
         problems: lines.map((l) => ({ line: l.editorLine, severity: l.severity, reasons: l.reasons })),
         annotator,
         blind: getBlindMode(),
@@ -577,7 +640,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     let itemSent: { key: string; stamp: number; byCandidate: Map<string, string>; rest: string; cards: Map<string, string> } | undefined;
     let scoresStamp = 0;
     const sendItem = (index: number, full = false) => {
-      const items = documentItems(parseTextDocument(document));
+      const items = documentItems(parseDialogue(document));
       const item = items[index];
       if (!item) return;
       const annotator = getAnnotator();
@@ -617,7 +680,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     };
     const updateInPlace = (lines: Set<number>): boolean => {
       if (!sent || sent.annotator !== getAnnotator() || (this.onDisk.get(document)?.size ?? 0) > 0) return false;
-      const doc = parseTextDocument(document);
+      const doc = parseDialogue(document);
       // Same arrays: the incremental parse kept every item at its line and found no new problem (lineUpdate.ts).
       if (doc.itemLines !== sent.doc.itemLines || doc.problems !== sent.doc.problems) return false;
       const indices: number[] = [];
@@ -685,7 +748,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     const applyKey = async (action: LabelAction, at: KeyTarget) => {
       const annotator = getAnnotator();
       if (!annotator) return void (await vscode.commands.executeCommand('reflectEval.setAnnotator'));
-      const items = documentItems(parseTextDocument(document));
+      const items = documentItems(parseDialogue(document));
       const item = items[at.index]?.id === at.itemId ? items[at.index] : items.find((it) => it.id === at.itemId);
       const candidateId = item && candidateIdOfView(item, at.candidateId, annotator);
       const candidate = candidateId ? item.candidates.find((c) => c.id === candidateId) : undefined;
@@ -699,21 +762,28 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     };
 
     this.open.add(editor);
-    let bytesBeforeSave: Uint8Array | undefined;
     // The index goes out when the webview is ready; again only if the bytes show lines the text cannot. While the
-    // webview loads its page (~1 s), after VS Code has created it: the parse and the evaluators' names the index
-    // needs (cached by version), then the file's bytes (issue 19 item 3; see BASE_DELAY_MS).
+    // webview loads its page (~1 s), after VS Code has created it: the parse, the evaluators' names and the index's
+    // entries (kept for the version and annotator), then the file's bytes (issue 19 item 3; see BASE_DELAY_MS).
     const diskTimer = setTimeout(() => {
       if (document.isClosed) return;
-      if (!sent) evaluatorInfoOf(document, documentItems(parseTextDocument(document)), this.context.extensionUri);
-      void this.readDisk(document).then((found) => found && sent && sendIndex());
+      if (!sent) {
+        evaluatorInfoOf(document, documentItems(parseDialogue(document)), this.context.extensionUri);
+        prepared = indexParts();
+      }
+      void this.readDisk(document).then((found) => {
+        if (!found) return;
+        // Problem lines the text cannot show: the prepared index does not have them.
+        prepared = undefined;
+        if (sent) sendIndex();
+      });
     }, BASE_DELAY_MS);
     // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts).
-    const merger = new ExternalChangeMerger(document, panel, send, () => parseTextDocument(document));
+    const merger = new ExternalChangeMerger(document, send, () => parseDialogue(document));
     const subscriptions = [
       merger,
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document.uri.toString() !== document.uri.toString() || e.contentChanges.length === 0) return;
+      onDidChangeDialogue((e) => {
+        if (e.document !== document || e.contentChanges.length === 0) return;
         traceLabel('changed');
         const lines = changedLinesInPlace(e.contentChanges);
         if (!lines) changedSinceSent = 'all';
@@ -723,25 +793,9 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
         // Not dirty after a change: reloaded from disk (an external edit) or back at the saved text; read the bytes again.
         if (!document.isDirty) void this.readDisk(document).then((found) => found && sendIndex());
       }),
-      vscode.workspace.onWillSaveTextDocument((e) => {
-        // The file's bytes just before VS Code writes the text: what the byte-preserving path keeps.
-        if (e.document.uri.toString() !== document.uri.toString() || document.uri.scheme !== 'file') return;
-        e.waitUntil(
-          vscode.workspace.fs.readFile(document.uri).then(
-            (bytes) => void (bytesBeforeSave = bytes),
-            () => void (bytesBeforeSave = undefined),
-          ),
-        );
-      }),
-      vscode.workspace.onDidSaveTextDocument((d) => {
-        if (d.uri.toString() !== document.uri.toString()) return;
-        const before = bytesBeforeSave;
-        bytesBeforeSave = undefined;
-        // Problem lines get their bytes back first; then what the bytes say now.
-        void this.keepProblemLinesAfterSave(document, before)
-          .catch((err: Error) => void vscode.window.showErrorMessage(`ReflectEval: keeping problem lines of ${vscode.workspace.asRelativePath(document.uri)} after the save: ${err.message}`))
-          .then(() => this.readDisk(document))
-          .then(() => sendIndex());
+      onDidSaveDialogue((e) => {
+        // Saved (problem lines kept byte for byte): what the bytes say now.
+        if (e.document === document && e.phase === 'did') void this.readDisk(document).then(() => sendIndex());
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode') || e.affectsConfiguration('reflectEval.plan.target')) editor.refresh();
@@ -776,7 +830,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
               const { index, itemId, candidateId } = msg;
               if (itemId === null || candidateId === null || (index === lastFocus?.index && candidateId === lastFocus.candidateId)) break;
               lastFocus = { index, candidateId };
-              const item = documentItems(parseTextDocument(document))[index];
+              const item = documentItems(parseDialogue(document))[index];
               this.select({ document, itemIndex: index, candidateId: item ? (candidateIdOfView(item, candidateId, getAnnotator() ?? '') ?? candidateId) : candidateId });
               break;
             }
@@ -828,7 +882,7 @@ export class DialogueEditorProvider implements vscode.CustomTextEditorProvider {
     this.setActive(document);
   }
 
-  private setActive(document: vscode.TextDocument | undefined): void {
+  private setActive(document: DialogueFileDocument | undefined): void {
     if (this.active === document) return;
     this.active = document;
     this.onDidChangeActiveEmitter.fire(document);

@@ -15,10 +15,10 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     // The same editor under two view types: default for *.dialogues.jsonl, "Open With…" for any *.jsonl.
     ...[DIALOGUE_EDITOR_VIEW_TYPE, `${DIALOGUE_EDITOR_VIEW_TYPE}.any`].map((viewType) =>
-      vscode.window.registerCustomEditorProvider(viewType, editors, { supportsMultipleEditorsPerDocument: false }),
+      vscode.window.registerCustomEditorProvider(viewType, editors.provider(viewType), { supportsMultipleEditorsPerDocument: false }),
     ),
     ...registerCommands(context, editors),
-    // Files over 50 MB never reach the editor provider: say why, and the way forward.
+    // Files over 50 MB opened as text: say why VS Code does not show them, and the way forward.
     watchLargeDialogueFiles(),
   );
   // Keys stored before keys had origins are bound to the user's own endpoint setting (never a workspace's).

@@ -4,22 +4,24 @@
  * both the job's results and the labels.
  *
  * How: the text of the document as last in sync with the disk is kept as the base (after a save, the file as
- * written, read back: labels keep arriving while VS Code writes, and those are not on disk yet). When the file changes on disk
- * while the document is dirty, the unsaved labels are the annotation fields that differ between the base and the
- * document (`labelChanges`, core). The document is reverted to the disk's content (VS Code's own revert, so its
- * record of the file's version is current and a later save does not ask "the file is newer"), and the labels are
- * applied again item by item (`rebaseLabelOperations`) as one edit that touches only the lines of changed items:
- * the document is dirty again, holding the disk's content plus the labels. A label changed on both sides, or
- * one whose item or candidate is gone from disk, is shown in the editor with both values until the user picks.
+ * written, read back: labels keep arriving while the file is written, and those are not on disk yet). When the file
+ * changes on disk while the document is clean, the document is reloaded from it (the dialogue editor's document is
+ * ReflectEval's, so VS Code does not). When it changes while the document is dirty, the unsaved labels are the
+ * annotation fields that differ between the base and the document (`labelChanges`, core). The document is reloaded
+ * from the disk's content, and the labels are applied again item by item (`rebaseLabelOperations`) as one edit that
+ * touches only the lines of changed items: the document is dirty again, holding the disk's content plus the labels.
+ * A label changed on both sides, or one whose item or candidate is gone from disk, is shown in the editor with both
+ * values until the user picks.
  *
- * VS Code's revert acts on the active editor, so the merge waits until this dialogue editor is the active one
- * (immediately when it is). Unsaved changes that are not labels (generated candidates, scores from a job run in
- * the editor) cannot be merged: then nothing is touched and a warning says so; VS Code's own choice applies on save.
+ * Unsaved changes that are not labels (generated candidates, scores from a job run in the editor) cannot be merged:
+ * then nothing is touched, a warning says so, and the next save asks before writing the document over the file.
  */
 import * as vscode from 'vscode';
+import { onDidChangeDialogue, onDidSaveDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { labelChanges, rebaseLabelOperations, type LabelConflict, type LabelFieldChange, type LabelOrphan } from '../core/labels/rebase';
 import { documentItems, headerEditFor, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
 import { decodeUtf8Lossy } from '../core/format/bytes';
+import { LineText } from '../core/format/lineText';
 import type { Annotation, DialogueItem } from '../core/dialogue/types';
 import type { ConflictEntry, EditorHostMessage } from '../../webview/editor/protocol';
 
@@ -46,8 +48,7 @@ type Open = { id: number; conflict: LabelConflict } | { id: number; orphan: Labe
 /** Watches one dialogue document's file and merges its unsaved labels into what a job wrote there. */
 export class ExternalChangeMerger implements vscode.Disposable {
   private base: DialogueDocument | undefined;
-  private stale = false;
-  /** When a save of this document began (`onWillSaveTextDocument`), until its written text is the base. */
+  /** When a save of this document began (`onDidSaveDialogue`, `will`), until its written text is the base. */
   private savingSince: number | undefined;
   private busy = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -57,12 +58,11 @@ export class ExternalChangeMerger implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
 
   /**
-   * @param parse - the document as it is now, parsed: the dialogue editor's cached parse (`parseTextDocument`), so
+   * @param parse - the document as it is now, parsed: the dialogue editor's cached parse (`parseDialogue`), so
    *   opening a 45 MB file does not parse it once more here; treated as read-only
    */
   constructor(
-    private readonly document: vscode.TextDocument,
-    private readonly panel: vscode.WebviewPanel,
+    private readonly document: DialogueFileDocument,
     private readonly send: (msg: EditorHostMessage) => void,
     private readonly parse: () => DialogueDocument,
   ) {
@@ -86,28 +86,19 @@ export class ExternalChangeMerger implements vscode.Disposable {
       watcher,
       watcher.onDidChange(() => this.schedule()),
       watcher.onDidCreate(() => this.schedule()),
-      vscode.workspace.onWillSaveTextDocument((e) => {
-        if (e.document === document) this.savingSince = Date.now();
-      }),
-      vscode.workspace.onDidSaveTextDocument((d) => {
-        if (d !== document) return;
-        // The base is what the save wrote, read back from the disk: label edits applied while VS Code was
-        // writing are already in the document's text but not in the file, and taking the text as the base would
+      onDidSaveDialogue((e) => {
+        if (e.document !== document) return;
+        if (e.phase === 'will') return void (this.savingSince = Date.now());
+        // The base is what the save wrote, read back from the disk: label edits applied while the file was
+        // written are already in the document's text but not in the file, and taking the text as the base would
         // make the file look changed by someone else, and the next merge would drop those edits.
         void this.readDisk()
-          .then((text) => {
-            this.base = parseDocument(text, this.name);
-            this.stale = false;
-          }, () => this.takeBase())
+          .then((text) => void (this.base = parseDocument(text, this.name)), () => this.takeBase())
           .finally(() => (this.savingSince = undefined));
       }),
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        // Reverted or undone to the saved version: in sync with the disk again. Only the dirty-state event (no
-        // content changes) tells: the event of a first edit can still report the document clean.
-        if (e.document === document && e.contentChanges.length === 0 && !document.isDirty) this.takeBase();
-      }),
-      panel.onDidChangeViewState(() => {
-        if (panel.active && this.stale) this.schedule();
+      onDidChangeDialogue((e) => {
+        // Reverted, reloaded or undone to the saved version: in sync with the disk again.
+        if (e.document === document && !document.isDirty && this.savingSince === undefined) this.takeBase();
       }),
     );
   }
@@ -118,7 +109,6 @@ export class ExternalChangeMerger implements vscode.Disposable {
 
   private takeBase(): void {
     this.base = this.parse();
-    this.stale = false;
   }
 
   private async readDisk(): Promise<string> {
@@ -131,57 +121,55 @@ export class ExternalChangeMerger implements vscode.Disposable {
     this.timer = setTimeout(() => void this.check().catch((err) => void vscode.window.showErrorMessage(`ReflectEval: merging ${this.name}: ${(err as Error).message}`)), 300);
   }
 
-  /** Whether this editor is the active editor (VS Code's revert acts on that one). */
-  private isActiveEditor(): boolean {
-    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-    return this.panel.active && tab?.input instanceof vscode.TabInputCustom && tab.input.uri.toString() === this.document.uri.toString();
-  }
-
   private async check(): Promise<void> {
     if (this.busy || this.document.isClosed) return;
     // Our own save in flight (its write fires the watcher): look again once its base is known. A save that
     // never reports back (failed) stops deferring after a minute.
     if (this.savingSince !== undefined && Date.now() - this.savingSince < 60_000) return this.schedule();
-    const disk = parseDocument(await this.readDisk(), this.name);
+    const bytes = await vscode.workspace.fs.readFile(this.document.uri);
+    if (this.document.isClosed) return;
+    const disk = parseDocument(decodeUtf8Lossy(bytes), this.name);
     if (!this.document.isDirty) {
-      // VS Code reloads a clean document from disk: that is the new base.
+      // A clean document shows what the file holds now: reloaded (not when the change was this editor's own save).
+      if (LineText.fromBytes(bytes).getText() !== this.document.getText()) await this.document.reload(bytes);
       this.base = disk;
       return;
     }
     if (!this.base) return;
     const same = JSON.stringify(otherLines(disk)) === JSON.stringify(otherLines(this.base)) && documentItems(disk).map((it) => serializeItem(it)).join('\n') === documentItems(this.base).map((it) => serializeItem(it)).join('\n');
     if (same) return;
-    if (!this.isActiveEditor()) {
-      // Merged when the user comes back to this editor.
-      this.stale = true;
-      return;
-    }
-    this.stale = false;
     const current = this.parse();
     const pending = labelChanges(documentItems(this.base), documentItems(current), { base: otherLines(this.base), current: otherLines(current) });
     if (pending.other.length) {
+      // The next save asks before writing over what the job wrote (the provider's save).
+      this.document.newerOnDisk = true;
       void vscode.window.showWarningMessage(
-        `ReflectEval: ${this.name} changed on disk, and its unsaved changes are not only labels (${pending.other.slice(0, 3).join('; ')}${pending.other.length > 3 ? '; …' : ''}). They cannot be merged: on save, VS Code will ask which version to keep.`,
+        `ReflectEval: ${this.name} changed on disk, and its unsaved changes are not only labels (${pending.other.slice(0, 3).join('; ')}${pending.other.length > 3 ? '; …' : ''}). They cannot be merged: a save will ask before writing the editor's version over the file's (Revert File takes the file's).`,
       );
       return;
     }
     if (pending.changes.length === 0) return;
-    await this.merge(pending.changes);
+    await this.merge(pending.changes, bytes);
   }
 
-  private async merge(changes: LabelFieldChange[]): Promise<void> {
+  private async merge(changes: LabelFieldChange[], disk: Uint8Array): Promise<void> {
     this.busy = true;
-    const backup = this.document.getText();
     try {
-      await vscode.commands.executeCommand('workbench.action.files.revert');
-      for (let i = 0; i < 30 && this.document.isDirty; i++) await new Promise((r) => setTimeout(r, 100));
-      // Had the revert not happened, the document still holds the labels and re-applying them changes nothing.
-      if (this.document.isDirty) throw new Error('VS Code did not reload the file from disk; your labels are still unsaved in the editor');
+      // Nothing is awaited from the reload to the labels' edit: no label key can land in between.
+      const backup = this.document.toBytes();
+      await this.document.reload(disk);
       this.takeBase();
       const merged = rebaseLabelOperations(documentItems(this.base!), changes);
       const byId = new Map(merged.items.map((it) => [it.id, it]));
       const changed = new Set(merged.changed);
-      const n = await this.replaceItems((it) => (changed.has(it.id) ? byId.get(it.id) : undefined), backup);
+      let n: number;
+      try {
+        n = this.replaceItems((it) => (changed.has(it.id) ? byId.get(it.id) : undefined));
+      } catch (err) {
+        // The labels as they were, unsaved: nothing is lost.
+        await this.document.reload(backup);
+        throw err;
+      }
       for (const conflict of merged.conflicts) this.open.push({ id: this.nextId++, conflict });
       for (const orphan of merged.orphans) this.open.push({ id: this.nextId++, orphan });
       this.sendConflicts();
@@ -198,14 +186,14 @@ export class ExternalChangeMerger implements vscode.Disposable {
   }
 
   /**
-   * Replaces the lines of items for which `update` returns an item, as one WorkspaceEdit; other lines are not
-   * touched. On failure, and when `backup` is given, puts `backup` back as the whole text (nothing is lost).
+   * Replaces the lines of items for which `update` returns an item, as one undoable edit; other lines are not
+   * touched.
    *
    * @returns the number of lines replaced
+   * @throws RangeError when a line cannot be replaced (nothing is changed then)
    */
-  private async replaceItems(update: (item: DialogueItem) => DialogueItem | undefined, backup?: string): Promise<number> {
+  private replaceItems(update: (item: DialogueItem) => DialogueItem | undefined): number {
     const doc = this.parse();
-    const edit = new vscode.WorkspaceEdit();
     const updated: { line: number; text?: string; next?: DialogueItem }[] = [];
     for (const line of doc.itemLines) {
       const entry = doc.lines[line];
@@ -215,23 +203,8 @@ export class ExternalChangeMerger implements vscode.Disposable {
     }
     const { header, edit: headerEdit } = headerEditFor(doc, updated.map((u) => u.next!));
     if (headerEdit) updated.unshift({ line: headerEdit.line, text: headerEdit.newText.replace(/^\uFEFF/, '') });
-    let n = 0;
-    for (const { line, text: given, next } of updated) {
-      const text = given ?? serializeItem(next!, header);
-      const current = this.document.lineAt(line).text;
-      if (text === current.replace(/^\uFEFF/, '')) continue;
-      edit.replace(this.document.uri, new vscode.Range(line, current.startsWith('\uFEFF') ? 1 : 0, line, current.length), text);
-      n++;
-    }
-    if (n > 0 && !(await vscode.workspace.applyEdit(edit))) {
-      if (backup !== undefined) {
-        const all = new vscode.WorkspaceEdit();
-        all.replace(this.document.uri, new vscode.Range(0, 0, this.document.lineCount, 0), backup);
-        await vscode.workspace.applyEdit(all);
-      }
-      throw new Error('VS Code refused the edit');
-    }
-    return n;
+    const edits = updated.map(({ line, text, next }) => ({ line, text: (text ?? serializeItem(next!, header)).replace(/^\uFEFF/, '') }));
+    return this.document.edit(edits, 'Merge labels');
   }
 
   /** Sends the open conflicts and orphaned labels to the webview. */

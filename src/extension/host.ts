@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { DialogueFileDocument } from './dialogueDocument';
 import type { DialogueItem } from '../core/dialogue/types';
 import type { ItemSink, JobHost, JobReport } from '../core/jobs/host';
 import type { EndpointSource } from '../core/jobs/keyPolicy';
@@ -15,7 +16,7 @@ import type { FileJobPlan } from '../core/jobs/plans';
 import { failFor } from '../core/config';
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../core/models/ortRuntime';
 import { promptRoots, workspaceDir } from './commands/common';
-import { parseTextDocument, updateItems } from './dialogueEditor';
+import { parseDialogue, updateItems } from './dialogueEditor';
 import { editorSecret, settingsEndpointSource } from './keys';
 
 let channel: vscode.OutputChannel | undefined;
@@ -42,7 +43,7 @@ export function outputChannel(): vscode.OutputChannel {
 }
 
 /** The dialogue file a document stands for (an untitled one: a file named after it in the workspace folder). */
-export function documentFile(document: vscode.TextDocument): string {
+export function documentFile(document: DialogueFileDocument): string {
   return document.uri.scheme === 'file' ? document.uri.fsPath : join(workspaceDir(document), `${document.uri.path.split('/').pop() || 'untitled'}.dialogues.jsonl`);
 }
 
@@ -76,7 +77,7 @@ export function editorHost(context: vscode.ExtensionContext, progress: vscode.Pr
 }
 
 /** A sink that applies updates to the document as it is now, as one WorkspaceEdit per batch. */
-export function documentSink(document: vscode.TextDocument): ItemSink & { changed: number } {
+export function documentSink(document: DialogueFileDocument): ItemSink & { changed: number } {
   const sink = {
     changed: 0,
     async apply(updates: ReadonlyMap<string, (current: DialogueItem) => DialogueItem | undefined>) {
@@ -96,7 +97,7 @@ export function documentSink(document: vscode.TextDocument): ItemSink & { change
  *   (default: looked up in the settings with `inspect()`)
  * @returns the report (errors thrown by the job propagate to the command wrapper, which shows them)
  */
-export async function runPlanInEditor(context: vscode.ExtensionContext, document: vscode.TextDocument, plan: FileJobPlan, title: string, options: { baseDir?: string; endpointSource?: EndpointSource } = {}): Promise<JobReport> {
+export async function runPlanInEditor(context: vscode.ExtensionContext, document: DialogueFileDocument, plan: FileJobPlan, title: string, options: { baseDir?: string; endpointSource?: EndpointSource } = {}): Promise<JobReport> {
   const { runPlan } = await import('../core/jobs/plans');
   const { documentItems } = await import('../core/format/jsonl');
   const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ReflectEval: ${title}`, cancellable: true }, async (progress, token) => {
@@ -105,7 +106,7 @@ export async function runPlanInEditor(context: vscode.ExtensionContext, document
     const source = options.endpointSource;
     const host = editorHost(context, progress, abort.signal, options.baseDir ?? workspaceDir(document), source ? () => source : settingsEndpointSource);
     const sink = documentSink(document);
-    const items = documentItems(parseTextDocument(document));
+    const items = documentItems(parseDialogue(document));
     outputChannel().appendLine(`${new Date().toISOString()} ${plan.job} on ${document.uri.fsPath}`);
     const r = await runPlan(plan, { file: documentFile(document), items }, host, sink);
     r.itemsChanged = sink.changed;

@@ -5,6 +5,7 @@
  * (src/core/analysis/itemNavigation.ts, src/core/planning/planView.ts); this module only applies them to a document.
  */
 import * as vscode from 'vscode';
+import type { DialogueFileDocument } from './dialogueDocument';
 import { annotatorDisagreement, blindSafeFilter, describeJudgeHumanDisagreement, filterItems, judgeHumanDisagreements, labelProgress, nextUnlabelled, originGroups, type ItemFilter, type LabelProgress, type ListPosition } from '../core/analysis/itemNavigation';
 import type { ScoreScale } from '../core/analysis/scoreSummary';
 import type { DialogueItem } from '../core/dialogue/types';
@@ -30,7 +31,7 @@ export interface EvaluatorInfo {
  * origin groups and progress of `items` when the caller already has them (after an edit in place, issue 19 item 3).
  */
 export function navigatorState(
-  document: vscode.TextDocument,
+  document: DialogueFileDocument,
   items: readonly DialogueItem[],
   list: ListSettings,
   opts: { annotator: string | null; blind: boolean; info: EvaluatorInfo; known?: { origins?: string[]; progress?: LabelProgress } },

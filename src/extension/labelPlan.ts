@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import type { DialogueFileDocument } from './dialogueDocument';
 import { resolveHuman } from '../core/analysis/correlationTable';
 import { displayNames, evaluatorSignatures } from '../core/analysis/evaluatorNames';
 import type { DialogueItem } from '../core/dialogue/types';
@@ -42,7 +43,7 @@ function groupRules(): GroupRules {
  * The plan of a document: the one chosen with the command, else a record found beside the file (written by the
  * CLI) with the target of `reflectEval.plan.target` (a decision for a pair); null when there is none.
  */
-export function planConfigOf(document: vscode.TextDocument): EditorPlanConfig | null {
+export function planConfigOf(document: DialogueFileDocument): EditorPlanConfig | null {
   const c = chosen.get(document.uri.toString());
   if (c) return c;
   if (document.uri.scheme !== 'file') return null;
@@ -79,7 +80,7 @@ export type EditorPlanState = { order: number[]; view: PlanStateView } | { error
  *
  * @param names - readable evaluator names by id
  */
-export function editorPlanState(document: vscode.TextDocument, items: readonly DialogueItem[], blind: boolean, names: ReadonlyMap<string, string>): EditorPlanState | null {
+export function editorPlanState(document: DialogueFileDocument, items: readonly DialogueItem[], blind: boolean, names: ReadonlyMap<string, string>): EditorPlanState | null {
   let config: EditorPlanConfig | null;
   try {
     config = planConfigOf(document);
@@ -105,7 +106,7 @@ async function pick<T>(title: string, items: Pick<T>[]): Promise<T | undefined> 
  * "ReflectEval: Plan Labels…": evaluator (or pair), human group and target by quick picks; starts a plan or follows
  * the one beside the file when it has the same evaluators and group; then `show` switches the editor to plan order.
  */
-export async function planLabelsCommand(document: vscode.TextDocument | undefined, itemsOf: (document: vscode.TextDocument) => readonly DialogueItem[], show: (document: vscode.TextDocument) => void): Promise<void> {
+export async function planLabelsCommand(document: DialogueFileDocument | undefined, itemsOf: (document: DialogueFileDocument) => readonly DialogueItem[], show: (document: DialogueFileDocument) => void): Promise<void> {
   if (!document) {
     void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
     return;

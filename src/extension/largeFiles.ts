@@ -1,20 +1,18 @@
 /**
- * Dialogue files too large for VS Code's extension host (issue 19 item 3): VS Code hands no extension a file over
- * 50 MB, so "Open With → ReflectEval" fails inside VS Code with "Assertion Failed: Argument is `undefined` or
- * `null`", and its large-file placeholder's "Open Anyway" shows raw JSON — neither says why. ReflectEval watches the
- * tabs: when a `*.dialogues.jsonl` file (or any `*.jsonl` in ReflectEval's editor) over the limit is opened, it says
- * what happened and the way forward (compact it; split into parts the editor opens; or the CLI, which has no such limit).
+ * Dialogue files too large for VS Code's text editor (issue 19 item 3). VS Code opens no file over 50 MB as text (its
+ * large-file placeholder's "Open Anyway" shows raw JSON, and no extension is handed the text). The ReflectEval editor
+ * reads its file itself (`DialogueFileDocument`), so it opens such a file; ReflectEval watches the tabs and, when a
+ * `*.dialogues.jsonl` file over the limit is opened as text, says so and gives the ways forward: the ReflectEval
+ * editor, a compact or split file for tools that read text, or the CLI.
  */
 import * as vscode from 'vscode';
 import { VSCODE_EXTENSION_FILE_LIMIT } from '../core/format/split';
-import { DIALOGUE_EDITOR_VIEW_TYPE } from './dialogueEditor';
 
 const MB = 1024 * 1024;
 
-/** The file a tab shows, when it is a dialogue file (by name, or open in ReflectEval's editor). */
+/** The file a tab shows as text, when it is a dialogue file (by name). */
 function dialogueUri(tab: vscode.Tab): vscode.Uri | undefined {
   const input = tab.input;
-  if (input instanceof vscode.TabInputCustom) return input.viewType.startsWith(DIALOGUE_EDITOR_VIEW_TYPE) ? input.uri : undefined;
   if (input instanceof vscode.TabInputText) return /\.dialogues\.jsonl$/i.test(input.uri.path) ? input.uri : undefined;
   return undefined;
 }
@@ -22,10 +20,10 @@ function dialogueUri(tab: vscode.Tab): vscode.Uri | undefined {
 /** The message for a file of `bytes` bytes. */
 export function largeFileMessage(name: string, bytes: number): string {
   return (
-    `ReflectEval: ${name} is ${(bytes / MB).toFixed(1)} MB. VS Code hands no extension a file over 50 MB, so the ReflectEval editor cannot open it ` +
-    `(VS Code shows an error or the raw text instead). Compact it — reflect-eval compact "${name}" — which lists the evaluators once and writes ` +
-    'each score as its value (a full AnnoMI study goes from 250 MB to 46 MB); if it is still too large, split it into parts the editor opens — ' +
-    `reflect-eval split "${name}" --max-mb 45 — and join them again as the command prints; or run jobs and analyses on the whole file with the reflect-eval CLI, which has no such limit.`
+    `ReflectEval: ${name} is ${(bytes / MB).toFixed(1)} MB. VS Code opens no file over 50 MB as text; the ReflectEval editor reads the file itself and opens it ` +
+    `(Reopen Editor With… → ReflectEval Dialogues). For tools that need it smaller, compact it — reflect-eval compact "${name}" — which lists the evaluators once and writes ` +
+    'each score as its value (a full AnnoMI study goes from 250 MB to 46 MB); if it is still too large, split it into parts — ' +
+    `reflect-eval split "${name}" --max-mb 45 — and join the parts again as the command prints; the reflect-eval CLI has no such limit.`
   );
 }
 

@@ -9,7 +9,8 @@ import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { documentItems } from '../core/format/jsonl';
 import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/preview/protocol';
-import { parseTextDocument, type DialogueEditorProvider } from './dialogueEditor';
+import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
+import { onDidChangeDialogue } from './dialogueDocument';
 import { promptRoots, workspaceDir } from './commands/common';
 import type { SearchVariantRef } from './searchPanel';
 import { webviewPage } from './webviewHtml';
@@ -42,7 +43,10 @@ export class PromptPreviewPanel {
         if (e && templateOf(e.document)) this.show(e.document);
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (this.panel && (e.document === this.template || e.document === this.editors.selection?.document)) void this.update();
+        if (this.panel && e.document === this.template) void this.update();
+      }),
+      onDidChangeDialogue((e) => {
+        if (this.panel && e.document === this.editors.selection?.document) void this.update();
       }),
       editors.onDidChangeSelection(() => this.panel && void this.update()),
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('reflectEval') && this.panel && void this.update()),
@@ -116,11 +120,11 @@ export class PromptPreviewPanel {
       const { lib, hashMatches, hash } = searchVariantLibrary(loadPromptLibrary(...promptRoots(this.context)), report, entry);
       if (!hashMatches) msg.warnings.push(`The templates changed since the search: this prompt's template hash is ${hash}, the search judged ${entry.templateHash}.`);
       const sel = this.editors.selection;
-      let item = sel ? documentItems(parseTextDocument(sel.document))[sel.itemIndex] : undefined;
+      let item = sel ? documentItems(parseDialogue(sel.document))[sel.itemIndex] : undefined;
       let where = sel ? vscode.workspace.asRelativePath(sel.document.uri) : '';
       if (!item && ref.dialogueFile) {
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(ref.dialogueFile));
-        item = documentItems(parseTextDocument(doc)).find((it) => it.candidates.length > 0);
+        item = documentItems(parseDialogue(doc)).find((it) => it.candidates.length > 0);
         where = vscode.workspace.asRelativePath(doc.uri);
       }
       const candidate = item ? (item.candidates.find((c) => c.id === sel?.candidateId) ?? item.candidates[0]) : undefined;
@@ -164,7 +168,7 @@ export class PromptPreviewPanel {
       }
       msg.warnings = variantIndentWarnings(lib, variant).map((w) => w.message);
       const sel = this.editors.selection;
-      const item = sel ? documentItems(parseTextDocument(sel.document))[sel.itemIndex] : undefined;
+      const item = sel ? documentItems(parseDialogue(sel.document))[sel.itemIndex] : undefined;
       const candidate = item ? (item.candidates.find((c) => c.id === sel?.candidateId) ?? item.candidates[0]) : undefined;
       if (!sel || !item || !candidate) {
         msg.error = 'Select an item with a candidate in a ReflectEval dialogue editor to see its prompt.';

@@ -1,8 +1,8 @@
 /**
- * End to end in real VS Code (see harness.ts), issue 19 item 3: a dialogue file over 50 MB, which VS Code hands to no
- * extension, opened from the Explorer gets ReflectEval's message with the way forward (split, or the CLI) instead of
- * VS Code's bare placeholder or "Assertion Failed"; the split command it names makes parts of whole lines that join
- * back to the same bytes. A scored study over the limit, compacted (`reflect-eval compact`), opens in the editor, and a
+ * End to end in real VS Code (see harness.ts), issue 19 item 3: a dialogue file over 50 MB, which VS Code opens in no
+ * text editor, opens in the ReflectEval editor (it reads the file itself); opened as text, it gets ReflectEval's
+ * message with the ways forward instead of VS Code's bare placeholder; the split command it names makes parts of
+ * whole lines that join back to the same bytes. A scored study over the limit, compacted (`reflect-eval compact`), opens in the editor, and a
  * label saved from it keeps the file compact.
  *
  * Run: `npm run build && npx mocha --no-config --node-option import=tsx --timeout 600000 test/e2e/largeFile.e2e.test.ts`.
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DialogueItem, Score } from '../../src/core/dialogue/types';
-import { keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'E2E-Large';
 
@@ -114,14 +114,24 @@ describe('a dialogue file over 50 MB in real VS Code (code-server + Chromium)', 
     assert.deepEqual(changed, [], `lines changed by the save besides the labelled item: ${changed.slice(0, 5).join(', ')} (${lines.length} lines, ${before.length} before)${changed.length ? `; line ${changed[0]} was ${before[changed[0] - 1]?.slice(0, 300)} and is ${lines[changed[0] - 1]?.slice(0, 300)}` : ''}`);
   });
 
-  // The file over 50 MB is opened last: VS Code answers it with its own modal error at a time of its choosing
-  // (seen 15 s and more after ReflectEval's message), which would block the clicks of any test after it.
-  it('says why the editor cannot open it and names the split command; the split parts join back to the same bytes', async () => {
+  it('opens a file over 50 MB in the editor, which reads the file itself; opened as text, says why VS Code does not show it and names the split command; the split parts join back to the same bytes', async () => {
     const p = (wb as Workbench).page as Page;
-    await p.locator('.explorer-folders-view .monaco-list-row', { hasText: 'big.dialogues.jsonl' }).dblclick();
+    await p.keyboard.press('Control+K');
+    await p.keyboard.press('Control+W'); // close all editors
+    const frame = await openDialogueFile(p, 'big.dialogues.jsonl');
+    // Every item of the 53 MB file is in the list: the editor has the whole file.
+    const items = readFileSync(big, 'utf8').trim().split('\n').length;
+    await frame.waitForSelector('#candidates .candidate', { timeout: 120_000 });
+    await waitFor(`the item list to count ${items} items`, async () => (await frame.locator('#nav-count').textContent()) === `${items} items`, 60_000);
+    await p.screenshot({ path: join(out, 'large-file-editor.png') });
+    const notes = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
+    assert.ok(!notes.some((n) => /Assertion Failed|is \d+\.\d MB/.test(n)), `no error or size message in the editor: ${notes.join(' | ')}`);
+
+    // As text, VS Code shows its large-file placeholder; ReflectEval says why and what to do.
+    await runCommand(p, 'View: Reopen Editor with Text Editor');
     const message = await waitFor('ReflectEval\'s message about the file size', async () => {
-      const notes = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
-      return notes.find((n) => /big\.dialogues\.jsonl is 5\d\.\d MB\. VS Code hands no extension a file over 50 MB/.test(n));
+      const shown = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
+      return shown.find((n) => /big\.dialogues\.jsonl is 5\d\.\d MB\. VS Code opens no file over 50 MB as text; the ReflectEval editor reads the file itself/.test(n));
     }, 120_000);
     assert.match(message, /reflect-eval split "big\.dialogues\.jsonl" --max-mb 45/);
     assert.match(message, /reflect-eval compact "big\.dialogues\.jsonl"/);

@@ -2,14 +2,15 @@
  * End to end in real VS Code (see harness.ts), issue 14 item 3 "merge instead of overwrite": with auto-save off,
  * labels are made and left unsaved, `reflect-eval score` rewrites the same file, and Ctrl+S writes both the labels
  * and the job's scores (no "the file is newer" choice). Then a label changed on both sides is shown with both
- * values and the user's pick is what gets saved. A malformed line stays as it was throughout.
+ * values and the user's pick is what gets saved. Unsaved labels survive a window reload (the editor's own document is
+ * backed up for hot exit). A malformed line stays as it was throughout.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { cli, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { cli, editorFrame, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
 
 const ANNOTATOR = 'e2e-merge';
@@ -119,6 +120,35 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     await waitFor('the conflict to go', async () => (await frame.locator('#conflicts li').count()) === 0, 30_000);
     await frame.locator(`.candidate[data-candidate-id="${c1}"]`).press('Control+s');
     await waitFor('empathy 2 saved', async () => (mine(onDisk()[0].candidates[0])?.empathy === 2 ? true : undefined), 30_000);
+    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
+    assert.ok(lines().includes(BAD_LINE));
+  });
+
+  it('keeps unsaved labels over a window reload (hot exit: the editor backs its document up), and saves them after', async () => {
+    const p = page as Page;
+    let frame = await openDialogueFile(p, FILE);
+    await frame.locator('.item-row[data-item-index="2"]').click();
+    const c = onDisk()[2].candidates[0].id;
+    const card = `.candidate[data-candidate-id="${c}"]`;
+    await frame.locator(card).click();
+    await keysLive(frame);
+    await p.keyboard.press('y');
+    await frame.waitForSelector(`${card}[data-coherent="yes"]`, { timeout: 30_000 });
+    await labelsApplied(frame);
+    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    assert.equal(mine(onDisk()[2].candidates[0]), undefined, 'not saved');
+    // VS Code backs a dirty editor up a moment after each change.
+    await p.waitForTimeout(3000);
+    await runCommand(p, 'Developer: Reload Window');
+    await p.waitForSelector('.monaco-workbench', { timeout: 120_000 });
+    frame = await editorFrame(p, 120_000);
+    await p.waitForSelector('.tab.active.dirty', { timeout: 60_000 });
+    await frame.locator('.item-row[data-item-index="2"]').click();
+    await frame.waitForSelector(`${card}[data-coherent="yes"]`, { timeout: 30_000 });
+    assert.equal(mine(onDisk()[2].candidates[0]), undefined, 'still not saved');
+    await p.screenshot({ path: join(out, 'merge-hot-exit.png') });
+    await frame.locator(card).press('Control+s');
+    await waitFor('the label saved', async () => mine(onDisk()[2].candidates[0])?.coherent === true, 30_000);
     await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
     assert.ok(lines().includes(BAD_LINE));
   });

@@ -9,7 +9,7 @@ import { exportAnnotationTable } from '../../core/annotations/exportTable';
 import { importAnnotationTable } from '../../core/annotations/importTable';
 import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/annotations/layout';
 import { documentItems, formatItems, parseDocument } from '../../core/format/jsonl';
-import { DIALOGUE_EDITOR_VIEW_TYPE, parseTextDocument, type DialogueEditorProvider } from '../dialogueEditor';
+import { DIALOGUE_EDITOR_VIEW_TYPE, parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
 import { config } from './common';
 
 function expertPrefix(): string {
@@ -75,7 +75,7 @@ export async function exportAnnotationTableCommand(editors: DialogueEditorProvid
   let source: vscode.Uri;
   const active = editors.activeDocument;
   if (active) {
-    items = documentItems(parseTextDocument(active));
+    items = documentItems(parseDialogue(active));
     source = active.uri;
   } else {
     const picked = await vscode.window.showOpenDialog({ title: 'Dialogue file to export', filters: { 'Dialogue JSONL': ['jsonl'] }, canSelectMany: false });

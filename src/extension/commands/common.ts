@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
+import type { DialogueFileDocument } from '../dialogueDocument';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 
 /** The `reflectEval.*` settings. */
@@ -19,7 +20,7 @@ export function requireTrust(what: string): boolean {
 }
 
 /** The dialogue document of the last active ReflectEval editor, or undefined (with a hint). */
-export function activeDialogue(editors: DialogueEditorProvider): vscode.TextDocument | undefined {
+export function activeDialogue(editors: DialogueEditorProvider): DialogueFileDocument | undefined {
   const doc = editors.activeDocument;
   if (!doc) void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
   return doc;
@@ -42,7 +43,7 @@ export function promptRoots(context: vscode.ExtensionContext): string[] {
  * The folder a setting's relative paths mean: the workspace folder of `document`, else the first workspace folder,
  * else the document's own folder. (The extension host's working directory is not the user's.)
  */
-export function workspaceDir(document: vscode.TextDocument): string {
+export function workspaceDir(document: DialogueFileDocument): string {
   const folder = vscode.workspace.getWorkspaceFolder(document.uri) ?? vscode.workspace.workspaceFolders?.[0];
   return folder ? folder.uri.fsPath : vscode.Uri.joinPath(document.uri, '..').fsPath;
 }

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { AgreementPanel } from '../agreementPanel';
 import { CorrelationPanel } from '../correlationPanel';
-import { parseTextDocument, type DialogueEditorProvider } from '../dialogueEditor';
+import { parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
 import { documentItems } from '../../core/format/jsonl';
 import { initLabelPlans, planLabelsCommand } from '../labelPlan';
 import { SearchPanel } from '../searchPanel';
@@ -51,7 +51,7 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
     ...labellingCommands(editors),
-    vscode.commands.registerCommand('reflectEval.planLabels', reportErrors(() => planLabelsCommand(editors.activeDocument, (d) => documentItems(parseTextDocument(d)), (d) => editors.showPlan(d)))),
+    vscode.commands.registerCommand('reflectEval.planLabels', reportErrors(() => planLabelsCommand(editors.activeDocument, (d) => documentItems(parseDialogue(d)), (d) => editors.showPlan(d)))),
     vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.perplexity', reportErrors(() => perplexityCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),

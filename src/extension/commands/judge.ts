@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { JudgePlan } from '../../core/jobs/judge';
 import type { JudgeSpec, Price } from '../../core/judges/runConfig';
 import type { DialogueEditorProvider } from '../dialogueEditor';
-import { parseTextDocument } from '../dialogueEditor';
+import { parseDialogue } from '../dialogueEditor';
 import { documentFile, runPlanInEditor } from '../host';
 import { setKeyCommand } from '../keys';
 import { activeDialogue, config, pickBatchMode, promptRoots, requireTrust } from './common';
@@ -81,7 +81,7 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   const plan = { ...(await judgePlan(start.judges, bodies.map((b) => b.label), requests.map((r) => r.label))), ...(batch ? { batch: true } : {}) };
   const { estimateJudgePlan } = await import('../../core/jobs/judge');
   const { documentItems } = await import('../../core/format/jsonl');
-  const est = await estimateJudgePlan(plan, documentItems(parseTextDocument(document)), promptRoots(context));
+  const est = await estimateJudgePlan(plan, documentItems(parseDialogue(document)), promptRoots(context));
   const lines = est.perJudge.map((j) => `${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate)' : ''}${j.cost === null ? ' (no price in reflectEval.prices)' : `, ≈ ${j.cost.toFixed(4)} at most`}`);
   const message =
     `${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${(plan.repeats ?? 1) > 1 ? ` × ${plan.repeats} repeats` : ''}. Cached replies are not asked again.${plan.batch ? ' API judges go through the OpenAI Batch API (prices halved below; results within 24 h).' : ''}` +
@@ -122,7 +122,7 @@ export async function searchPromptsCommand(context: vscode.ExtensionContext, edi
   );
   const { documentItems } = await import('../../core/format/jsonl');
   const { workspaceDir } = await import('./common');
-  const space = buildSearchSpace(plan, documentItems(parseTextDocument(document)), promptRoots(context));
+  const space = buildSearchSpace(plan, documentItems(parseDialogue(document)), promptRoots(context));
   const est = await estimateSearchPlan(plan, space, searchCacheFile(plan, documentFile(document), workspaceDir(document)));
   const go = await vscode.window.showInformationMessage(estimateLines(est, plan).join('\n'), { modal: true }, 'Run');
   if (go !== 'Run') return;

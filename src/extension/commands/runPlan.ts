@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { openDialogueDocuments } from '../dialogueDocument';
 import { DIALOGUE_EDITOR_VIEW_TYPE, type DialogueEditorProvider } from '../dialogueEditor';
 import { editorHost, outputChannel, runPlanInEditor, showReport } from '../host';
 import { activeDialogue, requireTrust } from './common';
@@ -27,7 +28,7 @@ export async function runPlanCommand(context: vscode.ExtensionContext, editors: 
     const { runPipeline } = await import('../../core/jobs/file');
     const { resolve } = await import('node:path');
     const target = resolve(dirname(file), pipeline.file);
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === target && d.isDirty);
+    const open = [...vscode.workspace.textDocuments, ...openDialogueDocuments].find((d) => d.uri.fsPath === target && d.isDirty);
     if (open) throw new Error(`${target} has unsaved changes; save it before running a pipeline on it`);
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ReflectEval: ${pipeline.steps.length} step(s) of ${file}`, cancellable: true }, async (progress, token) => {
       const abort = new AbortController();
