@@ -10,7 +10,7 @@
  *   of the item list (polled every 50 ms);
  * - label key → ack in the webview: a labelling key (`y`, then an empathy digit, on successive candidates) pressed in
  *   the focused editor, until the webview receives the host's `ack` for that operation — sent after the
- *   WorkspaceEdit was applied and the change handlers (re-render) ran. One key at a time (the next after the ack);
+ *   edit was applied to the document and the change handlers (re-render) ran. One key at a time (the next after the ack);
  *   times are wall-clock `Date.now()` of this process (key press) and of the webview (ack), on the same machine;
  * - label shown → ack: from the first change to the item's page after the key (the webview shows the label: the
  *   host's `labelled` message, or the operation the webview decided) to the ack;
@@ -23,8 +23,8 @@
  * - where a label key goes: the extension host writes a timing line at each step of a label
  *   (REFLECT_EVAL_TRACE_LABELS, src/extension/labelTrace.ts; the bench sets it for code-server), and each key is
  *   split into VS Code routing the key to the command, the host deciding the operation (or, when it cannot, the trip
- *   to the webview and back; src/extension/keyRoute.ts), VS Code applying the
- *   WorkspaceEdit, the editor's change handler, and the ack's way out and into the webview (medians).
+ *   to the webview and back; src/extension/keyRoute.ts), the document applying the
+ *   edit (a WorkspaceEdit applied by VS Code before the editor read its own file, 2026-11-27), the editor's change handler, and the ack's way out and into the webview (medians).
  *
  * Prints each figure with the issue's goal and the ratio 45 MB / 1 MB. Speed is never asserted.
  *
@@ -117,8 +117,8 @@ const TRACE = join(out, 'bench-editor-label-trace.jsonl');
 /** Steps of a label key, in ms per key: the keys of {@link KeyPath} with their printed names. */
 const PATH_STEPS = [
   ['routing', 'key → command in the host (VS Code routes the key)'],
-  ['decide', 'command → WorkspaceEdit (the host decides, after the report of a move on its way; or host → webview → host)'],
-  ['vscodeEdit', 'WorkspaceEdit → document changed (VS Code)'],
+  ['decide', 'command → edit (the host decides, after the report of a move on its way; or host → webview → host)'],
+  ['vscodeEdit', 'edit → document changed'],
   ['handler', 'change handler (ours)'],
   ['ackOut', 'handler → ack sent'],
   ['ackIn', 'ack → webview'],
