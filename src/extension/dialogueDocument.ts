@@ -1,9 +1,9 @@
 /**
  * A dialogue file open in the dialogue editor (issue 19 item 3). The editor is a `CustomEditorProvider`: VS Code
  * does not read the file into a text model first (~5 s for a 45 MB file, and no file over 50 MB at all), so the
- * document is ours. It holds the text VS Code would hold (`LineText`, core), answers the lookups the editor made of
- * a `TextDocument` (`getText`, `lineAt`, `lineCount`, `version`, `isDirty`), and reports every change through
- * {@link onDidChangeDialogue}. Label edits replace whole lines and go on VS Code's undo stack
+ * document is ours. It holds the text VS Code would hold (`LineText`, core) with its undo stack and saved point
+ * (`LineDocument`, core), answers the lookups the editor made of a `TextDocument` (`getText`, `lineAt`, `lineCount`,
+ * `version`, `isDirty`), and reports every change through {@link onDidChangeDialogue}. Label edits replace whole lines and go on VS Code's undo stack
  * (`onDidChangeCustomDocument` in dialogueEditor.ts); saves, reverts and backups are the provider's.
  *
  * A file on disk is read and decoded on first use, after VS Code has created the editor's webview (reading and
@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { LineText, type LineReplacement } from '../core/format/lineText';
+import { LineDocument } from '../core/format/lineDocument';
 import type { RawLine } from '../core/format/jsonl';
 
 /** A change of a dialogue document, shaped as VS Code's `TextDocumentChangeEvent` for the listeners that had one. */
@@ -58,15 +59,9 @@ export interface DialogueLine {
 
 /** A dialogue file open in the dialogue editor. */
 export class DialogueFileDocument implements vscode.CustomDocument {
-  private content: LineText | undefined;
+  /** The text, its undo stack and its saved point (core `LineDocument`), once read. */
+  private state: LineDocument | undefined;
   private readonly source: vscode.Uri;
-  private versionNumber = 1;
-  /** Undo-stack ids of the edits applied, oldest first, and the id on top when last in sync with the file. */
-  private readonly applied: number[] = [];
-  private savedTop = 0;
-  private nextEdit = 1;
-  /** Bumped by every reload: undoing an edit made before a reload changes nothing. */
-  private generation = 0;
   private closed = false;
   /**
    * Set when the file changed on disk in a way the editor could not merge its unsaved changes into
@@ -85,8 +80,11 @@ export class DialogueFileDocument implements vscode.CustomDocument {
     from?: vscode.Uri,
   ) {
     this.source = from ?? uri;
-    if (from) this.savedTop = -1;
     openDialogueDocuments.add(this);
+  }
+
+  private get fromBackup(): boolean {
+    return this.source !== this.uri;
   }
 
   /**
@@ -97,29 +95,29 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    */
   async ready(): Promise<void> {
     const bytes = this.source.scheme === 'file' ? await readFile(this.source.fsPath) : await vscode.workspace.fs.readFile(this.source);
-    this.content ??= LineText.fromBytes(bytes);
+    this.state ??= new LineDocument(LineText.fromBytes(bytes), !this.fromBackup);
   }
 
   /**
-   * The text, read on first use: not while VS Code creates the editor's webview, whose round trips wait for the
+   * The document, read on first use: not while VS Code creates the editor's webview, whose round trips wait for the
    * extension host (reading and decoding 45 MB takes ~0.2 s).
    */
-  private get text(): LineText {
-    if (!this.content) {
+  private get doc(): LineDocument {
+    if (!this.state) {
       if (this.source.scheme !== 'file') throw new Error(`${this.source.toString()} has not been read (DialogueFileDocument.ready)`);
-      this.content = LineText.fromBytes(readFileSync(this.source.fsPath));
+      this.state = new LineDocument(LineText.fromBytes(readFileSync(this.source.fsPath)), !this.fromBackup);
     }
-    return this.content;
+    return this.state;
   }
 
   /** Increases with every change of the text. */
   get version(): number {
-    return this.versionNumber;
+    return this.state?.version ?? 1;
   }
 
   /** Whether the text differs from the file as last read or saved (by the undo stack's position). */
   get isDirty(): boolean {
-    return (this.applied[this.applied.length - 1] ?? 0) !== this.savedTop;
+    return this.state ? this.state.isDirty : this.fromBackup;
   }
 
   get isClosed(): boolean {
@@ -127,32 +125,36 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   }
 
   get lineCount(): number {
-    return this.text.lineCount;
+    return this.doc.text.lineCount;
   }
 
   /** The whole text (no BOM). */
   getText(): string {
-    return this.text.getText();
+    return this.doc.text.getText();
   }
 
   /** The lines as `splitLines` would split {@link getText} (`LineText.rawLines`). */
   rawLines(): RawLine[] {
-    return this.text.rawLines();
+    return this.doc.text.rawLines();
   }
 
   /** @throws RangeError for a line out of range */
   lineAt(line: number): DialogueLine {
-    const text = this.text.line(line);
+    const text = this.doc.text.line(line);
     return { text, range: new vscode.Range(line, 0, line, text.length) };
   }
 
   /** The bytes a save writes (BOM and line ending as read). */
   toBytes(): Uint8Array {
-    return this.text.toBytes();
+    return this.doc.text.toBytes();
   }
 
   private fire(contentChanges: DialogueChange['contentChanges']): void {
     changeEmitter.fire({ document: this, contentChanges });
+  }
+
+  private fireLines(lines: readonly LineReplacement[] | undefined): void {
+    if (lines) this.fire(lines.map((e) => ({ range: new vscode.Range(e.line, 0, e.line, Number.MAX_SAFE_INTEGER), text: e.text })));
   }
 
   /**
@@ -164,39 +166,11 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    * @throws RangeError for a line out of range or a line break in a text (nothing is changed)
    */
   edit(edits: readonly LineReplacement[], label: string): number {
-    const changed = edits.filter((e) => this.text.line(e.line) !== e.text);
-    if (changed.length === 0) return 0;
-    const inverse = this.apply(changed);
-    const id = this.nextEdit++;
-    this.applied.push(id);
-    const generation = this.generation;
-    this.afterEdit(changed);
-    editEmitter.fire({
-      document: this,
-      label,
-      undo: () => {
-        if (this.applied[this.applied.length - 1] === id) this.applied.pop();
-        if (generation !== this.generation) return;
-        this.apply(inverse);
-        this.afterEdit(inverse);
-      },
-      redo: () => {
-        this.applied.push(id);
-        if (generation !== this.generation) return;
-        this.apply(changed);
-        this.afterEdit(changed);
-      },
-    });
-    return changed.length;
-  }
-
-  private apply(edits: readonly LineReplacement[]): LineReplacement[] {
-    return this.text.replaceLines(edits);
-  }
-
-  private afterEdit(edits: readonly LineReplacement[]): void {
-    this.versionNumber++;
-    this.fire(edits.map((e) => ({ range: new vscode.Range(e.line, 0, e.line, Number.MAX_SAFE_INTEGER), text: e.text })));
+    const done = this.doc.edit(edits);
+    if (!done) return 0;
+    this.fireLines(done.changed);
+    editEmitter.fire({ document: this, label, undo: () => this.fireLines(done.undo()), redo: () => this.fireLines(done.redo()) });
+    return done.changed.length;
   }
 
   /**
@@ -205,25 +179,24 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    */
   async reload(bytes?: Uint8Array): Promise<void> {
     const read = bytes ?? (await vscode.workspace.fs.readFile(this.uri));
-    const lines = this.content ? this.text.lineCount : 0;
-    this.content = LineText.fromBytes(read);
+    const lines = this.state ? this.state.text.lineCount : 0;
+    const text = LineText.fromBytes(read);
+    if (this.state) this.state.reload(text);
+    else this.state = new LineDocument(text);
     this.newerOnDisk = false;
-    this.generation++;
-    this.savedTop = this.applied[this.applied.length - 1] ?? 0;
-    this.versionNumber++;
-    this.fire([{ range: new vscode.Range(0, 0, Math.max(0, lines - 1), Number.MAX_SAFE_INTEGER), text: this.text.getText() }]);
+    this.fire([{ range: new vscode.Range(0, 0, Math.max(0, lines - 1), Number.MAX_SAFE_INTEGER), text: text.getText() }]);
   }
 
-  /** Marks the text as written to the file (called by the provider's save). */
-  markSaved(top = this.applied[this.applied.length - 1] ?? 0): void {
+  /** Marks the text as written to the file (called by the provider's save); see `LineDocument.markSaved`. */
+  markSaved(top: number): void {
     const was = this.isDirty;
-    this.savedTop = top;
+    this.doc.markSaved(top);
     if (was !== this.isDirty) this.fire([]);
   }
 
   /** The undo stack's top now, for {@link markSaved} after a write that took a snapshot. */
   get stackTop(): number {
-    return this.applied[this.applied.length - 1] ?? 0;
+    return this.doc.stackTop;
   }
 
   /** Tells listeners that a save begins, and when it has ended. */

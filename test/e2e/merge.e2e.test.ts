@@ -3,7 +3,8 @@
  * labels are made and left unsaved, `reflect-eval score` rewrites the same file, and Ctrl+S writes both the labels
  * and the job's scores (no "the file is newer" choice). Then a label changed on both sides is shown with both
  * values and the user's pick is what gets saved. Unsaved labels survive a window reload (the editor's own document is
- * backed up for hot exit). A malformed line stays as it was throughout.
+ * backed up for hot exit). Unsaved changes that are not labels are not merged, and the save asks before writing over
+ * the file. A malformed line stays as it was throughout.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -149,6 +150,46 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     await p.screenshot({ path: join(out, 'merge-hot-exit.png') });
     await frame.locator(card).press('Control+s');
     await waitFor('the label saved', async () => mine(onDisk()[2].candidates[0])?.coherent === true, 30_000);
+    await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
+    assert.ok(lines().includes(BAD_LINE));
+  });
+
+  it('unsaved changes that are not only labels are not merged, and the save asks before writing over the file', async () => {
+    const p = page as Page;
+    const frame = await openDialogueFile(p, FILE);
+    await frame.waitForSelector('#candidates .candidate', { timeout: 60_000 });
+    // Scores computed in the editor (SacreBLEU, which the CLI run above did not compute): unsaved, not labels.
+    await runCommand(p, 'ReflectEval: Score Candidates');
+    await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Score candidates with")', { timeout: 30_000 });
+    const sacre = p.locator('.quick-input-list .monaco-list-row', { hasText: 'sacrebleu' }).first();
+    await sacre.click();
+    await waitFor('SacreBLEU checked', async () => (await sacre.getAttribute('aria-checked')) === 'true', 30_000);
+    await p.keyboard.press('Enter');
+    await waitFor('the scoring summary', async () => (await p.locator('.notification-list-item-message', { hasText: /sacreBLEU[^;]*: \d+ scored/i }).count()) > 0, 120_000);
+    await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
+    const sacreOnDisk = () => onDisk().some((it) => it.candidates.some((c) => Object.keys(c.scores).some((k) => k.startsWith('metric:sacrebleu'))));
+    assert.equal(sacreOnDisk(), false);
+    // Another window saves a different label meanwhile.
+    const text = lines();
+    const item = JSON.parse(text[3]) as DialogueItem;
+    item.candidates[1].annotations[0].coherent = !item.candidates[1].annotations[0].coherent;
+    text[3] = JSON.stringify(item);
+    writeFileSync(file, text.join('\n'));
+    await waitFor('the warning that it cannot merge', async () => (await p.locator('.notification-list-item-message', { hasText: /unsaved changes are not only labels/ }).count()) > 0, 60_000);
+    const dialog = p.locator('.monaco-dialog-box');
+    // Cancelled: nothing written.
+    await frame.locator('.candidate').first().press('Control+s');
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match((await dialog.textContent()) ?? '', /changed on disk.*Write the editor's version over the file's\?/);
+    await p.screenshot({ path: join(out, 'merge-overwrite-asked.png') });
+    await p.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+    assert.equal(lines().join('\n'), text.join('\n'), 'the file as the other window wrote it');
+    assert.equal(await p.locator('.tab.active.dirty').count(), 1);
+    // Overwrite: the editor's version.
+    await frame.locator('.candidate').first().press('Control+s');
+    await dialog.locator('a.monaco-button', { hasText: 'Overwrite' }).click();
+    await waitFor('the scores on disk', async () => sacreOnDisk(), 30_000);
     await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
     assert.ok(lines().includes(BAD_LINE));
   });
