@@ -34,20 +34,6 @@ const editEmitter = new vscode.EventEmitter<vscode.CustomDocumentEditEvent<Dialo
 /** Fires for every undoable edit of a dialogue document: the provider's `onDidChangeCustomDocument`. */
 export const onDidEditDialogue = editEmitter.event;
 
-/**
- * What the parse cache and the diagnostics read of a document: a dialogue editor's document, or a `TextDocument`
- * (a dialogue file opened as text).
- */
-export interface DialogueText {
-  readonly uri: vscode.Uri;
-  readonly version: number;
-  readonly lineCount: number;
-  getText(): string;
-  lineAt(line: number): { text: string };
-  /** The lines as `splitLines` would split `getText()`, when the document holds them (no join and split). */
-  rawLines?(): RawLine[];
-}
-
 /** Every dialogue document VS Code has open. */
 export const openDialogueDocuments = new Set<DialogueFileDocument>();
 

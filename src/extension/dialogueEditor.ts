@@ -9,7 +9,7 @@
  * commands (webview/editor/keys.ts); a command is routed here to the editor whose webview has focus.
  */
 import * as vscode from 'vscode';
-import { DialogueFileDocument, onDidChangeDialogue, onDidEditDialogue, onDidSaveDialogue, type DialogueText } from './dialogueDocument';
+import { DialogueFileDocument, onDidChangeDialogue, onDidEditDialogue, onDidSaveDialogue } from './dialogueDocument';
 import { applyLabelOp, labelStatus, type LabelOp } from '../core/labels/annotate';
 import { annotatorView, blindCandidateId, candidateIdOfView, type ItemView } from '../core/labels/annotatorView';
 import { documentItems, headerEditFor, parseDocument, parseRawLines, serializeItem, type DialogueDocument } from '../core/format/jsonl';
@@ -41,7 +41,7 @@ export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
  * lines changed in place since `version` (every change event seen since, see {@link trackChanges}), or `'all'`
  * after a structural change; the next parse re-parses only those lines when it can (issue 19 item 3).
  */
-const parsed = new WeakMap<DialogueText, { version: number; doc: DialogueDocument; pending?: Set<number> | 'all'; seen: number }>();
+const parsed = new WeakMap<DialogueFileDocument, { version: number; doc: DialogueDocument; pending?: Set<number> | 'all'; seen: number }>();
 let tracking: vscode.Disposable | undefined;
 
 /**
@@ -63,10 +63,10 @@ function trackChanges(): void {
 }
 
 /**
- * The parsed form of a dialogue document (cached per document version). A dialogue editor's document is re-parsed
- * incrementally after label edits; any other text (a `TextDocument`) is parsed whole when its version changes.
+ * The parsed form of a dialogue document (cached per document version): re-parsed incrementally after label edits,
+ * from its lines otherwise (no join and split of the whole text).
  */
-export function parseDialogue(document: DialogueText): DialogueDocument {
+export function parseDialogue(document: DialogueFileDocument): DialogueDocument {
   trackChanges();
   const hit = parsed.get(document);
   if (hit && hit.version === document.version) return hit.doc;
@@ -75,7 +75,7 @@ export function parseDialogue(document: DialogueText): DialogueDocument {
   // before it would otherwise miss that event's lines).
   const inPlace = hit && hit.pending instanceof Set && hit.seen === document.version && [...hit.pending].every((l) => l < document.lineCount) ? reparseLines(hit.doc, [...hit.pending].map((line) => ({ line, text: document.lineAt(line).text }))) : undefined;
   const name = vscode.workspace.asRelativePath(document.uri);
-  const doc = inPlace ?? (document.rawLines ? parseRawLines(document.rawLines(), name, hit?.doc) : parseDocument(document.getText(), name, hit?.doc));
+  const doc = inPlace ?? parseRawLines(document.rawLines(), name, hit?.doc);
   parsed.set(document, { version: document.version, doc, seen: document.version });
   return doc;
 }

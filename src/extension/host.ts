@@ -3,7 +3,7 @@
  * the CLI (src/core/jobs/), with relative paths read against the workspace folder, bundled models and prompts from
  * the installed extension, API keys from VS Code SecretStorage (each for its endpoint origin, other origins asked
  * about first: src/extension/keys.ts), progress in a cancellable notification, messages in
- * the "ReflectEval" output channel, and results applied to the open TextDocument as WorkspaceEdits (merged into the
+ * the "ReflectEval" output channel, and results applied to the open dialogue document as line edits (merged into the
  * document as it is when they arrive, so labels made during a run stay; undo, dirty state and save as usual).
  */
 import { join } from 'node:path';

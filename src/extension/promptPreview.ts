@@ -10,7 +10,8 @@ import * as vscode from 'vscode';
 import { documentItems } from '../core/format/jsonl';
 import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/preview/protocol';
 import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
-import { onDidChangeDialogue } from './dialogueDocument';
+import { onDidChangeDialogue, openDialogueDocuments } from './dialogueDocument';
+import { readDialogueFile } from '../core/format/files';
 import { promptRoots, workspaceDir } from './commands/common';
 import type { SearchVariantRef } from './searchPanel';
 import { webviewPage } from './webviewHtml';
@@ -123,9 +124,10 @@ export class PromptPreviewPanel {
       let item = sel ? documentItems(parseDialogue(sel.document))[sel.itemIndex] : undefined;
       let where = sel ? vscode.workspace.asRelativePath(sel.document.uri) : '';
       if (!item && ref.dialogueFile) {
-        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(ref.dialogueFile));
-        item = documentItems(parseDialogue(doc)).find((it) => it.candidates.length > 0);
-        where = vscode.workspace.asRelativePath(doc.uri);
+        // The file as open in a dialogue editor (unsaved labels and all), else as on disk.
+        const open = [...openDialogueDocuments].find((d) => d.uri.fsPath === ref.dialogueFile);
+        item = documentItems(open ? parseDialogue(open) : readDialogueFile(ref.dialogueFile)).find((it) => it.candidates.length > 0);
+        where = vscode.workspace.asRelativePath(ref.dialogueFile);
       }
       const candidate = item ? (item.candidates.find((c) => c.id === sel?.candidateId) ?? item.candidates[0]) : undefined;
       if (!item || !candidate) msg.error = 'Select an item with a candidate in a ReflectEval dialogue editor to see its prompt.';
