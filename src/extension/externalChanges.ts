@@ -89,9 +89,15 @@ export class ExternalChangeMerger implements vscode.Disposable {
       onDidSaveDialogue((e) => {
         if (e.document !== document) return;
         if (e.phase === 'will') return void (this.savingSince = Date.now());
-        // The base is what the save wrote, read back from the disk: label edits applied while the file was
-        // written are already in the document's text but not in the file, and taking the text as the base would
-        // make the file look changed by someone else, and the next merge would drop those edits.
+        // The base is what the save wrote. With no label edit applied while the file was written (the document is
+        // clean), that is the document as it is: its cached parse, no read of the file. Otherwise read back from the
+        // disk: those edits are in the text but not in the file, and taking the text as the base would make the
+        // file look changed by someone else, and the next merge would drop those edits.
+        if (!document.isDirty) {
+          this.takeBase();
+          this.savingSince = undefined;
+          return;
+        }
         void this.readDisk()
           .then((text) => void (this.base = parseDocument(text, this.name)), () => this.takeBase())
           .finally(() => (this.savingSince = undefined));
@@ -128,13 +134,14 @@ export class ExternalChangeMerger implements vscode.Disposable {
     if (this.savingSince !== undefined && Date.now() - this.savingSince < 60_000) return this.schedule();
     const bytes = await vscode.workspace.fs.readFile(this.document.uri);
     if (this.document.isClosed) return;
-    const disk = parseDocument(decodeUtf8Lossy(bytes), this.name);
     if (!this.document.isDirty) {
-      // A clean document shows what the file holds now: reloaded (not when the change was this editor's own save).
+      // A clean document shows what the file holds now: reloaded (not when the change was this editor's own save),
+      // and then it is the base (its cached parse: the file is not parsed a second time).
       if (LineText.fromBytes(bytes).getText() !== this.document.getText()) await this.document.reload(bytes);
-      this.base = disk;
+      this.takeBase();
       return;
     }
+    const disk = parseDocument(decodeUtf8Lossy(bytes), this.name);
     if (!this.base) return;
     const same = JSON.stringify(otherLines(disk)) === JSON.stringify(otherLines(this.base)) && documentItems(disk).map((it) => serializeItem(it)).join('\n') === documentItems(this.base).map((it) => serializeItem(it)).join('\n');
     if (same) return;
