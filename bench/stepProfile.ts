@@ -33,6 +33,8 @@ export interface StepBreakdown {
   concatMs: number;
   /** Bytes of all outputs of the pass, in MB (10⁶ bytes). */
   outputMB: number;
+  /** Cache length fed, in positions (without the 8 masked ones of an in-place pass). */
+  past: number;
   /** The cache kept in place (the patched graph, only logits and the new positions fetched). */
   inPlace?: boolean;
 }
@@ -130,6 +132,7 @@ export async function profileStep(
         matmulMs: matmul / runs.length / 1000,
         concatMs: concat / runs.length / 1000,
         outputMB: outputBytes / 1e6,
+        past,
         ...(inPlace ? { inPlace: true } : {}),
       });
     } finally {
@@ -140,8 +143,12 @@ export async function profileStep(
   return out;
 }
 
-/** Table rows (measure, value, detail) for the generate bench's output. */
-export function stepProfileRows(name: string, steps: StepBreakdown[], weightBytes: number, bandwidth: number): string[][] {
+/**
+ * Table rows (measure, value, detail) for the generate bench's output. `short`: the same passes (cache returned) with
+ * a cache of only the new tokens' positions, beside the prompt's: how much of the k rows ÷ 1 row cost is every row
+ * holding (and, in the graph's Concat, copying) its own copy of the prompt's cache.
+ */
+export function stepProfileRows(name: string, steps: StepBreakdown[], weightBytes: number, bandwidth: number, short: StepBreakdown[] = []): string[][] {
   const limitMs = (weightBytes / bandwidth) * 1000;
   const rows: string[][] = [];
   for (const s of steps) {
@@ -157,6 +164,17 @@ export function stepProfileRows(name: string, steps: StepBreakdown[], weightByte
   const five = steps.find((s) => s.rows === 5 && !s.inPlace);
   if (one) rows.push([`${name}: matrix products alone vs memory-bandwidth limit`, `${((100 * limitMs) / one.matmulMs).toFixed(0)} %`, '', `${one.matmulMs.toFixed(0)} ms of matrix products per 1-row pass vs ${limitMs.toFixed(0)} ms: the greedy ratio's ceiling with nothing else in the pass`]);
   if (one && five) rows.push([`${name}: 5 rows ÷ 1 row inside onnxruntime`, (five.ortMs / one.ortMs).toFixed(2), '', `with the binding: ${(five.jsMs / one.jsMs).toFixed(2)}; the beam and nucleus ratios' floor from the model alone`]);
+  const shortOne = short.find((s) => s.rows === 1);
+  for (const k of short) {
+    const long = steps.find((s) => s.rows === k.rows && !s.inPlace);
+    if (k.rows === 1 || !shortOne || !long || !one) continue;
+    rows.push([
+      `${name}: ${k.rows} rows ÷ 1 row inside onnxruntime, cache of ${long.past} vs ${k.past} positions`,
+      `${(long.ortMs / one.ortMs).toFixed(2)} vs ${(k.ortMs / shortOne.ortMs).toFixed(2)}`,
+      '',
+      `${long.ortMs.toFixed(0)} vs ${one.ortMs.toFixed(0)} ms (Concat ${long.concatMs.toFixed(0)} vs ${one.concatMs.toFixed(0)}) with the prompt's cache in every row; ${k.ortMs.toFixed(0)} vs ${shortOne.ortMs.toFixed(0)} ms (Concat ${k.concatMs.toFixed(0)} vs ${shortOne.concatMs.toFixed(0)}) with only the new tokens'`,
+    ]);
+  }
   const oneIn = steps.find((s) => s.rows === 1 && s.inPlace);
   const fiveIn = steps.find((s) => s.rows === 5 && s.inPlace);
   if (oneIn && fiveIn) rows.push([`${name}: 5 rows ÷ 1 row, cache in place`, (fiveIn.jsMs / oneIn.jsMs).toFixed(2), '', `inside onnxruntime ${(fiveIn.ortMs / oneIn.ortMs).toFixed(2)}`]);
