@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- generate --size real [--prompts N (8)] [--max-new-tokens N (24)] [--grid-contexts N (2)] [--threads N]
- * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)] [--step-profile] [--static-cache off]`: the decoding engine at the size researchers use (issue 19, item 2), on the
+ * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)] [--step-profile] [--static-cache off] [--shared-prefix off]`: the decoding engine at the size researchers use (issue 19, item 2), on the
  * random-weight models `npm run bench:models` builds into `.bench-models/` — `gpt2-medium-shape` (decoder-only) and
  * `bart-large-shape` (encoder-decoder) — against @huggingface/transformers' `generate()` on the same ONNX files.
  *
@@ -170,11 +170,11 @@ function gridRows(name: string, grid: readonly { together: number; separate: num
   ];
 }
 
-async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean; staticCache: boolean }): Promise<(bandwidth: number) => string[][]> {
+async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean; staticCache: boolean; sharedPrefix: boolean }): Promise<(bandwidth: number) => string[][]> {
   const folder = join(opts.models, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
   if (!existsSync(join(folder, 'reflect_eval_bench_model.json'))) throw new Error(`${folder} is missing: build it with \`npm run bench:models\` (scripts/bench/build_real_size_models.py)`);
   const threads = opts.threads ? { intraOpNumThreads: opts.threads } : {};
-  const session = { ...threads, staticCache: opts.staticCache };
+  const session = { ...threads, staticCache: opts.staticCache, sharedPrefix: opts.sharedPrefix };
   const t0 = performance.now();
   const ours: GenerativeLM = kind === 'gpt2' ? await OnnxCausalLM.load(folder, { dtype: opts.dtype, ...session }) : await OnnxSeq2SeqLM.load(folder, { dtype: opts.dtype, ...session });
   const oursLoad = performance.now() - t0;
@@ -317,7 +317,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   const meanPrompt = prompts.reduce((s, p) => s + p.length, 0) / prompts.length;
   console.log(
     `${name}${opts.dtype === 'fp32' ? '' : ` (dtype ${opts.dtype})`}: ${prompts.length} prompts (mean ${meanPrompt.toFixed(0)} tokens) × ${maxNewTokens} new tokens; ` +
-      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what}); cache ${ours instanceof OnnxCausalLM ? (ours.cacheMode.kind === 'static' ? `kept in place (static; graph loaded from ${ours.cacheMode.loadedFrom})` : `returned every step (${ours.cacheMode.reason})`) : 'returned every step'}`,
+      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what}); cache ${ours instanceof OnnxCausalLM ? (ours.cacheMode.kind === 'static' ? `kept in place (static; graph loaded from ${ours.cacheMode.loadedFrom}; one prompt's cache shared by its rows: ${ours.cacheMode.sharedPrefix === true ? 'yes' : `no, ${ours.cacheMode.sharedPrefix.skipped}`})` : `returned every step (${ours.cacheMode.reason})`) : 'returned every step'}`,
   );
   return (bandwidth) => {
     const limitMs = (w.bytes / bandwidth) * 1000;
@@ -344,6 +344,7 @@ export async function runReal(args: string[]): Promise<void> {
     dtype: (strArg(args, '--dtype') ?? 'fp32') as ModelDtype,
     stepProfile: args.includes('--step-profile'),
     staticCache: strArg(args, '--static-cache') !== 'off',
+    sharedPrefix: strArg(args, '--shared-prefix') !== 'off',
   };
   if (!isModelDtype(opts.dtype)) throw new Error(`--dtype ${opts.dtype}: not a transformers.js dtype (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4)`);
   const only = strArg(args, '--only');

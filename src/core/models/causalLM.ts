@@ -15,7 +15,7 @@
 import type * as ort from 'onnxruntime-common';
 import { relative } from 'node:path';
 import { CacheBufferPool, GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
-import { openCacheAppends, type CacheAppendSource } from './onnxPatch';
+import { openCacheAppends, prefixInputName, type CacheAppendSource } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
@@ -64,8 +64,13 @@ export class OnnxCausalLM implements GenerativeLM {
      * fetch only `logits` and those outputs; otherwise `present` (every step returns the whole cache) with the
      * reason. `loadedFrom`: how onnxruntime got the edited graph — `links` (a small file beside hard links to the
      * weights, `stageModel`) or `memory` (the whole model read and edited in memory: slower to load).
+     * `sharedPrefix`: whether the graph also takes one prompt's cache shared by all rows (`prefix_key_values.*`,
+     * `sharedPrefixOf` in onnxPatch.ts) — then the rows of one prompt hold only the positions decoded after it —
+     * or why not.
      */
-    readonly cacheMode: { kind: 'static'; appended: ReadonlyMap<string, string>; fetches: readonly string[]; loadedFrom: 'links' | 'memory' } | { kind: 'present'; reason: string },
+    readonly cacheMode:
+      | { kind: 'static'; appended: ReadonlyMap<string, string>; fetches: readonly string[]; loadedFrom: 'links' | 'memory'; sharedPrefix: true | { skipped: string } }
+      | { kind: 'present'; reason: string },
     /** Where the model came from: folder, ONNX files, dtype, hub commit (see `describedModelFiles`). */
     readonly description?: DescribedModel,
   ) {}
@@ -145,7 +150,8 @@ export class OnnxCausalLM implements GenerativeLM {
     }
     const rt = await ortRuntime();
     const base = ['input_ids', 'attention_mask'];
-    const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids'], requiredOutputs: ['logits', ...presentNames] };
+    // The shared-prefix inputs are ones the staged graph adds (see sharedPrefixOf).
+    const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids', ...pastNames.map(prefixInputName)], requiredOutputs: ['logits', ...presentNames] };
     // The later-steps graph with the positions each step adds as outputs, when its cache follows Optimum's Concat
     // pattern (a merged decoder's presents come out of an If: loaded as it is).
     const nextFile = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
@@ -158,7 +164,7 @@ export class OnnxCausalLM implements GenerativeLM {
       else if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
       else {
         try {
-          const r = await openCacheAppends(nextFile, pastNames, options.stageWeights === false ? [] : undefined);
+          const r = await openCacheAppends(nextFile, pastNames, options.stageWeights === false ? [] : undefined, { sharedPrefix: options.sharedPrefix !== false });
           if ('skipped' in r) reason = r.skipped;
           else patched = r;
         } catch (e) {
@@ -196,7 +202,13 @@ export class OnnxCausalLM implements GenerativeLM {
       reason = `${next.name} has no position_ids input (a masked slot would shift the positions the graph derives)`;
     }
     const cacheMode = patched
-      ? { kind: 'static' as const, appended: patched.appended, fetches: ['logits', ...new Set(patched.appended.values())], loadedFrom: typeof patched.source === 'string' ? ('links' as const) : ('memory' as const) }
+      ? {
+          kind: 'static' as const,
+          appended: patched.appended,
+          fetches: ['logits', ...new Set(patched.appended.values())],
+          loadedFrom: typeof patched.source === 'string' ? ('links' as const) : ('memory' as const),
+          sharedPrefix: patched.sharedPrefix === true && next.inputs.has(prefixInputName(pastNames[0])) ? (true as const) : (patched.sharedPrefix === true ? { skipped: 'onnxruntime did not keep the prefix inputs' } : patched.sharedPrefix ?? { skipped: 'sharedPrefix is off' }),
+        }
       : { kind: 'present' as const, reason };
     return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first ?? next, next, pastNames, cacheMode, d);
   }
@@ -244,8 +256,18 @@ export class OnnxCausalLM implements GenerativeLM {
       const cache = past.size > 0 ? past : this.emptyCache(batch);
       for (const [name, tensor] of cache) feeds[name] = tensor;
     }
+    this.feedPrefix(graph, feeds);
     return graph.run(feeds, timer);
   }
+
+  /** Feeds a graph with shared-prefix inputs `prefix` (one prompt's cache, batch 1), or an empty prefix. */
+  private feedPrefix(graph: OnnxGraph, feeds: Record<string, ort.Tensor>, prefix?: KVCache): void {
+    if (!graph.inputs.has(prefixInputName(this.pastNames[0]))) return;
+    const cache = prefix ?? (this.emptyPrefix ??= this.emptyCache(1));
+    for (const [name, tensor] of cache) feeds[prefixInputName(name)] = tensor;
+  }
+
+  private emptyPrefix: KVCache | undefined;
 
   private presents(out: ort.InferenceSession.ReturnType): KVCache {
     const present: KVCache = new Map();
@@ -312,6 +334,14 @@ export class OnnxCausalLM implements GenerativeLM {
     for (let r = 0; r < n * expand; r++) rowPad[r] = padLen[Math.floor(r / expand)];
     const history: number[][] = [];
     for (let r = 0; r < n * expand; r++) history.push([...prompts[Math.floor(r / expand)]]);
+    if (this.cacheMode.kind === 'static' && this.cacheMode.sharedPrefix === true && n === 1) {
+      // One prompt: its cache is fed once per step, shared by every row (beams, samples, a grid's 20 rows), and
+      // the rows hold only the positions decoded after it — no copy of the prompt per row.
+      const room = Math.max(0, Math.min(this.maxPositions - 1 - longest, options.maxNewTokens ?? STATIC_GROWTH));
+      const cache = StaticKVCache.from(this.rt.Tensor, this.emptyCache(1), expand, room, this.cacheBuffers);
+      const prefix = { past: pass.past, length: longest };
+      return { session: new StaticCausalDecodingSession(this, vocab, cache, rowPad, this.cacheMode, options.timer, prefix), logits, history };
+    }
     if (this.cacheMode.kind === 'static') {
       // Room for the tokens the caller expects (a step past it grows the cache), within the positions the model
       // has: a step feeds capacity + 1 positions.
@@ -346,14 +376,15 @@ export class OnnxCausalLM implements GenerativeLM {
    * @internal one step of a {@link StaticCausalDecodingSession}: the later-steps graph fed the whole cache
    * (`[rows, kvHeads, capacity, headDim]`), returning only the logits and the positions it adds.
    */
-  async runStatic(ids: BigInt64Array, mask: BigInt64Array, pos: BigInt64Array, rows: number, width: number, cache: StaticKVCache, fetches: readonly string[], timer?: RunTimer) {
+  async runStatic(ids: BigInt64Array, mask: BigInt64Array, pos: BigInt64Array, rows: number, width: number, cache: StaticKVCache, fetches: readonly string[], timer?: RunTimer, prefix?: SharedPrefix) {
     const T = this.rt.Tensor;
     const feeds: Record<string, ort.Tensor> = {
       input_ids: new T('int64', ids, [rows, width]),
-      attention_mask: new T('int64', mask, [rows, cache.capacity + width]),
+      attention_mask: new T('int64', mask, [rows, (prefix?.length ?? 0) + cache.capacity + width]),
       position_ids: new T('int64', pos, [rows, width]),
     };
     for (const [name, tensor] of cache.tensors()) feeds[name] = tensor;
+    this.feedPrefix(this.next, feeds, prefix?.past);
     return this.next.run(feeds, timer, fetches);
   }
 
@@ -463,6 +494,12 @@ class CausalDecodingSession extends CausalRows {
   }
 }
 
+/** One prompt's cache (batch 1, `length` positions) that every row of a session attends to before its own cache. */
+interface SharedPrefix {
+  past: KVCache;
+  length: number;
+}
+
 /** Positions a static cache grows by when the caller gave no `maxNewTokens` or decodes past it. */
 const STATIC_GROWTH = 32;
 
@@ -479,26 +516,31 @@ class StaticCausalDecodingSession extends CausalRows {
     padLen: Int32Array,
     private readonly mode: { appended: ReadonlyMap<string, string>; fetches: readonly string[] },
     timer?: RunTimer,
+    /** The prompt's cache, shared by every row and fed before each row's own positions (see `sharedPrefixOf`). */
+    private readonly prefix?: SharedPrefix,
   ) {
     super(model, vocab, padLen, timer);
   }
 
   async extend(tokens: ArrayLike<number>, width: number): Promise<Float32Array> {
+    const shared = this.prefix?.length ?? 0;
     const past = this.cache.length;
-    const { ids, pos } = this.tokenInputs(tokens, width, past);
+    const { ids, pos } = this.tokenInputs(tokens, width, shared + past);
     const rows = this.rows;
-    this.cache.reserve(width, Math.min(this.model.maxPositions - width, past + width + STATIC_GROWTH));
-    const capacity = this.cache.capacity;
-    const keys = capacity + width;
+    this.cache.reserve(width, Math.min(this.model.maxPositions - width - shared, past + width + STATIC_GROWTH));
+    // Keys per row: the shared prefix's, the row's own slots (written up to `past`), the new positions.
+    const held = shared + past;
+    const slots = shared + this.cache.capacity;
+    const keys = slots + width;
     const mask = this.masks.view(rows * keys);
     for (let r = 0; r < rows; r++) {
       const p = this.padLen[r];
       mask.fill(0n, r * keys, r * keys + p);
-      mask.fill(1n, r * keys + p, r * keys + past);
-      mask.fill(0n, r * keys + past, r * keys + capacity);
-      mask.fill(1n, r * keys + capacity, (r + 1) * keys);
+      mask.fill(1n, r * keys + p, r * keys + held);
+      mask.fill(0n, r * keys + held, r * keys + slots);
+      mask.fill(1n, r * keys + slots, (r + 1) * keys);
     }
-    const out = await this.model.runStatic(ids, mask, pos, rows, width, this.cache, this.mode.fetches, this.timer);
+    const out = await this.model.runStatic(ids, mask, pos, rows, width, this.cache, this.mode.fetches, this.timer, this.prefix);
     this.cache.append(out, this.mode.appended, width);
     return out.logits.data as Float32Array;
   }

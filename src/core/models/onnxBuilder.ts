@@ -67,6 +67,34 @@ function valueInfo(name: string, elem: number, rank: number): Writer {
   return new Writer().str(1, name).msg(2, new Writer().msg(1, tensor)); // ValueInfoProto
 }
 
+function nodeProto(n: NodeSpec, name: string): Writer {
+  const node = new Writer();
+  for (const x of n.inputs) node.str(1, x);
+  for (const y of n.outputs) node.str(2, y);
+  node.str(3, name).str(4, n.op);
+  for (const [attr, v] of Object.entries(n.attrs ?? {})) {
+    const a = new Writer().str(1, attr);
+    if (Array.isArray(v)) {
+      for (const x of v) a.int(8, x); // AttributeProto.ints
+      a.int(20, 7); // type INTS
+    } else {
+      a.int(3, v).int(20, 2); // AttributeProto.i, type INT
+    }
+    node.msg(5, a);
+  }
+  return node;
+}
+
+/** The bytes of a `GraphProto.node` field (1) holding node `n` (default domain), named `name`. */
+export function graphNodeField(n: NodeSpec, name: string): Uint8Array {
+  return new Writer().msg(1, nodeProto(n, name)).done();
+}
+
+/** The bytes of a `GraphProto.input` field (11) declaring `name` of element type `elem` and rank `rank`. */
+export function graphInputField(name: string, elem: number, rank: number): Uint8Array {
+  return new Writer().msg(11, valueInfo(name, elem, rank)).done();
+}
+
 /** The bytes of a `GraphProto.output` field (12) declaring `name` of element type `elem` and rank `rank`. */
 export function graphOutputField(name: string, elem: number, rank: number): Uint8Array {
   return new Writer().msg(12, valueInfo(name, elem, rank)).done();
@@ -99,23 +127,7 @@ export function buildOnnxModel(
   opset = 13,
 ): Uint8Array {
   const graph = new Writer();
-  nodes.forEach((n, i) => {
-    const node = new Writer();
-    for (const x of n.inputs) node.str(1, x);
-    for (const y of n.outputs) node.str(2, y);
-    node.str(3, `n${i}`).str(4, n.op);
-    for (const [name, v] of Object.entries(n.attrs ?? {})) {
-      const a = new Writer().str(1, name);
-      if (Array.isArray(v)) {
-        for (const x of v) a.int(8, x); // AttributeProto.ints
-        a.int(20, 7); // type INTS
-      } else {
-        a.int(3, v).int(20, 2); // AttributeProto.i, type INT
-      }
-      node.msg(5, a);
-    }
-    graph.msg(1, node);
-  });
+  nodes.forEach((n, i) => graph.msg(1, nodeProto(n, `n${i}`)));
   graph.str(2, 'reflect_eval_helper');
   for (const v of inputs) graph.msg(11, valueInfo(v.name, v.elem, v.rank));
   for (const v of outputs) graph.msg(12, valueInfo(v.name, v.elem, v.rank));

@@ -32,6 +32,14 @@ export interface SessionOptions {
    */
   staticCache?: boolean;
   /**
+   * With the cache kept in place, also give the graph one prompt's cache shared by all rows (default true;
+   * `sharedPrefixOf`, onnxPatch.ts): rows decoded from one prompt (beams, samples, a grid's settings) then hold only
+   * the positions after it, and each step reads the prompt's keys and values once for all rows instead of once per
+   * row. Applies where the attention follows Optimum's Concat → Transpose → MatMul pattern and the graph is staged
+   * (`stageWeights`); false keeps the per-row cache (benchmarks compare both).
+   */
+  sharedPrefix?: boolean;
+  /**
    * Let onnxruntime read each graph's weights as external data from the model file itself (default true): a small
    * file with the graph's structure is written beside hard links to the model's files (`stageModel`,
    * onnxPatch.ts), which loads faster and into less memory than onnxruntime parsing the whole file; false opens

@@ -9,6 +9,10 @@
  * only `logits` and the new positions, and keep the cache itself (`StaticKVCache`, kvCache.ts). The graph's
  * computation is unchanged: only its list of outputs grows.
  *
+ * Staged with `sharedPrefix`, the graph also takes one prompt's cache shared by every row (`prefix_key_values.*`,
+ * {@link sharedPrefixOf}): the rows decoded from one prompt — beams, samples, a grid's 20 rows — then hold only
+ * their own positions, and each step reads the prompt's keys and values once instead of once per row.
+ *
  * And how onnxruntime is given a model: {@link stageModel} writes a model's structure into a small file whose
  * initializers are external-data references to their own bytes in the original file, beside a hard link to it, so
  * onnxruntime reads the weights from the file instead of parsing them out of it (faster, into less memory).
@@ -17,7 +21,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { link, mkdir, mkdtemp, open, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, resolve } from 'node:path';
-import { ELEM, externalDataFields, graphOutputField, lengthDelimitedHeader } from './onnxBuilder';
+import { ELEM, externalDataFields, graphInputField, graphNodeField, graphOutputField, lengthDelimitedHeader, type NodeSpec } from './onnxBuilder';
 
 /** A protobuf field: its number, wire type, where its key starts, where its value starts and where it ends. */
 interface Field {
@@ -129,10 +133,14 @@ interface Node {
   domain: string;
   /** Integer attributes (`AttributeProto.i`) by name. */
   ints: Map<string, bigint>;
+  /** Integer-list attributes (`AttributeProto.ints`) by name. */
+  lists: Map<string, bigint[]>;
+  /** Where the node's `GraphProto.node` field is. */
+  field: Field;
 }
 
 function readNode(buf: ByteSource, f: Field): Node {
-  const node: Node = { inputs: [], outputs: [], opType: '', domain: '', ints: new Map() };
+  const node: Node = { inputs: [], outputs: [], opType: '', domain: '', ints: new Map(), lists: new Map(), field: f };
   for (const g of fields(buf, f.valueStart, f.end)) {
     if (g.field === 1 && g.wire === 2) node.inputs.push(str(buf, g));
     else if (g.field === 2 && g.wire === 2) node.outputs.push(str(buf, g));
@@ -141,11 +149,22 @@ function readNode(buf: ByteSource, f: Field): Node {
     else if (g.field === 5 && g.wire === 2) {
       let name = '';
       let i: bigint | undefined;
+      const list: bigint[] = [];
       for (const a of fields(buf, g.valueStart, g.end)) {
         if (a.field === 1 && a.wire === 2) name = str(buf, a);
         else if (a.field === 3 && a.wire === 0) i = BigInt.asIntN(64, a.varint as bigint);
+        else if (a.field === 8 && a.wire === 0) list.push(BigInt.asIntN(64, a.varint as bigint));
+        else if (a.field === 8 && a.wire === 2) {
+          // packed
+          for (let at = a.valueStart; at < a.end; ) {
+            const v = readVarint(buf, at);
+            list.push(BigInt.asIntN(64, v.value));
+            at = v.pos;
+          }
+        }
       }
       if (i !== undefined) node.ints.set(name, i);
+      if (list.length) node.lists.set(name, list);
     }
   }
   return node;
@@ -178,6 +197,8 @@ function externalLocation(buf: ByteSource, tensorFields: Iterable<Field>): strin
 interface GraphScan {
   /** The node making each value. */
   producer: Map<string, Node>;
+  /** The nodes reading each value. */
+  consumers: Map<string, Node[]>;
   /** The graph's declared outputs. */
   outputs: Set<string>;
   /** The `location` of every initializer kept in an external data file ('' when it names none). */
@@ -185,12 +206,17 @@ interface GraphScan {
 }
 
 function scanGraph(src: ByteSource, graphField: Field): GraphScan {
-  const scan: GraphScan = { producer: new Map(), outputs: new Set(), external: [] };
+  const scan: GraphScan = { producer: new Map(), consumers: new Map(), outputs: new Set(), external: [] };
   for (const f of fields(src, graphField.valueStart, graphField.end)) {
     if (f.wire !== 2) continue;
     if (f.field === 1) {
       const node = readNode(src, f);
       for (const o of node.outputs) scan.producer.set(o, node);
+      for (const i of node.inputs) {
+        const list = scan.consumers.get(i);
+        if (list) list.push(node);
+        else scan.consumers.set(i, [node]);
+      }
     } else if (f.field === 5) {
       const location = externalLocation(src, fields(src, f.valueStart, f.end));
       if (location !== undefined) scan.external.push(location);
@@ -219,6 +245,139 @@ function cacheAppendsOf(scan: GraphScan, pastNames: readonly string[]): { append
   }
   const added = [...new Set(appended.values())].filter((n) => !scan.outputs.has(n)).map((n) => graphOutputField(n, ELEM.float, 4));
   return { appended, added };
+}
+
+/** The graph input holding the shared prompt's cache for a cache input `past_key_values.{i}.key|value`. */
+export function prefixInputName(past: string): string {
+  return past.replace('past_key_values.', 'prefix_key_values.');
+}
+
+/** Node edits {@link sharedPrefixOf} makes: renamed inputs and outputs of existing nodes, nodes and inputs added. */
+interface PrefixEdits {
+  /** By the node's field start: the node's new input and output names (same order and count). */
+  renamed: Map<number, { inputs: string[]; outputs: string[] }>;
+  added: Uint8Array[];
+}
+
+/**
+ * The edits that let every row attend to one shared prompt cache (bifurcated attention: Athiwaratkun et al., ICML
+ * 2024): a `prefix_key_values.{i}.key|value` input `[1, heads, P, headDim]` per cache input, whose positions come
+ * before each row's own `past_key_values` positions. In each layer the scores of the queries against the prefix's
+ * keys are one product for all rows (`[B, H, s, D]` → `[s, H, B, D]`, broadcast against `[1, H, D, P]`), joined
+ * before the graph's mask and softmax with the scores against the row's own keys; the probabilities are split the
+ * same way for the values. Every `Shape` of a cache input or a `present.*` sees P more positions, so masks and
+ * positions the graph derives from the cache length count the prefix. With an empty prefix (P = 0) the graph
+ * computes what it did before.
+ *
+ * Applies when, for every layer, `present.{i}.key` (a Concat of the cache and the new positions, see
+ * {@link cacheAppendsOf}) is read only by one `Transpose(perm 0,1,3,2)` that one `MatMul` reads as its second input
+ * (the query × keyᵀ scores), and by `Shape`s; `present.{i}.value` only by one `MatMul` as its second input (the
+ * probabilities × values) and by `Shape`s; and each cache input only by its Concat and by `Shape`s without
+ * start/end.
+ */
+function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[], appended: ReadonlyMap<string, string>): PrefixEdits | { skipped: string } {
+  const renamed = new Map<number, { inputs: string[]; outputs: string[] }>();
+  const nodes: NodeSpec[] = [];
+  const edit = (node: Node) => {
+    let e = renamed.get(node.field.start);
+    if (!e) {
+      e = { inputs: [...node.inputs], outputs: [...node.outputs] };
+      renamed.set(node.field.start, e);
+    }
+    return e;
+  };
+  const users = (name: string) => scan.consumers.get(name) ?? [];
+  const isShape = (n: Node) => n.opType === 'Shape' && n.domain === '' && !n.ints.has('start') && !n.ints.has('end');
+  const ns = '/reflect_eval_prefix/';
+  nodes.push(
+    { op: 'Constant', inputs: [], outputs: [`${ns}axis2`], attrs: { value_ints: [0, 0, 1, 0] } },
+    { op: 'Constant', inputs: [], outputs: [`${ns}zero`], attrs: { value_ints: [0] } },
+    { op: 'Constant', inputs: [], outputs: [`${ns}two`], attrs: { value_ints: [2] } },
+    { op: 'Constant', inputs: [], outputs: [`${ns}three`], attrs: { value_ints: [3] } },
+    { op: 'Constant', inputs: [], outputs: [`${ns}end`], attrs: { value_ints: [2 ** 62] } },
+  );
+  let shapes = 0;
+  // A Shape of a cache value (an input, or the present it is concatenated into) reports P more positions on axis 2.
+  const virtualShape = (node: Node, prefix: string) => {
+    const out = node.outputs[0];
+    const own = `${ns}shape${shapes++}`;
+    edit(node).outputs[0] = `${own}/own`;
+    nodes.push(
+      { op: 'Shape', inputs: [prefix], outputs: [`${own}/prefix`] },
+      { op: 'Mul', inputs: [`${own}/prefix`, `${ns}axis2`], outputs: [`${own}/prefixAxis2`] },
+      { op: 'Add', inputs: [`${own}/own`, `${own}/prefixAxis2`], outputs: [out] },
+    );
+  };
+  for (const past of pastNames) {
+    const prefix = prefixInputName(past);
+    const present = past.replace('past_key_values.', 'present.');
+    const concat = scan.producer.get(present);
+    if (!concat || !appended.has(past)) return { skipped: `no Concat makes ${present}` };
+    for (const n of users(past)) {
+      if (n === concat) continue;
+      if (!isShape(n)) return { skipped: `${past} is read by ${n.opType}, not only by its Concat and Shape` };
+      virtualShape(n, prefix);
+    }
+    const readers = users(present);
+    for (const n of readers.filter(isShape)) virtualShape(n, prefix);
+    const rest = readers.filter((n) => !isShape(n));
+    const layer = `${ns}${past.slice('past_key_values.'.length)}/`;
+    if (past.endsWith('.key')) {
+      const t = rest.length === 1 ? rest[0] : undefined;
+      const perm = t?.lists.get('perm')?.map(Number).join(',');
+      if (!t || t.opType !== 'Transpose' || t.domain !== '' || perm !== '0,1,3,2') return { skipped: `${present} is not read by one Transpose(perm 0,1,3,2) alone` };
+      const mm = users(t.outputs[0]);
+      if (mm.length !== 1 || mm[0].opType !== 'MatMul' || mm[0].domain !== '' || mm[0].inputs[1] !== t.outputs[0]) return { skipped: `the transposed ${present} is not read by one MatMul alone` };
+      const scores = mm[0].outputs[0];
+      const query = mm[0].inputs[0];
+      edit(mm[0]).outputs[0] = `${layer}ownScores`;
+      nodes.push(
+        { op: 'Transpose', inputs: [query], outputs: [`${layer}queryByPosition`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'Transpose', inputs: [prefix], outputs: [`${layer}prefixKeyT`], attrs: { perm: [0, 1, 3, 2] } },
+        { op: 'MatMul', inputs: [`${layer}queryByPosition`, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresByPosition`] },
+        { op: 'Transpose', inputs: [`${layer}prefixScoresByPosition`], outputs: [`${layer}prefixScores`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'Concat', inputs: [`${layer}prefixScores`, `${layer}ownScores`], outputs: [scores], attrs: { axis: 3 } },
+      );
+    } else {
+      const mm = rest.length === 1 ? rest[0] : undefined;
+      if (!mm || mm.opType !== 'MatMul' || mm.domain !== '' || mm.inputs[1] !== present) return { skipped: `${present} is not read by one MatMul alone` };
+      const probs = mm.inputs[0];
+      const out = mm.outputs[0];
+      const e = edit(mm);
+      e.inputs[0] = `${layer}ownProbs`;
+      e.outputs[0] = `${layer}ownValues`;
+      nodes.push(
+        { op: 'Shape', inputs: [prefix], outputs: [`${layer}prefixShape`] },
+        { op: 'Slice', inputs: [`${layer}prefixShape`, `${ns}two`, `${ns}three`], outputs: [`${layer}prefixLength`] },
+        { op: 'Slice', inputs: [probs, `${ns}zero`, `${layer}prefixLength`, `${ns}three`], outputs: [`${layer}prefixProbs`] },
+        { op: 'Slice', inputs: [probs, `${layer}prefixLength`, `${ns}end`, `${ns}three`], outputs: [`${layer}ownProbs`] },
+        { op: 'Transpose', inputs: [`${layer}prefixProbs`], outputs: [`${layer}prefixProbsByPosition`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'MatMul', inputs: [`${layer}prefixProbsByPosition`, prefix], outputs: [`${layer}prefixValuesByPosition`] },
+        { op: 'Transpose', inputs: [`${layer}prefixValuesByPosition`], outputs: [`${layer}prefixValues`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'Add', inputs: [`${layer}prefixValues`, `${layer}ownValues`], outputs: [out] },
+      );
+    }
+  }
+  // A value read twice by one node (e.g. Concat(x, x)) would have been renamed in one place only: not expected here.
+  const added = [...pastNames.map((p) => graphInputField(prefixInputName(p), ELEM.float, 4)), ...nodes.map((n, i) => graphNodeField(n, `${ns}n${i}`))];
+  return { renamed, added };
+}
+
+/** A `GraphProto.node` field with its inputs and outputs renamed (every other field copied as it is). */
+function renamedNode(src: ByteSource, f: Field, names: { inputs: string[]; outputs: string[] }): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  let i = 0;
+  let o = 0;
+  const encoder = new TextEncoder();
+  for (const g of fields(src, f.valueStart, f.end)) {
+    const name = g.field === 1 && g.wire === 2 ? names.inputs[i++] : g.field === 2 && g.wire === 2 ? names.outputs[o++] : undefined;
+    if (name === undefined) parts.push(src.slice(g.start, g.end));
+    else {
+      const b = encoder.encode(name);
+      parts.push(lengthDelimitedHeader(g.field, b.length), b);
+    }
+  }
+  return [lengthDelimitedHeader(1, total(parts)), ...parts];
 }
 
 /** A model whose graph declares each cache tensor's new positions as an output. */
@@ -301,6 +460,11 @@ export interface SlimModel {
   appended: Map<string, string>;
   /** The `location` of every initializer that was already in an external data file, as the graph names it. */
   external: string[];
+  /**
+   * With `sharedPrefix` asked for: whether the graph was given the `prefix_key_values.*` inputs (see
+   * {@link sharedPrefixOf}), or why not (it is then staged without them).
+   */
+  sharedPrefix?: true | { skipped: string };
 }
 
 /**
@@ -316,15 +480,22 @@ export interface SlimModel {
  * @returns the new model, or `{ skipped }` saying why the pattern does not apply
  * @throws RangeError when the bytes are not a well-formed protobuf message
  */
-export function slimModel(src: ByteSource, weights: string, pastNames: readonly string[] = [], minBytes = 1024): SlimModel | { skipped: string } {
+export function slimModel(src: ByteSource, weights: string, pastNames: readonly string[] = [], minBytes = 1024, options: { sharedPrefix?: boolean } = {}): SlimModel | { skipped: string } {
   const top = [...fields(src, 0, src.length)];
   const graphField = top.find((f) => f.field === 7 && f.wire === 2);
   if (!graphField) return { skipped: 'the model has no graph' };
   const scan = scanGraph(src, graphField);
   const found = cacheAppendsOf(scan, pastNames);
   if ('skipped' in found) return found;
+  const prefix = options.sharedPrefix && pastNames.length ? sharedPrefixOf(scan, pastNames, found.appended) : undefined;
+  const edits = prefix && !('skipped' in prefix) ? prefix : undefined;
   const body: Uint8Array[] = [];
   for (const f of fields(src, graphField.valueStart, graphField.end)) {
+    const names = f.field === 1 && f.wire === 2 ? edits?.renamed.get(f.start) : undefined;
+    if (names) {
+      body.push(...renamedNode(src, f, names));
+      continue;
+    }
     // An initializer's fields, read once (from a file, each pass over them reads its header again).
     const tensorFields = f.field === 5 && f.wire === 2 ? [...fields(src, f.valueStart, f.end)] : [];
     const raw = externalLocation(src, tensorFields) === undefined ? tensorFields.find((g) => g.field === 9 && g.wire === 2) : undefined;
@@ -337,7 +508,7 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
     tensor.push(externalDataFields(weights, raw.valueStart, raw.end - raw.valueStart));
     body.push(lengthDelimitedHeader(5, total(tensor)), ...tensor);
   }
-  body.push(...found.added);
+  body.push(...found.added, ...(edits?.added ?? []));
   const parts: Uint8Array[] = [];
   for (const f of top) {
     if (f === graphField) parts.push(lengthDelimitedHeader(7, total(body)), ...body);
@@ -349,7 +520,8 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
     bytes.set(p, at);
     at += p.length;
   }
-  return { bytes, appended: found.appended, external: [...new Set(scan.external)] };
+  const sharedPrefix = prefix === undefined ? undefined : 'skipped' in prefix ? { skipped: prefix.skipped } : (true as const);
+  return { bytes, appended: found.appended, external: [...new Set(scan.external)], ...(sharedPrefix ? { sharedPrefix } : {}) };
 }
 
 const total = (parts: readonly Uint8Array[]) => parts.reduce((n, p) => n + p.length, 0);
@@ -359,6 +531,8 @@ export interface StagedModel {
   /** The new model file (in a folder of its own, beside links to the original's data). */
   path: string;
   appended: Map<string, string>;
+  /** As in {@link SlimModel}. */
+  sharedPrefix?: true | { skipped: string };
   /**
    * Removes the folder, as far as the platform lets it (once onnxruntime has read the weights: after the session is
    * created).
@@ -385,13 +559,13 @@ export interface StagedModel {
  * @throws when no parent allows the folder and its links (the caller then patches the model in memory: see
  *   {@link exposeCacheAppends}), or the file is not a well-formed protobuf message (RangeError)
  */
-export async function stageModel(file: string, pastNames: readonly string[] = [], parents?: readonly string[]): Promise<StagedModel | { skipped: string }> {
+export async function stageModel(file: string, pastNames: readonly string[] = [], parents?: readonly string[], options: { sharedPrefix?: boolean } = {}): Promise<StagedModel | { skipped: string }> {
   const real = await realpath(file);
   const name = basename(real);
   const fd = openSync(real, 'r');
   let slim: SlimModel | { skipped: string };
   try {
-    slim = slimModel(fileSource(fd), name, pastNames);
+    slim = slimModel(fileSource(fd), name, pastNames, 1024, options);
   } finally {
     closeSync(fd);
   }
@@ -413,7 +587,7 @@ export async function stageModel(file: string, pastNames: readonly string[] = []
       const path = join(dir, `reflect-eval-graph-${name}`);
       await writeFile(path, slim.bytes);
       const made = dir;
-      return { path, appended: slim.appended, dispose: () => rm(made, { recursive: true, force: true }).catch(() => undefined) };
+      return { path, appended: slim.appended, ...(slim.sharedPrefix ? { sharedPrefix: slim.sharedPrefix } : {}), dispose: () => rm(made, { recursive: true, force: true }).catch(() => undefined) };
     } catch (e) {
       failure = e;
       if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -451,6 +625,8 @@ export interface CacheAppendSource {
   /** The path of a staged file ({@link stageModel}), or the whole model edited in memory ({@link exposeCacheAppends}). */
   source: string | Uint8Array;
   appended: Map<string, string>;
+  /** As in {@link SlimModel}, when asked for (a graph edited in memory never has the prefix inputs). */
+  sharedPrefix?: true | { skipped: string };
   /** Call once the session exists (removes a staged folder). */
   dispose(): Promise<void>;
 }
@@ -464,20 +640,21 @@ export interface CacheAppendSource {
  * @returns the source, or `{ skipped }` saying why the pattern does not apply
  * @throws RangeError when the file is not a well-formed protobuf message
  */
-export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[]): Promise<CacheAppendSource | { skipped: string }> {
+export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[], options: { sharedPrefix?: boolean } = {}): Promise<CacheAppendSource | { skipped: string }> {
   const inMemory = async (): Promise<CacheAppendSource | { skipped: string }> => {
     const patched = exposeCacheAppends(await readModelWithRoom(file), pastNames, { inPlace: true });
-    return 'skipped' in patched ? patched : { source: patched.bytes, appended: patched.appended, dispose: async () => undefined };
+    const sharedPrefix = options.sharedPrefix ? { sharedPrefix: { skipped: 'the graph was edited in memory, not staged' } } : {};
+    return 'skipped' in patched ? patched : { source: patched.bytes, appended: patched.appended, ...sharedPrefix, dispose: async () => undefined };
   };
   if (parents?.length === 0) return inMemory();
   let staged: StagedModel | { skipped: string };
   try {
-    staged = await stageModel(file, pastNames, parents);
+    staged = await stageModel(file, pastNames, parents, options);
   } catch (e) {
     if (e instanceof RangeError) throw e;
     return inMemory();
   }
-  return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, dispose: staged.dispose };
+  return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, ...(staged.sharedPrefix ? { sharedPrefix: staged.sharedPrefix } : {}), dispose: staged.dispose };
 }
 
 /**
