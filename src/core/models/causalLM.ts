@@ -374,7 +374,8 @@ export class OnnxCausalLM implements GenerativeLM {
 
   /**
    * @internal one step of a {@link StaticCausalDecodingSession}: the later-steps graph fed the whole cache
-   * (`[rows, kvHeads, capacity, headDim]`), returning only the logits and the positions it adds.
+   * (`[rows, kvHeads, capacity, headDim]`) after the shared prefix when one is given (else an empty prefix, where
+   * the graph takes one), returning only the logits and the positions it adds.
    */
   async runStatic(ids: BigInt64Array, mask: BigInt64Array, pos: BigInt64Array, rows: number, width: number, cache: StaticKVCache, fetches: readonly string[], timer?: RunTimer, prefix?: SharedPrefix) {
     const T = this.rt.Tensor;

@@ -487,7 +487,22 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
   const scan = scanGraph(src, graphField);
   const found = cacheAppendsOf(scan, pastNames);
   if ('skipped' in found) return found;
-  const prefix = options.sharedPrefix && pastNames.length ? sharedPrefixOf(scan, pastNames, found.appended) : undefined;
+  let opset: bigint | undefined;
+  for (const f of top) {
+    if (f.field !== 8 || f.wire !== 2) continue;
+    let domain = '';
+    let version: bigint | undefined;
+    for (const g of fields(src, f.valueStart, f.end)) {
+      if (g.field === 1 && g.wire === 2) domain = str(src, g);
+      else if (g.field === 2 && g.wire === 0) version = g.varint;
+    }
+    if (domain === '' || domain === 'ai.onnx') opset = version;
+  }
+  const prefix = !options.sharedPrefix || !pastNames.length
+    ? undefined
+    : opset === undefined || opset < 12n
+      ? { skipped: `the model's default opset is ${opset ?? 'not declared'} (the edit's Constant value_ints needs 12 or later)` }
+      : sharedPrefixOf(scan, pastNames, found.appended);
   const edits = prefix && !('skipped' in prefix) ? prefix : undefined;
   const body: Uint8Array[] = [];
   for (const f of fields(src, graphField.valueStart, graphField.end)) {

@@ -84,8 +84,8 @@ describe('one prompt cache shared by all rows (sharedPrefixOf, onnxPatch)', () =
     }
   });
 
-  it('leaves the graph without prefix inputs, saying why, when the attention is not the Concat → Transpose → MatMul pattern', () => {
-    const bytes = buildOnnxModel(
+  it('leaves the graph without prefix inputs, saying why, when the attention is not the Concat → Transpose → MatMul pattern or the opset is too old', () => {
+    const build = (opset: number) => buildOnnxModel(
       [
         { op: 'Concat', inputs: ['past_key_values.0.key', 'k_new'], outputs: ['present.0.key'], attrs: { axis: 2 } },
         { op: 'Concat', inputs: ['past_key_values.0.value', 'v_new'], outputs: ['present.0.value'], attrs: { axis: 2 } },
@@ -93,12 +93,19 @@ describe('one prompt cache shared by all rows (sharedPrefixOf, onnxPatch)', () =
       ],
       ['past_key_values.0.key', 'past_key_values.0.value', 'k_new', 'v_new'].map((name) => ({ name, elem: ELEM.float, rank: 4 })),
       ['present.0.key', 'present.0.value', 'y'].map((name) => ({ name, elem: ELEM.float, rank: 4 })),
+      opset,
     );
-    const slim = slimModel(bufferSource(bytes), 'model.onnx', ['past_key_values.0.key', 'past_key_values.0.value'], 1024, { sharedPrefix: true });
-    assert.ok(!('skipped' in slim));
-    assert.equal(slim.appended.get('past_key_values.0.key'), 'k_new', 'the cache appends are still exposed');
-    assert.deepEqual(slim.sharedPrefix, { skipped: 'present.0.key is not read by one Transpose(perm 0,1,3,2) alone' });
-    assert.ok(!new TextDecoder().decode(slim.bytes).includes('prefix_key_values'));
+    const slim = (opset: number) => slimModel(bufferSource(build(opset)), 'model.onnx', ['past_key_values.0.key', 'past_key_values.0.value'], 1024, { sharedPrefix: true });
+    const s13 = slim(13);
+    assert.ok(!('skipped' in s13));
+    assert.equal(s13.appended.get('past_key_values.0.key'), 'k_new', 'the cache appends are still exposed');
+    assert.deepEqual(s13.sharedPrefix, { skipped: 'present.0.key is not read by one Transpose(perm 0,1,3,2) alone' });
+    assert.ok(!new TextDecoder().decode(s13.bytes).includes('prefix_key_values'));
+    const s11 = slim(11);
+    assert.ok(!('skipped' in s11));
+    const why = s11.sharedPrefix;
+    assert.ok(why !== undefined && why !== true);
+    assert.match(why.skipped, /default opset is 11/);
   });
 });
 
