@@ -275,7 +275,7 @@ interface PrefixEdits {
  * probabilities × values) and by `Shape`s; and each cache input only by its Concat and by `Shape`s without
  * start/end.
  */
-function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[], appended: ReadonlyMap<string, string>): PrefixEdits | { skipped: string } {
+function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEdits | { skipped: string } {
   const renamed = new Map<number, { inputs: string[]; outputs: string[] }>();
   const nodes: NodeSpec[] = [];
   const edit = (node: Node) => {
@@ -312,7 +312,7 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[], appended:
     const prefix = prefixInputName(past);
     const present = past.replace('past_key_values.', 'present.');
     const concat = scan.producer.get(present);
-    if (!concat || !appended.has(past)) return { skipped: `no Concat makes ${present}` };
+    if (!concat) return { skipped: `no Concat makes ${present}` };
     for (const n of users(past)) {
       if (n === concat) continue;
       if (!isShape(n)) return { skipped: `${past} is read by ${n.opType}, not only by its Concat and Shape` };
@@ -358,7 +358,6 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[], appended:
       );
     }
   }
-  // A value read twice by one node (e.g. Concat(x, x)) would have been renamed in one place only: not expected here.
   const added = [...pastNames.map((p) => graphInputField(prefixInputName(p), ELEM.float, 4)), ...nodes.map((n, i) => graphNodeField(n, `${ns}n${i}`))];
   return { renamed, added };
 }
@@ -502,7 +501,7 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
     ? undefined
     : opset === undefined || opset < 12n
       ? { skipped: `the model's default opset is ${opset ?? 'not declared'} (the edit's Constant value_ints needs 12 or later)` }
-      : sharedPrefixOf(scan, pastNames, found.appended);
+      : sharedPrefixOf(scan, pastNames);
   const edits = prefix && !('skipped' in prefix) ? prefix : undefined;
   const body: Uint8Array[] = [];
   for (const f of fields(src, graphField.valueStart, graphField.end)) {
