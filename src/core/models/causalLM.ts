@@ -84,6 +84,9 @@ export class OnnxCausalLM implements GenerativeLM {
    */
   private lastPrompt: { key: string; logits: Float32Array; vocab: number; past: KVCache; tiled?: { expand: number; past: KVCache } } | undefined;
 
+  /** An empty shared prefix (batch 1, no positions), fed where the graph takes one and no prompt is shared. */
+  private emptyPrefix: KVCache | undefined;
+
   /** Cache buffers of finished static-cache sessions, reused by the next ones (see {@link CacheBufferPool}). */
   private readonly cacheBuffers = new CacheBufferPool();
 
@@ -182,7 +185,7 @@ export class OnnxCausalLM implements GenerativeLM {
         if (typeof patched?.source !== 'string') throw e;
         // onnxruntime refused the staged file (another version's rules for external data): the same graph, edited in memory.
         await patched.dispose();
-        const r = await openCacheAppends(nextFile, pastNames, []);
+        const r = await openCacheAppends(nextFile, pastNames, [], { sharedPrefix: options.sharedPrefix !== false });
         patched = 'skipped' in r ? undefined : r;
         return openNext(patched?.source);
       });
@@ -207,7 +210,7 @@ export class OnnxCausalLM implements GenerativeLM {
           appended: patched.appended,
           fetches: ['logits', ...new Set(patched.appended.values())],
           loadedFrom: typeof patched.source === 'string' ? ('links' as const) : ('memory' as const),
-          sharedPrefix: patched.sharedPrefix === true && next.inputs.has(prefixInputName(pastNames[0])) ? (true as const) : (patched.sharedPrefix === true ? { skipped: 'onnxruntime did not keep the prefix inputs' } : patched.sharedPrefix ?? { skipped: 'sharedPrefix is off' }),
+          sharedPrefix: patched.sharedPrefix ?? { skipped: 'sharedPrefix is off' },
         }
       : { kind: 'present' as const, reason };
     return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first ?? next, next, pastNames, cacheMode, d);
@@ -266,8 +269,6 @@ export class OnnxCausalLM implements GenerativeLM {
     const cache = prefix ?? (this.emptyPrefix ??= this.emptyCache(1));
     for (const [name, tensor] of cache) feeds[prefixInputName(name)] = tensor;
   }
-
-  private emptyPrefix: KVCache | undefined;
 
   private presents(out: ort.InferenceSession.ReturnType): KVCache {
     const present: KVCache = new Map();
