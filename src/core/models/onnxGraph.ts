@@ -37,6 +37,10 @@ export interface SessionOptions {
    * the positions after it, and each step reads the prompt's keys and values once for all rows instead of once per
    * row. Applies where the attention follows Optimum's Concat → Transpose → MatMul pattern and the graph is staged
    * (`stageWeights`); false keeps the per-row cache (benchmarks compare both).
+   *
+   * For an encoder-decoder model, the same choice for the cross-attention cache: the rows of one prompt are fed one
+   * copy of it, which the with-past graph's attention broadcasts over the rows (`rowSharing`, onnxPatch.ts), instead
+   * of a copy per row.
    */
   sharedPrefix?: boolean;
   /**

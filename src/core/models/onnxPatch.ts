@@ -135,12 +135,14 @@ interface Node {
   ints: Map<string, bigint>;
   /** Integer-list attributes (`AttributeProto.ints`) by name. */
   lists: Map<string, bigint[]>;
+  /** Graph attributes (`AttributeProto.g`, `.graphs`: the branches of an `If`, the body of a `Loop`) by name. */
+  graphs: Map<string, Field[]>;
   /** Where the node's `GraphProto.node` field is. */
   field: Field;
 }
 
 function readNode(buf: ByteSource, f: Field): Node {
-  const node: Node = { inputs: [], outputs: [], opType: '', domain: '', ints: new Map(), lists: new Map(), field: f };
+  const node: Node = { inputs: [], outputs: [], opType: '', domain: '', ints: new Map(), lists: new Map(), graphs: new Map(), field: f };
   for (const g of fields(buf, f.valueStart, f.end)) {
     if (g.field === 1 && g.wire === 2) node.inputs.push(str(buf, g));
     else if (g.field === 2 && g.wire === 2) node.outputs.push(str(buf, g));
@@ -150,8 +152,10 @@ function readNode(buf: ByteSource, f: Field): Node {
       let name = '';
       let i: bigint | undefined;
       const list: bigint[] = [];
+      const graphs: Field[] = [];
       for (const a of fields(buf, g.valueStart, g.end)) {
         if (a.field === 1 && a.wire === 2) name = str(buf, a);
+        else if ((a.field === 6 || a.field === 11) && a.wire === 2) graphs.push(a);
         else if (a.field === 3 && a.wire === 0) i = BigInt.asIntN(64, a.varint as bigint);
         else if (a.field === 8 && a.wire === 0) list.push(BigInt.asIntN(64, a.varint as bigint));
         else if (a.field === 8 && a.wire === 2) {
@@ -165,6 +169,7 @@ function readNode(buf: ByteSource, f: Field): Node {
       }
       if (i !== undefined) node.ints.set(name, i);
       if (list.length) node.lists.set(name, list);
+      if (graphs.length) node.graphs.set(name, graphs);
     }
   }
   return node;
@@ -201,12 +206,14 @@ interface GraphScan {
   consumers: Map<string, Node[]>;
   /** The graph's declared outputs. */
   outputs: Set<string>;
+  /** The names the graph declares itself: its inputs and initializers (in a subgraph, these hide outer values). */
+  declared: Set<string>;
   /** The `location` of every initializer kept in an external data file ('' when it names none). */
   external: string[];
 }
 
 function scanGraph(src: ByteSource, graphField: Field): GraphScan {
-  const scan: GraphScan = { producer: new Map(), consumers: new Map(), outputs: new Set(), external: [] };
+  const scan: GraphScan = { producer: new Map(), consumers: new Map(), outputs: new Set(), declared: new Set(), external: [] };
   for (const f of fields(src, graphField.valueStart, graphField.end)) {
     if (f.wire !== 2) continue;
     if (f.field === 1) {
@@ -218,8 +225,13 @@ function scanGraph(src: ByteSource, graphField: Field): GraphScan {
         else scan.consumers.set(i, [node]);
       }
     } else if (f.field === 5) {
-      const location = externalLocation(src, fields(src, f.valueStart, f.end));
+      const tensor = [...fields(src, f.valueStart, f.end)];
+      const location = externalLocation(src, tensor);
       if (location !== undefined) scan.external.push(location);
+      const name = tensor.find((g) => g.field === 8 && g.wire === 2);
+      if (name) scan.declared.add(str(src, name));
+    } else if (f.field === 11) {
+      for (const g of fields(src, f.valueStart, f.end)) if (g.field === 1 && g.wire === 2) scan.declared.add(str(src, g));
     } else if (f.field === 12) {
       for (const g of fields(src, f.valueStart, f.end)) if (g.field === 1 && g.wire === 2) scan.outputs.add(str(src, g));
     }
@@ -245,6 +257,84 @@ function cacheAppendsOf(scan: GraphScan, pastNames: readonly string[]): { append
   }
   const added = [...new Set(appended.values())].filter((n) => !scan.outputs.has(n)).map((n) => graphOutputField(n, ELEM.float, 4));
   return { appended, added };
+}
+
+/**
+ * How a graph input is read when fed with one row for every row of the batch (batch dimension 1 instead of B):
+ * `unread` (the computation reached never reads it), `broadcast` (read only as the second operand of a `MatMul`,
+ * directly or through `Transpose(perm = [0, 1, 3, 2])`, or passed unchanged to a graph output by `Identity`), or
+ * why neither holds.
+ */
+export type RowSharing = 'unread' | 'broadcast' | { skipped: string };
+
+/**
+ * Which of `names` (rank-4 `[B, H, S, D]` inputs, e.g. a decoder's cross-attention cache
+ * `past_key_values.{i}.encoder.key|value`) may be fed with a batch dimension of 1 while the other inputs carry B
+ * rows, the graph computing what it would with the input tiled to B rows.
+ *
+ * Why it holds: ONNX `MatMul` broadcasts its leading dimensions as numpy does, so `MatMul(Q, K)` with Q `[B, H, s, D]`
+ * and K `[1, H, D, S]` gives Q[b] × K[0] for every b — what K tiled to B rows gives — and onnxruntime reads K's one
+ * copy for every row instead of B copies. A graph that reshapes or measures the input (transformers' older BART
+ * attention reshapes the cache to `[B·H, S, D]`, `Shape` readers) is reported with the node that reads it.
+ *
+ * Subgraphs are followed: an outer value a subgraph reads (the branches of Optimum's merged decoder read the cache
+ * from outside) counts as read by the node holding it; an `If` whose condition is one of `trueInputs` is followed
+ * into its `then_branch` only (`use_cache_branch`: the with-past branch).
+ *
+ * @returns per name, its {@link RowSharing}
+ * @throws RangeError when the bytes are not a well-formed protobuf message
+ */
+export function rowSharing(src: ByteSource, names: readonly string[], trueInputs: readonly string[] = []): Map<string, RowSharing> {
+  const graphField = [...fields(src, 0, src.length)].find((f) => f.field === 7 && f.wire === 2);
+  const out = new Map<string, RowSharing>(names.map((n) => [n, 'unread']));
+  if (!graphField) {
+    for (const n of names) out.set(n, { skipped: 'the model has no graph' });
+    return out;
+  }
+  const isMatMulOperand = (node: Node, value: string) => node.opType === 'MatMul' && node.domain === '' && node.inputs.length === 2 && node.inputs[1] === value && node.inputs[0] !== value;
+  const isKeyTranspose = (node: Node) => {
+    const perm = node.lists.get('perm');
+    return node.opType === 'Transpose' && node.domain === '' && perm !== undefined && perm.join(',') === '0,1,3,2';
+  };
+  const describe = (node: Node) => `${node.domain ? `${node.domain}.` : ''}${node.opType}(${node.inputs.join(', ')})`;
+  // The branches a node runs: an If on a known-true condition runs its then_branch only.
+  const branches = (node: Node): Field[] => {
+    if (node.opType === 'If' && node.domain === '' && trueInputs.includes(node.inputs[0])) return node.graphs.get('then_branch') ?? [];
+    return [...node.graphs.values()].flat();
+  };
+  const scans = new Map<number, GraphScan>();
+  const scanOf = (field: Field) => {
+    let scan = scans.get(field.start);
+    if (!scan) scans.set(field.start, (scan = scanGraph(src, field)));
+    return scan;
+  };
+  // How graph `field` reads the value `name` (an input of the model, or one its parent graph sees).
+  const readsIn = (field: Field, name: string): RowSharing => {
+    const scan = scanOf(field);
+    const reads: RowSharing[] = [];
+    for (const node of scan.consumers.get(name) ?? []) {
+      if (isMatMulOperand(node, name)) reads.push('broadcast');
+      else if (isKeyTranspose(node)) {
+        const t = node.outputs[0];
+        const bad = (scan.consumers.get(t) ?? []).find((u) => !isMatMulOperand(u, t));
+        if (scan.outputs.has(t)) reads.push({ skipped: `${name} is transposed into graph output ${t}` });
+        else if (bad) reads.push({ skipped: `${name} is transposed and then read by ${describe(bad)}` });
+        else reads.push('broadcast');
+      } else if (node.opType === 'Identity' && node.domain === '' && scan.outputs.has(node.outputs[0]) && !scan.consumers.has(node.outputs[0])) reads.push('broadcast');
+      else reads.push({ skipped: `${name} is read by ${describe(node)}` });
+    }
+    // Subgraphs (If branches, Loop bodies) that read the value from outside, unless they declare or make their own.
+    const holders = new Map([...scan.producer.values()].filter((n) => n.graphs.size).map((n) => [n.field.start, n]));
+    for (const node of holders.values()) {
+      for (const sub of branches(node)) {
+        const inner = scanOf(sub);
+        if (!inner.declared.has(name) && !inner.producer.has(name)) reads.push(readsIn(sub, name));
+      }
+    }
+    return reads.find((r) => typeof r === 'object') ?? (reads.includes('broadcast') ? 'broadcast' : 'unread');
+  };
+  for (const n of names) out.set(n, readsIn(graphField, n));
+  return out;
 }
 
 /** The graph input holding the shared prompt's cache for a cache input `past_key_values.{i}.key|value`. */

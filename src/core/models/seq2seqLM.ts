@@ -17,6 +17,7 @@
  * Encoder inputs of a batch are right-padded with the pad id and masked (BART's learned positions start at
  * 0 on the left, as the Python tokenizer pads).
  */
+import { closeSync, openSync } from 'node:fs';
 import type * as ort from 'onnxruntime-common';
 import { CacheBufferPool, GatherPool, gatherRows, giveBack, isIdentity, lastPositionLogits, repeatRows, repeatRowsPooled } from './kvCache';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
@@ -25,6 +26,7 @@ import { ModelSourceError } from './errors';
 import type { ModelDtype } from './layout';
 import { readSeq2SeqConfig, readSpecialTokens, type Seq2SeqConfig } from './modelConfig';
 import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
+import { fileSource, rowSharing, type RowSharing } from './onnxPatch';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';
 
 type Cache = Map<string, ort.Tensor>;
@@ -59,6 +61,13 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
     private readonly selfNames: string[],
     /** `past_key_values.{i}.encoder.key|value` */
     private readonly crossNames: string[],
+    /**
+     * Whether the rows decoded from one prompt (beams, samples, a grid's settings) are fed one copy of its
+     * cross-attention cache, broadcast by the with-past graph's attention (`rowSharing`, onnxPatch.ts), instead of a
+     * copy per row; when not, why. `hiddenUnread`: the with-past graph never reads `encoder_hidden_states`, so it
+     * is fed one row as well.
+     */
+    readonly crossAttention: { shared: true; hiddenUnread: boolean } | { shared: false; reason: string },
     /** Where the model came from: folder, ONNX files, dtype, hub commit (see `describedModelFiles`). */
     readonly description?: DescribedModel,
   ) {}
@@ -152,7 +161,8 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
       throw e;
     }
     await requireFloat32(folder, [encoder, first, next], ['last_hidden_state', 'logits', ...selfNames, ...crossNames, ...present(selfNames), ...present(crossNames)]);
-    return new OnnxSeq2SeqLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, encoder, first, next, selfNames, crossNames, d);
+    const crossAttention = options.sharedPrefix === false ? { shared: false as const, reason: 'sharedPrefix is off' } : crossAttentionSharing(next.file, crossNames);
+    return new OnnxSeq2SeqLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, encoder, first, next, selfNames, crossNames, crossAttention, d);
   }
 
   private empty(names: string[], rows: number): Cache {
@@ -219,9 +229,11 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
     // Nor does it write into tiled ones, so the next setting of the same input and width (beam search and the
     // nucleus settings of a grid: 5 rows, 189 MB of cross-attention cache at bart-large's shape) starts from them too.
     let tiled = key !== undefined && expand > 1 && pass.tiled?.expand === expand ? pass.tiled : undefined;
+    // The rows of one prompt read one copy of its cross-attention cache where the graph broadcasts it.
+    const share = n === 1 && this.crossAttention.shared ? this.crossAttention : undefined;
     if (!tiled && expand > 1) {
-      // The cross-attention cache and the encoder states, the bulk, into pooled buffers; the first step's
-      // self-attention cache (one position) and the mask are small.
+      // The cross-attention cache and the encoder states, the bulk, into pooled buffers (unless shared); the first
+      // step's self-attention cache (one position) and the mask are small.
       const tile = (t: ort.Tensor) => repeatRows(T, t, expand);
       const pooled: ort.Tensor[] = [];
       const tilePooled = (t: ort.Tensor) => {
@@ -232,8 +244,8 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
       tiled = {
         expand,
         selfPast: new Map([...pass.selfPresent].map(([name, t]) => [name, tile(t)])),
-        crossPast: new Map([...pass.crossPresent].map(([name, t]) => [name, tilePooled(t)])),
-        hidden: tilePooled(hidden),
+        crossPast: share ? pass.crossPresent : new Map([...pass.crossPresent].map(([name, t]) => [name, tilePooled(t)])),
+        hidden: share?.hiddenUnread ? hidden : tilePooled(hidden),
         mask: tile(maskTensor),
         pooled,
         users: 0,
@@ -256,7 +268,7 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
         this.giveBackIfFree(used);
       };
     }
-    const session = new Seq2SeqDecodingSession(this, vocab, from.selfPast, from.crossPast, from.hidden, from.mask, rowContext, options.timer, onRelease);
+    const session = new Seq2SeqDecodingSession(this, vocab, from.selfPast, from.crossPast, from.hidden, from.mask, rowContext, share !== undefined, options.timer, onRelease);
     return { session, logits, history: Array.from({ length: n * expand }, () => [start]) };
   }
 
@@ -340,6 +352,11 @@ class Seq2SeqDecodingSession implements DecodingSession {
     private encMask: ort.Tensor,
     /** Which prompt each row continues: rows of one prompt share the encoder states and cross-attention cache. */
     private rowContext: Int32Array,
+    /**
+     * Every row continues one prompt and the cross-attention cache (and the encoder states, when one row of them
+     * was fed) is held once for all of them: dropping or reordering rows leaves it as it is.
+     */
+    private readonly oneContext: boolean,
     private readonly timer?: RunTimer,
     /** Called once by {@link release}: the tiled tensors the session started from may serve another tiling. */
     private onRelease?: () => void,
@@ -382,10 +399,33 @@ class Seq2SeqDecodingSession implements DecodingSession {
     // Rows of one prompt have identical encoder states: reordering beams within prompts needs no copy.
     const same = ctx.length === this.rowContext.length && ctx.every((c, i) => c === this.rowContext[i]);
     if (!same) {
-      this.crossPast = this.model.gather(this.crossPast, indices);
-      this.hidden = this.model.gatherTensor(this.hidden, indices);
+      if (!this.oneContext) this.crossPast = this.model.gather(this.crossPast, indices);
+      if (!this.oneContext || this.hidden.dims[0] !== 1) this.hidden = this.model.gatherTensor(this.hidden, indices);
       this.encMask = this.model.gatherTensor(this.encMask, indices);
     }
     this.rowContext = ctx;
   }
+}
+
+/**
+ * Whether the with-past graph in `file` broadcasts a one-row cross-attention cache over its rows (every
+ * `crossNames` input read only as a `MatMul` operand, `rowSharing`), and whether it reads `encoder_hidden_states`.
+ */
+function crossAttentionSharing(file: string, crossNames: readonly string[]): OnnxSeq2SeqLM['crossAttention'] {
+  let found: Map<string, RowSharing>;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      found = rowSharing(fileSource(fd), [...crossNames, 'encoder_hidden_states'], ['use_cache_branch']);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    return { shared: false, reason: `the graph could not be read (${(e as Error).message})` };
+  }
+  for (const name of crossNames) {
+    const how = found.get(name)!;
+    if (typeof how === 'object') return { shared: false, reason: how.skipped };
+  }
+  return { shared: true, hiddenUnread: found.get('encoder_hidden_states') === 'unread' };
 }
