@@ -183,14 +183,20 @@ export class TopKLogitsWarper implements LogitsProcessor {
 /** Top-p buckets: width 1/4 nat below the maximum logit; the last one holds everything 32 nats or more below. */
 const TOP_P_BUCKETS = 128;
 
+/** Sub-buckets of the crossing bucket (see `TopPLogitsWarper.crossing`); fewer candidates than this are sorted whole. */
+const TOP_P_SUB_BUCKETS = 256;
+
 export class TopPLogitsWarper implements LogitsProcessor {
   private probs = new Float64Array(0);
-  private sorted = new Float64Array(0);
+  private candidates = new Float64Array(0);
+  private ordered = new Float64Array(0);
+  private subOf = new Uint16Array(0);
+  private subStart = new Int32Array(TOP_P_SUB_BUCKETS + 1);
   private bucketOf = new Uint8Array(0);
   private bucketMass = new Float64Array(TOP_P_BUCKETS + 1);
   private bucketCount = new Int32Array(TOP_P_BUCKETS + 1);
-  /** The scores row of the last `apply` and its nucleus threshold (see {@link lastNucleus}). */
-  private last: { scores: Scores; threshold: number } | undefined;
+  /** The scores row of the last `apply`, its nucleus threshold and the sum of the kept probabilities (see {@link lastNucleus}). */
+  private last: { scores: Scores; threshold: number; keptSum: number } | undefined;
 
   /** @param topP - in [0, 1]; 0 keeps only the most probable token, 1 keeps every token of non-zero probability */
   constructor(
@@ -207,14 +213,17 @@ export class TopPLogitsWarper implements LogitsProcessor {
    *
    * Same result as sorting the whole vocabulary, without sorting it: tokens are bucketed by how far their
    * logit lies below the maximum, the bucket masses are summed from the least probable bucket up, and the
-   * bucket B in which the cumulative sum first exceeds (1 − topP)·Σ is the only one sorted. Buckets below B
-   * end with a cumulative sum ≤ the limit (all removed); buckets above B start above it (all kept).
+   * bucket B in which the cumulative sum first exceeds (1 − topP)·Σ is the only one walked in ascending order
+   * ({@link crossing}). Buckets below B end with a cumulative sum ≤ the limit (all removed); buckets above B start
+   * above it (all kept).
    */
   private threshold(scores: Scores): number {
     const V = scores.length;
     if (this.probs.length !== V) {
       this.probs = new Float64Array(V);
-      this.sorted = new Float64Array(V);
+      this.candidates = new Float64Array(V);
+      this.ordered = new Float64Array(V);
+      this.subOf = new Uint16Array(V);
       this.bucketOf = new Uint8Array(V);
     }
     const probs = this.probs;
@@ -249,42 +258,100 @@ export class TopPLogitsWarper implements LogitsProcessor {
       }
       cumBelow += mass[b];
     }
+    const cand = this.candidates;
     let n = 0;
     let maxRemoved: number;
     if (bucket >= 0 && keptAbove + count[bucket] >= minKeep) {
-      for (let i = 0; i < V; i++) if (bucketOf[i] === bucket) this.sorted[n++] = probs[i];
+      for (let i = 0; i < V; i++) if (bucketOf[i] === bucket) cand[n++] = probs[i];
       maxRemoved = Math.min(n - 1, keptAbove + n - minKeep);
     } else {
-      // The limit is never exceeded (topP ≈ 0, rounding) or minTokensToKeep reaches below: sort everything.
+      // The limit is never exceeded (topP ≈ 0, rounding) or minTokensToKeep reaches below: walk everything.
       cumBelow = 0;
-      for (let i = 0; i < V; i++) this.sorted[n++] = probs[i];
+      for (let i = 0; i < V; i++) cand[n++] = probs[i];
       maxRemoved = V - minKeep;
     }
-    const cand = this.sorted.subarray(0, n);
-    cand.sort();
-    let cum = cumBelow;
-    let removed = 0;
-    while (removed < maxRemoved) {
-      cum += cand[removed];
-      if (cum > limit) break;
-      removed++;
+    return this.crossing(n, cumBelow, limit, maxRemoved);
+  }
+
+  /**
+   * Walks the `n` candidates (`this.candidates`) in ascending order, adding each to `cum` (which starts at the mass
+   * below them), and returns the first that takes the sum above `limit`, or the one at index `maxRemoved`: what
+   * sorting them all and walking from the smallest returns, with the same sums in the same order.
+   *
+   * Without sorting them all: the candidates are counted into sub-buckets by value (a monotone map, so every value
+   * of a sub-bucket is ≤ every value of the next), and only the sub-buckets the walk reaches are sorted, each on its
+   * own (about half the candidates, in pieces of ~n/256).
+   */
+  private crossing(n: number, cum: number, limit: number, maxRemoved: number): number {
+    const cand = this.candidates;
+    if (n < 2 * TOP_P_SUB_BUCKETS) {
+      const sorted = cand.subarray(0, n).sort();
+      let removed = 0;
+      while (removed < maxRemoved) {
+        cum += sorted[removed];
+        if (cum > limit) break;
+        removed++;
+      }
+      return sorted[removed];
     }
-    return cand[removed];
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const x = cand[i];
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+    const S = TOP_P_SUB_BUCKETS;
+    const scale = hi > lo ? S / (hi - lo) : 0;
+    const subOf = this.subOf;
+    const start = this.subStart.fill(0);
+    for (let i = 0; i < n; i++) {
+      const k = Math.min(S - 1, ((cand[i] - lo) * scale) | 0);
+      subOf[i] = k;
+      start[k + 1]++;
+    }
+    for (let k = 0; k < S; k++) start[k + 1] += start[k];
+    // Scatter into `ordered` by sub-bucket (start[k] then points at the end of sub-bucket k, which starts at start[k - 1]).
+    const ordered = this.ordered;
+    for (let i = 0; i < n; i++) ordered[start[subOf[i]]++] = cand[i];
+    let removed = 0;
+    let from = 0;
+    for (let k = 0; k < S; k++) {
+      const to = start[k];
+      if (to === from) continue;
+      const piece = ordered.subarray(from, to).sort();
+      for (let j = 0; j < piece.length; j++) {
+        if (removed >= maxRemoved) return piece[j];
+        cum += piece[j];
+        if (cum > limit) return piece[j];
+        removed++;
+      }
+      from = to;
+    }
+    return ordered[n - 1]; // not reached: maxRemoved ≤ n − 1
   }
 
   apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
     const t = this.threshold(scores);
-    for (let i = 0; i < scores.length; i++) if (this.probs[i] < t) scores[i] = -Infinity;
-    this.last = { scores, threshold: t };
+    const probs = this.probs;
+    // The kept probabilities summed in token order, as a draw from them sums them (sampleFromWeights).
+    let keptSum = 0;
+    for (let i = 0; i < scores.length; i++) {
+      const p = probs[i];
+      if (p >= t) keptSum += p;
+      else if (p < t) scores[i] = -Infinity;
+    }
+    this.last = { scores, threshold: t, keptSum };
   }
 
   /**
-   * After `apply(…, scores)`: the unnormalised probabilities exp(score − max) it computed and the smallest one
-   * kept, so that a sampler can draw from the nucleus without another pass of exponentials (the values equal
-   * what softmax of the processed scores would compute). Undefined when `scores` is not the last row applied.
+   * After `apply(…, scores)`: the unnormalised probabilities exp(score − max) it computed, the smallest one kept and
+   * the sum of those kept (in token order), so that a sampler can draw from the nucleus without another pass of
+   * exponentials (the values equal what softmax of the processed scores would compute). Undefined when `scores` is
+   * not the last row applied.
    */
-  lastNucleus(scores: Scores): { probs: Float64Array; threshold: number } | undefined {
-    return this.last && this.last.scores === scores ? { probs: this.probs, threshold: this.last.threshold } : undefined;
+  lastNucleus(scores: Scores): { probs: Float64Array; threshold: number; keptSum: number } | undefined {
+    return this.last && this.last.scores === scores ? { probs: this.probs, threshold: this.last.threshold, keptSum: this.last.keptSum } : undefined;
   }
 
   /** Token ids of the nucleus of `scores` (not modified), ascending: for tests and inspection. */

@@ -19,7 +19,7 @@ function drawToken(processors: LogitsProcessorList, scratch: Float64Array): (sco
   return (scores, u) => {
     // TopP already computed exp(score − max) for the row: draw from those (the same numbers softmax would give).
     const nucleus = topP?.lastNucleus(scores);
-    return nucleus ? sampleFromWeights(nucleus.probs, nucleus.threshold, u) : sampleCategorical(scores, u, scratch);
+    return nucleus ? sampleFromWeights(nucleus.probs, nucleus.threshold, u, nucleus.keptSum) : sampleCategorical(scores, u, scratch);
   };
 }
 

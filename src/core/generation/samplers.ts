@@ -76,11 +76,15 @@ export function sampleCategorical(scores: Scores, u: number, scratch?: Float64Ar
  * are excluded): the first index whose cumulative kept weight, summed in index order, exceeds u·Σ. With the
  * weights exp(score − max) and `minWeight` the nucleus threshold, this is exactly
  * {@link sampleCategorical} on the top-p-processed scores.
+ *
+ * @param keptSum - Σ of the kept weights summed in index order, when the caller has it (`TopPLogitsWarper`
+ *   sums them while masking); computed here otherwise
  */
-export function sampleFromWeights(weights: Float64Array, minWeight: number, u: number): number {
+export function sampleFromWeights(weights: Float64Array, minWeight: number, u: number, keptSum?: number): number {
   const V = weights.length;
   let z = 0;
-  for (let i = 0; i < V; i++) if (weights[i] >= minWeight) z += weights[i];
+  if (keptSum !== undefined) z = keptSum;
+  else for (let i = 0; i < V; i++) if (weights[i] >= minWeight) z += weights[i];
   const target = u * z;
   let cum = 0;
   let last = 0;

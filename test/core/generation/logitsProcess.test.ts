@@ -102,6 +102,23 @@ describe('logits processors (HF transformers 4.5x semantics)', () => {
     }
   });
 
+  it('TopP equals the naive definition on a 50,257-token vocabulary whose crossing bucket holds thousands of tokens', () => {
+    // Flat logits (a random-weight model's): the crossing bucket is walked in sub-buckets, not sorted whole.
+    const rng = seedrandom.alea('top-p large');
+    for (let trial = 0; trial < 12; trial++) {
+      const V = 50257;
+      const spread = [0.5, 2, 5][trial % 3];
+      const s = new Float32Array(V).map(() => (rng() + rng() + rng() - 1.5) * spread);
+      if (trial % 4 === 3) for (let i = 0; i < V; i++) s[i] = Math.round(s[i] * 64) / 64; // many ties
+      const p = [0.5, 0.9, 0.95, 0.99][trial % 4];
+      const minKeep = trial % 5 === 0 ? 2 : 1;
+      const got = new TopPLogitsWarper(p, minKeep).nucleus(s);
+      const want = [...naiveTopP(s, p, minKeep)].sort((a, b) => a - b);
+      if (trial % 4 === 3) assert.ok(got.length >= want.length && want.every((id) => got.includes(id)), 'ties at the boundary are all kept');
+      else assert.deepEqual(got, want, `trial ${trial}: spread ${spread}, p ${p}`);
+    }
+  });
+
   it('builds processors in HF order, leaving out the ones that would do nothing', () => {
     const special = { eosTokenIds: [9], forcedBosTokenId: 0, forcedEosTokenId: 9 };
     const cfg = resolveGenerationConfig({ strategy: 'nucleusSampling', repetitionPenalty: 1.2, noRepeatNgramSize: 3, temperature: 0.7, topK: 50, topP: 0.9 }, special);
