@@ -277,6 +277,8 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   }
   const layout = (ours as OnnxCausalLM | OnnxSeq2SeqLM).description?.layout;
   const staticMode = ours instanceof OnnxCausalLM && ours.cacheMode.kind === 'static' ? ours.cacheMode : undefined;
+  const crossAttention = ours instanceof OnnxSeq2SeqLM ? ours.crossAttention : undefined;
+  const crossShared = crossAttention?.shared === true;
   await ours.dispose();
   await theirs.dispose();
 
@@ -286,6 +288,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   // Where one decoder pass spends its time (bench/stepProfile.ts), at the mean prompt's cache length.
   let steps: StepBreakdown[] = [];
   let shortSteps: StepBreakdown[] = [];
+  let sharedSteps: StepBreakdown[] = [];
   if (opts.stepProfile && layout && 'decoder' in layout) {
     const file = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
     const dModel = config.n_embd ?? config.d_model;
@@ -293,7 +296,9 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     const past = Math.round(prompts.reduce((s, p) => s + p.length, 0) / prompts.length);
     const cfg = { heads, headDim: dModel / heads, dModel };
     const sessionOptions = { ...threads, extra: { session: { intra_op: { allow_spinning: '0' } } } };
-    steps = await profileStep(file, kind === 'gpt2' ? [1, 5, 20] : [1, 5], past, cfg, sessionOptions);
+    steps = await profileStep(file, [1, 5, 20], past, cfg, sessionOptions);
+    // Encoder-decoder: the same passes with one copy of the cross-attention cache, as the engine feeds one prompt's rows.
+    if (kind === 'bart' && crossShared) sharedSteps = await profileStep(file, [1, 5, 20], past, cfg, sessionOptions, undefined, true);
     // Decoder-only: every row of a prompt holds the prompt's cache; the same passes with only the new tokens' positions
     // show what that costs the beam, nucleus and grid ratios (20 rows: the grid's sampling batch).
     if (kind === 'gpt2') shortSteps = await profileStep(file, [1, 5, 20], maxNewTokens, cfg, sessionOptions);
@@ -317,7 +322,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   const meanPrompt = prompts.reduce((s, p) => s + p.length, 0) / prompts.length;
   console.log(
     `${name}${opts.dtype === 'fp32' ? '' : ` (dtype ${opts.dtype})`}: ${prompts.length} prompts (mean ${meanPrompt.toFixed(0)} tokens) × ${maxNewTokens} new tokens; ` +
-      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what}); cache ${ours instanceof OnnxCausalLM ? (ours.cacheMode.kind === 'static' ? `kept in place (static; graph loaded from ${ours.cacheMode.loadedFrom}; one prompt's cache shared by its rows: ${ours.cacheMode.sharedPrefix === true ? 'yes' : `no, ${ours.cacheMode.sharedPrefix.skipped}`})` : `returned every step (${ours.cacheMode.reason})`) : 'returned every step'}`,
+      `load ${(oursLoad / 1000).toFixed(1)} s ours, ${(theirsLoad / 1000).toFixed(1)} s transformers.js; weights read per step ${(w.bytes / 1e9).toFixed(3)} GB (${w.what}); cache ${ours instanceof OnnxCausalLM ? (ours.cacheMode.kind === 'static' ? `kept in place (static; graph loaded from ${ours.cacheMode.loadedFrom}; one prompt's cache shared by its rows: ${ours.cacheMode.sharedPrefix === true ? 'yes' : `no, ${ours.cacheMode.sharedPrefix.skipped}`})` : `returned every step (${ours.cacheMode.reason})`) : `returned every step; one cross-attention cache for a prompt's rows: ${crossAttention?.shared ? 'yes' : `no, ${crossAttention?.reason}`}`}`,
   );
   return (bandwidth) => {
     const limitMs = (w.bytes / bandwidth) * 1000;
@@ -327,7 +332,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
       [`${name}: beam k=5 (all 5) wall per step ÷ greedy`, (perStep(beam) / perStep(greedy)).toFixed(2), '≤ 1.5', `${perStep(beam).toFixed(0)} vs ${perStep(greedy).toFixed(0)} ms per decoder pass (prompt pass included); passes ${beam.runs} vs ${greedy.runs}; after the first step ${(beam.stepSpanMs / beam.stepsAfterFirst).toFixed(0)} vs ${stepMs.toFixed(0)} ms`],
       [`${name}: nucleus p=0.95 × 5 wall ÷ greedy`, (nucleus.wallMs / greedy.wallMs).toFixed(2), '≤ 1.3', `${nucleus.wallMs.toFixed(0)} vs ${greedy.wallMs.toFixed(0)} ms; passes ${nucleus.runs} vs ${greedy.runs}`],
       ...gridRows(name, grid, gridCandidates, gridSame),
-      ...stepProfileRows(name, steps, w.bytes, bandwidth, shortSteps),
+      ...stepProfileRows(name, steps, w.bytes, bandwidth, shortSteps, sharedSteps),
     ];
   };
 }
