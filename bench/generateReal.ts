@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- generate --size real [--prompts N (8)] [--max-new-tokens N (24)] [--grid-contexts N (2)] [--threads N]
- * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)] [--step-profile] [--static-cache off] [--shared-prefix off]`: the decoding engine at the size researchers use (issue 19, item 2), on the
+ * [--dtype q8] [--only gpt2|bart] [--models DIR (.bench-models)] [--step-profile] [--static-cache off] [--shared-prefix off] [--spinning on]`: the decoding engine at the size researchers use (issue 19, item 2), on the
  * random-weight models `npm run bench:models` builds into `.bench-models/` — `gpt2-medium-shape` (decoder-only) and
  * `bart-large-shape` (encoder-decoder) — against @huggingface/transformers' `generate()` on the same ONNX files.
  *
@@ -170,11 +170,11 @@ function gridRows(name: string, grid: readonly { together: number; separate: num
   ];
 }
 
-async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean; staticCache: boolean; sharedPrefix: boolean }): Promise<(bandwidth: number) => string[][]> {
+async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string; prompts: number; maxNewTokens: number; gridContexts: number; threads?: number; dtype: ModelDtype; stepProfile: boolean; staticCache: boolean; sharedPrefix: boolean; allowSpinning: boolean }): Promise<(bandwidth: number) => string[][]> {
   const folder = join(opts.models, kind === 'gpt2' ? 'gpt2-medium-shape' : 'bart-large-shape');
   if (!existsSync(join(folder, 'reflect_eval_bench_model.json'))) throw new Error(`${folder} is missing: build it with \`npm run bench:models\` (scripts/bench/build_real_size_models.py)`);
   const threads = opts.threads ? { intraOpNumThreads: opts.threads } : {};
-  const session = { ...threads, staticCache: opts.staticCache, sharedPrefix: opts.sharedPrefix };
+  const session = { ...threads, staticCache: opts.staticCache, sharedPrefix: opts.sharedPrefix, allowSpinning: opts.allowSpinning };
   const t0 = performance.now();
   const ours: GenerativeLM = kind === 'gpt2' ? await OnnxCausalLM.load(folder, { dtype: opts.dtype, ...session }) : await OnnxSeq2SeqLM.load(folder, { dtype: opts.dtype, ...session });
   const oursLoad = performance.now() - t0;
@@ -295,7 +295,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     const heads = config.n_head ?? config.decoder_attention_heads;
     const past = Math.round(prompts.reduce((s, p) => s + p.length, 0) / prompts.length);
     const cfg = { heads, headDim: dModel / heads, dModel };
-    const sessionOptions = { ...threads, extra: { session: { intra_op: { allow_spinning: '0' } } } };
+    const sessionOptions = { ...threads, ...(opts.allowSpinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }) };
     steps = await profileStep(file, [1, 5, 20], past, cfg, sessionOptions);
     // Encoder-decoder: the same passes with one copy of the cross-attention cache, as the engine feeds one prompt's rows.
     if (kind === 'bart' && crossShared) sharedSteps = await profileStep(file, [1, 5, 20], past, cfg, sessionOptions, undefined, true);
@@ -350,6 +350,8 @@ export async function runReal(args: string[]): Promise<void> {
     stepProfile: args.includes('--step-profile'),
     staticCache: strArg(args, '--static-cache') !== 'off',
     sharedPrefix: strArg(args, '--shared-prefix') !== 'off',
+    // onnxruntime's threads spin-wait between runs (transformers.js's default; ReflectEval's is off, see docs/generation.md).
+    allowSpinning: strArg(args, '--spinning') === 'on',
   };
   if (!isModelDtype(opts.dtype)) throw new Error(`--dtype ${opts.dtype}: not a transformers.js dtype (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4)`);
   const only = strArg(args, '--only');
@@ -374,7 +376,7 @@ export async function runReal(args: string[]): Promise<void> {
   const rows = results.flatMap((r) => r(bandwidth));
   const w = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c].length), ['measure', 'ratio', 'goal', 'detail'][c].length));
   const line = (r: string[]) => '| ' + r.map((x, c) => x.padEnd(w[c])).join(' | ') + ' |';
-  console.log(`generate bench --size real: threads ${opts.threads ?? 'onnxruntime default'}, dtype ${opts.dtype}, grid on ${opts.gridContexts} context(s)`);
+  console.log(`generate bench --size real: threads ${opts.threads ?? 'onnxruntime default'}, dtype ${opts.dtype}, grid on ${opts.gridContexts} context(s); onnxruntime's threads ${opts.allowSpinning ? 'spin between runs (--spinning on)' : 'do not spin'}`);
   console.log(line(['measure', 'ratio', 'goal', 'detail']));
   console.log('|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|');
   for (const r of rows) console.log(line(r));

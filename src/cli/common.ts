@@ -27,11 +27,12 @@ export function openDialogues(path: string): { doc: DialogueDocument; items: Dia
   return { doc, items: documentItems(doc) };
 }
 
-/** Adds `--threads` and `--execution-provider` (how local models run) to a command. */
+/** Adds `--threads`, `--execution-provider` and `--spinning` (how local models run) to a command. */
 export function withRuntimeOptions(cmd: Command): Command {
   return cmd
     .option('--threads <n>', "threads inside one onnxruntime operator for local models (intraOpNumThreads; default onnxruntime's: one per core)", positiveInt)
-    .addOption(new Option('--execution-provider <name>', 'onnxruntime execution provider for local models (default cpu)').choices([...EXECUTION_PROVIDERS]));
+    .addOption(new Option('--execution-provider <name>', 'onnxruntime execution provider for local models (default cpu)').choices([...EXECUTION_PROVIDERS]))
+    .addOption(new Option('--spinning <on|off>', "let onnxruntime's threads spin-wait for work (default off; faster on an idle machine at real model sizes)").choices(['on', 'off']));
 }
 
 /** The plan's `runtime` with the flags of {@link withRuntimeOptions} laid over it (undefined when neither sets anything). */
@@ -40,6 +41,7 @@ export function runtimeFromFlags(opts: Record<string, unknown>, planRuntime?: Lo
     ...planRuntime,
     ...(opts.threads !== undefined ? { threads: opts.threads as number } : {}),
     ...(opts.executionProvider !== undefined ? { executionProvider: opts.executionProvider as ExecutionProvider } : {}),
+    ...(opts.spinning !== undefined ? { spinning: opts.spinning === 'on' } : {}),
   };
   return Object.keys(runtime).length ? runtime : undefined;
 }

@@ -22,15 +22,15 @@ import { editorSecret, settingsEndpointSource } from './keys';
 let channel: vscode.OutputChannel | undefined;
 
 /**
- * How local models run, from `reflectEval.generator.threads` (0: onnxruntime's default) and
- * `reflectEval.generator.executionProvider`; a plan's `runtime` overrides them.
+ * How local models run, from `reflectEval.generator.threads` (0: onnxruntime's default),
+ * `reflectEval.generator.executionProvider` and `reflectEval.generator.spinning`; a plan's `runtime` overrides them.
  *
  * @throws ConfigError naming the setting when a value is out of range
  */
 export function localRuntimeSettings(): LocalRuntimeOptions {
   const cfg = vscode.workspace.getConfiguration('reflectEval.generator');
   return validateLocalRuntime(
-    { threads: cfg.get<number>('threads', 0), executionProvider: cfg.get<string>('executionProvider', 'cpu') },
+    { threads: cfg.get<number>('threads', 0), executionProvider: cfg.get<string>('executionProvider', 'cpu'), spinning: cfg.get<boolean>('spinning', false) },
     'reflectEval.generator',
     failFor('settings'),
   );

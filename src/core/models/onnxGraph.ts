@@ -59,6 +59,7 @@ export function sessionOptionsOf(runtime: LocalRuntimeOptions | undefined): Sess
   return {
     ...(runtime.threads ? { intraOpNumThreads: runtime.threads } : {}),
     ...(ep && ep !== 'cpu' ? { executionProviders: [ep, 'cpu'] } : {}),
+    ...(runtime.spinning ? { allowSpinning: true } : {}),
   };
 }
 

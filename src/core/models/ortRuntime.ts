@@ -107,15 +107,21 @@ export const EXECUTION_PROVIDERS = ['cpu', 'cuda', 'dml', 'coreml', 'webgpu'] as
 export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
 
 /**
- * How local models run (plans' `runtime` field, CLI `--threads` / `--execution-provider`, settings
- * `reflectEval.generator.threads` / `reflectEval.generator.executionProvider`). Neither changes what a model
- * computes beyond float rounding, so neither is part of an evaluator id.
+ * How local models run (plans' `runtime` field, CLI `--threads` / `--execution-provider` / `--spinning`, settings
+ * `reflectEval.generator.threads` / `.executionProvider` / `.spinning`). None changes what a model computes beyond
+ * float rounding, so none is part of an evaluator id.
  */
 export interface LocalRuntimeOptions {
   /** onnxruntime's `intraOpNumThreads`: threads inside one operator; unset or 0: onnxruntime's default (one per physical core). */
   threads?: number;
   /** Execution provider (default `cpu`); any other is tried first, with `cpu` as onnxruntime's fallback for unsupported nodes. */
   executionProvider?: ExecutionProvider;
+  /**
+   * Let onnxruntime's threads spin-wait for work (its own default, and transformers.js's) instead of sleeping (default
+   * false): faster on an otherwise idle machine at real model sizes, slower where other work needs the cores
+   * (docs/generation.md, Speed).
+   */
+  spinning?: boolean;
 }
 
 /**
@@ -125,13 +131,15 @@ export interface LocalRuntimeOptions {
  * @throws whatever `fail` throws, naming `runtime.threads` or `runtime.executionProvider`
  */
 export function validateLocalRuntime(value: unknown, at: string, fail: (field: string, message: string) => never): LocalRuntimeOptions {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(at, 'must be an object like {"threads": 2, "executionProvider": "cpu"}');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(at, 'must be an object like {"threads": 2, "executionProvider": "cpu", "spinning": false}');
   const v = value as Record<string, unknown>;
-  for (const k of Object.keys(v)) if (k !== 'threads' && k !== 'executionProvider') fail(`${at}.${k}`, 'unknown field (known: threads, executionProvider)');
+  for (const k of Object.keys(v)) if (k !== 'threads' && k !== 'executionProvider' && k !== 'spinning') fail(`${at}.${k}`, 'unknown field (known: threads, executionProvider, spinning)');
   if (v.threads !== undefined && !(Number.isInteger(v.threads) && (v.threads as number) >= 0 && (v.threads as number) <= 256)) fail(`${at}.threads`, 'must be an integer from 0 (onnxruntime default) to 256');
   if (v.executionProvider !== undefined && !EXECUTION_PROVIDERS.includes(v.executionProvider as ExecutionProvider)) fail(`${at}.executionProvider`, `must be one of ${EXECUTION_PROVIDERS.join(', ')}`);
+  if (v.spinning !== undefined && typeof v.spinning !== 'boolean') fail(`${at}.spinning`, 'must be true or false');
   return {
     ...(v.threads ? { threads: v.threads as number } : {}),
     ...(v.executionProvider !== undefined ? { executionProvider: v.executionProvider as ExecutionProvider } : {}),
+    ...(v.spinning !== undefined ? { spinning: v.spinning as boolean } : {}),
   };
 }
