@@ -11,28 +11,11 @@ import { buildOnnxModel, ELEM } from '../../../src/core/models/onnxBuilder';
 import { bufferSource, fileSource, rowSharing } from '../../../src/core/models/onnxPatch';
 import { OnnxSeq2SeqLM } from '../../../src/core/models/seq2seqLM';
 import type { DecodingSession } from '../../../src/core/models/languageModel';
+import { values, worstDifference } from './floats';
 
 const models = resolve(__dirname, '../../../fixtures/models');
 const merged = join(models, 'reflect-bart-tiny');
 const split = join(models, 'layouts', 'bart-split');
-
-/** Deterministic values in [−0.5, 0.5). */
-function values(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = s / 0x7fffffff - 0.5;
-  }
-  return out;
-}
-
-function worstDifference(a: Float32Array, b: Float32Array): number {
-  assert.equal(a.length, b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  return worst;
-}
 
 /** `t` ([1, …]) repeated into `rows` rows. */
 function tile(t: Float32Array, dims: number[], rows: number): ort.Tensor {

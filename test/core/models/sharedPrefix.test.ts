@@ -6,30 +6,13 @@ import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import { buildOnnxModel, ELEM } from '../../../src/core/models/onnxBuilder';
 import { bufferSource, prefixInputName, slimModel, stageModel } from '../../../src/core/models/onnxPatch';
 import type { DecodingSession } from '../../../src/core/models/languageModel';
+import { values, worstDifference } from './floats';
 
 const gpt2 = resolve(__dirname, '../../../fixtures/models/reflect-gpt2-tiny');
 const LAYERS = 3;
 const H = 4;
 const D = 32;
 const pastNames = Array.from({ length: LAYERS }, (_, i) => [`past_key_values.${i}.key`, `past_key_values.${i}.value`]).flat();
-
-/** Deterministic values in [−0.5, 0.5). */
-function values(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = s / 0x7fffffff - 0.5;
-  }
-  return out;
-}
-
-function worstDifference(a: Float32Array, b: Float32Array): number {
-  assert.equal(a.length, b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  return worst;
-}
 
 describe('one prompt cache shared by all rows (sharedPrefixOf, onnxPatch)', () => {
   let staged: Awaited<ReturnType<typeof stageModel>>;
