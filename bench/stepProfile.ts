@@ -37,7 +37,10 @@ export interface StepBreakdown {
   past: number;
   /** The cache kept in place (the patched graph, only logits and the new positions fetched). */
   inPlace?: boolean;
-  /** Encoder-decoder: one row of cross-attention cache and encoder states fed for all rows, as the engine feeds the rows of one prompt. */
+  /**
+   * Encoder-decoder: one row of cross-attention cache fed for all rows, as the engine feeds the rows of one prompt; and
+   * one row of encoder states, which the engine feeds only to a with-past graph that never reads them (the bench's).
+   */
   sharedCross?: boolean;
 }
 

@@ -284,7 +284,7 @@ export class TopPLogitsWarper implements LogitsProcessor {
    */
   private crossing(n: number, cum: number, limit: number, maxRemoved: number): number {
     const cand = this.candidates;
-    if (n < 2 * TOP_P_SUB_BUCKETS) {
+    const sortedWalk = () => {
       const sorted = cand.subarray(0, n).sort();
       let removed = 0;
       while (removed < maxRemoved) {
@@ -293,11 +293,13 @@ export class TopPLogitsWarper implements LogitsProcessor {
         removed++;
       }
       return sorted[removed];
-    }
+    };
+    if (n < 2 * TOP_P_SUB_BUCKETS) return sortedWalk();
     let lo = Infinity;
     let hi = -Infinity;
     for (let i = 0; i < n; i++) {
       const x = cand[i];
+      if (x !== x) return sortedWalk(); // NaN (from NaN logits): sorted last, as a whole sort puts it
       if (x < lo) lo = x;
       if (x > hi) hi = x;
     }

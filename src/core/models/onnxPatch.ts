@@ -262,40 +262,35 @@ function cacheAppendsOf(scan: GraphScan, pastNames: readonly string[]): { append
 /**
  * How a graph input is read when fed with one row for every row of the batch (batch dimension 1 instead of B):
  * `unread` (the computation reached never reads it), `broadcast` (read only as the second operand of a `MatMul`,
- * directly or through `Transpose(perm = [0, 1, 3, 2])`, or passed unchanged to a graph output by `Identity`), or
- * why neither holds.
+ * directly or through `Transpose(perm = [0, 1, 3, 2])`, or passed unchanged to a graph output, which then has one
+ * row), or why neither holds.
  */
 export type RowSharing = 'unread' | 'broadcast' | { skipped: string };
 
 /**
  * Which of `names` (rank-4 `[B, H, S, D]` inputs, e.g. a decoder's cross-attention cache
  * `past_key_values.{i}.encoder.key|value`) may be fed with a batch dimension of 1 while the other inputs carry B
- * rows, the graph computing what it would with the input tiled to B rows.
+ * rows, every output computed from them (outputs that only pass such an input on aside) being what the input tiled to
+ * B rows gives.
  *
  * Why it holds: ONNX `MatMul` broadcasts its leading dimensions as numpy does, so `MatMul(Q, K)` with Q `[B, H, s, D]`
  * and K `[1, H, D, S]` gives Q[b] × K[0] for every b — what K tiled to B rows gives — and onnxruntime reads K's one
  * copy for every row instead of B copies. A graph that reshapes or measures the input (transformers' older BART
  * attention reshapes the cache to `[B·H, S, D]`, `Shape` readers) is reported with the node that reads it.
  *
- * Subgraphs are followed: an outer value a subgraph reads (the branches of Optimum's merged decoder read the cache
- * from outside) counts as read by the node holding it; an `If` whose condition is one of `trueInputs` is followed
- * into its `then_branch` only (`use_cache_branch`: the with-past branch).
+ * Subgraphs are followed: a value a subgraph reads from outside (the branches of Optimum's merged decoder read the
+ * cache from the main graph) is checked there too, unless the subgraph declares or makes its own of that name; an
+ * `If` whose condition is one of `trueInputs` is followed into its `then_branch` only (`use_cache_branch`: the
+ * with-past branch).
  *
  * @returns per name, its {@link RowSharing}
  * @throws RangeError when the bytes are not a well-formed protobuf message
  */
 export function rowSharing(src: ByteSource, names: readonly string[], trueInputs: readonly string[] = []): Map<string, RowSharing> {
   const graphField = [...fields(src, 0, src.length)].find((f) => f.field === 7 && f.wire === 2);
-  const out = new Map<string, RowSharing>(names.map((n) => [n, 'unread']));
-  if (!graphField) {
-    for (const n of names) out.set(n, { skipped: 'the model has no graph' });
-    return out;
-  }
+  if (!graphField) return new Map(names.map((n) => [n, { skipped: 'the model has no graph' }]));
   const isMatMulOperand = (node: Node, value: string) => node.opType === 'MatMul' && node.domain === '' && node.inputs.length === 2 && node.inputs[1] === value && node.inputs[0] !== value;
-  const isKeyTranspose = (node: Node) => {
-    const perm = node.lists.get('perm');
-    return node.opType === 'Transpose' && node.domain === '' && perm !== undefined && perm.join(',') === '0,1,3,2';
-  };
+  const isKeyTranspose = (node: Node) => node.opType === 'Transpose' && node.domain === '' && node.lists.get('perm')?.join(',') === '0,1,3,2';
   const describe = (node: Node) => `${node.domain ? `${node.domain}.` : ''}${node.opType}(${node.inputs.join(', ')})`;
   // The branches a node runs: an If on a known-true condition runs its then_branch only.
   const branches = (node: Node): Field[] => {
@@ -308,33 +303,33 @@ export function rowSharing(src: ByteSource, names: readonly string[], trueInputs
     if (!scan) scans.set(field.start, (scan = scanGraph(src, field)));
     return scan;
   };
-  // How graph `field` reads the value `name` (an input of the model, or one its parent graph sees).
-  const readsIn = (field: Field, name: string): RowSharing => {
+  /**
+   * How graph `field` and the subgraphs below it read `value` (a model input, or a value the graph sees from outside);
+   * `transposed`: `value` is the input already transposed, which may only be multiplied by.
+   */
+  const readsIn = (field: Field, value: string, transposed: boolean): RowSharing => {
     const scan = scanOf(field);
     const reads: RowSharing[] = [];
-    for (const node of scan.consumers.get(name) ?? []) {
-      if (isMatMulOperand(node, name)) reads.push('broadcast');
-      else if (isKeyTranspose(node)) {
-        const t = node.outputs[0];
-        const bad = (scan.consumers.get(t) ?? []).find((u) => !isMatMulOperand(u, t));
-        if (scan.outputs.has(t)) reads.push({ skipped: `${name} is transposed into graph output ${t}` });
-        else if (bad) reads.push({ skipped: `${name} is transposed and then read by ${describe(bad)}` });
-        else reads.push('broadcast');
-      } else if (node.opType === 'Identity' && node.domain === '' && scan.outputs.has(node.outputs[0]) && !scan.consumers.has(node.outputs[0])) reads.push('broadcast');
-      else reads.push({ skipped: `${name} is read by ${describe(node)}` });
+    if (scan.outputs.has(value)) reads.push(transposed ? { skipped: `the transposed ${value} is a graph output` } : 'broadcast');
+    for (const node of scan.consumers.get(value) ?? []) {
+      if (isMatMulOperand(node, value)) reads.push('broadcast');
+      else if (!transposed && isKeyTranspose(node)) {
+        const t = readsIn(field, node.outputs[0], true);
+        reads.push(typeof t === 'object' ? { skipped: `${value} is transposed into ${node.outputs[0]}, and ${t.skipped}` } : t);
+      }
+      else if (!transposed && node.opType === 'Identity' && node.domain === '' && scan.outputs.has(node.outputs[0]) && !scan.consumers.has(node.outputs[0])) reads.push('broadcast');
+      else reads.push({ skipped: `${value} is read by ${describe(node)}` });
     }
-    // Subgraphs (If branches, Loop bodies) that read the value from outside, unless they declare or make their own.
     const holders = new Map([...scan.producer.values()].filter((n) => n.graphs.size).map((n) => [n.field.start, n]));
     for (const node of holders.values()) {
       for (const sub of branches(node)) {
         const inner = scanOf(sub);
-        if (!inner.declared.has(name) && !inner.producer.has(name)) reads.push(readsIn(sub, name));
+        if (!inner.declared.has(value) && !inner.producer.has(value)) reads.push(readsIn(sub, value, transposed));
       }
     }
     return reads.find((r) => typeof r === 'object') ?? (reads.includes('broadcast') ? 'broadcast' : 'unread');
   };
-  for (const n of names) out.set(n, readsIn(graphField, n));
-  return out;
+  return new Map(names.map((n) => [n, readsIn(graphField, n, false)]));
 }
 
 /** The graph input holding the shared prompt's cache for a cache input `past_key_values.{i}.key|value`. */

@@ -51,6 +51,7 @@ describe('one cross-attention cache for the rows of one prompt (rowSharing, seq2
       { op: 'Shape', inputs: ['s'], outputs: ['sdims'] },
       { op: 'Transpose', inputs: ['k3'], outputs: ['kt3'], attrs: { perm: [0, 1, 3, 2] } },
       { op: 'Add', inputs: ['kt3', 'kt3'], outputs: ['twice'] },
+      { op: 'Transpose', inputs: ['k4'], outputs: ['kt4'], attrs: { perm: [0, 1, 3, 2] } },
     ],
     [
       { name: 'q', elem: ELEM.float, rank: 4 },
@@ -60,22 +61,28 @@ describe('one cross-attention cache for the rows of one prompt (rowSharing, seq2
       { name: 'shape', elem: ELEM.int64, rank: 1 },
       { name: 's', elem: ELEM.float, rank: 4 },
       { name: 'k3', elem: ELEM.float, rank: 4 },
+      { name: 'k4', elem: ELEM.float, rank: 4 },
+      { name: 'passed', elem: ELEM.float, rank: 4 },
     ],
     [
       { name: 'out', elem: ELEM.float, rank: 4 },
       { name: 'k2r', elem: ELEM.float, rank: 3 },
       { name: 'sdims', elem: ELEM.int64, rank: 1 },
       { name: 'twice', elem: ELEM.float, rank: 4 },
+      { name: 'kt4', elem: ELEM.float, rank: 4 },
+      { name: 'passed', elem: ELEM.float, rank: 4 },
     ],
   );
 
   it('finds the inputs read only as a MatMul operand, and names the node that reads any other way', () => {
-    const found = rowSharing(bufferSource(attention), ['k', 'v', 'k2', 's', 'k3', 'nowhere']);
+    const found = rowSharing(bufferSource(attention), ['k', 'v', 'k2', 's', 'k3', 'k4', 'passed', 'nowhere']);
     assert.equal(found.get('k'), 'broadcast');
     assert.equal(found.get('v'), 'broadcast');
     assert.deepEqual(found.get('k2'), { skipped: 'k2 is read by Reshape(k2, shape)' });
     assert.deepEqual(found.get('s'), { skipped: 's is read by Shape(s)' });
-    assert.deepEqual(found.get('k3'), { skipped: 'k3 is transposed and then read by Add(kt3, kt3)' });
+    assert.deepEqual(found.get('k3'), { skipped: 'k3 is transposed into kt3, and kt3 is read by Add(kt3, kt3)' });
+    assert.deepEqual(found.get('k4'), { skipped: 'k4 is transposed into kt4, and the transposed kt4 is a graph output' });
+    assert.equal(found.get('passed'), 'broadcast', 'an input passed on as an output (which then has one row)');
     assert.equal(found.get('nowhere'), 'unread');
   });
 
@@ -87,6 +94,8 @@ describe('one cross-attention cache for the rows of one prompt (rowSharing, seq2
       const k = values(H * S * D, 2);
       const v = values(H * S * D, 3);
       const rest = {
+        k4: new ort.Tensor('float32', new Float32Array(1), [1, 1, 1, 1]),
+        passed: new ort.Tensor('float32', new Float32Array(1), [1, 1, 1, 1]),
         k2: new ort.Tensor('float32', new Float32Array(H * S * D), [1, H, S, D]),
         shape: new ort.Tensor('int64', BigInt64Array.from([BigInt(H), BigInt(S), BigInt(D)]), [3]),
         s: new ort.Tensor('float32', new Float32Array(1), [1, 1, 1, 1]),
