@@ -259,6 +259,16 @@ function cacheAppendsOf(scan: GraphScan, pastNames: readonly string[]): { append
   return { appended, added };
 }
 
+/** Whether `node` is a default-domain `MatMul` reading `value` as its second operand (and only there). */
+function isMatMulOperand(node: Node, value: string): boolean {
+  return node.opType === 'MatMul' && node.domain === '' && node.inputs.length === 2 && node.inputs[1] === value && node.inputs[0] !== value;
+}
+
+/** Whether `node` is attention's key transpose, `Transpose(perm = [0, 1, 3, 2])`. */
+function isKeyTranspose(node: Node): boolean {
+  return node.opType === 'Transpose' && node.domain === '' && node.lists.get('perm')?.join(',') === '0,1,3,2';
+}
+
 /**
  * How a graph input is read when fed with one row for every row of the batch (batch dimension 1 instead of B):
  * `unread` (the computation reached never reads it), `broadcast` (read only as the second operand of a `MatMul`,
@@ -289,8 +299,6 @@ export type RowSharing = 'unread' | 'broadcast' | { skipped: string };
 export function rowSharing(src: ByteSource, names: readonly string[], trueInputs: readonly string[] = []): Map<string, RowSharing> {
   const graphField = [...fields(src, 0, src.length)].find((f) => f.field === 7 && f.wire === 2);
   if (!graphField) return new Map(names.map((n) => [n, { skipped: 'the model has no graph' }]));
-  const isMatMulOperand = (node: Node, value: string) => node.opType === 'MatMul' && node.domain === '' && node.inputs.length === 2 && node.inputs[1] === value && node.inputs[0] !== value;
-  const isKeyTranspose = (node: Node) => node.opType === 'Transpose' && node.domain === '' && node.lists.get('perm')?.join(',') === '0,1,3,2';
   const describe = (node: Node) => `${node.domain ? `${node.domain}.` : ''}${node.opType}(${node.inputs.join(', ')})`;
   // The branches a node runs: an If on a known-true condition runs its then_branch only.
   const branches = (node: Node): Field[] => {
@@ -409,10 +417,9 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
     const layer = `${ns}${past.slice('past_key_values.'.length)}/`;
     if (past.endsWith('.key')) {
       const t = rest.length === 1 ? rest[0] : undefined;
-      const perm = t?.lists.get('perm')?.map(Number).join(',');
-      if (!t || t.opType !== 'Transpose' || t.domain !== '' || perm !== '0,1,3,2') return { skipped: `${present} is not read by one Transpose(perm 0,1,3,2) alone` };
+      if (!t || !isKeyTranspose(t)) return { skipped: `${present} is not read by one Transpose(perm 0,1,3,2) alone` };
       const mm = users(t.outputs[0]);
-      if (mm.length !== 1 || mm[0].opType !== 'MatMul' || mm[0].domain !== '' || mm[0].inputs[1] !== t.outputs[0]) return { skipped: `the transposed ${present} is not read by one MatMul alone` };
+      if (mm.length !== 1 || !isMatMulOperand(mm[0], t.outputs[0])) return { skipped: `the transposed ${present} is not read by one MatMul alone` };
       const scores = mm[0].outputs[0];
       const query = mm[0].inputs[0];
       edit(mm[0]).outputs[0] = `${layer}ownScores`;
@@ -425,7 +432,7 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
       );
     } else {
       const mm = rest.length === 1 ? rest[0] : undefined;
-      if (!mm || mm.opType !== 'MatMul' || mm.domain !== '' || mm.inputs[1] !== present) return { skipped: `${present} is not read by one MatMul alone` };
+      if (!mm || !isMatMulOperand(mm, present)) return { skipped: `${present} is not read by one MatMul alone` };
       const probs = mm.inputs[0];
       const out = mm.outputs[0];
       const e = edit(mm);
