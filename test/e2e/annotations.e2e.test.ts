@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answerFileDialog, editorFrame, launchWorkbench, out, prerequisitesPresent, root, runCommand, waitFor, type Workbench } from './harness';
+import { answerFileDialog, editorFrame, failedAttempt, launchWorkbench, out, prerequisitesPresent, root, runCommand, waitFor, type Workbench } from './harness';
 
 describe('annotation tables in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
@@ -25,10 +25,7 @@ describe('annotation tables in real VS Code (code-server + Chromium)', function 
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && wb) {
-      await wb.page.screenshot({ path: join(out, `annotations-failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`code-server log (tail):\n${wb.log().slice(-4000)}`);
-    }
+    if (failedAttempt(this.currentTest)) await wb?.failed('annotations');
   });
 
   it('imports the table through the file dialogs and opens it in the ReflectEval editor', async () => {

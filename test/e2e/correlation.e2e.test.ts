@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { CorrelationTable } from '../../src/core/analysis/correlationTable';
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
-import { editorFrame, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const TABLE = join(root, 'data/annotations/synthetic-annotations.csv');
 let BLEU = '';
@@ -104,7 +104,7 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
+    if (failedAttempt(this.currentTest)) await wb?.failed('correlation');
   });
 
   it('opens the study and shows the table with the same numbers, n and marks as the CLI', async () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 import { PLAN_CLUSTER_TEXTS } from '../helpers/reflections';
 
 const MODEL = join(root, 'fixtures', 'models', 'reflect-roberta-tiny');
@@ -48,11 +48,7 @@ describe('Cluster Candidates (semantic dedup) in real VS Code (code-server + Chr
   it('clusters every generated candidate as the CLI does, with representatives and the seeded sample', async () => {
     const p = (wb as Workbench).page as Page;
     const frame = await openDialogueFile(p, 'grid.dialogues.jsonl');
-    await p.keyboard.press('F1');
-    await p.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
-    await p.keyboard.type('ReflectEval: Cluster Candidates');
-    await p.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
-    await p.keyboard.press('Enter');
+    await runCommand(p, 'ReflectEval: Cluster Candidates');
     await waitFor('the clustering summary', async () => (await p.locator('.notification-list-item-message', { hasText: 'mean size of a sampled cluster' }).count()) > 0, 120_000);
     const note = (await p.locator('.notification-list-item-message', { hasText: 'mean size of a sampled cluster' }).first().textContent()) ?? '';
     assert.match(note, /clusters in 2 item\(s\).*2 item\(s\) updated/);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { clickToolbar, editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'e2e-annotator';
 const BAD_LINE = '{"id": "corrupted", "context": [ this line is broken';
@@ -46,10 +46,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      if (page) await page.screenshot({ path: join(out, `failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
-    }
+    if (failedAttempt(this.currentTest)) await wb?.failed('editor');
   });
 
   it('opens the imported AnnoMI file in the ReflectEval editor and renders the transcript', async () => {
@@ -90,11 +87,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
 
   it('shows the correlation panel beside the editor, following the labels in the document', async () => {
     const p = page as Page;
-    await p.keyboard.press('F1');
-    await p.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
-    await p.keyboard.type('ReflectEval: Show Correlation Table');
-    await p.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
-    await p.keyboard.press('Enter');
+    await runCommand(p, 'ReflectEval: Show Correlation Table');
     const panel = await waitFor('the correlation table', async () => {
       for (const f of p.frames()) {
         if (await f.$('#table tr[data-evaluator]').catch(() => null)) return f;
@@ -177,11 +170,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     // Back to the dialogue editor, so the matrix runs on its document.
     await p.locator('.tabs-container .tab', { hasText: 'annomi.dialogues.jsonl' }).first().click();
     await editorFrame(p);
-    await p.keyboard.press('F1');
-    await p.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
-    await p.keyboard.type('ReflectEval: Run Judge Matrix');
-    await p.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
-    await p.keyboard.press('Enter');
+    await runCommand(p, 'ReflectEval: Run Judge Matrix');
     for (const title of ['Judges', 'Task bodies', 'Assessment requests']) {
       await p.waitForSelector(`.quick-input-widget .quick-input-title:has-text("${title}")`, { timeout: 30_000 });
       await p.keyboard.press('Enter'); // every judge and body is preselected, and ICMI 2023's rating and scoring requests

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { samplingSeed } from '../../src/core/generation/localGenerator';
 import { PRESETS } from '../../src/core/generation/runConfig';
-import { clickToolbar, editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 
 const CONTEXTS = Number(process.env.GEN_E2E_CONTEXTS ?? 2);
 const MAX_NEW_TOKENS = Number(process.env.GEN_E2E_MAX_NEW_TOKENS ?? 8);
@@ -68,7 +68,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
+    if (failedAttempt(this.currentTest)) await wb?.failed('generate');
   });
 
   /** Clicks Generate, picks the GEM 2022 grid and both models, and waits for the summary notice. */

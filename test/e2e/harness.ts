@@ -101,12 +101,19 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   // can still be filling (recently used entries, other matches) when the typing ends. The palette lists the
   // commands known when it opens; on a cold start the extension's contributions may not be registered yet, so
   // reopen it until the command is there (up to 60 s).
+  //
+  // The title is filled into the palette's input, not typed: typed keys go wherever the focus is when each arrives,
+  // and a key that lands in an editor (a text editor, or the dialogue editor's labelling keys) leaves it with unsaved
+  // changes. A modal dialog already open would take the keys and swallow F1: fail naming it.
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  const input = page.locator('.quick-input-widget input');
   const deadline = Date.now() + 60_000;
   for (;;) {
+    const dialogs = await page.locator('.monaco-dialog-box').allTextContents();
+    if (dialogs.length) throw new Error(`cannot run "${title}": a modal dialog is open: ${dialogs.join('; ')}`);
     await page.keyboard.press('F1');
-    await page.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
-    await page.keyboard.type(title);
+    await input.waitFor({ timeout: 30_000 });
+    await input.fill(`>${title}`);
     const found = await row.waitFor({ timeout: 10_000 }).then(() => true, () => false);
     if (found) break;
     if (Date.now() > deadline) throw new Error(`the command palette never listed "${title}"`);
@@ -249,6 +256,47 @@ export interface Workbench {
   screenshot(name: string): Promise<void>;
   /** Stops everything, keeps VS Code's logs under test-output/e2e/<logsName>, removes the temporary folders. */
   close(logsName: string): Promise<void>;
+  /**
+   * For a test that failed: a screenshot (test-output/e2e/<name>-failed-<time>.png), and on stdout what the CI log
+   * must show to find the cause — {@link workbenchState} and the tail of code-server's log. Then it closes a modal
+   * dialog left open (its Cancel button, or Escape), which would otherwise block every later test of the file.
+   */
+  failed(name: string): Promise<void>;
+}
+
+/**
+ * Whether the attempt of `test` that just ran failed, for an `afterEach` hook. A failed attempt that `retries` runs
+ * again is not marked `failed` (Mocha leaves its state unset until the last attempt), and its hook must still clean
+ * up after it: the retry meets whatever it left open.
+ */
+export function failedAttempt(test: Mocha.Test | undefined): boolean {
+  return test !== undefined && test.state !== 'passed' && test.state !== 'pending';
+}
+
+/**
+ * What the workbench shows that a failed test's error may not say: the text of any open modal dialog (a "save
+ * changes?" prompt blocks every click), the editor tabs with unsaved changes, the element holding keyboard focus
+ * and the command palette's value.
+ */
+export async function workbenchState(page: Page): Promise<string> {
+  const dialogs = await page.locator('.monaco-dialog-box').allTextContents().catch(() => [] as string[]);
+  const dirty = await page.locator('.tab.dirty').evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? t.textContent ?? '')).catch(() => [] as string[]);
+  const focus = await page
+    .evaluate(() => {
+      const a = document.activeElement;
+      if (!a) return 'nothing';
+      const cls = typeof a.className === 'string' && a.className.trim() ? `.${a.className.trim().split(/\s+/).join('.')}` : '';
+      return `${a.tagName.toLowerCase()}${a.id ? `#${a.id}` : ''}${cls}${a.getAttribute('aria-label') ? ` "${a.getAttribute('aria-label')}"` : ''}`;
+    })
+    .catch((err: Error) => `unknown (${err.message})`);
+  const palette = page.locator('.quick-input-widget input');
+  const paletteValue = (await palette.isVisible().catch(() => false)) ? JSON.stringify(await palette.inputValue().catch(() => '')) : 'closed';
+  return [
+    `modal dialogs: ${dialogs.length ? dialogs.map((d) => JSON.stringify(d)).join('; ') : 'none'}`,
+    `tabs with unsaved changes: ${dirty.length ? dirty.join('; ') : 'none'}`,
+    `keyboard focus: ${focus}`,
+    `command palette: ${paletteValue}`,
+  ].join('\n');
 }
 
 /**
@@ -299,6 +347,19 @@ export async function launchWorkbench(populate: (workspace: string) => void | Pr
     workspace,
     log: () => log,
     screenshot: async (name) => void (await page.screenshot({ path: join(out, `${name}.png`) })),
+    failed: async (name) => {
+      await page.screenshot({ path: join(out, `${name}-failed-${Date.now()}.png`) }).catch(() => undefined);
+      console.log(`workbench at the failure:\n${await workbenchState(page)}\ncode-server log (tail):\n${log.slice(-4000)}`);
+      const dialog = page.locator('.monaco-dialog-box');
+      if (await dialog.count().catch(() => 0)) {
+        // Its Cancel button where it has one (a "save changes?" prompt: nothing saved, nothing dropped).
+        const cancel = dialog.locator('a.monaco-button', { hasText: /^Cancel$/ });
+        if (await cancel.count().catch(() => 0)) await cancel.first().click({ timeout: 10_000 }).catch(() => undefined);
+        else await page.keyboard.press('Escape').catch(() => undefined);
+        const closed = await dialog.waitFor({ state: 'detached', timeout: 10_000 }).then(() => true, () => false);
+        console.log(closed ? 'closed the modal dialog' : 'the modal dialog stayed open');
+      }
+    },
     close: async (logsName) => {
       await browser.close().catch(() => undefined);
       server.kill('SIGTERM');

@@ -12,7 +12,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
-import { answerFileDialog, answerKeyDialog, cli, editorFrame, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, type Workbench } from './harness';
+import { answerFileDialog, answerKeyDialog, cli, editorFrame, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, type Workbench } from './harness';
 import { spawnSync } from 'node:child_process';
 
 const KEY = 'sk-e2e-jobs-key';
@@ -75,7 +75,7 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
+    if (failedAttempt(this.currentTest)) await wb?.failed('jobs');
   });
 
   /** Runs a plan file from the palette on the open dialogue editor and waits for its summary; returns it. */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
-import { answerKeyDialog, cli, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, type Workbench } from './harness';
+import { answerKeyDialog, cli, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, type Workbench } from './harness';
 
 const KEY = 'sk-e2e-user-key-for-my-provider';
 
@@ -52,7 +52,7 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
+    if (failedAttempt(this.currentTest)) await wb?.failed('keys');
   });
 
   /** Runs Judge Candidates; returns the dialog's text when the key dialog showed (undefined when it did not). */

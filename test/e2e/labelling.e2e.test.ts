@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { blindCandidateId, blindOrder } from '../../src/core/labels/annotatorView';
 import type { Annotation, Candidate, DialogueItem, ErrorCategory } from '../../src/core/dialogue/types';
-import { editorFrame, frameWith, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, frameWith, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'Lay-e2e';
 const ERROR_JUDGE = 'judge:api:stub-errors:instructions-error-explanations×error-categories@e2e';
@@ -71,10 +71,7 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      if (page) await page.screenshot({ path: join(out, `labelling-failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
-    }
+    if (failedAttempt(this.currentTest)) await wb?.failed('labelling');
   });
 
   const mine = (c: Candidate) => c.annotations.find((a) => a.annotator === ANNOTATOR);

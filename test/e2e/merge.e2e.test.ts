@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { cli, editorFrame, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { cli, editorFrame, failedAttempt, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
 
 const ANNOTATOR = 'e2e-merge';
@@ -40,10 +40,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      if (page) await page.screenshot({ path: join(out, `merge-failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
-    }
+    if (failedAttempt(this.currentTest)) await wb?.failed('merge');
   });
 
   const lines = () => readFileSync(file, 'utf8').split('\n');

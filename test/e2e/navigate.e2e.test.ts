@@ -18,7 +18,7 @@ import { filterItems, nextUnlabelled } from '../../src/core/analysis/itemNavigat
 import type { Annotation, Candidate, DialogueItem } from '../../src/core/dialogue/types';
 import { planLabels, startLabelPlan, type LabelPlanRecord } from '../../src/core/planning/planner';
 import { planListOrder } from '../../src/core/planning/planView';
-import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'Expert-e2e';
 const FILE = 'study.dialogues.jsonl';
@@ -91,10 +91,7 @@ describe('Finding your way and the plan order in the dialogue editor (code-serve
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      if (page) await page.screenshot({ path: join(out, `navigate-failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
-    }
+    if (failedAttempt(this.currentTest)) await wb?.failed('navigate');
   });
 
   const count = (frame: Frame) => frame.textContent('#nav-count').then((t) => t ?? '');

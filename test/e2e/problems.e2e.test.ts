@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { editorFrame, keysLive, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, keysLive, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const BYTES_FILE = 'bytes.dialogues.jsonl';
 const ANNOTATOR = 'e2e-bytes';
@@ -46,7 +46,7 @@ describe('problem lines as VS Code diagnostics (code-server + Chromium)', functi
   const isOurs = (row: string) => row.includes('ReflectEval') && /\[Ln \d+, Col \d+\]/.test(row);
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') console.log(`code-server log (tail):\n${wb?.log().slice(-4000)}`);
+    if (failedAttempt(this.currentTest)) await wb?.failed('problems');
   });
 
   it('the banner counts lines, not problems, and the Problems panel lists one entry per line with all its reasons', async () => {
@@ -84,6 +84,8 @@ describe('problem lines as VS Code diagnostics (code-server + Chromium)', functi
     const p = page as Page;
     appendFileSync(file, 'not json at all\n');
     await waitFor('five problem lines', async () => (await p.locator('.markers-panel .monaco-list-row').allTextContents()).filter(isOurs).length === 5, 60_000);
+    // A change on disk reloads both editors of the file; neither holds unsaved changes, so closing asks nothing.
+    assert.deepEqual(await p.locator('.tab.dirty').allTextContents(), [], 'no editor has unsaved changes');
     await runCommand(p, 'View: Close All Editors');
     await waitFor('no problem line left', async () => (await p.locator('.markers-panel .monaco-list-row').allTextContents()).filter(isOurs).length === 0, 30_000);
   });

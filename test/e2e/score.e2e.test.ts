@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 describe('Score Candidates… in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
@@ -45,11 +45,7 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
   it('scores every candidate with the picked metrics and the configured variants, as the CLI does', async () => {
     const p = (wb as Workbench).page as Page;
     const frame = await openDialogueFile(p, 'scored.dialogues.jsonl');
-    await p.keyboard.press('F1');
-    await p.waitForSelector('.quick-input-widget input', { timeout: 30_000 });
-    await p.keyboard.type('ReflectEval: Score Candidates');
-    await p.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30_000 });
-    await p.keyboard.press('Enter');
+    await runCommand(p, 'ReflectEval: Score Candidates');
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Score candidates with")', { timeout: 30_000 });
     const rows = await p.$$eval('.quick-input-list .monaco-list-row', (els) => els.map((e) => e.textContent ?? ''));
     for (const name of ['bleu4', 'sacrebleu', 'rougeL', 'meteor']) assert.ok(rows.some((r) => r.includes(name)), `${name} offered: ${rows.join(' | ')}`);
