@@ -15,7 +15,9 @@
  *
  * Ratios printed per model (goals from issue 19):
  * - greedy tokens/s, ours ÷ transformers.js `generate()` (≥ 1.0), prompt pass included on both sides, with a check
- *   that both produced the same tokens;
+ *   that both produced the same tokens. transformers.js leaves onnxruntime's threads spinning between runs and ours
+ *   do not by default (`--spinning on` makes them spin): without `--spinning on` a second row compares with
+ *   transformers.js on the same file with spinning off too, engine against engine at the same settings;
  * - greedy time per generated step vs the memory-bandwidth limit (≥ 60 %): the limit is the bytes of weights a
  *   decoder pass reads (every matrix it multiplies by, the tied LM head included; embedding tables only by row, so
  *   not counted; for the encoder-decoder the cross-attention key/value projections are not read after the first
@@ -181,8 +183,12 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   const tjsDtype = opts.dtype;
   const t1 = performance.now();
   const fromPretrained = { local_files_only: true, dtype: tjsDtype, device: 'cpu' as const, ...(opts.threads ? { session_options: { intraOpNumThreads: opts.threads } } : {}) };
-  const theirs = kind === 'gpt2' ? await tjs.AutoModelForCausalLM.from_pretrained(folder, fromPretrained) : await tjs.AutoModelForSeq2SeqLM.from_pretrained(folder, fromPretrained);
+  const load = (o: typeof fromPretrained) => (kind === 'gpt2' ? tjs.AutoModelForCausalLM.from_pretrained(folder, o) : tjs.AutoModelForSeq2SeqLM.from_pretrained(folder, o));
+  const theirs = await load(fromPretrained);
   const theirsLoad = performance.now() - t1;
+  // transformers.js leaves onnxruntime's threads spinning (its default). When ours do not, the same file is also
+  // decoded by transformers.js with spinning off: the like-for-like comparison of the two engines.
+  const theirsNoSpin = opts.allowSpinning ? undefined : await load({ ...fromPretrained, session_options: { ...fromPretrained.session_options, extra: { session: { intra_op: { allow_spinning: '0' } } } } } as typeof fromPretrained);
   const maxNewTokens = opts.maxNewTokens;
   const contexts = sampleContexts(opts.prompts);
   const prompts = contexts.map((c) => buildModelInput(c, ours.tokenizer).inputIds);
@@ -214,11 +220,11 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     for (const s of seqs) t.tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0) + forcedBos;
     return [...seqs[0].tokenIds, ...(seqs[0].endedWithEos ? [eos] : [])];
   }
-  async function theirsOne(p: number[], t: Timing): Promise<number[]> {
+  async function theirsOne(p: number[], t: Timing, model = theirs): Promise<number[]> {
     const input = new tjs.Tensor('int64', BigInt64Array.from(p, BigInt), [1, p.length]);
     const mask = new tjs.Tensor('int64', new BigInt64Array(p.length).fill(1n), [1, p.length]);
     const start = performance.now();
-    const seq = (await theirs.generate({ inputs: input, attention_mask: mask, max_new_tokens: maxNewTokens, do_sample: false })) as unknown as { tolist(): bigint[][] };
+    const seq = (await model.generate({ inputs: input, attention_mask: mask, max_new_tokens: maxNewTokens, do_sample: false })) as unknown as { tolist(): bigint[][] };
     t.wallMs += performance.now() - start;
     // decoder-only: prompt + new tokens; encoder-decoder: decoder start + forced <s> + new tokens
     const all = seq.tolist()[0].map(Number);
@@ -237,9 +243,12 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   await decode(ours, [short], { strategy: 'beamSearch', numBeams: 5, numReturnSequences: 5, maxNewTokens: 3 });
   await decode(ours, [short], { strategy: 'nucleusSampling', topP: 0.95, numReturnSequences: 5, seed: 1, maxNewTokens: 3 });
   await theirsOne(short, zero());
+  if (theirsNoSpin) await theirsOne(short, zero(), theirsNoSpin);
 
   const greedy = zero();
   const tjsGreedy = zero();
+  const tjsNoSpinGreedy = zero();
+  let sameNoSpin = 0;
   const beam = zero();
   const nucleus = zero();
   let same = 0;
@@ -252,6 +261,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     const a = await oursOne(p, greedyCfg, g);
     const b = await theirsOne(p, tjsGreedy);
     if (a.join(' ') === b.join(' ')) same++;
+    if (theirsNoSpin && a.join(' ') === (await theirsOne(p, tjsNoSpinGreedy, theirsNoSpin)).join(' ')) sameNoSpin++;
     await oursOne(p, beamCfg, beam);
     await oursOne(p, nucleusCfg(i), nucleus);
     for (const k of Object.keys(g) as (keyof Timing)[]) greedy[k] += g[k];
@@ -281,6 +291,7 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
   const crossShared = crossAttention?.shared === true;
   await ours.dispose();
   await theirs.dispose();
+  await theirsNoSpin?.dispose();
 
   const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as Record<string, number>;
   const w = weightBytesPerStep(config, opts.dtype === 'fp32' ? 4 : 1);
@@ -328,6 +339,9 @@ async function benchOne(kind: 'gpt2' | 'bart', tjs: Tjs, opts: { models: string;
     const limitMs = (w.bytes / bandwidth) * 1000;
     return [
       [`${name}: greedy tokens/s, ours ÷ transformers.js generate()`, (tps(greedy) / tps(tjsGreedy)).toFixed(2), '≥ 1.0', `${tps(greedy).toFixed(2)} vs ${tps(tjsGreedy).toFixed(2)} tokens/s; same tokens: ${same} of ${prompts.length}`],
+      ...(theirsNoSpin
+        ? [[`${name}: the same, transformers.js with onnxruntime's threads not spinning, as ours`, (tps(greedy) / tps(tjsNoSpinGreedy)).toFixed(2), '(like for like)', `${tps(greedy).toFixed(2)} vs ${tps(tjsNoSpinGreedy).toFixed(2)} tokens/s; same tokens: ${sameNoSpin} of ${prompts.length}`]]
+        : []),
       [`${name}: greedy step vs memory-bandwidth limit`, `${((100 * limitMs) / stepMs).toFixed(0)} %`, '≥ 60 %', `${stepMs.toFixed(0)} ms per step after the first vs ${limitMs.toFixed(0)} ms (${(w.bytes / 1e9).toFixed(2)} GB at ${(bandwidth / 1e9).toFixed(1)} GB/s)`],
       [`${name}: beam k=5 (all 5) wall per step ÷ greedy`, (perStep(beam) / perStep(greedy)).toFixed(2), '≤ 1.5', `${perStep(beam).toFixed(0)} vs ${perStep(greedy).toFixed(0)} ms per decoder pass (prompt pass included); passes ${beam.runs} vs ${greedy.runs}; after the first step ${(beam.stepSpanMs / beam.stepsAfterFirst).toFixed(0)} vs ${stepMs.toFixed(0)} ms`],
       [`${name}: nucleus p=0.95 × 5 wall ÷ greedy`, (nucleus.wallMs / greedy.wallMs).toFixed(2), '≤ 1.3', `${nucleus.wallMs.toFixed(0)} vs ${greedy.wallMs.toFixed(0)} ms; passes ${nucleus.runs} vs ${greedy.runs}`],
