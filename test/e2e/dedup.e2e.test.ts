@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 import { PLAN_CLUSTER_TEXTS } from '../helpers/reflections';
 
 const MODEL = join(root, 'fixtures', 'models', 'reflect-roberta-tiny');
@@ -38,6 +38,10 @@ describe('Cluster Candidates (semantic dedup) in real VS Code (code-server + Chr
       },
       { 'reflectEval.dedup.model': MODEL, 'reflectEval.dedup.threshold': 0.5, 'reflectEval.dedup.sample': 2, 'reflectEval.dedup.seed': 3 },
     );
+  });
+
+  afterEach(async function () {
+    if (failedAttempt(this.currentTest)) await wb?.failed('dedup');
   });
 
   after(async function () {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DialogueItem, Score } from '../../src/core/dialogue/types';
-import { keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'E2E-Large';
 
@@ -71,6 +71,10 @@ describe('a dialogue file over 50 MB in real VS Code (code-server + Chromium)', 
       studyFile = join(ws, 'study.dialogues.jsonl');
       writeFileSync(studyFile, study.join('\n') + '\n');
     }, { 'reflectEval.annotator': ANNOTATOR });
+  });
+
+  afterEach(async function () {
+    if (failedAttempt(this.currentTest)) await wb?.failed('large-file');
   });
 
   after(async function () {

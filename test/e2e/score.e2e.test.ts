@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { editorFrame, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 describe('Score Candidates… in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
@@ -35,6 +35,10 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
       },
       { 'reflectEval.metrics': { bleu4: [{ smoothing: 'none' }, { smoothing: 'method1' }] } },
     );
+  });
+
+  afterEach(async function () {
+    if (failedAttempt(this.currentTest)) await wb?.failed('score');
   });
 
   after(async function () {

@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { leaderboardRows, readSearchReport } from '../../src/core/jobs/searchLeaderboard';
-import { frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, runCommand, waitFor, type Workbench } from './harness';
 
 const RESPONSES = [
   ['It sounds like the move has left you feeling unsettled.', 'Bananas are yellow.'],
@@ -67,6 +67,10 @@ describe('prompt search leaderboard in VS Code (e2e)', function () {
   before(function () {
     if (!prerequisitesPresent()) this.skip();
   });
+  afterEach(async function () {
+    if (failedAttempt(this.currentTest)) await wb?.failed('search');
+  });
+
   after(async () => wb?.close('search-logs'));
 
   it('runs Search Judge Prompts… with the local judge, shows the report as core reads it, and previews a variant', async () => {
