@@ -1,7 +1,8 @@
 /**
  * Shared harness of the end-to-end tests: the packaged VSIX installed into real VS Code (code-server), driven by
  * Debian Chromium through playwright-core. Each `*.e2e.test.ts` file launches its own workbench on its own
- * workspace with {@link launchWorkbench}; the VSIX is packaged once per test process.
+ * workspace with {@link launchWorkbench}; the VSIX is packaged once per test process. Every file's `afterEach` hands
+ * a failed attempt ({@link failedAttempt}) to `Workbench.failed`, which prints what the CI log needs to find the cause.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

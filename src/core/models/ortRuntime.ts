@@ -128,7 +128,7 @@ export interface LocalRuntimeOptions {
  * Checks a `runtime` value (a plan field or settings).
  *
  * @param fail - reports `(field, message)`; `at` prefixes the field (e.g. `runtime`)
- * @throws whatever `fail` throws, naming `runtime.threads` or `runtime.executionProvider`
+ * @throws whatever `fail` throws, naming `runtime.threads`, `runtime.executionProvider` or `runtime.spinning`
  */
 export function validateLocalRuntime(value: unknown, at: string, fail: (field: string, message: string) => never): LocalRuntimeOptions {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(at, 'must be an object like {"threads": 2, "executionProvider": "cpu", "spinning": false}');
