@@ -99,7 +99,6 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
   });
 
   after(async function () {
-    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'correlation-failure.png') }).catch(() => undefined);
     await wb?.close('correlation-code-server-logs');
   });
 

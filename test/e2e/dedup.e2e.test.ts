@@ -45,7 +45,6 @@ describe('Cluster Candidates (semantic dedup) in real VS Code (code-server + Chr
   });
 
   after(async function () {
-    if (wb?.page && this.currentTest?.state === 'failed') await wb.page.screenshot({ path: join(out, 'dedup-failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs-dedup');
   });
 

@@ -41,7 +41,6 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
   });
 
   after(async function () {
-    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs');
   });
 

@@ -63,7 +63,6 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
   });
 
   after(async function () {
-    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'generate-failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs-generate');
   });
 

@@ -68,7 +68,6 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
   });
 
   after(async function () {
-    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'jobs-failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs-jobs');
     await four?.close();
     await two?.close();

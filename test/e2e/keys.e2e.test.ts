@@ -45,7 +45,6 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
   });
 
   after(async function () {
-    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'keys-failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs-keys');
     await mine?.close();
     await theirs?.close();

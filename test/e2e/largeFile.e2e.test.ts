@@ -78,7 +78,6 @@ describe('a dialogue file over 50 MB in real VS Code (code-server + Chromium)', 
   });
 
   after(async function () {
-    if (wb && this.currentTest?.state === 'failed') await wb.page.screenshot({ path: join(out, 'large-file-failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs-large-file');
   });
 

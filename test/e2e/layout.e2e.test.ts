@@ -82,7 +82,6 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
   });
 
   after(async function () {
-    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'layout-failure.png') }).catch(() => undefined);
     await wb?.close('layout-code-server-logs');
   });
 

@@ -38,7 +38,6 @@ describe('problem lines as VS Code diagnostics (code-server + Chromium)', functi
   });
 
   after(async function () {
-    if (page && this.currentTest?.state === 'failed') await page.screenshot({ path: join(out, 'problems-failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs-problems');
   });
 

@@ -42,7 +42,6 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
   });
 
   after(async function () {
-    if (wb?.page && this.currentTest?.state === 'failed') await wb.page.screenshot({ path: join(out, 'score-failure.png') }).catch(() => undefined);
     await wb?.close('code-server-logs-score');
   });
 
