@@ -14,6 +14,7 @@
  * - Ties: where torch's sort order among equal values is unspecified, ties at the top-p and top-k boundary
  *   are all kept.
  */
+import { fdlibmExp } from './fdlibm';
 
 /** One row of scores: raw logits (greedy, sampling) or log-probabilities (beam search). */
 export type Scores = Float32Array | Float64Array;
@@ -236,7 +237,7 @@ export class TopPLogitsWarper implements LogitsProcessor {
     let z = 0;
     for (let i = 0; i < V; i++) {
       const d = max - scores[i];
-      const e = Math.exp(-d);
+      const e = fdlibmExp(-d);
       probs[i] = e;
       z += e;
       const b = d < B / 4 ? (d * 4) | 0 : B;

@@ -11,8 +11,12 @@
  * Each sampled sequence has its own stream, keyed by the run's seed and the sequence's sample index
  * (`"<seed>:<sampleIndex>"`), and draws one number per generated token. A sample therefore does not depend
  * on how many other prompts or samples share its batch.
+ *
+ * Probabilities: exp(score − max) with `fdlibmExp` (fdlibm.ts), not `Math.exp`, so that a seed's draws depend on
+ * IEEE-754 double arithmetic only (the values are those V8's `Math.exp` gives).
  */
 import seedrandom from 'seedrandom';
+import { fdlibmExp } from './fdlibm';
 import type { Scores } from './logitsProcess';
 
 /** A stream of uniform numbers in [0, 1) with 53 bits of precision. */
@@ -55,7 +59,7 @@ export function sampleCategorical(scores: Scores, u: number, scratch?: Float64Ar
   if (max === -Infinity) throw new RangeError('every token has probability 0');
   let z = 0;
   for (let i = 0; i < V; i++) {
-    const x = Math.exp(scores[i] - max);
+    const x = fdlibmExp(scores[i] - max);
     e[i] = x;
     z += x;
   }
@@ -115,7 +119,7 @@ export function logSumExpF32(src: Float32Array): number {
   let max = -Infinity;
   for (let i = 0; i < V; i++) if (src[i] > max) max = src[i];
   let z = 0;
-  for (let i = 0; i < V; i++) z += Math.exp(src[i] - max);
+  for (let i = 0; i < V; i++) z += fdlibmExp(src[i] - max);
   return max + Math.log(z);
 }
 
@@ -125,7 +129,7 @@ export function logSumExp(src: Scores): number {
   let max = -Infinity;
   for (let i = 0; i < V; i++) if (src[i] > max) max = src[i];
   let z = 0;
-  for (let i = 0; i < V; i++) z += Math.exp(src[i] - max);
+  for (let i = 0; i < V; i++) z += fdlibmExp(src[i] - max);
   return max + Math.log(z);
 }
 
@@ -134,6 +138,6 @@ export function logSoftmaxAt(row: Scores, index: number): number {
   let max = -Infinity;
   for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
   let z = 0;
-  for (let i = 0; i < row.length; i++) z += Math.exp(row[i] - max);
+  for (let i = 0; i < row.length; i++) z += fdlibmExp(row[i] - max);
   return row[index] - max - Math.log(z);
 }
