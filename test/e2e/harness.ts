@@ -106,19 +106,28 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   // The title is filled into the palette's input, not typed: typed keys go wherever the focus is when each arrives,
   // and a key that lands in an editor (a text editor, or the dialogue editor's labelling keys) leaves it with unsaved
   // changes. A modal dialog already open would take the keys and swallow F1: fail naming it.
+  //
+  // F1 pressed while a webview holds the focus reaches the workbench only through the webview's forwarding of keys,
+  // which once lost it in CI (the palette never opened; focus on `iframe.webview`): the focus is taken back to the
+  // workbench first, and F1 is pressed again when the palette has not opened within 10 s.
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   const input = page.locator('.quick-input-widget input');
   const deadline = Date.now() + 60_000;
   for (;;) {
     const dialogs = await page.locator('.monaco-dialog-box').allTextContents();
     if (dialogs.length) throw new Error(`cannot run "${title}": a modal dialog is open: ${dialogs.join('; ')}`);
+    await page.evaluate(() => {
+      const focused = document.activeElement;
+      if (focused instanceof HTMLIFrameElement) focused.blur();
+    });
     await page.keyboard.press('F1');
-    await input.waitFor({ timeout: 30_000 });
-    await input.fill(`>${title}`);
-    const found = await row.waitFor({ timeout: 10_000 }).then(() => true, () => false);
-    if (found) break;
-    if (Date.now() > deadline) throw new Error(`the command palette never listed "${title}"`);
-    await page.keyboard.press('Escape');
+    const opened = await input.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+    if (opened) {
+      await input.fill(`>${title}`);
+      if (await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) break;
+      await page.keyboard.press('Escape');
+    }
+    if (Date.now() > deadline) throw new Error(opened ? `the command palette never listed "${title}"` : `the command palette did not open (F1) to run "${title}"`);
   }
   await row.click();
 }
