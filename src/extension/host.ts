@@ -116,7 +116,7 @@ export async function runPlanInEditor(context: vscode.ExtensionContext, document
   return report;
 }
 
-/** Logs a report to the output channel and shows its summary. */
+/** Logs a report and its summary to the output channel and shows the summary. */
 export function showReport(report: JobReport): void {
   const out = outputChannel();
   for (const line of [...report.lines, ...report.warnings.map((w) => `warning: ${w}`), ...(report.files ?? []).map((f) => `wrote ${f}`)]) out.appendLine(`  ${line}`);
@@ -126,6 +126,9 @@ export function showReport(report: JobReport): void {
   const changed = report.itemsChanged ? ` ${report.itemsChanged} item(s) updated.` : '';
   const tail = `${report.cancelled ? ' (cancelled; finished work kept)' : ''}${report.warnings.length ? ` ${report.warnings.length} warning(s): ${report.warnings[0]}` : ''}`;
   const message = `ReflectEval ${report.job}: ${what}.${changed}${tail}`;
+  // Also in the output: a notification fades, and VS Code shows none at all when more than three arrive within
+  // 800 ms (its toasts' spam protection), which quick jobs run back to back can reach.
+  out.appendLine(message);
   if (report.nothingDone || report.failed || report.warnings.length) {
     void vscode.window.showWarningMessage(message, 'Show Output').then((c) => c && out.show(true));
   } else void vscode.window.showInformationMessage(message);

@@ -63,10 +63,6 @@ export const DISAGREEMENT_MARK = '†';
 
 const HUMAN_GROUP = { experts: 'the experts', laypeople: 'the laypeople', all: 'any annotator' } as const;
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** "a, b and c". */
 function listing(parts: readonly string[]): string {
   return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;

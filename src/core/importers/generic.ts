@@ -16,7 +16,7 @@
  */
 import type { Annotation, Candidate, CandidateOrigin, DialogueItem, ErrorCategory, Speaker, Turn } from '../dialogue/types';
 import { readCsvRecords } from '../annotations/importTable';
-import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES, isEmptyCell, parseErrorCategory, parseLikert, parseYesNo, type TableProblem } from '../annotations/layout';
+import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES, parseErrorCategory, parseLikert, parseYesNo, type TableProblem } from '../annotations/layout';
 import { checkColumns, MappingError, validateMapping, type DatasetMapping } from './mapping';
 
 /** Every problem of a dataset, each with its line, row and column (an {@link AnnotationTableError}). */

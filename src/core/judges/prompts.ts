@@ -193,7 +193,7 @@ export function assemblePrompt(lib: PromptLibrary, variant: PromptVariant, conte
   const body = lib.bodies[variant.body];
   const request = lib.requests[variant.request];
   const partials = Object.fromEntries(Object.entries(lib.parts).map(([k, v]) => [k, v.source]));
-  for (const [name, p] of Object.entries(lib.parts)) checkTemplate(p.file, p.source, partials);
+  for (const p of Object.values(lib.parts)) checkTemplate(p.file, p.source, partials);
   checkTemplate(body.file, body.source, partials);
   checkTemplate(request.file, request.source, partials);
   const view = {

@@ -24,7 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { pythonStrip, type EncoderModel, type TokenEmbeddings } from '../models/encoder';
 import { LoadCache } from '../models/loadCache';
 import { cwdLocator, isModelDtype, loadEncoder, MODEL_DTYPES, modelKey, type ModelDtype, type ModelLocator } from '../models/registry';

@@ -15,18 +15,23 @@ import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { importDatasetCommand } from './importGeneric';
 import { judgeCommand, judgeMatrixCommand, searchPromptsCommand, setApiKeyCommand } from './judge';
+import { outputChannel } from '../host';
 import { forgetApprovalsCommand } from '../keys';
 import { labellingCommands } from './labelling';
 import { perplexityCommand } from './perplexity';
 import { runPlanCommand } from './runPlan';
 import { scoreCommand } from './score';
 
-/** Wraps a command so its failure becomes an error message instead of an unhandled rejection. */
+/**
+ * Wraps a command so its failure becomes an error message instead of an unhandled rejection. The message also goes
+ * to the ReflectEval output, where it stays after the notification is gone.
+ */
 export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
   return async () => {
     try {
       await fn();
     } catch (err) {
+      outputChannel().appendLine(`${new Date().toISOString()} error: ${(err as Error).message}`);
       void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
     }
   };
