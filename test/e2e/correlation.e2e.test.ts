@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { CorrelationTable } from '../../src/core/analysis/correlationTable';
 import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
-import { editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, QUICK_INPUT, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const TABLE = join(root, 'data/annotations/synthetic-annotations.csv');
 let BLEU = '';
@@ -228,7 +228,7 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     // The dialog proposes <file>.correlation.tex beside the dialogue file; accept it.
     const target = join((wb as Workbench).workspace, 'study.correlation.tex');
     await f.click('#export-latex');
-    const input = p.locator('.quick-input-widget input');
+    const input = p.locator(QUICK_INPUT);
     await input.waitFor({ timeout: 30_000 });
     await waitFor('the proposed file name', async () => (await input.inputValue()).endsWith('study.correlation.tex'), 30_000);
     await p.waitForTimeout(300); // the dialog validates the path

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, MODAL_DIALOG, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'e2e-annotator';
 const BAD_LINE = '{"id": "corrupted", "context": [ this line is broken';
@@ -108,7 +108,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
     // The quick pick offers Greedy first (then the GEM 2022 grid, custom settings, a run config file).
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: decoding settings")', { timeout: 30_000 });
     await p.keyboard.press('Enter');
-    await waitFor('the generation notice', async () => (await p.locator('.notification-list-item-message', { hasText: '3 new candidates' }).count()) > 0, 120_000);
+    await waitFor('the generation notice', async () => (await p.locator(NOTIFICATION, { hasText: '3 new candidates' }).count()) > 0, 120_000);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
     await frame.locator('.candidate').first().press('Control+s');
     // Two editor groups are open now (the panel is beside), so watch the file rather than a tab.
@@ -174,14 +174,14 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
       await p.waitForSelector(`.quick-input-widget .quick-input-title:has-text("${title}")`, { timeout: 30_000 });
       await p.keyboard.press('Enter'); // every judge and body is preselected, and ICMI 2023's rating and scoring requests
     }
-    const dialog = p.locator('.monaco-dialog-box');
+    const dialog = p.locator(MODAL_DIALOG);
     await dialog.waitFor({ timeout: 30_000 });
     // 3 items × 2 candidates (reference + generated) × 1 judge × 6 variants.
     assert.match((await dialog.textContent()) ?? '', /36 judgements: 6 candidates × 1 judge\(s\) × 6 variant\(s\)/);
     await p.screenshot({ path: join(out, 'judge-matrix-confirm.png') });
     await dialog.locator('a.monaco-button', { hasText: 'Run' }).click();
     const summary = await waitFor('the matrix results', async () => {
-      const notes = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
+      const notes = await p.$$eval(NOTIFICATION, (els) => els.map((e) => e.textContent ?? ''));
       return notes.find((n) => /instructions-tutorial × scoring[^:]*: \d+ judged/.test(n));
     }, 120_000);
     // The results are in the document before the summary is shown. Save from the webview (Ctrl+S goes to the
@@ -199,7 +199,7 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
       const variants = [...new Set(ids.map((e) => e.split(':')[4].split('@')[0]))];
       return variants.length === 6 ? variants : undefined;
     }, 60_000).catch(async (err) => {
-      const notes = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent));
+      const notes = await p.$$eval(NOTIFICATION, (els) => els.map((e) => e.textContent));
       throw new Error(`${(err as Error).message}; scores on disk: ${lastSeen}; the run's summary: ${summary}; notifications: ${notes.join(' | ')}`);
     });
     assert.deepEqual(evaluators.sort(), [

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { samplingSeed } from '../../src/core/generation/localGenerator';
 import { PRESETS } from '../../src/core/generation/runConfig';
-import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, QUICK_INPUT, root, runCli, waitFor, type Workbench } from './harness';
 
 const CONTEXTS = Number(process.env.GEN_E2E_CONTEXTS ?? 2);
 const MAX_NEW_TOKENS = Number(process.env.GEN_E2E_MAX_NEW_TOKENS ?? 8);
@@ -78,7 +78,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: decoding settings")', { timeout: 30_000 });
     // Fill the pick's own input rather than typing: keys typed before the input has focus are lost (a CI run
     // once timed out here with an unfiltered list).
-    const filter = p.locator('.quick-input-widget input').first();
+    const filter = p.locator(QUICK_INPUT).first();
     await filter.fill('GEM 2022');
     await waitFor('the filter in the decoding-settings pick', async () => (await filter.inputValue()) === 'GEM 2022', 10_000);
     await p.waitForSelector('.quick-input-list .monaco-list-row.focused:has-text("GEM 2022 grid")', { timeout: 30_000 });
@@ -92,7 +92,7 @@ describe('Generating the GEM 2022 grid from the editor (code-server + Chromium)'
     const notice = await waitFor(
       `a generation summary matching ${expected}`,
       async () => {
-        seen = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
+        seen = await p.$$eval(NOTIFICATION, (els) => els.map((e) => e.textContent ?? ''));
         return seen.find((t) => t.includes(`${total}/${total} contexts in`) && expected.test(t));
       },
       CONTEXTS * 10 * 60_000,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,12 @@ export const codeServer = join(root, 'test/e2e/node_modules/code-server/out/node
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The CLI, built by `npm run build`. */
 export const cli = join(root, 'dist/cli.js');
+/** The workbench's quick input (command palette, quick picks, the simple file dialog): its text box. */
+export const QUICK_INPUT = '.quick-input-widget input';
+/** A modal dialog of the workbench (`showInformationMessage(…, { modal: true })`, "save changes?"). */
+export const MODAL_DIALOG = '.monaco-dialog-box';
+/** The text of a notification, toast or in the notification centre. */
+export const NOTIFICATION = '.notification-list-item-message';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -111,10 +117,10 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   // which once lost it in CI (the palette never opened; focus on `iframe.webview`): the focus is taken back to the
   // workbench first, and F1 is pressed again when the palette has not opened within 10 s.
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  const input = page.locator('.quick-input-widget input');
+  const input = page.locator(QUICK_INPUT);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const dialogs = await page.locator('.monaco-dialog-box').allTextContents();
+    const dialogs = await page.locator(MODAL_DIALOG).allTextContents();
     if (dialogs.length) throw new Error(`cannot run "${title}": a modal dialog is open: ${dialogs.join('; ')}`);
     await page.evaluate(() => {
       const focused = document.activeElement;
@@ -133,12 +139,56 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 }
 
 /**
+ * Waits for a notification whose text matches `text` and returns its text. VS Code shows no toast for a notification
+ * when more than three arrive within 800 ms (its toasts' spam protection), which commands and quick jobs run back to
+ * back can reach; the notification is then only in the notification centre. So when no toast has shown within 5 s,
+ * the centre is opened and searched too, and closed again once the notification is found.
+ *
+ * @throws when neither shows it within `timeoutMs`
+ */
+export async function waitForNotification(page: Page, text: string | RegExp, timeoutMs = 60_000): Promise<string> {
+  const notes = page.locator(NOTIFICATION, { hasText: text });
+  const centre = page.locator('.notifications-center.visible');
+  const start = Date.now();
+  let opened = false;
+  const found = await waitFor(
+    `a notification ${text}`,
+    async () => {
+      if ((await notes.count()) > 0) return (await notes.last().textContent()) ?? '';
+      if (!opened && Date.now() - start > 5_000) {
+        opened = true;
+        await runCommand(page, 'Notifications: Show Notifications');
+      }
+      return undefined;
+    },
+    timeoutMs,
+  );
+  if (opened && (await centre.count()) > 0) await runCommand(page, 'Notifications: Hide Notifications');
+  return found;
+}
+
+/**
+ * Waits for the summary a job (`job`: `judge`, `score`, …) writes to the ReflectEval output after offset `from` of
+ * it (take `wb.output().length` before starting the job) and returns it: the notification's text, which VS Code may
+ * not show as a toast (see {@link waitForNotification}).
+ *
+ * @throws when none is written within `timeoutMs`
+ */
+export async function waitForJobSummary(wb: Workbench, job: string, from: number, timeoutMs = 120_000): Promise<string> {
+  return waitFor(
+    `the ${job} summary in the ReflectEval output`,
+    async () => wb.output().slice(from).split('\n').find((line) => line.startsWith(`ReflectEval ${job}:`)),
+    timeoutMs,
+  );
+}
+
+/**
  * Answers VS Code's simple file dialog (a quick input holding a path) with `path`. The dialog fills in its
  * proposed path asynchronously after it opens; typing before that lands in the wrong place, so wait until the
  * proposed value is present and has stopped changing, then replace it.
  */
 export async function answerFileDialog(page: Page, path: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input');
+  const input = page.locator(QUICK_INPUT);
   await input.waitFor({ timeout: 30_000 });
   let previous = '';
   await waitFor('the file dialog to propose a path', async () => {
@@ -175,35 +225,35 @@ export async function answerFileDialog(page: Page, path: string): Promise<void> 
  */
 export async function setApiKey(page: Page, command: string, origin: string | undefined, key: string): Promise<string> {
   await runCommand(page, command);
-  const first = page.locator('.quick-input-widget input').first();
+  const first = page.locator(QUICK_INPUT).first();
   await first.waitFor({ timeout: 30_000 });
   let proposed = '';
-  if ((await page.locator('.quick-input-widget input[type="password"]').count()) === 0) {
+  if ((await page.locator(`${QUICK_INPUT}[type="password"]`).count()) === 0) {
     proposed = await waitFor('the proposed endpoint', async () => (await first.inputValue()) || undefined, 10_000);
     if (origin !== undefined) await first.fill(origin);
     await page.keyboard.press('Enter');
-    await page.waitForSelector('.quick-input-widget input[type="password"]', { timeout: 30_000 });
+    await page.waitForSelector(`${QUICK_INPUT}[type="password"]`, { timeout: 30_000 });
   }
   // The quick input is reused from the endpoint question: fill the field and check it before accepting.
-  const password = page.locator('.quick-input-widget input[type="password"]');
+  const password = page.locator(`${QUICK_INPUT}[type="password"]`);
   await page.waitForTimeout(300);
   await password.fill(key);
   await waitFor('the typed key', async () => (await password.inputValue()) === key, 10_000);
   await page.keyboard.press('Enter');
-  await waitFor('the key stored', async () => (await page.locator('.notification-list-item-message', { hasText: 'API key stored' }).count()) > 0, 30_000);
+  await waitForNotification(page, 'API key stored', 30_000);
   return proposed;
 }
 
 /** The modal "Send your … API key to …?" dialog, if it shows within `timeoutMs`: its text. */
 export async function keyDialog(page: Page, timeoutMs = 30_000): Promise<string | undefined> {
-  const dialog = page.locator('.monaco-dialog-box', { hasText: 'API key to' });
+  const dialog = page.locator(MODAL_DIALOG, { hasText: 'API key to' });
   const shown = await dialog.waitFor({ timeout: timeoutMs }).then(() => true, () => false);
   return shown ? ((await dialog.textContent()) ?? '') : undefined;
 }
 
 /** Answers the key dialog with one of its buttons: `Send once`, `Always for this origin` or `Cancel`. */
 export async function answerKeyDialog(page: Page, button: 'Send once' | 'Always for this origin' | 'Cancel'): Promise<void> {
-  const dialog = page.locator('.monaco-dialog-box', { hasText: 'API key to' });
+  const dialog = page.locator(MODAL_DIALOG, { hasText: 'API key to' });
   await dialog.locator('a.monaco-button', { hasText: button }).click();
   await dialog.waitFor({ state: 'detached', timeout: 10_000 });
 }
@@ -262,14 +312,17 @@ export interface Workbench {
   workspace: string;
   /** code-server's stdout and stderr so far. */
   log(): string;
+  /** The ReflectEval output channel so far (every job's summary is there, whether or not a toast showed it). */
+  output(): string;
   /** Screenshot into test-output/e2e/<name>.png. */
   screenshot(name: string): Promise<void>;
   /** Stops everything, keeps VS Code's logs under test-output/e2e/<logsName>, removes the temporary folders. */
   close(logsName: string): Promise<void>;
   /**
    * For a test that failed: a screenshot (test-output/e2e/<name>-failed-<time>.png), and on stdout what the CI log
-   * must show to find the cause — {@link workbenchState} and the tail of code-server's log. Then it closes a modal
-   * dialog left open (its Cancel button, or Escape), which would otherwise block every later test of the file.
+   * must show to find the cause — {@link workbenchState}, the tail of the ReflectEval output and of code-server's
+   * log. Then it closes a modal dialog left open (its Cancel button, or Escape), which would otherwise block every
+   * later test of the file.
    */
   failed(name: string): Promise<void>;
 }
@@ -285,11 +338,11 @@ export function failedAttempt(test: Mocha.Test | undefined): boolean {
 
 /**
  * What the workbench shows that a failed test's error may not say: the text of any open modal dialog (a "save
- * changes?" prompt blocks every click), the editor tabs with unsaved changes, the element holding keyboard focus
- * and the command palette's value.
+ * changes?" prompt blocks every click), the editor tabs with unsaved changes, the element holding keyboard focus,
+ * the command palette's value and the notifications on screen.
  */
 export async function workbenchState(page: Page): Promise<string> {
-  const dialogs = await page.locator('.monaco-dialog-box').allTextContents().catch(() => [] as string[]);
+  const dialogs = await page.locator(MODAL_DIALOG).allTextContents().catch(() => [] as string[]);
   const dirty = await page.locator('.tab.dirty').evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? t.textContent ?? '')).catch(() => [] as string[]);
   const focus = await page
     .evaluate(() => {
@@ -299,14 +352,33 @@ export async function workbenchState(page: Page): Promise<string> {
       return `${a.tagName.toLowerCase()}${a.id ? `#${a.id}` : ''}${cls}${a.getAttribute('aria-label') ? ` "${a.getAttribute('aria-label')}"` : ''}`;
     })
     .catch((err: Error) => `unknown (${err.message})`);
-  const palette = page.locator('.quick-input-widget input');
+  const palette = page.locator(QUICK_INPUT);
   const paletteValue = (await palette.isVisible().catch(() => false)) ? JSON.stringify(await palette.inputValue().catch(() => '')) : 'closed';
+  const notes = await page.locator(NOTIFICATION).allTextContents().catch(() => [] as string[]);
   return [
     `modal dialogs: ${dialogs.length ? dialogs.map((d) => JSON.stringify(d)).join('; ') : 'none'}`,
     `tabs with unsaved changes: ${dirty.length ? dirty.join('; ') : 'none'}`,
     `keyboard focus: ${focus}`,
     `command palette: ${paletteValue}`,
+    `notifications shown: ${notes.length ? notes.map((n) => JSON.stringify(n)).join('; ') : 'none'}`,
   ].join('\n');
+}
+
+/**
+ * What the extension wrote to its ReflectEval output channel so far: VS Code keeps each output channel in a log file
+ * under the user-data folder (`logs/<session>/exthost1/output_logging_<time>/<n>-ReflectEval.log`). Jobs log their
+ * start and report there, and failed commands their error. Empty when there is none yet.
+ */
+function reflectEvalOutput(userData: string): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name.endsWith('-ReflectEval.log')) files.push(join(dir, e.name));
+    }
+  };
+  if (existsSync(join(userData, 'logs'))) walk(join(userData, 'logs'));
+  return files.map((f) => readFileSync(f, 'utf8')).join('');
 }
 
 /**
@@ -356,11 +428,12 @@ export async function launchWorkbench(populate: (workspace: string) => void | Pr
     server,
     workspace,
     log: () => log,
+    output: () => reflectEvalOutput(userData),
     screenshot: async (name) => void (await page.screenshot({ path: join(out, `${name}.png`) })),
     failed: async (name) => {
       await page.screenshot({ path: join(out, `${name}-failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`workbench at the failure:\n${await workbenchState(page)}\ncode-server log (tail):\n${log.slice(-4000)}`);
-      const dialog = page.locator('.monaco-dialog-box');
+      console.log(`workbench at the failure:\n${await workbenchState(page)}\nReflectEval output (tail):\n${reflectEvalOutput(userData).slice(-3000) || '(none)'}\ncode-server log (tail):\n${log.slice(-4000)}`);
+      const dialog = page.locator(MODAL_DIALOG);
       if (await dialog.count().catch(() => 0)) {
         // Its Cancel button where it has one (a "save changes?" prompt: nothing saved, nothing dropped).
         const cancel = dialog.locator('a.monaco-button', { hasText: /^Cancel$/ });

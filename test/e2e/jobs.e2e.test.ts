@@ -12,7 +12,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
-import { answerFileDialog, answerKeyDialog, cli, editorFrame, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, type Workbench } from './harness';
+import { answerFileDialog, answerKeyDialog, cli, editorFrame, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, waitForJobSummary, type Workbench } from './harness';
 import { spawnSync } from 'node:child_process';
 
 const KEY = 'sk-e2e-jobs-key';
@@ -79,7 +79,7 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
 
   /** Runs a plan file from the palette on the open dialogue editor and waits for its summary; returns it. */
   async function runPlanInEditor(p: Page, plan: string, job: string, keyAnswer?: 'Always for this origin'): Promise<string> {
-    const before = await p.locator('.notification-list-item-message', { hasText: `ReflectEval ${job}:` }).count();
+    const from = wb!.output().length;
     await runCommand(p, 'ReflectEval: Run Plan File…');
     await answerFileDialog(p, join(ws, plan));
     if (keyAnswer) {
@@ -88,8 +88,7 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
       assert.ok(dialog?.includes(`API key to ${new URL(two!.baseURL).origin}?`), dialog);
       await answerKeyDialog(p, keyAnswer);
     }
-    await waitFor(`the ${job} summary`, async () => (await p.locator('.notification-list-item-message', { hasText: `ReflectEval ${job}:` }).count()) > before, 5 * 60_000, 500);
-    return (await p.locator('.notification-list-item-message', { hasText: `ReflectEval ${job}:` }).last().textContent()) ?? '';
+    return waitForJobSummary(wb!, job, from, 5 * 60_000);
   }
 
   /** Saves the dialogue editor and waits until no tab is dirty. */

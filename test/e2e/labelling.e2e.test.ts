@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { blindCandidateId, blindOrder } from '../../src/core/labels/annotatorView';
 import type { Annotation, Candidate, DialogueItem, ErrorCategory } from '../../src/core/dialogue/types';
-import { editorFrame, failedAttempt, frameWith, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, frameWith, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, QUICK_INPUT, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'Lay-e2e';
 const ERROR_JUDGE = 'judge:api:stub-errors:instructions-error-explanations×error-categories@e2e';
@@ -365,7 +365,7 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     const ws = (wb as Workbench).workspace;
     for (const table of ['agreement', 'coherence-rate'] as const) {
       await panel.click(`button.csv[data-table="${table}"]`);
-      const input = p.locator('.quick-input-widget input');
+      const input = p.locator(QUICK_INPUT);
       await input.waitFor({ timeout: 30_000 });
       // Type over the proposed name only once the dialog has filled it in (it would be appended to otherwise).
       await waitFor('the proposed file name', async () => (await input.inputValue()).endsWith(`synthetic.${table}.csv`), 30_000);

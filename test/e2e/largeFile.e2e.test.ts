@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DialogueItem, Score } from '../../src/core/dialogue/types';
-import { failedAttempt, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, keysLive, labelsApplied, launchWorkbench, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const ANNOTATOR = 'E2E-Large';
 
@@ -127,13 +127,13 @@ describe('a dialogue file over 50 MB in real VS Code (code-server + Chromium)', 
     await frame.waitForSelector('#candidates .candidate', { timeout: 120_000 });
     await waitFor(`the item list to count ${items} items`, async () => (await frame.locator('#nav-count').textContent()) === `${items} items`, 60_000);
     await p.screenshot({ path: join(out, 'large-file-editor.png') });
-    const notes = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
+    const notes = await p.$$eval(NOTIFICATION, (els) => els.map((e) => e.textContent ?? ''));
     assert.ok(!notes.some((n) => /Assertion Failed|is \d+\.\d MB/.test(n)), `no error or size message in the editor: ${notes.join(' | ')}`);
 
     // As text, VS Code shows its large-file placeholder; ReflectEval says why and what to do.
     await runCommand(p, 'View: Reopen Editor with Text Editor');
     const message = await waitFor('ReflectEval\'s message about the file size', async () => {
-      const shown = await p.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent ?? ''));
+      const shown = await p.$$eval(NOTIFICATION, (els) => els.map((e) => e.textContent ?? ''));
       return shown.find((n) => /big\.dialogues\.jsonl is 5\d\.\d MB\. VS Code opens no file over 50 MB as text; the ReflectEval editor reads the file itself/.test(n));
     }, 120_000);
     assert.match(message, /reflect-eval split "big\.dialogues\.jsonl" --max-mb 45/);

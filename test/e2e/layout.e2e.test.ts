@@ -16,7 +16,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, QUICK_INPUT, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const TABLE = join(root, 'data/annotations/synthetic-annotations.csv');
 const TOOLBAR = ['#toggle-list', '#cmd-annotator', '#cmd-blind', '#cmd-compare', '#cmd-generate', '#cmd-judge', '#cmd-correlation', '#cmd-agreement'];
@@ -333,7 +333,7 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
     // The prompt preview opens beside a judge template.
     await p.keyboard.press('Control+P');
     // Filled, not typed: a key that reached the dialogue editor instead would be a label (see runCommand).
-    await p.locator('.quick-input-widget input').fill('prompts/bodies/instructions.mustache');
+    await p.locator(QUICK_INPUT).fill('prompts/bodies/instructions.mustache');
     await p.locator('.quick-input-list .monaco-list-row', { hasText: 'instructions.mustache' }).first().waitFor({ timeout: 30_000 });
     await p.keyboard.press('Enter');
     const preview = await frameWith(p, '#prompt', 'the prompt preview');

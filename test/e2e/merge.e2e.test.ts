@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { cli, editorFrame, failedAttempt, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { cli, editorFrame, failedAttempt, keysLive, labelsApplied, launchWorkbench, MODAL_DIALOG, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
 
 const ANNOTATOR = 'e2e-merge';
@@ -67,7 +67,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     assert.ok(scoredIds.length >= 3, `the job wrote its scores to disk: ${scoredIds.join(', ')}`);
 
     // The editor merges the labels into what the job wrote and says so.
-    await waitFor('the merge notice', async () => (await p.locator('.notification-list-item-message', { hasText: /changed on disk; your 2 unsaved label\(s\) were merged/ }).count()) > 0, 60_000);
+    await waitFor('the merge notice', async () => (await p.locator(NOTIFICATION, { hasText: /changed on disk; your 2 unsaved label\(s\) were merged/ }).count()) > 0, 60_000);
     console.log(`      merged ${Date.now() - started} ms after the job started`);
     await waitFor('the scores in the webview', async () => (await frame.locator(`.candidate[data-candidate-id="${c2}"] .scores tr[data-evaluator]`).count()) >= 3, 30_000);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
@@ -75,7 +75,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
 
     await frame.locator(`.candidate[data-candidate-id="${c2}"]`).press('Control+s');
     await p.waitForSelector('.tab.active:not(.dirty)', { timeout: 30_000 });
-    assert.equal(await p.locator('.notification-list-item-message', { hasText: /newer/ }).count(), 0, 'no "the file is newer" choice');
+    assert.equal(await p.locator(NOTIFICATION, { hasText: /newer/ }).count(), 0, 'no "the file is newer" choice');
     const saved = await waitFor('labels on disk', async () => {
       const item = onDisk()[0];
       return mine(item.candidates[1])?.coherent === false ? item : undefined;
@@ -162,7 +162,7 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     await sacre.click();
     await waitFor('SacreBLEU checked', async () => (await sacre.getAttribute('aria-checked')) === 'true', 30_000);
     await p.keyboard.press('Enter');
-    await waitFor('the scoring summary', async () => (await p.locator('.notification-list-item-message', { hasText: /sacreBLEU[^;]*: \d+ scored/i }).count()) > 0, 120_000);
+    await waitFor('the scoring summary', async () => (await p.locator(NOTIFICATION, { hasText: /sacreBLEU[^;]*: \d+ scored/i }).count()) > 0, 120_000);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
     const sacreOnDisk = () => onDisk().some((it) => it.candidates.some((c) => Object.keys(c.scores).some((k) => k.startsWith('metric:sacrebleu'))));
     assert.equal(sacreOnDisk(), false);
@@ -172,8 +172,8 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     item.candidates[1].annotations[0].coherent = !item.candidates[1].annotations[0].coherent;
     text[3] = JSON.stringify(item);
     writeFileSync(file, text.join('\n'));
-    await waitFor('the warning that it cannot merge', async () => (await p.locator('.notification-list-item-message', { hasText: /unsaved changes are not only labels/ }).count()) > 0, 60_000);
-    const dialog = p.locator('.monaco-dialog-box');
+    await waitFor('the warning that it cannot merge', async () => (await p.locator(NOTIFICATION, { hasText: /unsaved changes are not only labels/ }).count()) > 0, 60_000);
+    const dialog = p.locator(MODAL_DIALOG);
     // Cancelled: nothing written.
     await frame.locator('.candidate').first().press('Control+s');
     await dialog.waitFor({ timeout: 30_000 });

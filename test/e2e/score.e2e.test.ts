@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, launchWorkbench, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 describe('Score Candidates… in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
@@ -58,7 +58,7 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
     await waitFor('the preselected metrics checked', async () => (await p.locator('.quick-input-list .monaco-list-row[aria-checked="true"]').count()) >= 3, 30_000);
     await p.keyboard.press('Enter');
     // A RegExp: hasText with a string ignores case, and the progress notification reads 'scoring with …, meteor: 18/24'.
-    const summary = p.locator('.notification-list-item-message', { hasText: /METEOR: \d+ scored/ });
+    const summary = p.locator(NOTIFICATION, { hasText: /METEOR: \d+ scored/ });
     await waitFor('the scoring summary', async () => (await summary.count()) > 0, 120_000);
     const note = (await summary.first().textContent()) ?? '';
     // 3 items × (reference + one model candidate): the reference is never scored against itself, so 3 each.

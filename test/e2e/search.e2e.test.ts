@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { leaderboardRows, readSearchReport } from '../../src/core/jobs/searchLeaderboard';
-import { failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, prerequisitesPresent, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, frameWith, launchWorkbench, MODAL_DIALOG, openDialogueFile, out, prerequisitesPresent, runCommand, waitFor, type Workbench } from './harness';
 
 const RESPONSES = [
   ['It sounds like the move has left you feeling unsettled.', 'Bananas are yellow.'],
@@ -88,7 +88,7 @@ describe('prompt search leaderboard in VS Code (e2e)', function () {
       await p.waitForSelector(`.quick-input-widget .quick-input-title:has-text("${title}")`, { timeout: 30_000 });
       await p.keyboard.press('Enter'); // the local judge; rating, scoring, binary; parts A, B, C; no few-shot examples
     }
-    const dialog = p.locator('.monaco-dialog-box');
+    const dialog = p.locator(MODAL_DIALOG);
     await dialog.waitFor({ timeout: 60_000 });
     // 3 + 3 contexts (6 + 6 candidates); 8 bodies × 3 requests = 24 variants + the paper's 6.
     const estimate = (await dialog.textContent()) ?? '';
