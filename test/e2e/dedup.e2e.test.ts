@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { failedAttempt, launchWorkbench, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, waitForJobSummary, type Workbench } from './harness';
 import { PLAN_CLUSTER_TEXTS } from '../helpers/reflections';
 
 const MODEL = join(root, 'fixtures', 'models', 'reflect-roberta-tiny');
@@ -51,9 +51,10 @@ describe('Cluster Candidates (semantic dedup) in real VS Code (code-server + Chr
   it('clusters every generated candidate as the CLI does, with representatives and the seeded sample', async () => {
     const p = (wb as Workbench).page as Page;
     const frame = await openDialogueFile(p, 'grid.dialogues.jsonl');
+    const from = (wb as Workbench).output().length;
     await runCommand(p, 'ReflectEval: Cluster Candidates');
-    await waitFor('the clustering summary', async () => (await p.locator(NOTIFICATION, { hasText: 'mean size of a sampled cluster' }).count()) > 0, 120_000);
-    const note = (await p.locator(NOTIFICATION, { hasText: 'mean size of a sampled cluster' }).first().textContent()) ?? '';
+    const note = await waitForJobSummary(wb as Workbench, 'dedup', from);
+    assert.match(note, /mean size of a sampled cluster/);
     assert.match(note, /clusters in 2 item\(s\).*2 item\(s\) updated/);
     await p.screenshot({ path: join(out, 'dedup-done.png') });
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });

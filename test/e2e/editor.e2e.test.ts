@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, MODAL_DIALOG, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { clickToolbar, editorFrame, failedAttempt, launchWorkbench, MODAL_DIALOG, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, waitForJobSummary, type Workbench } from './harness';
 
 const ANNOTATOR = 'e2e-annotator';
 const BAD_LINE = '{"id": "corrupted", "context": [ this line is broken';
@@ -104,11 +104,12 @@ describe('ReflectEval in real VS Code (code-server + Chromium)', function () {
   it('generates greedy candidates from the editor with the packaged ONNX runtime, and they are saved', async () => {
     const p = page as Page;
     const frame = await editorFrame(p);
+    const from = wb!.output().length;
     await clickToolbar(frame, '#cmd-generate');
     // The quick pick offers Greedy first (then the GEM 2022 grid, custom settings, a run config file).
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Generate: decoding settings")', { timeout: 30_000 });
     await p.keyboard.press('Enter');
-    await waitFor('the generation notice', async () => (await p.locator(NOTIFICATION, { hasText: '3 new candidates' }).count()) > 0, 120_000);
+    assert.match(await waitForJobSummary(wb!, 'generate', from), /3 new candidates/);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
     await frame.locator('.candidate').first().press('Control+s');
     // Two editor groups are open now (the panel is beside), so watch the file rather than a tab.

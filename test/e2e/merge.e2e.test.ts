@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { cli, editorFrame, failedAttempt, keysLive, labelsApplied, launchWorkbench, MODAL_DIALOG, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { cli, editorFrame, failedAttempt, keysLive, labelsApplied, launchWorkbench, MODAL_DIALOG, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, waitForJobSummary, type Workbench } from './harness';
 import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
 
 const ANNOTATOR = 'e2e-merge';
@@ -156,13 +156,14 @@ describe('Merging unsaved labels with a job that rewrote the file (code-server +
     const frame = await openDialogueFile(p, FILE);
     await frame.waitForSelector('#candidates .candidate', { timeout: 60_000 });
     // Scores computed in the editor (SacreBLEU, which the CLI run above did not compute): unsaved, not labels.
+    const from = wb!.output().length;
     await runCommand(p, 'ReflectEval: Score Candidates');
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Score candidates with")', { timeout: 30_000 });
     const sacre = p.locator('.quick-input-list .monaco-list-row', { hasText: 'sacrebleu' }).first();
     await sacre.click();
     await waitFor('SacreBLEU checked', async () => (await sacre.getAttribute('aria-checked')) === 'true', 30_000);
     await p.keyboard.press('Enter');
-    await waitFor('the scoring summary', async () => (await p.locator(NOTIFICATION, { hasText: /sacreBLEU[^;]*: \d+ scored/i }).count()) > 0, 120_000);
+    assert.match(await waitForJobSummary(wb!, 'score', from), /sacreBLEU[^;]*: \d+ scored/i);
     await p.waitForSelector('.tab.active.dirty', { timeout: 30_000 });
     const sacreOnDisk = () => onDisk().some((it) => it.candidates.some((c) => Object.keys(c.scores).some((k) => k.startsWith('metric:sacrebleu'))));
     assert.equal(sacreOnDisk(), false);

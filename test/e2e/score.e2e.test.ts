@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { failedAttempt, launchWorkbench, NOTIFICATION, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, waitForJobSummary, type Workbench } from './harness';
 
 describe('Score Candidates… in real VS Code (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
@@ -48,6 +48,7 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
   it('scores every candidate with the picked metrics and the configured variants, as the CLI does', async () => {
     const p = (wb as Workbench).page as Page;
     const frame = await openDialogueFile(p, 'scored.dialogues.jsonl');
+    const from = wb!.output().length;
     await runCommand(p, 'ReflectEval: Score Candidates');
     await p.waitForSelector('.quick-input-widget .quick-input-title:has-text("Score candidates with")', { timeout: 30_000 });
     const rows = await p.$$eval('.quick-input-list .monaco-list-row', (els) => els.map((e) => e.textContent ?? ''));
@@ -57,10 +58,7 @@ describe('Score Candidates… in real VS Code (code-server + Chromium)', functio
     // first accepted an empty pick in one CI run (nothing was scored, no summary).
     await waitFor('the preselected metrics checked', async () => (await p.locator('.quick-input-list .monaco-list-row[aria-checked="true"]').count()) >= 3, 30_000);
     await p.keyboard.press('Enter');
-    // A RegExp: hasText with a string ignores case, and the progress notification reads 'scoring with …, meteor: 18/24'.
-    const summary = p.locator(NOTIFICATION, { hasText: /METEOR: \d+ scored/ });
-    await waitFor('the scoring summary', async () => (await summary.count()) > 0, 120_000);
-    const note = (await summary.first().textContent()) ?? '';
+    const note = await waitForJobSummary(wb!, 'score', from);
     // 3 items × (reference + one model candidate): the reference is never scored against itself, so 3 each.
     assert.match(note, /BLEU-4 \(no smoothing\): 3 scored.*BLEU-4 \(smoothing method 1[^)]*\): 3 scored.*ROUGE-L[^;]*: 3 scored.*METEOR: 3 scored/);
     await p.screenshot({ path: join(out, 'score-done.png') });
