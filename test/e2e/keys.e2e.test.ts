@@ -97,6 +97,7 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
     if (attempts++ > 0) {
       await runCommand(p, 'ReflectEval: Forget Approved Key Endpoints');
       await waitForNotification(p, 'approved key endpoint(s) forgotten', 30_000);
+      await runCommand(p, 'Notifications: Clear All Notifications'); // or the wait for the next one would see this one
       rmSync(join(wb!.workspace, '.reflect-eval-cache'), { recursive: true, force: true });
       await runCommand(p, 'File: Revert File');
     }
