@@ -60,6 +60,25 @@ describe('reflect-eval plan-labels', () => {
     assert.ok(!existsSync(join(dir, 'full.label-plan.json')), 'a simulation writes no record');
   });
 
+  it('--bound: the fewest labels any design-unbiased plan could need per target, against random order, as text and JSON', () => {
+    const text = cli('plan-labels', fullFile, '--evaluator', 'metric:gen0', '--human', 'experts', '--bound', '--target', '0.2', '0.15');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^design-only bound on 80 fully labelled candidates \(pool value -?\d\.\d{3}\)/);
+    assert.match(text.stdout, /working model: bandwidth [\d.]+, prior [\d.]+ \(best leave-one-out log score -\d\.\d{3}; the level shares alone -\d\.\d{3}\)/);
+    assert.match(text.stdout, /^\s+0\.2\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d %$/m);
+    assert.match(text.stdout, /largest saving at any target: \d+\.\d %/);
+    const json = cli('plan-labels', fullFile, '--evaluator', 'metric:gen0', '--human', 'experts', '--bound', '--target', '0.2', '0.15', '--format', 'json');
+    assert.equal(json.code, 0, json.stderr);
+    const out = JSON.parse(json.stdout);
+    assert.deepEqual(out.targets.map((t: { halfWidth: number }) => t.halfWidth), [0.2, 0.15]);
+    for (const t of out.targets) assert.ok(t.neyman <= t.random && t.random <= 80 && Math.abs(t.saving - (1 - t.neyman / t.random)) < 1e-12, JSON.stringify(t));
+    assert.ok(out.targets[1].random > out.targets[0].random, 'a narrower interval needs more labels');
+    const both = cli('plan-labels', fullFile, '--evaluator', 'metric:gen0', '--human', 'experts', '--bound', '--simulate');
+    assert.equal(both.code, 1);
+    assert.match(both.stderr, /--simulate and --bound are two different questions/);
+    assert.ok(!existsSync(join(dir, 'full.label-plan.json')), 'the bound writes no record');
+  });
+
   it('says when a simulation has nothing fully labelled, and when the second evaluator is the first', () => {
     const r = cli('plan-labels', openFile, '--evaluator', 'metric:gen0', '--human', 'experts', '--simulate', '--seeds', '2');
     assert.equal(r.code, 1);

@@ -2,13 +2,15 @@
  * `reflect-eval plan-labels`: which candidates the annotators should label next so that the interval on an
  * evaluator's Spearman correlation with the human coherence score (or on the difference of two evaluators')
  * narrows fastest, the current whole-pool estimate with its anytime-valid interval, and the labels to go
- * (docs/labelling-plan.md). `--simulate` replays plans on a fully labelled file. Read-only on the dialogue file;
+ * (docs/labelling-plan.md). `--simulate` replays plans on a fully labelled file; `--bound` says how many labels any
+ * design-unbiased plan could save there at best. Read-only on the dialogue file;
  * the plan's record (seed, settings, candidates labelled at the start) is kept in a small JSON file beside it.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { displayNames } from '../../core/analysis/evaluatorNames';
 import type { HumanGroup } from '../../core/labels/groups';
+import { designBound, type DesignBoundResult } from '../../core/planning/designBound';
 import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type PlanTarget } from '../../core/planning/planner';
 import { simulatePlans, type SimulationResult } from '../../core/planning/simulate';
 import { log, openDialogues, positiveInt } from '../common';
@@ -84,6 +86,19 @@ export function simulationText(result: SimulationResult): string {
   return lines.join('\n') + '\n';
 }
 
+/** Plain-text summary of the design-only bound. */
+export function boundText(result: DesignBoundResult, level: number): string {
+  const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
+  const lines = [
+    `design-only bound on ${result.pool} fully labelled candidates (pool value ${fmt(result.poolValue)}): the fewest labels any design-unbiased plan could need, against random order with the same working model`,
+    `working model: bandwidth ${result.model.bandwidth}, prior ${result.model.prior} (best leave-one-out log score ${fmt(result.logScore)}; the level shares alone ${fmt(result.marginalLogScore)})`,
+    `half-width  random  best design  fewer   (fixed-n ${Math.round(level * 1000) / 10} % intervals)`,
+  ];
+  for (const t of result.targets) lines.push(`${String(t.halfWidth).padStart(10)}  ${t.random.toFixed(1).padStart(6)}  ${t.neyman.toFixed(1).padStart(11)}  ${pct(t.saving).padStart(6)}`);
+  lines.push(`largest saving at any target: ${pct(result.maxSaving.saving)} (${result.maxSaving.neyman.toFixed(1)} labels against ${result.maxSaving.random} in random order)`);
+  return lines.join('\n') + '\n';
+}
+
 export function registerPlanLabels(program: Command): void {
   program
     .command('plan-labels <file>')
@@ -95,7 +110,7 @@ export function registerPlanLabels(program: Command): void {
       if (!['experts', 'laypeople', 'all', 'auto'].includes(v)) throw new InvalidArgumentError('must be one of experts, laypeople, all, auto');
       return v;
     }, 'auto')
-    .option('--target <h|decide...>', 'interval half-width (e.g. 0.1), or "decide" (with --against); --simulate takes several half-widths', targetValue)
+    .option('--target <h|decide...>', 'interval half-width (e.g. 0.1), or "decide" (with --against); --simulate and --bound take several half-widths', targetValue)
     .option('--group-by <key>', 'with --column: the grouping of the correlation table (origin, model, strategy, source, kind, or a candidate field path)', 'origin')
     .option('--column <value>', 'restrict the pool to one column of the correlation table, e.g. GPT-2')
     .option('--labels-per-candidate <n>', 'group labels that make a candidate labelled (default: the most common count in the file, else 3)', positiveInt)
@@ -109,6 +124,7 @@ export function registerPlanLabels(program: Command): void {
     .option('--restart', 'start a new plan (overwrite the record)')
     .option('--simulate', 'replay plans on a fully labelled file, revealing labels only in planned order')
     .option('--seeds <S>', 'simulated runs per design', positiveInt, 200)
+    .option('--bound', 'on a fully labelled file: the fewest labels any design-unbiased plan could need for each --target half-width, against random order (the Godambe–Joshi bound; docs/labelling-plan.md)')
     .option('--format <format>', 'text | json', (v) => {
       if (v !== 'text' && v !== 'json') throw new InvalidArgumentError('must be text or json');
       return v;
@@ -123,6 +139,13 @@ export function registerPlanLabels(program: Command): void {
       const column = opts.column ? { groupBy: opts.groupBy as string, value: opts.column as string } : undefined;
       const assist = ((opts.assist as string[] | undefined) ?? []).map((a) => (/^human:/.test(a) ? a : resolveEvaluator(items, a, { human })));
       const common = { evaluator, against, human, column, ...(assist.length ? { assist } : {}), labelsPerCandidate: opts.labelsPerCandidate as number | undefined, level: opts.level as number, batch: opts.batch as number, minLabels: opts.minLabels as number };
+      if (opts.simulate && opts.bound) throw new Error('--simulate and --bound are two different questions; ask one at a time');
+      if (opts.bound) {
+        const halfWidths = targets.filter((t): t is number => t !== 'decide');
+        const result = designBound(items, { ...common, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1] });
+        process.stdout.write(opts.format === 'json' ? JSON.stringify(result, null, 2) + '\n' : boundText(result, opts.level as number));
+        return;
+      }
       if (opts.simulate) {
         const halfWidths = targets.filter((t): t is number => t !== 'decide');
         const result = simulatePlans(items, { ...common, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1], runs: opts.seeds as number, seed: opts.seed as string });

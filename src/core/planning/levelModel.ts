@@ -39,8 +39,11 @@ export class KernelLevelModel {
     this.counts = new Float64Array(levels);
   }
 
-  /** Adds the label (level index k) of candidate `unit`: O(N) per label. */
-  add(unit: number, level: number): void {
+  /**
+   * Adds the label (level index k) of candidate `unit`: O(N) per label. A weight of −1 takes an added label out
+   * again (up to rounding), as the leave-one-out fits of `designBound.ts` do.
+   */
+  add(unit: number, level: number, weight = 1): void {
     const n = this.weights.length;
     const inv = 1 / (2 * this.settings.bandwidth * this.settings.bandwidth);
     for (let i = 0; i < n; i++) {
@@ -49,12 +52,12 @@ export class KernelLevelModel {
         const d = c[i] - c[unit];
         d2 += d * d;
       }
-      const w = Math.exp(-d2 * inv);
+      const w = weight * Math.exp(-d2 * inv);
       this.weights[i] += w;
       this.sums[i * this.levels + level] += w;
     }
-    this.counts[level]++;
-    this.labelled++;
+    this.counts[level] += weight;
+    this.labelled += weight;
   }
 
   /** Number of labels added. */

@@ -1,0 +1,245 @@
+/**
+ * How many expert labels could ANY design-unbiased plan save on a pool? A bound, computed on a fully labelled
+ * pool, that says whether a goal such as "30 % fewer labels than random order" is within reach at all.
+ *
+ * Setting (docs/labelling-plan.md, "What the design alone can buy"). Spearman's rho is h(θ) of the pool totals θ
+ * (see {@link SpearmanTotals}); linearised at the pool value, an estimate's error is Σ_i (φ̂_i − φ_i) with
+ * φ_i = γ·f_i the candidates' influence values (γ = ∇h(θ)). A working model of the human score given the evaluator's
+ * rank gives each candidate a predicted level distribution p_k(i), hence a mean μ_i and a variance
+ * σ_i² = Σ_k p_k(i) c_k(i)² − μ_i² of φ_i (c_k(i) = γ·f_i(k)).
+ *
+ * The bound. For any sampling design with first-order inclusion probabilities π_i and any design-unbiased
+ * estimator of Σφ_i, the variance anticipated under a model in which the labels are independent with variances
+ * σ_i² is at least Σ_i (1/π_i − 1) σ_i² (Godambe & Joshi 1965, "Admissibility and Bayes estimation in sampling
+ * finite populations I", Ann. Math. Statist. 36; Särndal, Swensson & Wretman 1992, Model Assisted Survey
+ * Sampling, on optimal designs). With n labels (Σπ_i = n) it is smallest for π_i = min(1, c·σ_i) (the Neyman
+ * allocation, with take-all units where c·σ_i would exceed 1; a Lagrange argument) and, for simple random sampling (π_i = n/N), it is
+ * (N/n − 1)·Σσ_i², which the model-assisted difference estimator attains up to N/(N − 1). So, for a target variance
+ * V, the fewest labels any design-unbiased plan can need is the n at which the Neyman bound reaches V, against
+ * N·Σσ²/(V + Σσ²) for random order with the same model: their ratio bounds the saving from the design alone.
+ *
+ * An adaptive (sequential) design is a design too; under the working model the labels are independent given the
+ * scores, so once that model is known (here: an "oracle" fitted on the whole labelled pool, leaving out each
+ * candidate's own label) adaptivity can learn nothing more about an unlabelled candidate. The bound is a theorem
+ * for designs fixed in advance under the model; for adaptive designs it is the measure of what the design can buy,
+ * not a proof.
+ */
+import type { DialogueItem } from '../dialogue/types';
+import type { GroupRules, HumanGroup } from '../labels/groups';
+import { normalUpperQuantile } from '../stats/confidenceSequence';
+import { KernelLevelModel } from './levelModel';
+import { assistCoordinates, labellingPool } from './pool';
+import { SpearmanTotals } from './spearmanTotals';
+
+/**
+ * The Neyman inclusion probabilities π_i = min(1, c·σ_i) with Σπ_i = n (take-all units where c·σ_i ≥ 1).
+ *
+ * @param sd - σ_i ≥ 0 per candidate (N values)
+ * @param n - expected sample size, 0 < n ≤ N
+ * @returns π, N values in [0, 1] summing to n (units with σ_i = 0 get 0 unless every σ is 0: then n/N each)
+ * @throws RangeError on n outside (0, N] or a negative or non-finite σ
+ */
+export function neymanInclusion(sd: ArrayLike<number>, n: number): Float64Array {
+  const N = sd.length;
+  if (!(n > 0 && n <= N)) throw new RangeError(`sample size must be in (0, ${N}] (got ${n})`);
+  for (let i = 0; i < N; i++) if (!(sd[i] >= 0 && Number.isFinite(sd[i]))) throw new RangeError(`sd[${i}] must be a finite number ≥ 0 (got ${sd[i]})`);
+  const order = Array.from({ length: N }, (_, i) => i).sort((a, b) => sd[b] - sd[a]);
+  let rest = 0;
+  for (let i = 0; i < N; i++) rest += sd[i];
+  const pi = new Float64Array(N);
+  if (!(rest > 0)) return pi.fill(n / N);
+  // Take the m largest whole while the remaining allocation would give them π ≥ 1.
+  let m = 0;
+  while (m < N && (n - m) * sd[order[m]] >= rest) {
+    rest -= sd[order[m]];
+    m++;
+  }
+  for (let j = 0; j < N; j++) {
+    const i = order[j];
+    pi[i] = j < m ? 1 : rest > 0 ? ((n - m) * sd[i]) / rest : 0;
+  }
+  return pi;
+}
+
+/**
+ * The Godambe–Joshi lower bound Σ_i (1/π_i − 1) σ_i² on the model-anticipated variance of a design-unbiased
+ * estimator of a total (units with σ_i = 0 contribute 0 whatever π_i).
+ *
+ * @throws RangeError on unequal lengths, or π_i = 0 where σ_i > 0
+ */
+export function godambeJoshiVariance(sd: ArrayLike<number>, pi: ArrayLike<number>): number {
+  if (sd.length !== pi.length) throw new RangeError(`sd and π must have the same length (${sd.length} vs ${pi.length})`);
+  let v = 0;
+  for (let i = 0; i < sd.length; i++) {
+    if (sd[i] === 0) continue;
+    if (!(pi[i] > 0)) throw new RangeError(`π[${i}] is 0 where σ is ${sd[i]}: no design-unbiased estimator exists`);
+    v += (1 / pi[i] - 1) * sd[i] * sd[i];
+  }
+  return v;
+}
+
+/**
+ * The fewest labels n (a real number; round up for a count) at which the bound reaches `variance`: for random order
+ * N·Σσ²/(V + Σσ²); for the Neyman design found by bisection (the bound decreases in n).
+ *
+ * @param variance - target variance V > 0, in the squared units of σ
+ * @returns n in (0, N]
+ */
+export function labelsForVariance(sd: ArrayLike<number>, variance: number, design: 'uniform' | 'neyman'): number {
+  if (!(variance > 0)) throw new RangeError(`target variance must be positive (got ${variance})`);
+  const N = sd.length;
+  let s2 = 0;
+  for (let i = 0; i < N; i++) s2 += sd[i] * sd[i];
+  if (design === 'uniform') return (N * s2) / (variance + s2);
+  let lo = 0;
+  let hi = N;
+  for (let it = 0; it < 100 && hi - lo > 1e-9; it++) {
+    const mid = (lo + hi) / 2;
+    if (godambeJoshiVariance(sd, neymanInclusion(sd, mid)) <= variance) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/**
+ * Leave-one-out predicted level probabilities of every pool candidate from the {@link KernelLevelModel} fitted on all
+ * the other candidates' labels: an oracle working model, as good as one can know the human score from the
+ * evaluators' ranks with the whole pool labelled, without the candidate's own label.
+ *
+ * @param coords - per coordinate, the N candidates' positions in (0, 1)
+ * @param y - level index of every candidate
+ * @returns N × K probabilities, row-major
+ */
+export function leaveOneOutLevels(coords: readonly Float64Array[], y: readonly number[], levels: number, settings: { bandwidth: number; prior: number }): Float64Array {
+  const model = new KernelLevelModel(coords, levels, settings);
+  y.forEach((k, i) => model.add(i, k));
+  const out = new Float64Array(y.length * levels);
+  const row = new Float64Array(levels);
+  y.forEach((k, i) => {
+    model.add(i, k, -1);
+    model.predict(i, row);
+    out.set(row, i * levels);
+    model.add(i, k);
+  });
+  return out;
+}
+
+/** Options of {@link designBound}. */
+export interface DesignBoundOptions {
+  evaluator: string;
+  against?: string;
+  human: HumanGroup | 'auto';
+  labelsPerCandidate?: number;
+  groupRules?: GroupRules;
+  column?: { groupBy: string; value: string };
+  /** Assisting signals: more coordinates of the working model (as `assist` of the pool options in `pool.ts`). */
+  assist?: string[];
+  /** Fixed-n interval half-widths to report (z·√V = h). */
+  halfWidths: number[];
+  /** Confidence level of those intervals (default 0.95). */
+  level?: number;
+  /**
+   * Working-model settings tried; the one whose leave-one-out predictions of the pool's labels score best (mean log
+   * probability of each candidate's own level) is used (default: bandwidths 0.05, 0.1, 0.2, 0.4, 0.8 × priors 0.5,
+   * 2, 8).
+   */
+  models?: { bandwidth: number; prior: number }[];
+  /** The smallest random-order label count the curve starts at (default 20). */
+  minLabels?: number;
+}
+
+/** Labels needed at one target. */
+export interface DesignBoundTarget {
+  halfWidth: number;
+  /** Random order, same (oracle) model: N·Σσ²/(V + Σσ²). */
+  random: number;
+  /** The Neyman design's bound: no design-unbiased plan needs fewer. */
+  neyman: number;
+  /** 1 − neyman / random. */
+  saving: number;
+}
+
+/** What {@link designBound} returns. */
+export interface DesignBoundResult {
+  pool: number;
+  poolValue: number;
+  /** The working model used: the best leave-one-out predictor of the pool's labels among those tried. */
+  model: { bandwidth: number; prior: number };
+  /** Its mean leave-one-out log probability of a candidate's own level (natural log; the level shares alone score {@link marginalLogScore}). */
+  logScore: number;
+  /** The same score for the pool's level shares without the candidate (no evaluator information). */
+  marginalLogScore: number;
+  /** Coefficient of variation of σ_i: the design gains only where σ varies. */
+  sdVariation: number;
+  targets: DesignBoundTarget[];
+  /** The largest saving over targets whose random-order label count lies in [minLabels, N − 1], and that count. */
+  maxSaving: { saving: number; random: number; neyman: number };
+}
+
+/**
+ * The design-only saving bound on a fully labelled pool (see the module comment): for each working model tried,
+ * σ_i from the leave-one-out level probabilities of the working model that best predicts the pool's own labels
+ * (leave-one-out log score; an over-fitted model would claim certainty it does not have and so a saving no design
+ * delivers), at the pool's own γ.
+ *
+ * @throws Error when fewer than 3 pool candidates are fully labelled, or the pool's correlation is undefined
+ */
+export function designBound(items: readonly DialogueItem[], options: DesignBoundOptions): DesignBoundResult {
+  const full = labellingPool(items, options);
+  const candidates = full.candidates.filter((c) => c.human !== null);
+  if (candidates.length < 3) throw new Error(`only ${candidates.length} scored candidate(s) are fully labelled by ${full.human}; the bound needs a fully labelled pool`);
+  const maxScore = Math.max(full.labelsPerCandidate, ...candidates.map((c) => c.groupLabels));
+  const levels = Array.from({ length: maxScore + 1 }, (_, k) => k);
+  const totals = new SpearmanTotals(options.against ? [candidates.map((c) => c.scores[0]), candidates.map((c) => c.scores[1])] : [candidates.map((c) => c.scores[0])], levels);
+  const truth = totals.evaluate(totals.totals(candidates.map((c) => c.human as number)));
+  if (!truth) throw new Error("the pool's correlation is undefined (every fully labelled candidate has the same human score)");
+  const y = candidates.map((c) => totals.levelIndex(c.human as number));
+  const coords = [...totals.unitRanks, ...assistCoordinates({ ...full, candidates })];
+  const N = candidates.length;
+  const K = levels.length;
+  const z = normalUpperQuantile((1 - (options.level ?? 0.95)) / 2);
+  const minLabels = options.minLabels ?? 20;
+  const models = options.models ?? [0.05, 0.1, 0.2, 0.4, 0.8].flatMap((bandwidth) => [0.5, 2, 8].map((prior) => ({ bandwidth, prior })));
+  if (models.length === 0) throw new RangeError('designBound: at least one working model is needed');
+  // The working model: the best leave-one-out predictor of the pool's own labels.
+  let chosen: { model: { bandwidth: number; prior: number }; p: Float64Array; logScore: number } = { model: models[0], p: new Float64Array(0), logScore: -Infinity };
+  for (const model of models) {
+    const p = leaveOneOutLevels(coords, y, K, model);
+    let score = 0;
+    for (let i = 0; i < N; i++) score += Math.log(p[i * K + y[i]]);
+    score /= N;
+    if (score > chosen.logScore) chosen = { model, p, logScore: score };
+  }
+  if (!Number.isFinite(chosen.logScore)) throw new Error('designBound: no working model gives every candidate\'s own level a positive probability');
+  const counts = new Float64Array(K);
+  for (const k of y) counts[k]++;
+  const marginalLogScore = y.reduce((acc, k) => acc + Math.log((counts[k] - 1 + 0.5) / (N - 1 + K / 2)), 0) / N;
+  const coef = new Float64Array(K);
+  const sd = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    totals.coefficients(truth.gradient, i, coef);
+    let m1 = 0;
+    let m2 = 0;
+    for (let k = 0; k < K; k++) {
+      m1 += chosen.p[i * K + k] * coef[k];
+      m2 += chosen.p[i * K + k] * coef[k] * coef[k];
+    }
+    sd[i] = Math.sqrt(Math.max(0, m2 - m1 * m1));
+  }
+  const mean = sd.reduce((acc, v) => acc + v, 0) / N;
+  const sdVariation = Math.sqrt(sd.reduce((acc, v) => acc + (v - mean) ** 2, 0) / N) / mean;
+  const targets = options.halfWidths.map((h) => {
+    const v = (h / z) ** 2;
+    const random = labelsForVariance(sd, v, 'uniform');
+    const neyman = labelsForVariance(sd, v, 'neyman');
+    return { halfWidth: h, random, neyman, saving: 1 - neyman / random };
+  });
+  let maxSaving = { saving: -Infinity, random: 0, neyman: 0 };
+  const s2 = sd.reduce((acc, v) => acc + v * v, 0);
+  for (let r = Math.max(1, Math.min(minLabels, N - 1)); r <= N - 1; r++) {
+    const v = (N * s2) / r - s2; // the variance at which random order needs exactly r labels
+    const neyman = labelsForVariance(sd, v, 'neyman');
+    if (1 - neyman / r > maxSaving.saving) maxSaving = { saving: 1 - neyman / r, random: r, neyman };
+  }
+  return { pool: N, poolValue: truth.value, model: chosen.model, logScore: chosen.logScore, marginalLogScore, sdVariation, targets, maxSaving };
+}
