@@ -57,6 +57,11 @@ export interface DesignSettings {
    * positions in (0, 1) ({@link assistCoordinates}). They shape the draw probabilities and control variates only.
    */
   assistCoords?: readonly Float64Array[];
+  /**
+   * Known level probabilities (N × K, row-major) used instead of the kernel model fitted to the labels: for measuring
+   * what learning the model costs (`scripts/planning/boundGap.ts`), never in a plan.
+   */
+  fixedLevels?: Float64Array;
 }
 
 /** One draw of the design. */
@@ -140,6 +145,7 @@ export class SequentialPlan {
     if (clocks.length !== n) throw new RangeError(`plan: ${n} clocks expected (got ${clocks.length})`);
     if (!(Number.isInteger(settings.batch) && settings.batch >= 1)) throw new RangeError(`plan: batch must be a positive integer (got ${settings.batch})`);
     if (!(settings.defensive >= 0 && settings.defensive <= 1)) throw new RangeError(`plan: defensive share must be in [0, 1] (got ${settings.defensive})`);
+    if (settings.fixedLevels && settings.fixedLevels.length !== totals.size * totals.levelCount) throw new RangeError(`plan: fixedLevels must hold ${totals.size} × ${totals.levelCount} probabilities (got ${settings.fixedLevels.length})`);
     this.clocks = Float64Array.from(clocks);
     this.unlabelled = new Uint8Array(n).fill(1);
     this.known = new Float64Array(totals.dim);
@@ -207,6 +213,14 @@ export class SequentialPlan {
     return out;
   }
 
+  private predictLevels(unit: number, out: Float64Array): Float64Array {
+    const fixed = this.settings.fixedLevels;
+    if (!fixed) return this.model.predict(unit, out);
+    const K = this.totals.levelCount;
+    out.set(fixed.subarray(unit * K, (unit + 1) * K));
+    return out;
+  }
+
   /** Fits the model to every revealed label and computes the design state at the model-based estimate. */
   private refresh(): DesignState {
     for (; this.modelled < this.revealed; this.modelled++) {
@@ -221,12 +235,12 @@ export class SequentialPlan {
     const theta = Float64Array.from(this.known);
     for (let i = 0; i < n; i++) {
       if (!this.unlabelled[i]) continue;
-      this.model.predict(i, p);
+      this.predictLevels(i, p);
       probs.set(p, i * K);
       t.addExpected(theta, i, p);
     }
     // Drawn candidates still waiting for their label (only between batches' draws and labels) count as predicted.
-    for (let s = this.revealed; s < this.draws.length; s++) t.addExpected(theta, this.draws[s].unit, this.model.predict(this.draws[s].unit, p));
+    for (let s = this.revealed; s < this.draws.length; s++) t.addExpected(theta, this.draws[s].unit, this.predictLevels(this.draws[s].unit, p));
     const ev = t.evaluate(theta);
     const gradient = ev ? ev.gradient : new Float64Array(t.dim);
     const meanPhi = new Float64Array(n);

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
 import { designBound, godambeJoshiVariance, labelsForVariance, leaveOneOutLevels, neymanInclusion } from '../../../src/core/planning/designBound';
 import { KernelLevelModel } from '../../../src/core/planning/levelModel';
+import { SequentialPlan } from '../../../src/core/planning/sequentialPlan';
 import { simulatePlans } from '../../../src/core/planning/simulate';
+import { SpearmanTotals } from '../../../src/core/planning/spearmanTotals';
 import { gaussian, generatedPool } from './generatedPool';
 
 const sum = (a: ArrayLike<number>) => Array.from(a).reduce((s, v) => s + v, 0);
@@ -119,5 +121,18 @@ describe('labelling plan: what the design alone can buy', function () {
     assert.ok(pair.maxSaving.saving > single.maxSaving.saving + 0.1, `pair ${pair.maxSaving.saving} vs single ${single.maxSaving.saving}`);
     const sim = simulatePlans(items, { evaluator: 'metric:gen0.score@test', human: 'experts', halfWidths: [0.15, 0.1], runs: 40, seed: 'bound' });
     for (const t of sim.targets) assert.ok(1 - t.planner / t.random <= single.maxSaving.saving + 0.03, `simulated saving ${1 - t.planner / t.random} vs bound ${single.maxSaving.saving}`);
+  });
+
+  it('a plan given fixed level probabilities predicts with them instead of fitting the kernel model (scripts/planning/boundGap.ts)', () => {
+    const rng = seedrandom.alea('fixed');
+    const totals = new SpearmanTotals([Array.from({ length: 20 }, () => rng())], [0, 1, 2, 3]);
+    const fixed = Float64Array.from({ length: 80 }, (_, j) => (j % 4 === (Math.floor(j / 4) % 4) ? 0.7 : 0.1));
+    const clocks = Float64Array.from({ length: 20 }, () => -Math.log(1 - rng()));
+    const plan = new SequentialPlan(totals, clocks, new Map(), { design: 'planner', batch: 1, defensive: 0.2, model: { bandwidth: 0.1, prior: 2 }, fixedLevels: fixed });
+    const [draw] = plan.drawBatch();
+    const expected = new Float64Array(totals.dim);
+    for (let i = 0; i < 20; i++) totals.addExpected(expected, i, fixed.subarray(i * 4, i * 4 + 4));
+    for (let d = 0; d < totals.dim; d++) assert.ok(Math.abs(draw.predictedRemaining[d] - expected[d]) < 1e-9, `component ${d}`);
+    assert.throws(() => new SequentialPlan(totals, clocks, new Map(), { design: 'planner', batch: 1, defensive: 0.2, model: { bandwidth: 0.1, prior: 2 }, fixedLevels: new Float64Array(3) }), /fixedLevels must hold 20 × 4 probabilities \(got 3\)/);
   });
 });
