@@ -10,9 +10,8 @@
 import seedrandom from 'seedrandom';
 import { designBound, leaveOneOutLevels } from '../../src/core/planning/designBound';
 import { anticipatedLabels, PLAN_DEFAULTS } from '../../src/core/planning/planner';
-import { labellingPool } from '../../src/core/planning/pool';
+import { fullyLabelledPool } from '../../src/core/planning/pool';
 import { SequentialPlan } from '../../src/core/planning/sequentialPlan';
-import { SpearmanTotals } from '../../src/core/planning/spearmanTotals';
 import { normalMixtureBoundary, normalMixtureM } from '../../src/core/stats/confidenceSequence';
 import { generatedPool } from '../../test/core/planning/generatedPool';
 
@@ -25,12 +24,10 @@ for (const pair of [false, true]) {
   const options = pair
     ? { evaluator: 'metric:copy0.score@test', against: 'metric:copy1.score@test', human: 'experts' as const }
     : { evaluator: 'metric:gen0.score@test', human: 'experts' as const };
-  const candidates = labellingPool(items, options).candidates;
-  const levels = [0, 1, 2, 3];
-  const totals = new SpearmanTotals(candidates[0].scores.map((_, e) => candidates.map((c) => c.scores[e])), levels);
-  const y = candidates.map((c) => c.human as number);
+  const { pool, totals, y } = fullyLabelledPool(items, options, 'the measurement');
+  const candidates = pool.candidates;
   const bound = designBound(items, { ...options, halfWidths });
-  const oracle = leaveOneOutLevels(totals.unitRanks, y, levels.length, bound.model);
+  const oracle = leaveOneOutLevels(totals.unitRanks, y, totals.levelCount, bound.model);
   const N = candidates.length;
   const ms = halfWidths.map((h) => normalMixtureM(anticipatedLabels({ halfWidth: h }, N, PLAN_DEFAULTS.level, PLAN_DEFAULTS.minLabels), alpha));
   const bandwidth = pair ? PLAN_DEFAULTS.bandwidth * 1.5 : PLAN_DEFAULTS.bandwidth;

@@ -25,10 +25,9 @@
  * not a proof.
  */
 import type { DialogueItem } from '../dialogue/types';
-import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalUpperQuantile } from '../stats/confidenceSequence';
 import { KernelLevelModel } from './levelModel';
-import { assistCoordinates, labellingPool } from './pool';
+import { assistCoordinates, fullyLabelledPool, type PoolOptions } from './pool';
 import { SpearmanTotals } from './spearmanTotals';
 
 /**
@@ -124,16 +123,8 @@ export function leaveOneOutLevels(coords: readonly Float64Array[], y: readonly n
   return out;
 }
 
-/** Options of {@link designBound}. */
-export interface DesignBoundOptions {
-  evaluator: string;
-  against?: string;
-  human: HumanGroup | 'auto';
-  labelsPerCandidate?: number;
-  groupRules?: GroupRules;
-  column?: { groupBy: string; value: string };
-  /** Assisting signals: more coordinates of the working model (as `assist` of the pool options in `pool.ts`). */
-  assist?: string[];
+/** Options of {@link designBound}: the pool (assisting signals are more coordinates of the working model) and the targets. */
+export interface DesignBoundOptions extends PoolOptions {
   /** Fixed-n interval half-widths to report (z·√V = h). */
   halfWidths: number[];
   /** Confidence level of those intervals (default 0.95). */
@@ -185,18 +176,10 @@ export interface DesignBoundResult {
  * @throws Error when fewer than 3 pool candidates are fully labelled, or the pool's correlation is undefined
  */
 export function designBound(items: readonly DialogueItem[], options: DesignBoundOptions): DesignBoundResult {
-  const full = labellingPool(items, options);
-  const candidates = full.candidates.filter((c) => c.human !== null);
-  if (candidates.length < 3) throw new Error(`only ${candidates.length} scored candidate(s) are fully labelled by ${full.human}; the bound needs a fully labelled pool`);
-  const maxScore = Math.max(full.labelsPerCandidate, ...candidates.map((c) => c.groupLabels));
-  const levels = Array.from({ length: maxScore + 1 }, (_, k) => k);
-  const totals = new SpearmanTotals(options.against ? [candidates.map((c) => c.scores[0]), candidates.map((c) => c.scores[1])] : [candidates.map((c) => c.scores[0])], levels);
-  const truth = totals.evaluate(totals.totals(candidates.map((c) => c.human as number)));
-  if (!truth) throw new Error("the pool's correlation is undefined (every fully labelled candidate has the same human score)");
-  const y = candidates.map((c) => totals.levelIndex(c.human as number));
-  const coords = [...totals.unitRanks, ...assistCoordinates({ ...full, candidates })];
-  const N = candidates.length;
-  const K = levels.length;
+  const { pool, totals, truth, y } = fullyLabelledPool(items, options, 'the bound');
+  const coords = [...totals.unitRanks, ...assistCoordinates(pool)];
+  const N = pool.candidates.length;
+  const K = totals.levelCount;
   const z = normalUpperQuantile((1 - (options.level ?? 0.95)) / 2);
   const minLabels = options.minLabels ?? 20;
   const models = options.models ?? [0.05, 0.1, 0.2, 0.4, 0.8].flatMap((bandwidth) => [0.5, 2, 8].map((prior) => ({ bandwidth, prior })));

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { candidateGroups, resolveHuman } from '../analysis/correlationTable';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { coherenceScore } from '../labels/annotate';
+import { type EstimandValue, SpearmanTotals } from './spearmanTotals';
 import { rankAverage } from '../stats/rank';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 
@@ -150,4 +151,37 @@ export function poolFingerprint(pool: LabellingPool): string {
   h.update(JSON.stringify([pool.evaluators, pool.column ?? null, ...(pool.assist ? [pool.assist] : [])]));
   for (const c of pool.candidates) h.update(JSON.stringify([c.itemId, c.candidateId, c.scores, ...(c.assist ? [c.assist.map((v) => (Number.isFinite(v) ? v : null))] : [])]));
   return h.digest('hex').slice(0, 16);
+}
+
+/** A fully labelled pool with its exact totals: what a simulation replays and what the design-only bound is computed on. */
+export interface FullyLabelledPool {
+  /** The pool restricted to its fully labelled candidates. */
+  pool: LabellingPool;
+  /** Scored candidates left out because they are not fully labelled. */
+  notFullyLabelled: number;
+  totals: SpearmanTotals;
+  /** The pool's value (rho, or rho_A − rho_B) and its gradient at the true totals. */
+  truth: EstimandValue;
+  /** Every candidate's human-score level index. */
+  y: number[];
+}
+
+/**
+ * The fully labelled candidates of {@link labellingPool}, their Spearman totals (levels 0 … the largest count seen,
+ * at least labelsPerCandidate) and the pool's exact value.
+ *
+ * @param purpose - what needs the fully labelled pool, for the error ("a simulation", "the bound")
+ * @throws Error when fewer than 3 candidates are fully labelled, or every one has the same human score
+ */
+export function fullyLabelledPool(items: readonly DialogueItem[], options: PoolOptions, purpose: string): FullyLabelledPool {
+  const full = labellingPool(items, options);
+  const candidates = full.candidates.filter((c) => c.human !== null);
+  if (candidates.length < 3) throw new Error(`only ${candidates.length} scored candidate(s) are fully labelled by ${full.human} (${full.labelsPerCandidate} labels each); ${purpose} needs a fully labelled file`);
+  const maxScore = Math.max(full.labelsPerCandidate, ...candidates.map((c) => c.groupLabels));
+  const levels = Array.from({ length: maxScore + 1 }, (_, k) => k);
+  const totals = new SpearmanTotals(full.evaluators.map((_, e) => candidates.map((c) => c.scores[e])), levels);
+  const truth = totals.evaluate(totals.totals(candidates.map((c) => c.human as number)));
+  if (!truth) throw new Error("the pool's correlation is undefined (every fully labelled candidate has the same human score)");
+  const y = candidates.map((c) => totals.levelIndex(c.human as number));
+  return { pool: { ...full, candidates }, notFullyLabelled: full.candidates.length - candidates.length, totals, truth, y };
 }

@@ -9,9 +9,8 @@ import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM } from '../stats/confidenceSequence';
 import { anticipatedLabels, PLAN_DEFAULTS, type PlanSettings } from './planner';
-import { assistCoordinates, labellingPool } from './pool';
+import { assistCoordinates, fullyLabelledPool } from './pool';
 import { SequentialPlan, type DesignKind } from './sequentialPlan';
-import { SpearmanTotals } from './spearmanTotals';
 
 /** Options of {@link simulatePlans}. */
 export interface SimulationOptions extends Partial<PlanSettings> {
@@ -100,16 +99,8 @@ export function simulatePlans(items: readonly DialogueItem[], options: Simulatio
   };
   if (!(Number.isInteger(options.runs) && options.runs >= 1)) throw new RangeError(`runs must be a positive integer (got ${options.runs})`);
   if (options.halfWidths.some((h) => !(h > 0))) throw new RangeError('half-width targets must be positive');
-  const full = labellingPool(items, options);
-  const candidates = full.candidates.filter((c) => c.human !== null);
-  if (candidates.length < 3) throw new Error(`only ${candidates.length} scored candidate(s) are fully labelled by ${full.human} (${full.labelsPerCandidate} labels each); a simulation needs a fully labelled file`);
-  const pool = { ...full, candidates };
-  const maxScore = Math.max(full.labelsPerCandidate, ...candidates.map((c) => c.groupLabels));
-  const levels = Array.from({ length: maxScore + 1 }, (_, k) => k);
-  const totals = new SpearmanTotals(options.against ? [candidates.map((c) => c.scores[0]), candidates.map((c) => c.scores[1])] : [candidates.map((c) => c.scores[0])], levels);
-  const truth = totals.evaluate(totals.totals(candidates.map((c) => c.human as number)));
-  if (!truth) throw new Error('the pool\'s correlation is undefined (every fully labelled candidate has the same human score)');
-  const y = candidates.map((c) => totals.levelIndex(c.human as number));
+  const { pool, notFullyLabelled, totals, truth, y } = fullyLabelledPool(items, options, 'a simulation');
+  const candidates = pool.candidates;
   const assistCoords = assistCoordinates(pool);
   const alpha = 1 - settings.level;
   const n = candidates.length;
@@ -214,10 +205,10 @@ export function simulatePlans(items: readonly DialogueItem[], options: Simulatio
     decision,
     runs: options.runs,
     pool: n,
-    notFullyLabelled: full.candidates.length - n,
+    notFullyLabelled,
     poolValue: truth.value,
     poolRhos: truth.rhos,
-    human: full.human,
+    human: pool.human,
     level: settings.level,
     settings,
   };
