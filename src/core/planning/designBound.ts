@@ -13,9 +13,10 @@
  * σ_i² is at least Σ_i (1/π_i − 1) σ_i² (Godambe & Joshi 1965, "Admissibility and Bayes estimation in sampling
  * finite populations I", Ann. Math. Statist. 36; Särndal, Swensson & Wretman 1992, Model Assisted Survey
  * Sampling, on optimal designs). With n labels (Σπ_i = n) it is smallest for π_i = min(1, c·σ_i) (the Neyman
- * allocation, with take-all units where c·σ_i would exceed 1; a Lagrange argument) and, for simple random sampling (π_i = n/N), it is
- * (N/n − 1)·Σσ_i², which the model-assisted difference estimator attains up to N/(N − 1). So, for a target variance
- * V, the fewest labels any design-unbiased plan can need is the n at which the Neyman bound reaches V, against
+ * allocation, with take-all units where c·σ_i would exceed 1; a Lagrange argument). For simple random sampling
+ * (π_i = n/N) it is (N/n − 1)·Σσ_i², which the model-assisted difference estimator under simple random sampling
+ * without replacement attains exactly (N²(1 − n/N)/n times the anticipated S_e² = Σσ_i²/N). So, for a target
+ * variance V, the fewest labels any design-unbiased plan can need is the n at which the Neyman bound reaches V, against
  * N·Σσ²/(V + Σσ²) for random order with the same model: their ratio bounds the saving from the design alone.
  *
  * An adaptive (sequential) design is a design too; under the working model the labels are independent given the

@@ -64,7 +64,7 @@ describe('labelling plan: what the design alone can buy', function () {
     assert.ok(Math.abs(godambeJoshiVariance(sd, neymanInclusion(sd, neyman)) - v) < 1e-6 * v);
   });
 
-  it('the bound is the variance the difference estimator attains under Poisson sampling with those probabilities', () => {
+  it('the bound is the variance the difference estimator attains: under Poisson sampling with those probabilities, and (N/n − 1)·Σσ² under simple random sampling', () => {
     // Model: y_i ∈ {0, 1, 2} with known probabilities; the influence values c_k(i) are fixed coefficients.
     const rng = seedrandom.alea('mc');
     const N = 60;
@@ -93,6 +93,27 @@ describe('labelling plan: what the design alone can buy', function () {
     }
     const empirical = sq / reps;
     assert.ok(Math.abs(empirical / bound - 1) < 0.04, `empirical ${empirical} vs bound ${bound}`);
+    // Simple random sampling without replacement of n = 20: the difference estimator's variance is (N/n − 1)·Σσ².
+    const srs = (N / 20 - 1) * sum(sd.map((v) => v * v));
+    let sqSrs = 0;
+    const units = Array.from({ length: N }, (_, i) => i);
+    for (let r = 0; r < reps; r++) {
+      for (let j = 0; j < 20; j++) {
+        const k = j + Math.floor(rng() * (N - j));
+        [units[j], units[k]] = [units[k], units[j]];
+      }
+      let total = 0;
+      let estimate = sum(mu);
+      const phi = probs.map((p, i) => {
+        const u = rng();
+        return coef[i][u < p[0] ? 0 : u < p[0] + p[1] ? 1 : 2];
+      });
+      for (let i = 0; i < N; i++) total += phi[i];
+      for (let j = 0; j < 20; j++) estimate += (N / 20) * (phi[units[j]] - mu[units[j]]);
+      sqSrs += (estimate - total) ** 2;
+    }
+    assert.ok(Math.abs(sqSrs / reps / srs - 1) < 0.04, `simple random sampling: empirical ${sqSrs / reps} vs ${srs}`);
+    assert.ok(bound < srs, 'the Neyman design needs fewer labels for the same variance');
   });
 
   it('leave-one-out level probabilities equal a model refitted without the candidate', () => {
