@@ -76,6 +76,9 @@ describe('reflect-eval plan-labels', () => {
     const both = cli('plan-labels', fullFile, '--evaluator', 'metric:gen0', '--human', 'experts', '--bound', '--simulate');
     assert.equal(both.code, 1);
     assert.match(both.stderr, /--simulate and --bound are two different questions/);
+    const decide = cli('plan-labels', fullFile, '--evaluator', 'metric:copy0', '--against', 'metric:copy1', '--human', 'experts', '--bound', '--target', 'decide');
+    assert.equal(decide.code, 1);
+    assert.match(decide.stderr, /--bound answers for half-widths only/);
     assert.ok(!existsSync(join(dir, 'full.label-plan.json')), 'the bound writes no record');
   });
 

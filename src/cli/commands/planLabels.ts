@@ -141,6 +141,7 @@ export function registerPlanLabels(program: Command): void {
       const common = { evaluator, against, human, column, ...(assist.length ? { assist } : {}), labelsPerCandidate: opts.labelsPerCandidate as number | undefined, level: opts.level as number, batch: opts.batch as number, minLabels: opts.minLabels as number };
       if (opts.simulate && opts.bound) throw new Error('--simulate and --bound are two different questions; ask one at a time');
       if (opts.bound) {
+        if (targets.includes('decide')) throw new Error('--bound answers for half-widths only (e.g. --target 0.15 0.1); a decision between two evaluators has no fixed-n bound here');
         const halfWidths = targets.filter((t): t is number => t !== 'decide');
         const result = designBound(items, { ...common, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1] });
         process.stdout.write(opts.format === 'json' ? JSON.stringify(result, null, 2) + '\n' : boundText(result, opts.level as number));
