@@ -41,6 +41,8 @@ export class CorrelationPanel {
   private static current: CorrelationPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private settings: PanelSettings;
+  /** The revision of the webview change `settings` came from (0: restored or default). */
+  private settingsRev = 0;
   private pins: PinView[] = [];
   private lastTable: CorrelationTable | null = null;
   private pending: AbortController | undefined;
@@ -93,6 +95,7 @@ export class CorrelationPanel {
           return this.update();
         case 'settings':
           this.settings = m.settings;
+          this.settingsRev = m.rev;
           await this.context.workspaceState.update(STATE_KEY, this.settings);
           return this.update();
         case 'pin':
@@ -148,7 +151,7 @@ export class CorrelationPanel {
     const active = this.items();
     if (!active) {
       this.lastTable = null;
-      this.post({ type: 'table', file: null, table: null, settings: this.settings, pins: this.pins, evaluators: [], variants: [], labelledCandidates: 0, totalCandidates: 0, timing: { tableMs: 0, candidates: 0 }, intervals: 'off' });
+      this.post({ type: 'table', file: null, table: null, settings: this.settings, settingsRev: this.settingsRev, pins: this.pins, evaluators: [], variants: [], labelledCandidates: 0, totalCandidates: 0, timing: { tableMs: 0, candidates: 0 }, intervals: 'off' });
       return;
     }
     const { document, items } = active;
@@ -164,6 +167,7 @@ export class CorrelationPanel {
       type: 'table' as const,
       file: vscode.workspace.asRelativePath(document.uri),
       settings: this.settings,
+      settingsRev: this.settingsRev,
       pins: this.pins,
       evaluators: ids.map((id) => ({ id, name: names.get(id) as string })),
       variants: [...new Set(ids.map(parseJudgeId).filter((j) => j !== null).map((j) => `${j.body}×${j.request}`))].sort(),

@@ -144,6 +144,7 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     // on screen when "done" first shows: wait for the last one before comparing.
     await waitFor('the panel at B = 200, seed 3', async () => JSON.stringify(await readPanel(f)) === JSON.stringify(want), 120_000).catch(() => undefined);
     assert.deepEqual(await readPanel(f), want);
+    assert.deepEqual([await f.inputValue('#resamples'), await f.inputValue('#seed')], ['200', '3'], 'the controls keep what was typed');
     const status = (await f.textContent('#status')) ?? '';
     console.log(`      panel status: ${status}`);
     await (page as Page).screenshot({ path: join(out, 'correlation-intervals.png') });

@@ -9,6 +9,7 @@ import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../sr
 import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/analysis/format';
 import { FOREST_PLOT_CSS, forestPlotSvg, stripPlotSvg, type StripPanel } from '../../src/core/analysis/forestPlot';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
+import { SettingsSync } from './settingsSync';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -22,7 +23,8 @@ interface ViewState {
   compareB: string;
 }
 const view: ViewState = { filter: '', sort: 'kind', compareA: '', compareB: '', ...((vscode.getState() as Partial<ViewState> | undefined) ?? {}) };
-let settings: PanelSettings = { ...DEFAULT_SETTINGS };
+const sync = new SettingsSync({ ...DEFAULT_SETTINGS });
+let settings: PanelSettings = sync.settings;
 let lastTable: CorrelationTable | null = null;
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
@@ -41,8 +43,9 @@ function select(id: string, label: string, options: [string, string][], value: s
 }
 
 function changeSettings(patch: Partial<PanelSettings>): void {
-  settings = { ...settings, ...patch };
-  post({ type: 'settings', settings });
+  const sent = sync.change(patch);
+  settings = sent.settings;
+  post({ type: 'settings', ...sent });
 }
 
 function saveView(): void {
@@ -459,7 +462,8 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
     return;
   }
   if (m.type !== 'table') return;
-  settings = m.settings;
+  sync.receive(m.settings, m.settingsRev);
+  settings = sync.settings;
   lastTable = m.table;
   const app = document.getElementById('app') as HTMLElement;
   app.dataset.state = m.intervals;

@@ -43,7 +43,10 @@ export type CorrelationHostMessage =
       file: string | null;
       /** Null when no dialogue file is active. */
       table: CorrelationTable | null;
+      /** The settings this table was computed for. */
       settings: PanelSettings;
+      /** The revision of the webview's change those settings came from (0 before any change): see `settingsSync.ts`. */
+      settingsRev: number;
       pins: PinView[];
       /** Evaluators of the file (id, display name), for the comparison pickers. */
       evaluators: { id: string; name: string }[];
@@ -62,7 +65,8 @@ export type CorrelationHostMessage =
 
 export type CorrelationWebviewMessage =
   | { type: 'ready' }
-  | { type: 'settings'; settings: PanelSettings }
+  /** A change of the controls; `rev` counts the changes this webview has sent (1, 2, …). */
+  | { type: 'settings'; settings: PanelSettings; rev: number }
   | { type: 'pin'; label: string }
   | { type: 'unpin'; index: number }
   | { type: 'compare'; a: string; b: string }
