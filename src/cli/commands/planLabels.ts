@@ -102,7 +102,7 @@ export function boundText(result: DesignBoundResult, level: number): string {
 export function registerPlanLabels(program: Command): void {
   program
     .command('plan-labels <file>')
-    .description('which candidates to label next so the interval on an evaluator\'s Spearman correlation with the human score (or on A − B) narrows fastest; estimate, anytime-valid interval, labels to go; --simulate replays plans on a fully labelled file (docs/labelling-plan.md)')
+    .description('which candidates to label next so the interval on an evaluator\'s Spearman correlation with the human score (or on A − B) narrows fastest; estimate, anytime-valid interval, labels to go; --simulate replays plans on a fully labelled file, and --bound says how much any design could save there (docs/labelling-plan.md)')
     .requiredOption('--evaluator <id|name>', 'the evaluator (id, unique id prefix or display name)')
     .option('--against <id|name>', 'a second evaluator: plan for rho(evaluator) − rho(against)')
     .option('--assist <signal...>', 'signals that help predict the human score and so choose what to label (never what is estimated): other evaluators (id or name), or human:laypeople / human:experts for another group\'s coherence labels')

@@ -169,10 +169,10 @@ export interface DesignBoundResult {
 }
 
 /**
- * The design-only saving bound on a fully labelled pool (see the module comment): for each working model tried,
- * σ_i from the leave-one-out level probabilities of the working model that best predicts the pool's own labels
- * (leave-one-out log score; an over-fitted model would claim certainty it does not have and so a saving no design
- * delivers), at the pool's own γ.
+ * The design-only saving bound on a fully labelled pool (see the module comment): σ_i from the leave-one-out level
+ * probabilities of the working model, among those tried, that best predicts the pool's own labels (leave-one-out
+ * log score; a model picked for its saving would over-fit, claiming a certainty it does not have and so a saving no
+ * design delivers), at the pool's own γ.
  *
  * @throws Error when fewer than 3 pool candidates are fully labelled, or the pool's correlation is undefined
  */
