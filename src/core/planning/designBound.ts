@@ -79,26 +79,69 @@ export function godambeJoshiVariance(sd: ArrayLike<number>, pi: ArrayLike<number
 }
 
 /**
+ * The Neyman design's Godambe–Joshi variance as a function of the sample size, for one σ vector: sorted once, then
+ * each evaluation is O(number of take-all units) with Σ_{j ≥ m} (σ_j·R/(n − m) − σ_j²) = R²/(n − m) − Σ_{j ≥ m} σ_j²,
+ * R the σ total of the units not taken whole. The same value as
+ * `godambeJoshiVariance(sd, neymanInclusion(sd, n))`.
+ */
+class NeymanCurve {
+  private readonly sorted: Float64Array;
+  /** Suffix sums of σ and σ² over the descending order. */
+  private readonly tail: Float64Array;
+  private readonly tail2: Float64Array;
+
+  constructor(sd: ArrayLike<number>) {
+    for (let i = 0; i < sd.length; i++) if (!(sd[i] >= 0 && Number.isFinite(sd[i]))) throw new RangeError(`sd[${i}] must be a finite number ≥ 0 (got ${sd[i]})`);
+    this.sorted = Float64Array.from(sd).sort().reverse();
+    const N = this.sorted.length;
+    this.tail = new Float64Array(N + 1);
+    this.tail2 = new Float64Array(N + 1);
+    for (let j = N - 1; j >= 0; j--) {
+      this.tail[j] = this.tail[j + 1] + this.sorted[j];
+      this.tail2[j] = this.tail2[j + 1] + this.sorted[j] * this.sorted[j];
+    }
+  }
+
+  /** Σσ². */
+  get sumSquares(): number {
+    return this.tail2[0];
+  }
+
+  /** The bound at expected sample size n in (0, N]. */
+  variance(n: number): number {
+    const N = this.sorted.length;
+    let m = 0;
+    while (m < N && (n - m) * this.sorted[m] >= this.tail[m]) m++;
+    if (m === N || !(this.tail[m] > 0)) return 0;
+    return (this.tail[m] * this.tail[m]) / (n - m) - this.tail2[m];
+  }
+
+  /** The smallest n (bisection to 1e-9) at which the bound reaches V. */
+  labels(variance: number): number {
+    let lo = 0;
+    let hi = this.sorted.length;
+    for (let it = 0; it < 100 && hi - lo > 1e-9; it++) {
+      const mid = (lo + hi) / 2;
+      if (this.variance(mid) <= variance) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+}
+
+/**
  * The fewest labels n (a real number; round up for a count) at which the bound reaches `variance`: for random order
  * N·Σσ²/(V + Σσ²); for the Neyman design found by bisection (the bound decreases in n).
  *
  * @param variance - target variance V > 0, in the squared units of σ
  * @returns n in (0, N]
+ * @throws RangeError on V ≤ 0 or a negative or non-finite σ
  */
 export function labelsForVariance(sd: ArrayLike<number>, variance: number, design: 'uniform' | 'neyman'): number {
   if (!(variance > 0)) throw new RangeError(`target variance must be positive (got ${variance})`);
-  const N = sd.length;
-  let s2 = 0;
-  for (let i = 0; i < N; i++) s2 += sd[i] * sd[i];
-  if (design === 'uniform') return (N * s2) / (variance + s2);
-  let lo = 0;
-  let hi = N;
-  for (let it = 0; it < 100 && hi - lo > 1e-9; it++) {
-    const mid = (lo + hi) / 2;
-    if (godambeJoshiVariance(sd, neymanInclusion(sd, mid)) <= variance) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  const curve = new NeymanCurve(sd);
+  if (design === 'uniform') return (sd.length * curve.sumSquares) / (variance + curve.sumSquares);
+  return curve.labels(variance);
 }
 
 /**
@@ -164,7 +207,7 @@ export interface DesignBoundResult {
   /** Coefficient of variation of σ_i: the design gains only where σ varies. */
   sdVariation: number;
   targets: DesignBoundTarget[];
-  /** The largest saving over targets whose random-order label count lies in [minLabels, N − 1], and that count. */
+  /** The largest saving over targets whose random-order label count lies in [minLabels, N − 1] (at most 200 of them), and that count. */
   maxSaving: { saving: number; random: number; neyman: number };
 }
 
@@ -212,17 +255,22 @@ export function designBound(items: readonly DialogueItem[], options: DesignBound
   }
   const mean = sd.reduce((acc, v) => acc + v, 0) / N;
   const sdVariation = Math.sqrt(sd.reduce((acc, v) => acc + (v - mean) ** 2, 0) / N) / mean;
+  const curve = new NeymanCurve(sd);
+  const s2 = curve.sumSquares;
+  const randomLabels = (v: number) => (N * s2) / (v + s2);
   const targets = options.halfWidths.map((h) => {
     const v = (h / z) ** 2;
-    const random = labelsForVariance(sd, v, 'uniform');
-    const neyman = labelsForVariance(sd, v, 'neyman');
+    const random = randomLabels(v);
+    const neyman = curve.labels(v);
     return { halfWidth: h, random, neyman, saving: 1 - neyman / random };
   });
+  // The largest saving over the targets at which random order needs r labels, r from minLabels to N − 1 (at most
+  // 200 values of r, evenly spaced, for a large pool).
   let maxSaving = { saving: -Infinity, random: 0, neyman: 0 };
-  const s2 = sd.reduce((acc, v) => acc + v * v, 0);
-  for (let r = Math.max(1, Math.min(minLabels, N - 1)); r <= N - 1; r++) {
-    const v = (N * s2) / r - s2; // the variance at which random order needs exactly r labels
-    const neyman = labelsForVariance(sd, v, 'neyman');
+  const first = Math.max(1, Math.min(minLabels, N - 1));
+  const step = Math.max(1, Math.ceil((N - 1 - first) / 200));
+  for (let r = first; r <= N - 1; r += step) {
+    const neyman = curve.labels((N * s2) / r - s2); // the variance at which random order needs exactly r labels
     if (1 - neyman / r > maxSaving.saving) maxSaving = { saving: 1 - neyman / r, random: r, neyman };
   }
   return { pool: N, poolValue: truth.value, model: chosen.model, logScore: chosen.logScore, marginalLogScore, sdVariation, targets, maxSaving };

@@ -62,6 +62,15 @@ describe('labelling plan: what the design alone can buy', function () {
     assert.ok(Math.abs(neyman / random - (s1 * s1) / (100 * s2)) < 1e-6, `${neyman / random}`);
     assert.ok(Math.abs(1 - neyman / random - 0.25) < 0.001, 'σ uniform on (0, 1): the Neyman design needs a quarter fewer');
     assert.ok(Math.abs(godambeJoshiVariance(sd, neymanInclusion(sd, neyman)) - v) < 1e-6 * v);
+    // The closed form used for the labels agrees with the definition, with and without take-all units.
+    const rng = seedrandom.alea('closed-form');
+    const skewed = Array.from({ length: 80 }, () => Math.exp(2 * gaussian(rng)));
+    for (const n of [3, 10, 40, 70, 79]) {
+      const target = godambeJoshiVariance(skewed, neymanInclusion(skewed, n));
+      const found = labelsForVariance(skewed, target, 'neyman');
+      assert.ok(Math.abs(found - n) < 1e-6, `n ${n}: found ${found}`);
+    }
+    assert.ok(neymanInclusion(skewed, 40).filter((p) => p === 1).length > 0, 'the skewed σ has take-all units at n = 40');
   });
 
   it('the bound is the variance the difference estimator attains: under Poisson sampling with those probabilities, and (N/n − 1)·Σσ² under simple random sampling', () => {
