@@ -28,6 +28,12 @@ export interface SimulationOptions extends Partial<PlanSettings> {
   column?: { groupBy: string; value: string };
   /** Assisting signals of the working model (see {@link PoolOptions.assist}). */
   assist?: string[];
+  /**
+   * Known level probabilities (N × K over the fully labelled pool, in file order) used by every design instead of
+   * the model fitted to the labels revealed: for measuring what learning the model costs
+   * (`scripts/planning/boundGap.ts`); passed to each `SequentialPlan` as its `fixedLevels`.
+   */
+  fixedLevels?: Float64Array;
 }
 
 /** Per-target results. */
@@ -120,6 +126,7 @@ export function simulatePlans(items: readonly DialogueItem[], options: Simulatio
       model: { bandwidth: options.against ? settings.bandwidth * 1.5 : settings.bandwidth, prior: settings.prior },
       assisted,
       ...(assistCoords.length ? { assistCoords } : {}),
+      ...(options.fixedLevels ? { fixedLevels: options.fixedLevels } : {}),
     });
     const out: RunOutcome = { labels: options.halfWidths.map(() => -1), covered: options.halfWidths.map(() => false) };
     let decided = !options.against;
