@@ -10,11 +10,13 @@
  *   generated tokens; encoder-decoder: the decoder start token and the generated tokens — but WITHOUT the left
  *   padding of a batch, so a prompt decoded in a batch is processed exactly as when decoded alone.
  * - Arithmetic is float64 where HF's is float32 (cumulative sums of top-p, log-softmax in beam search); a
- *   result can differ only when a value falls within float32 rounding of a threshold.
+ *   result can differ only when a value falls within float32 rounding of a threshold. (Sampling's own softmax runs
+ *   in onnxruntime in float32, as torch's: `nucleusSampling.ts`.)
  * - Ties: where torch's sort order among equal values is unspecified, ties at the top-p and top-k boundary
  *   are all kept.
  */
 import { fdlibmExp } from './fdlibm';
+import { NucleusSelector } from './topP';
 
 /** One row of scores: raw logits (greedy, sampling) or log-probabilities (beam search). */
 export type Scores = Float32Array | Float64Array;
@@ -180,189 +182,50 @@ export class TopKLogitsWarper implements LogitsProcessor {
  * and summed cumulatively, tokens whose cumulative probability is ≤ 1 − topP become −∞; the `minTokensToKeep`
  * most probable tokens are always kept. What remains is the smallest set of most probable tokens whose
  * probability reaches topP.
+ *
+ * The probabilities are exp(score − max) in float64 (`fdlibmExp`) and the selection is {@link NucleusSelector}'s.
+ * Sampling applies the same selection to onnxruntime's float32 softmax of the same scores (`nucleusSampling.ts`,
+ * as torch's softmax is float32), so both choose the same nucleus unless a cumulative sum falls within float32
+ * rounding of the limit.
  */
-/** Top-p buckets: width 1/4 nat below the maximum logit; the last one holds everything 32 nats or more below. */
-const TOP_P_BUCKETS = 128;
-
-/** Sub-buckets of the crossing bucket (see `TopPLogitsWarper.crossing`); fewer candidates than this are sorted whole. */
-const TOP_P_SUB_BUCKETS = 256;
-
 export class TopPLogitsWarper implements LogitsProcessor {
+  private readonly selector: NucleusSelector;
   private probs = new Float64Array(0);
-  private candidates = new Float64Array(0);
-  private ordered = new Float64Array(0);
-  private subOf = new Uint16Array(0);
-  private subStart = new Int32Array(TOP_P_SUB_BUCKETS + 1);
-  private bucketOf = new Uint8Array(0);
-  private bucketMass = new Float64Array(TOP_P_BUCKETS + 1);
-  private bucketCount = new Int32Array(TOP_P_BUCKETS + 1);
-  /** The scores row of the last `apply`, its nucleus threshold and the sum of the kept probabilities (see {@link lastNucleus}). */
-  private last: { scores: Scores; threshold: number; keptSum: number } | undefined;
 
-  /** @param topP - in [0, 1]; 0 keeps only the most probable token, 1 keeps every token of non-zero probability */
+  /**
+   * @param topP - in [0, 1]; 0 keeps only the most probable token, 1 keeps every token of non-zero probability
+   * @throws RangeError on a value out of range
+   */
   constructor(
     readonly topP: number,
     readonly minTokensToKeep = 1,
   ) {
-    if (!(topP >= 0 && topP <= 1)) throw new RangeError(`topP must be in [0, 1], got ${topP}`);
-    if (!Number.isInteger(minTokensToKeep) || minTokensToKeep < 1) throw new RangeError(`minTokensToKeep must be an integer ≥ 1, got ${minTokensToKeep}`);
+    this.selector = new NucleusSelector(topP, minTokensToKeep);
   }
 
-  /**
-   * The smallest probability kept: every token whose (unnormalised) probability is ≥ this value is in the
-   * nucleus. Leaves the unnormalised probabilities exp(score − max) in `this.probs`.
-   *
-   * Same result as sorting the whole vocabulary, without sorting it: tokens are bucketed by how far their
-   * logit lies below the maximum, the bucket masses are summed from the least probable bucket up, and the
-   * bucket B in which the cumulative sum first exceeds (1 − topP)·Σ is the only one walked in ascending order
-   * ({@link crossing}). Buckets below B end with a cumulative sum ≤ the limit (all removed); buckets above B start
-   * above it (all kept).
-   */
-  private threshold(scores: Scores): number {
+  /** exp(score − max) of `scores` into `this.probs` (unnormalised) and the nucleus of them. */
+  private nucleusOf(scores: Scores): { probs: Float64Array; threshold: number } {
     const V = scores.length;
-    if (this.probs.length !== V) {
-      this.probs = new Float64Array(V);
-      this.candidates = new Float64Array(V);
-      this.ordered = new Float64Array(V);
-      this.subOf = new Uint16Array(V);
-      this.bucketOf = new Uint8Array(V);
-    }
+    if (this.probs.length !== V) this.probs = new Float64Array(V);
     const probs = this.probs;
-    const bucketOf = this.bucketOf;
-    const B = TOP_P_BUCKETS;
-    const mass = this.bucketMass.fill(0);
-    const count = this.bucketCount.fill(0);
     let max = -Infinity;
     for (let i = 0; i < V; i++) if (scores[i] > max) max = scores[i];
-    let z = 0;
-    for (let i = 0; i < V; i++) {
-      const d = max - scores[i];
-      const e = fdlibmExp(-d);
-      probs[i] = e;
-      z += e;
-      const b = d < B / 4 ? (d * 4) | 0 : B;
-      bucketOf[i] = b;
-      mass[b] += e;
-      count[b]++;
-    }
-    const limit = (1 - this.topP) * z;
-    const minKeep = Math.min(this.minTokensToKeep, V);
-    // Walk up from the least probable bucket to the one where the cumulative sum crosses the limit.
-    let cumBelow = 0;
-    let keptAbove = V;
-    let bucket = -1;
-    for (let b = B; b >= 0; b--) {
-      keptAbove -= count[b];
-      if (cumBelow + mass[b] > limit) {
-        bucket = b;
-        break;
-      }
-      cumBelow += mass[b];
-    }
-    const cand = this.candidates;
-    let n = 0;
-    let maxRemoved: number;
-    if (bucket >= 0 && keptAbove + count[bucket] >= minKeep) {
-      for (let i = 0; i < V; i++) if (bucketOf[i] === bucket) cand[n++] = probs[i];
-      maxRemoved = Math.min(n - 1, keptAbove + n - minKeep);
-    } else {
-      // The limit is never exceeded (topP ≈ 0, rounding) or minTokensToKeep reaches below: walk everything.
-      cumBelow = 0;
-      for (let i = 0; i < V; i++) cand[n++] = probs[i];
-      maxRemoved = V - minKeep;
-    }
-    return this.crossing(n, cumBelow, limit, maxRemoved);
+    if (max === -Infinity) throw new RangeError('every token has probability 0');
+    for (let i = 0; i < V; i++) probs[i] = fdlibmExp(scores[i] - max);
+    return { probs, threshold: this.selector.select(probs).threshold };
   }
 
-  /**
-   * Walks the `n` candidates (`this.candidates`) in ascending order, adding each to `cum` (which starts at the mass
-   * below them), and returns the first that takes the sum above `limit`, or the one at index `maxRemoved`: what
-   * sorting them all and walking from the smallest returns, with the same sums in the same order.
-   *
-   * Without sorting them all: the candidates are counted into sub-buckets by value (a monotone map, so every value
-   * of a sub-bucket is ≤ every value of the next), and only the sub-buckets the walk reaches are sorted, each on its
-   * own (about half the candidates, in pieces of ~n/256).
-   */
-  private crossing(n: number, cum: number, limit: number, maxRemoved: number): number {
-    const cand = this.candidates;
-    const sortedWalk = () => {
-      const sorted = cand.subarray(0, n).sort();
-      let removed = 0;
-      while (removed < maxRemoved) {
-        cum += sorted[removed];
-        if (cum > limit) break;
-        removed++;
-      }
-      return sorted[removed];
-    };
-    if (n < 2 * TOP_P_SUB_BUCKETS) return sortedWalk();
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (let i = 0; i < n; i++) {
-      const x = cand[i];
-      if (x !== x) return sortedWalk(); // NaN (from NaN logits): sorted last, as a whole sort puts it
-      if (x < lo) lo = x;
-      if (x > hi) hi = x;
-    }
-    const S = TOP_P_SUB_BUCKETS;
-    const scale = hi > lo ? S / (hi - lo) : 0;
-    const subOf = this.subOf;
-    const start = this.subStart.fill(0);
-    for (let i = 0; i < n; i++) {
-      const k = Math.min(S - 1, ((cand[i] - lo) * scale) | 0);
-      subOf[i] = k;
-      start[k + 1]++;
-    }
-    for (let k = 0; k < S; k++) start[k + 1] += start[k];
-    // Scatter into `ordered` by sub-bucket (start[k] then points at the end of sub-bucket k, which starts at start[k - 1]).
-    const ordered = this.ordered;
-    for (let i = 0; i < n; i++) ordered[start[subOf[i]]++] = cand[i];
-    let removed = 0;
-    let from = 0;
-    for (let k = 0; k < S; k++) {
-      const to = start[k];
-      if (to === from) continue;
-      const piece = ordered.subarray(from, to).sort();
-      for (let j = 0; j < piece.length; j++) {
-        if (removed >= maxRemoved) return piece[j];
-        cum += piece[j];
-        if (cum > limit) return piece[j];
-        removed++;
-      }
-      from = to;
-    }
-    return ordered[n - 1]; // not reached: maxRemoved ≤ n − 1
-  }
-
+  /** @throws RangeError when every score is −∞ or one is NaN */
   apply(_inputIds: readonly number[], scores: Scores, _step?: number): void {
-    const t = this.threshold(scores);
-    const probs = this.probs;
-    // The kept probabilities summed in token order, as a draw from them sums them (sampleFromWeights).
-    let keptSum = 0;
-    for (let i = 0; i < scores.length; i++) {
-      const p = probs[i];
-      if (p >= t) keptSum += p;
-      else if (p < t) scores[i] = -Infinity;
-    }
-    this.last = { scores, threshold: t, keptSum };
-  }
-
-  /**
-   * After `apply(…, scores)`: the unnormalised probabilities exp(score − max) it computed, the smallest one kept and
-   * the sum of those kept (in token order), so that a sampler can draw from the nucleus without another pass of
-   * exponentials (the values equal what softmax of the processed scores would compute). Undefined when `scores` is
-   * not the last row applied.
-   */
-  lastNucleus(scores: Scores): { probs: Float64Array; threshold: number; keptSum: number } | undefined {
-    return this.last && this.last.scores === scores ? { probs: this.probs, threshold: this.last.threshold, keptSum: this.last.keptSum } : undefined;
+    const { probs, threshold } = this.nucleusOf(scores);
+    for (let i = 0; i < scores.length; i++) if (probs[i] < threshold) scores[i] = -Infinity;
   }
 
   /** Token ids of the nucleus of `scores` (not modified), ascending: for tests and inspection. */
   nucleus(scores: Scores): number[] {
-    const t = this.threshold(scores);
-    this.last = undefined;
+    const { probs, threshold } = this.nucleusOf(scores);
     const out: number[] = [];
-    for (let i = 0; i < scores.length; i++) if (this.probs[i] >= t) out.push(i);
+    for (let i = 0; i < scores.length; i++) if (probs[i] >= threshold) out.push(i);
     return out;
   }
 }

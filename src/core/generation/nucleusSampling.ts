@@ -4,23 +4,74 @@
  * v4.5x): the logits processors, then the warpers Temperature → TopK → TopP on the raw logits, then one draw
  * from the softmax of what remains. The n samples of a prompt run as n rows of one batch on one encoded
  * prompt (cache tiled); sample i draws from the stream `sampleStream(seed, i)` (see `samplers.ts`).
+ *
+ * How a step runs: every row's processors up to TopP in JavaScript; then one float32 softmax of the whole batch in
+ * onnxruntime ({@link SoftmaxKernel}, as torch's); then per row the top-p nucleus of those probabilities
+ * ({@link NucleusSelector}, TopPLogitsWarper's selection) and one draw by inversion over it. With `noKernel` the
+ * whole processor list runs in JavaScript, TopPLogitsWarper included, and the draw is `sampleCategorical` on the
+ * processed scores (the path tests compare with).
  */
-import type { GenerativeLM } from '../models/languageModel';
+import type { GenerativeLM, RunTimer } from '../models/languageModel';
 import type { ResolvedGenerationConfig } from './config';
-import { buildLogitsProcessors, TopPLogitsWarper, type LogitsProcessorList, type Scores } from './logitsProcess';
-import { sampleLoop } from './sampleLoop';
-import { sampleCategorical, sampleFromWeights, sampleStream, type UniformStream } from './samplers';
+import { buildLogitsProcessors, LogitsProcessorList, TopPLogitsWarper, type Scores } from './logitsProcess';
+import { sampleLoop, type BatchChooser, type TokenChooser } from './sampleLoop';
+import { sampleCategorical, sampleFromProbabilities, sampleStream, type UniformStream } from './samplers';
 import type { LoopHooks, RowResult } from './sequences';
+import { SoftmaxKernel } from './softmaxKernel';
+import { NucleusSelector } from './topP';
 
-/** Chooses a row's token from its processed scores with `processors`' top-p nucleus when it has one. */
-function drawToken(processors: LogitsProcessorList, scratch: Float64Array): (scores: Scores, u: number) => number {
-  const last = processors.processors[processors.length - 1];
-  const topP = last instanceof TopPLogitsWarper ? last : undefined;
-  return (scores, u) => {
-    // TopP already computed exp(score − max) for the row: draw from those (the same numbers softmax would give).
-    const nucleus = topP?.lastNucleus(scores);
-    return nucleus ? sampleFromWeights(nucleus.probs, nucleus.threshold, u, nucleus.keptSum) : sampleCategorical(scores, u, scratch);
+/** One setting's processors split as the kernel path runs them: those before the softmax, and top-p after it. */
+interface SplitProcessors {
+  /** Every processor when the kernel is not used; else those before TopP. */
+  before: LogitsProcessorList;
+  /** TopP's selection on the kernel's probabilities (undefined: no top-p, or no kernel). */
+  nucleus?: NucleusSelector;
+}
+
+function splitProcessors(config: ResolvedGenerationConfig, kernel: boolean): SplitProcessors {
+  const all = buildLogitsProcessors(config, true);
+  const last = all.processors[all.length - 1];
+  if (!kernel || !(last instanceof TopPLogitsWarper)) return { before: all };
+  return { before: new LogitsProcessorList(all.processors.slice(0, -1)), nucleus: new NucleusSelector(last.topP, last.minTokensToKeep) };
+}
+
+/**
+ * The step's token choice for rows of one or several settings: `settingOf(row)` picks the row's {@link SplitProcessors}.
+ * `maskScores`: also set the scores outside the nucleus to −∞, as TopPLogitsWarper would (only the debug hook reads
+ * them).
+ */
+async function chooser(vocabSize: number, split: readonly SplitProcessors[], settingOf: (row: number) => number, draw: (row: number) => number, kernel: boolean, maskScores: boolean, timer?: RunTimer): Promise<TokenChooser | BatchChooser> {
+  if (!kernel) {
+    const scratch = new Float64Array(vocabSize);
+    return (row, scores) => sampleCategorical(scores, draw(row), scratch);
+  }
+  const softmax = await SoftmaxKernel.get();
+  let buffer = new Float32Array(0);
+  let probs: Float32Array = buffer;
+  let V = 0;
+  return {
+    async prepare(scores, rows, vocab) {
+      V = vocab;
+      if (buffer.length < rows * vocab) buffer = new Float32Array(rows * vocab); // the first step has the most rows
+      probs = await softmax.run(scores, rows, vocab, buffer, timer);
+    },
+    choose(row, scores: Scores, index) {
+      const p = probs.subarray(index * V, (index + 1) * V);
+      const selector = split[settingOf(row)].nucleus;
+      const u = draw(row);
+      if (!selector) return sampleFromProbabilities(p, Number.MIN_VALUE, sumOf(p), u);
+      const { threshold, keptSum } = selector.select(p);
+      if (maskScores) for (let i = 0; i < V; i++) if (p[i] < threshold) scores[i] = -Infinity;
+      return sampleFromProbabilities(p, threshold, keptSum, u);
+    },
   };
+}
+
+/** Σ of a row of probabilities (float64). */
+function sumOf(p: Float32Array): number {
+  let z = 0;
+  for (let i = 0; i < p.length; i++) z += p[i];
+  return z;
 }
 
 /**
@@ -30,10 +81,11 @@ function drawToken(processors: LogitsProcessorList, scratch: Float64Array): (sco
  */
 export async function nucleusSampling(model: GenerativeLM, prompts: number[][], config: ResolvedGenerationConfig, hooks: LoopHooks = {}): Promise<RowResult[][]> {
   const n = config.numReturnSequences;
-  const processors = buildLogitsProcessors(config, true);
+  const kernel = !hooks.noKernel;
+  const split = splitProcessors(config, kernel);
   const streams: UniformStream[] = Array.from({ length: prompts.length * n }, (_, row) => sampleStream(config.seed, row % n));
-  const draw = drawToken(processors, new Float64Array(model.vocabSize));
-  return sampleLoop(model, prompts, config, n, processors, (row, scores) => draw(scores, streams[row]()), hooks);
+  const choose = await chooser(model.vocabSize, [split], () => 0, (row) => streams[row](), kernel, hooks.onStepScores !== undefined, hooks.timer);
+  return sampleLoop(model, prompts, config, n, split.before, choose, hooks);
 }
 
 /**
@@ -64,11 +116,11 @@ export async function nucleusSamplingGroup(model: GenerativeLM, prompt: number[]
       indexOf.push(i);
     }
   });
-  const scratch = new Float64Array(model.vocabSize);
-  const processors = configs.map((c) => buildLogitsProcessors(c, true));
-  const draws = processors.map((p) => drawToken(p, scratch));
+  const kernel = !hooks.noKernel;
+  const split = configs.map((c) => splitProcessors(c, kernel));
   const streams = settingOf.map((s, r) => sampleStream(configs[s].seed, indexOf[r]));
   const rows = settingOf.length;
-  const [results] = await sampleLoop(model, [prompt], first, rows, (row) => processors[settingOf[row]], (row, scores) => draws[settingOf[row]](scores, streams[row]()), hooks);
+  const choose = await chooser(model.vocabSize, split, (row) => settingOf[row], (row) => streams[row](), kernel, hooks.onStepScores !== undefined, hooks.timer);
+  const [results] = await sampleLoop(model, [prompt], first, rows, (row) => split[settingOf[row]].before, choose, hooks);
   return configs.map((_, s) => results.filter((_, r) => settingOf[r] === s));
 }

@@ -17,10 +17,23 @@ import type { Scores } from './logitsProcess';
 export type TokenChooser = (row: number, scores: Scores) => number;
 
 /**
+ * A chooser that first sees the whole step: `prepare` runs once per step, after every active row's processors and
+ * before any `choose` (e.g. one softmax of the batch in onnxruntime); `choose` then gets the row's position `index`
+ * in that batch.
+ */
+export interface BatchChooser {
+  /** @param scores - the processed scores of the step's rows, row-major [rows, vocab] */
+  prepare(scores: Float32Array, rows: number, vocab: number): Promise<void>;
+  choose(row: number, scores: Scores, index: number): number;
+}
+
+/**
  * Decodes `prompts`, each continued by `expand` rows (samples), until EOS or `maxNewTokens`.
  *
  * @param processors - the logits processors of every row, or of row `row` (global row index) when rows differ
  *   (several sampling settings decoded as one batch, see `nucleusSamplingGroup`)
+ * @param chooser - picks each row's token from its processed scores; a {@link BatchChooser} first sees the step's
+ *   processed scores of every row at once (sampling's softmax in onnxruntime)
  * @returns per prompt, `expand` row results in row order
  */
 export async function sampleLoop(
@@ -29,7 +42,7 @@ export async function sampleLoop(
   config: ResolvedGenerationConfig,
   expand: number,
   processors: LogitsProcessor | ((row: number) => LogitsProcessor),
-  choose: TokenChooser,
+  chooser: TokenChooser | BatchChooser,
   hooks: LoopHooks = {},
 ): Promise<RowResult[][]> {
   const rows = prompts.length * expand;
@@ -38,6 +51,8 @@ export async function sampleLoop(
   if (hooks.signal?.aborted) return grouped();
   const eos = new Set(config.eosTokenIds);
   const processorsOf = typeof processors === 'function' ? processors : () => processors;
+  const batch = typeof chooser === 'function' ? undefined : chooser;
+  const choose = typeof chooser === 'function' ? chooser : chooser.choose.bind(chooser);
   const started = await model.startDecoding(prompts, { expand, timer: hooks.timer, reusePromptPass: hooks.reusePromptPass, maxNewTokens: config.maxNewTokens });
   const { session, history } = started;
   const V = session.vocab;
@@ -50,13 +65,19 @@ export async function sampleLoop(
       if (hooks.signal?.aborted) break;
       const keep: number[] = [];
       const next: number[] = [];
+      const raws: Float32Array[] = [];
       for (let i = 0; i < active.length; i++) {
         const row = active[i];
         const scores = logits.subarray(i * V, (i + 1) * V);
-        const raw = hooks.onStepScores ? scores.slice() : undefined;
+        if (hooks.onStepScores) raws.push(scores.slice());
         processorsOf(row).apply(history[row], scores, step);
-        const token = choose(row, scores);
-        if (raw) hooks.onStepScores!({ prompt: Math.floor(row / expand), sequence: row % expand, step, logits: raw, scores, token });
+      }
+      if (batch) await batch.prepare(logits, active.length, V);
+      for (let i = 0; i < active.length; i++) {
+        const row = active[i];
+        const scores = logits.subarray(i * V, (i + 1) * V);
+        const token = choose(row, scores, i);
+        if (hooks.onStepScores) hooks.onStepScores({ prompt: Math.floor(row / expand), sequence: row % expand, step, logits: raws[i], scores, token });
         history[row].push(token);
         const res = results[row];
         let open = true;

@@ -12,8 +12,9 @@
  * (`"<seed>:<sampleIndex>"`), and draws one number per generated token. A sample therefore does not depend
  * on how many other prompts or samples share its batch.
  *
- * Probabilities: exp(score − max) with `fdlibmExp` (fdlibm.ts), not `Math.exp`, so that a seed's draws depend on
- * IEEE-754 double arithmetic only (the values are those V8's `Math.exp` gives).
+ * Probabilities: sampling draws from onnxruntime's float32 softmax of the processed scores (`SoftmaxKernel`), as
+ * torch's in Hugging Face transformers; `sampleCategorical` (the JavaScript path tests compare it with) from
+ * exp(score − max) computed by `fdlibmExp` (fdlibm.ts), whose doubles depend on IEEE-754 arithmetic only.
  */
 import seedrandom from 'seedrandom';
 import { fdlibmExp } from './fdlibm';
@@ -76,30 +77,31 @@ export function sampleCategorical(scores: Scores, u: number, scratch?: Float64Ar
 }
 
 /**
- * Draws an index by inversion from unnormalised weights, counting only weights ≥ `minWeight` (the others
- * are excluded): the first index whose cumulative kept weight, summed in index order, exceeds u·Σ. With the
- * weights exp(score − max) and `minWeight` the nucleus threshold, this is exactly
- * {@link sampleCategorical} on the top-p-processed scores.
+ * Draws a token by inversion from one row of probabilities, counting only those ≥ `threshold` (a nucleus; see
+ * `NucleusSelector`): the first index whose cumulative kept probability, summed in index order, exceeds u·`keptSum`
+ * — `torch.multinomial` on the renormalised nucleus, with the inversion in index order. Tokens of probability 0 are
+ * never drawn.
  *
- * @param keptSum - Σ of the kept weights summed in index order, when the caller has it (`TopPLogitsWarper`
- *   sums them while masking); computed here otherwise
+ * @param probs - non-negative probabilities, float32 (the sampling kernel's softmax)
+ * @param threshold - > 0; `Number.MIN_VALUE` keeps every token of non-zero probability
+ * @param keptSum - Σ of the probabilities ≥ `threshold`
+ * @param u - uniform number in [0, 1)
+ * @throws RangeError when no probability reaches `threshold`
  */
-export function sampleFromWeights(weights: Float64Array, minWeight: number, u: number, keptSum?: number): number {
-  const V = weights.length;
-  let z = 0;
-  if (keptSum !== undefined) z = keptSum;
-  else for (let i = 0; i < V; i++) if (weights[i] >= minWeight) z += weights[i];
-  const target = u * z;
+export function sampleFromProbabilities(probs: Float32Array, threshold: number, keptSum: number, u: number): number {
+  const V = probs.length;
+  const target = u * keptSum;
   let cum = 0;
-  let last = 0;
+  let last = -1;
   for (let i = 0; i < V; i++) {
-    const w = weights[i];
-    if (w < minWeight || w === 0) continue;
-    cum += w;
+    const p = probs[i];
+    if (p < threshold) continue;
+    cum += p;
     last = i;
     if (cum > target) return i;
   }
-  return last;
+  if (last < 0) throw new RangeError(`no probability reaches ${threshold}`);
+  return last; // rounding left `target` at the very end: the last token kept
 }
 
 /**

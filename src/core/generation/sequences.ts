@@ -70,7 +70,10 @@ export interface DecodeOptions {
    * batch within 16 rows, at least 1.
    */
   batchSize?: number;
-  /** Beam search: do the per-step log-softmax and top-k in JavaScript rather than in the onnxruntime kernel (tests compare both). */
+  /**
+   * Beam search: do the per-step log-softmax and top-k in JavaScript rather than in the onnxruntime kernel; sampling:
+   * the softmax and top-p in JavaScript rather than in onnxruntime (tests compare both).
+   */
   noKernel?: boolean;
   /**
    * A single prompt equal to the one the model decoded just before starts from that pass (default true; see
