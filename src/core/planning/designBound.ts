@@ -27,7 +27,7 @@
  */
 import type { DialogueItem } from '../dialogue/types';
 import { normalUpperQuantile } from '../stats/confidenceSequence';
-import { KernelLevelModel } from './levelModel';
+import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID, leaveOneOutLogScore } from './levelModel';
 import { assistCoordinates, fullyLabelledPool, type PoolOptions } from './pool';
 import { SpearmanTotals } from './spearmanTotals';
 
@@ -158,12 +158,7 @@ export function leaveOneOutLevels(coords: readonly Float64Array[], y: readonly n
   y.forEach((k, i) => model.add(i, k));
   const out = new Float64Array(y.length * levels);
   const row = new Float64Array(levels);
-  y.forEach((k, i) => {
-    model.add(i, k, -1);
-    model.predict(i, row);
-    out.set(row, i * levels);
-    model.add(i, k);
-  });
+  y.forEach((k, i) => out.set(model.predictLeavingOut(i, k, row), i * levels));
   return out;
 }
 
@@ -175,8 +170,8 @@ export interface DesignBoundOptions extends PoolOptions {
   level?: number;
   /**
    * Working-model settings tried; the one whose leave-one-out predictions of the pool's labels score best (mean log
-   * probability of each candidate's own level) is used (default: bandwidths 0.05, 0.1, 0.2, 0.4, 0.8 × priors 0.5,
-   * 2, 8).
+   * probability of each candidate's own level) is used (default: {@link LEVEL_MODEL_GRID}, bandwidths 0.05, 0.1,
+   * 0.2, 0.4, 0.8 × priors 0.5, 2, 8, the grid plans choose their working model from).
    */
   models?: { bandwidth: number; prior: number }[];
   /** The smallest random-order label count the curve starts at (default 20). */
@@ -226,18 +221,19 @@ export function designBound(items: readonly DialogueItem[], options: DesignBound
   const K = totals.levelCount;
   const z = normalUpperQuantile((1 - (options.level ?? 0.95)) / 2);
   const minLabels = options.minLabels ?? 20;
-  const models = options.models ?? [0.05, 0.1, 0.2, 0.4, 0.8].flatMap((bandwidth) => [0.5, 2, 8].map((prior) => ({ bandwidth, prior })));
+  const models = options.models ?? gridSettings(LEVEL_MODEL_GRID);
   if (models.length === 0) throw new RangeError('designBound: at least one working model is needed');
-  // The working model: the best leave-one-out predictor of the pool's own labels.
-  let chosen: { model: { bandwidth: number; prior: number }; p: Float64Array; logScore: number } = { model: models[0], p: new Float64Array(0), logScore: -Infinity };
+  // The working model: the best leave-one-out predictor of the pool's own labels (the first best in order).
+  const units = y.map((_, i) => i);
+  let best = { model: models[0], logScore: -Infinity };
   for (const model of models) {
-    const p = leaveOneOutLevels(coords, y, K, model);
-    let score = 0;
-    for (let i = 0; i < N; i++) score += Math.log(p[i * K + y[i]]);
-    score /= N;
-    if (score > chosen.logScore) chosen = { model, p, logScore: score };
+    const fitted = new KernelLevelModel(coords, K, model);
+    y.forEach((k, i) => fitted.add(i, k));
+    const score = leaveOneOutLogScore(fitted, units, y);
+    if (score > best.logScore) best = { model, logScore: score };
   }
-  if (!Number.isFinite(chosen.logScore)) throw new Error('designBound: no working model gives every candidate\'s own level a positive probability');
+  if (!Number.isFinite(best.logScore)) throw new Error('designBound: no working model gives every candidate\'s own level a positive probability');
+  const chosen = { ...best, p: leaveOneOutLevels(coords, y, K, best.model) };
   const counts = new Float64Array(K);
   for (const k of y) counts[k]++;
   const marginalLogScore = y.reduce((acc, k) => acc + Math.log((counts[k] - 1 + 0.5) / (N - 1 + K / 2)), 0) / N;

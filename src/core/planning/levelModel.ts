@@ -2,7 +2,8 @@
  * A working model of the human score given the evaluators' scores, used only to choose sampling probabilities
  * and as control variates (its errors cost efficiency, never validity: the design weights keep the estimate
  * unbiased whatever it predicts). Nadaraya–Watson kernel smoothing of the level indicators over the candidates'
- * normalised evaluator ranks, shrunk towards the labelled marginal distribution.
+ * normalised evaluator ranks, shrunk towards the labelled marginal distribution. Its bandwidth and prior weight
+ * can be chosen from the labels themselves, by the leave-one-out log score (`workingModel.ts`).
  */
 
 /** Settings of {@link KernelLevelModel}. */
@@ -65,16 +66,84 @@ export class KernelLevelModel {
     return this.labelled;
   }
 
+  /** K, the number of levels. */
+  get levelCount(): number {
+    return this.levels;
+  }
+
   /** The predicted level probabilities of candidate `unit` into `out` (length K, sums to 1). */
   predict(unit: number, out: Float64Array): Float64Array {
+    return this.predictFrom(unit, -1, out);
+  }
+
+  /**
+   * The prediction for a labelled candidate `unit` from every other label: its own label (level index `level`,
+   * added once with weight 1) taken out of the kernel sums and the level shares. O(K), the same value as taking the
+   * label out with `add(unit, level, -1)` and predicting.
+   */
+  predictLeavingOut(unit: number, level: number, out: Float64Array): Float64Array {
+    return this.predictFrom(unit, level, out);
+  }
+
+  private predictFrom(unit: number, own: number, out: Float64Array): Float64Array {
     const K = this.levels;
     const prior = this.settings.prior;
-    const total = this.weights[unit] + prior;
-    const marginal = this.labelled + K / 2;
+    const self = own >= 0 ? 1 : 0; // the kernel of a candidate with itself is exp(0) = 1
+    const total = this.weights[unit] - self + prior;
+    const marginal = this.labelled - self + K / 2;
     for (let k = 0; k < K; k++) {
-      const pi = (this.counts[k] + 0.5) / marginal;
-      out[k] = (this.sums[unit * K + k] + prior * pi) / total;
+      const mine = k === own ? 1 : 0;
+      const pi = (this.counts[k] - mine + 0.5) / marginal;
+      out[k] = (this.sums[unit * K + k] - mine + prior * pi) / total;
     }
     return out;
   }
+
+  /** The bandwidth and prior weight it was built with. */
+  get modelSettings(): Readonly<LevelModelSettings> {
+    return this.settings;
+  }
+}
+
+/**
+ * The mean leave-one-out log probability (natural log) that `model` gives each labelled candidate's own level:
+ * (1/n) Σ_j ln P̂_{−j}(y_j | x_j), over the n candidates `units` whose level indices `levels` were added to the
+ * model (once each, weight 1). Higher is better; −ln K for a model that knows nothing and K levels.
+ *
+ * @returns −Infinity for no candidates
+ * @throws RangeError when `units` and `levels` differ in length
+ */
+export function leaveOneOutLogScore(model: KernelLevelModel, units: readonly number[], levels: readonly number[]): number {
+  if (units.length !== levels.length) throw new RangeError(`leave-one-out log score: ${units.length} candidates but ${levels.length} levels`);
+  if (units.length === 0) return -Infinity;
+  const scratch = new Float64Array(model.levelCount);
+  let score = 0;
+  for (let j = 0; j < units.length; j++) score += Math.log(model.predictLeavingOut(units[j], levels[j], scratch)[levels[j]]);
+  return score / units.length;
+}
+
+/** The settings leave-one-out selection tries: every bandwidth with every prior weight. */
+export interface LevelModelGrid {
+  /** Gaussian kernel bandwidths on the (0, 1) rank scale (every coordinate), each > 0. */
+  bandwidths: readonly number[];
+  /** Prior weights (pseudo-counts of the level shares), each > 0. */
+  priors: readonly number[];
+}
+
+/**
+ * The grid the design-only bound chooses its working model from (`designBound.ts`), and that plans choose theirs
+ * from between batches (`workingModel.ts`): bandwidths 0.05 … 0.8 × prior weights 0.5, 2, 8.
+ */
+export const LEVEL_MODEL_GRID: Readonly<LevelModelGrid> = { bandwidths: [0.05, 0.1, 0.2, 0.4, 0.8], priors: [0.5, 2, 8] };
+
+/**
+ * The settings of a grid, bandwidth-major (0.05 with every prior, then 0.1, …): the order in which ties are broken
+ * (the first best wins).
+ *
+ * @throws RangeError on an empty grid or a bandwidth or prior that is not a positive finite number
+ */
+export function gridSettings(grid: LevelModelGrid): LevelModelSettings[] {
+  if (grid.bandwidths.length === 0 || grid.priors.length === 0) throw new RangeError('level model grid: at least one bandwidth and one prior are needed');
+  for (const v of [...grid.bandwidths, ...grid.priors]) if (!(v > 0 && Number.isFinite(v))) throw new RangeError(`level model grid: bandwidths and priors must be positive finite numbers (got ${v})`);
+  return grid.bandwidths.flatMap((bandwidth) => grid.priors.map((prior) => ({ bandwidth, prior })));
 }

@@ -34,3 +34,11 @@ export function generatedPool(o: GeneratedPoolOptions): DialogueItem[] {
   }
   return items;
 }
+
+/** For the working models' tests: N candidates on two rank coordinates in (0, 1), and a human score in 0..3 that rises with their sum. */
+export function monotonePool(n: number, seed: string): { coords: Float64Array[]; y: number[] } {
+  const rng = seedrandom.alea(seed);
+  const coords = [Float64Array.from({ length: n }, () => rng()), Float64Array.from({ length: n }, () => rng())];
+  const y = Array.from({ length: n }, (_, i) => Math.min(3, Math.max(0, Math.round(1.5 + 2.5 * (coords[0][i] + coords[1][i] - 1) + 0.8 * gaussian(rng)))));
+  return { coords, y };
+}
