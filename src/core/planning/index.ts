@@ -4,7 +4,7 @@
  * {@link planItemOrder} (item ids for an item list) and {@link simulatePlans} (replays on a fully labelled file).
  */
 export { anticipatedLabels, PLAN_DEFAULTS, planClocks, planItemOrder, planLabels, startLabelPlan } from './planner';
-export type { LabelPlan, LabelPlanRecord, PlanEntry, PlanEntryStatus, PlanLabelsOptions, PlanSettings, PlanStop, PlanTarget, StartPlanOptions } from './planner';
+export type { LabelPlan, LabelPlanRecord, ModelSelection, PlanEntry, PlanEntryStatus, PlanLabelsOptions, PlanSettings, PlanStop, PlanTarget, StartPlanOptions } from './planner';
 export { labellingPool, poolFingerprint } from './pool';
 export type { LabellingPool, PoolCandidate, PoolOptions } from './pool';
 export { SequentialPlan } from './sequentialPlan';
@@ -12,3 +12,4 @@ export type { DesignKind, DesignSettings, PlanDraw, PlanEstimate } from './seque
 export { simulatePlans } from './simulate';
 export type { SimulatedDecision, SimulatedTarget, SimulationOptions, SimulationResult } from './simulate';
 export { SpearmanTotals } from './spearmanTotals';
+export type { WorkingModelSpec } from './workingModel';

@@ -13,9 +13,11 @@ import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM, normalUpperQuantile } from '../stats/confidenceSequence';
+import { gridSettings, type LevelModelSettings } from './levelModel';
 import { assistCoordinates, labellingPool, poolFingerprint, type LabellingPool } from './pool';
-import { SequentialPlan, type DesignKind, type PlanEstimate } from './sequentialPlan';
+import { SequentialPlan, type DesignKind, type DesignSettings, type PlanEstimate } from './sequentialPlan';
 import { SpearmanTotals } from './spearmanTotals';
+import type { WorkingModelSpec } from './workingModel';
 
 /** What the plan aims at: an interval half-width, or a decision between A and B (needs `against`). */
 export type PlanTarget = { halfWidth: number } | { decide: true };
@@ -30,21 +32,51 @@ export interface PlanSettings {
   minLabels: number;
   /** Share of the uniform design mixed into the planner's probabilities. */
   defensive: number;
-  /** Kernel bandwidth of the working model on the (0, 1) rank scale (one evaluator; × 1.5 for a pair). */
+  /**
+   * Kernel bandwidth of the working model on the (0, 1) rank scale (one evaluator; × 1.5 for a pair): throughout
+   * without `modelSelection`, else until its first choice.
+   */
   bandwidth: number;
-  /** Prior weight of the working model. */
+  /** Prior weight of the working model (as `bandwidth`). */
   prior: number;
+  /**
+   * How the working model is chosen: null keeps the kernel model of `bandwidth` and `prior` throughout (as every plan
+   * did before the choice existed); otherwise, before every batch, the candidate model whose leave-one-out log score
+   * on the labels known so far is best (see {@link ModelSelection}).
+   */
+  modelSelection: ModelSelection | null;
+}
+
+/**
+ * The working model chosen from the labels (docs/labelling-plan.md, §2; `workingModel.ts`): before every batch, from
+ * `minLabels` known labels on, the candidate that predicts the labels known so far best, each from all the others
+ * (leave-one-out log score), among the kernel models of the grid (every bandwidth with every prior,
+ * {@link gridSettings}) and the adjacent-category logit models (`ordinalModel.ts`). A deterministic function of the
+ * labels revealed before the batch, so plans replay; the candidates are kept in the record, so a later change of the
+ * defaults changes no existing plan.
+ */
+export interface ModelSelection {
+  /** Kernel bandwidths tried, on the (0, 1) rank scale (every coordinate, one evaluator or a pair), each > 0; empty with `priors` for no kernel. */
+  bandwidths: number[];
+  /** Kernel prior weights tried, each > 0. */
+  priors: number[];
+  /** Known labels before the first choice (integer ≥ 2); until then the kernel of `bandwidth` and `prior` predicts. */
+  minLabels: number;
+  /** Adjacent-category logit models tried after the kernels: ridge precision on the slopes and pseudo-observations, each > 0 (absent: none). */
+  ordinal?: { ridge: number; prior: number }[];
 }
 
 /**
  * Defaults, fixed before any evaluation on the reported data: level 0.95, batches of 5 (a batch can go to
  * several annotators at once), at least 20 planned labels before a stop, 20 % uniform draws, bandwidth 0.1, prior 2.
  */
-export const PLAN_DEFAULTS: Readonly<PlanSettings> = { level: 0.95, batch: 5, minLabels: 20, defensive: 0.2, bandwidth: 0.1, prior: 2 };
+export const PLAN_DEFAULTS: Readonly<PlanSettings> = { level: 0.95, batch: 5, minLabels: 20, defensive: 0.2, bandwidth: 0.1, prior: 2, modelSelection: null };
 
 /** Everything needed to replay a plan on a dialogue file (JSON-serialisable; the CLI keeps it beside the file). */
-export interface LabelPlanRecord extends PlanSettings {
+export interface LabelPlanRecord extends Omit<PlanSettings, 'modelSelection'> {
   format: 'reflect-eval.label-plan/1';
+  /** Absent (records written before the choice existed) or null: `bandwidth` and `prior` throughout. */
+  modelSelection?: ModelSelection | null;
   seed: string;
   evaluator: string;
   against?: string;
@@ -113,6 +145,24 @@ function checkSettings(s: PlanSettings): void {
   if (!(s.defensive >= 0 && s.defensive <= 1)) throw new RangeError(`defensive share must be in [0, 1] (got ${s.defensive})`);
   if (!(s.bandwidth > 0)) throw new RangeError(`bandwidth must be positive (got ${s.bandwidth})`);
   if (!(s.prior > 0)) throw new RangeError(`prior must be positive (got ${s.prior})`);
+  const m = s.modelSelection;
+  if (m) {
+    if (!(Number.isInteger(m.minLabels) && m.minLabels >= 2)) throw new RangeError(`modelSelection.minLabels must be an integer ≥ 2 (got ${m.minLabels})`);
+    if (m.bandwidths.length || m.priors.length || !m.ordinal?.length) gridSettings(m);
+    for (const o of m.ordinal ?? []) if (!(o.ridge > 0 && o.prior > 0 && Number.isFinite(o.ridge) && Number.isFinite(o.prior))) throw new RangeError(`modelSelection.ordinal: ridge and prior must be positive (got ${o.ridge}, ${o.prior})`);
+  }
+}
+
+/**
+ * The working-model part of a plan's design settings: the kernel of the record's (or simulation's) bandwidth (× 1.5
+ * for a pair) and prior, and, with a {@link ModelSelection}, the candidates it chooses from and when it starts.
+ *
+ * @param pair - the plan is for rho_A − rho_B (two rank coordinates)
+ * @throws RangeError on a kernel grid with bandwidths but no prior (or the reverse), or a value that is not positive
+ */
+export function workingModelSettings(s: Pick<PlanSettings, 'bandwidth' | 'prior'> & { modelSelection?: ModelSelection | null }, pair: boolean): Pick<DesignSettings, 'model' | 'modelSelection'> {
+  const model: LevelModelSettings = { bandwidth: pair ? s.bandwidth * 1.5 : s.bandwidth, prior: s.prior };
+  return s.modelSelection ? { model, modelSelection: { kernels: s.modelSelection.bandwidths.length ? gridSettings(s.modelSelection) : [], ...(s.modelSelection.ordinal ? { ordinal: s.modelSelection.ordinal } : {}), minLabels: s.modelSelection.minLabels } } : { model };
 }
 
 /**
@@ -128,6 +178,7 @@ export function startLabelPlan(items: readonly DialogueItem[], options: StartPla
     defensive: options.defensive ?? PLAN_DEFAULTS.defensive,
     bandwidth: options.bandwidth ?? PLAN_DEFAULTS.bandwidth,
     prior: options.prior ?? PLAN_DEFAULTS.prior,
+    modelSelection: options.modelSelection === undefined ? PLAN_DEFAULTS.modelSelection : options.modelSelection,
   };
   checkSettings(settings);
   checkTarget(options.target, options.against);
@@ -204,6 +255,11 @@ export interface LabelPlan {
   labelsToGo: number | null;
   /** Drawn candidates first (label these), then the provisional order of the rest. */
   order: PlanEntry[];
+  /**
+   * The working model the provisional order (and the next batch) comes from, and its leave-one-out log score on the
+   * labels known (null for a fixed model, or before the first choice).
+   */
+  workingModel: { model: WorkingModelSpec; logScore: number | null };
   counts: {
     pool: number;
     items: number;
@@ -279,7 +335,7 @@ export function planLabels(items: readonly DialogueItem[], record: LabelPlanReco
     design: record.design,
     batch: record.batch,
     defensive: record.defensive,
-    model: { bandwidth: record.against ? record.bandwidth * 1.5 : record.bandwidth, prior: record.prior },
+    ...workingModelSettings(record, Boolean(record.against)),
     ...(record.assist?.length ? { assistCoords: assistCoordinates(pool) } : {}),
   });
   const alpha = 1 - record.level;
@@ -324,6 +380,7 @@ export function planLabels(items: readonly DialogueItem[], record: LabelPlanReco
     stop,
     labelsToGo,
     order,
+    workingModel: plan.workingModel,
     counts: {
       pool: pool.candidates.length,
       items: pool.items,

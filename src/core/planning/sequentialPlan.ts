@@ -34,6 +34,7 @@
  */
 import { normalMixtureBoundary } from '../stats/confidenceSequence';
 import { KernelLevelModel, type LevelModelSettings } from './levelModel';
+import { SelectedLevelModel, type WorkingModelCandidates, type WorkingModelSpec } from './workingModel';
 import type { SpearmanTotals } from './spearmanTotals';
 
 /** `planner`: the Neyman-type design; `uniform`: every unlabelled candidate equally likely (the baseline). */
@@ -46,7 +47,14 @@ export interface DesignSettings {
   batch: number;
   /** Defensive share η in [0, 1] of the uniform design mixed into the planner's probabilities. */
   defensive: number;
+  /** The working model's settings; with `modelSelection`, those used until it makes its first choice. */
   model: LevelModelSettings;
+  /**
+   * Choose the working model from the labels known (at the start and revealed) before every batch: the candidate
+   * with the best leave-one-out log score ({@link SelectedLevelModel}), from `minLabels` known labels on. Absent:
+   * the kernel model of `model` throughout.
+   */
+  modelSelection?: WorkingModelCandidates;
   /**
    * Use the working model's predictions as control variates (default true). False gives the plain Des Raj
    * expansion estimator (f̂ = 0), the textbook estimator of a design without a model: a second baseline.
@@ -124,7 +132,7 @@ export class SequentialPlan {
   private readonly clocks: Float64Array;
   private readonly known: Float64Array;
   private readonly terms: Float64Array[] = [];
-  private readonly model: KernelLevelModel;
+  private readonly model: KernelLevelModel | SelectedLevelModel;
   private modelled = 0;
   private state: DesignState | null = null;
   private readonly startUnits: number;
@@ -149,7 +157,9 @@ export class SequentialPlan {
     this.clocks = Float64Array.from(clocks);
     this.unlabelled = new Uint8Array(n).fill(1);
     this.known = new Float64Array(totals.dim);
-    this.model = new KernelLevelModel([...totals.unitRanks, ...(settings.assistCoords ?? [])], totals.levelCount, settings.model);
+    const coords = [...totals.unitRanks, ...(settings.assistCoords ?? [])];
+    const selection = settings.modelSelection;
+    this.model = selection ? new SelectedLevelModel(coords, totals.levelCount, selection, settings.model) : new KernelLevelModel(coords, totals.levelCount, settings.model);
     for (const [unit, level] of start) {
       this.unlabelled[unit] = 0;
       totals.addUnit(this.known, unit, level);
@@ -221,12 +231,25 @@ export class SequentialPlan {
     return out;
   }
 
-  /** Fits the model to every revealed label and computes the design state at the model-based estimate. */
+  /**
+   * The working model's settings now, and (when they are chosen from the labels) their leave-one-out log score, null
+   * before the first choice.
+   */
+  get workingModel(): { model: WorkingModelSpec; logScore: number | null } {
+    if (this.model instanceof SelectedLevelModel) return { model: { ...this.model.chosen }, logScore: this.model.logScore };
+    return { model: { kind: 'kernel', ...this.model.modelSettings }, logScore: null };
+  }
+
+  /**
+   * Fits the model to every revealed label (choosing its settings anew when they are chosen from the labels) and
+   * computes the design state at the model-based estimate.
+   */
   private refresh(): DesignState {
     for (; this.modelled < this.revealed; this.modelled++) {
       const d = this.draws[this.modelled];
       this.model.add(d.unit, d.level as number);
     }
+    if (this.model instanceof SelectedLevelModel) this.model.select();
     const t = this.totals;
     const n = t.size;
     const K = t.levelCount;

@@ -1,14 +1,16 @@
 /**
  * Replays plans on a fully labelled file to measure them: each run starts with no label, draws candidates by the
  * design and reveals a candidate's label only when the design draws it, checking the stopping rule after every
- * label. The same runs under the uniform design (random order, same estimator and interval) are the baseline;
- * a second baseline is the uniform design with the plain estimator (no working model).
+ * label. The same runs under the uniform design (random order, same estimator and interval, and the same working
+ * model, chosen from the labels in the same way) are the baseline: what the design alone buys. A second baseline is
+ * the uniform design with the plain estimator (no model predictions as control variates; its weights come from the
+ * fixed kernel model, as before the model was chosen from the labels).
  */
 import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM } from '../stats/confidenceSequence';
-import { anticipatedLabels, PLAN_DEFAULTS, type PlanSettings } from './planner';
+import { anticipatedLabels, PLAN_DEFAULTS, workingModelSettings, type PlanSettings } from './planner';
 import { assistCoordinates, fullyLabelledPool } from './pool';
 import { SequentialPlan, type DesignKind } from './sequentialPlan';
 
@@ -102,6 +104,7 @@ export function simulatePlans(items: readonly DialogueItem[], options: Simulatio
     defensive: options.defensive ?? PLAN_DEFAULTS.defensive,
     bandwidth: options.bandwidth ?? PLAN_DEFAULTS.bandwidth,
     prior: options.prior ?? PLAN_DEFAULTS.prior,
+    modelSelection: options.modelSelection === undefined ? PLAN_DEFAULTS.modelSelection : options.modelSelection,
   };
   if (!(Number.isInteger(options.runs) && options.runs >= 1)) throw new RangeError(`runs must be a positive integer (got ${options.runs})`);
   if (options.halfWidths.some((h) => !(h > 0))) throw new RangeError('half-width targets must be positive');
@@ -123,7 +126,8 @@ export function simulatePlans(items: readonly DialogueItem[], options: Simulatio
       design,
       batch: settings.batch,
       defensive: settings.defensive,
-      model: { bandwidth: options.against ? settings.bandwidth * 1.5 : settings.bandwidth, prior: settings.prior },
+      // The plain baseline keeps the fixed model (its weights 1/σ̂ are all it uses of one), as before the choice existed.
+      ...workingModelSettings(assisted ? settings : { ...settings, modelSelection: null }, Boolean(options.against)),
       assisted,
       ...(assistCoords.length ? { assistCoords } : {}),
       ...(options.fixedLevels ? { fixedLevels: options.fixedLevels } : {}),

@@ -1,0 +1,126 @@
+/**
+ * The labelling plan's working model chosen from the labels themselves (docs/labelling-plan.md, §2): several
+ * candidate models of the human score given the evaluators' ranks — kernel smoothers ({@link KernelLevelModel}) of
+ * several bandwidths and prior weights, and adjacent-category logit models ({@link OrdinalLevelModel}) — all fed
+ * the same labels; before every batch the one that predicts the labels known so far best, each from all the others
+ * (leave-one-out log score), predicts. The model shapes the draw probabilities and the control variates only, so the
+ * choice costs no validity; it is a deterministic function of the labels added, in their order, so plans replay.
+ */
+import { KernelLevelModel, leaveOneOutLogScore, type LevelModelSettings } from './levelModel';
+import { OrdinalLevelModel, type OrdinalModelSettings } from './ordinalModel';
+
+/** A candidate working model: a kernel smoother, or an adjacent-category logit model. */
+export type WorkingModelSpec = ({ kind: 'kernel' } & LevelModelSettings) | ({ kind: 'ordinal' } & OrdinalModelSettings);
+
+/** The candidates a {@link SelectedLevelModel} chooses from, and when it starts choosing. */
+export interface WorkingModelCandidates {
+  /** Kernel smoothers tried (e.g. {@link gridSettings} of {@link LEVEL_MODEL_GRID}). */
+  kernels: readonly LevelModelSettings[];
+  /** Adjacent-category logit models tried (none: kernels only). */
+  ordinal?: readonly OrdinalModelSettings[];
+  /** Known labels before the first choice, integer ≥ 2; until then the fallback kernel predicts. */
+  minLabels: number;
+}
+
+interface Candidate {
+  spec: WorkingModelSpec;
+  add(unit: number, level: number): void;
+  predict(unit: number, out: Float64Array): Float64Array;
+  score(units: readonly number[], levels: readonly number[]): number;
+}
+
+function kernelCandidate(coords: readonly Float64Array[], levels: number, s: LevelModelSettings): Candidate {
+  const m = new KernelLevelModel(coords, levels, s);
+  return { spec: { kind: 'kernel', bandwidth: s.bandwidth, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: (units, ys) => leaveOneOutLogScore(m, units, ys) };
+}
+
+function ordinalCandidate(coords: readonly Float64Array[], levels: number, s: OrdinalModelSettings): Candidate {
+  const m = new OrdinalLevelModel(coords, levels, s);
+  return { spec: { kind: 'ordinal', ridge: s.ridge, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: () => m.leaveOneOutLogScore() };
+}
+
+/**
+ * A working model chosen by leave-one-out log score among candidates (see the module comment): the kernel
+ * smoothers' scores are exact ({@link leaveOneOutLogScore}), the logit models' one Newton step from the full fit
+ * ({@link OrdinalLevelModel.leaveOneOutLogScore}). Ties go to the first candidate in order: kernels, then logit
+ * models. O(N·(kernels + 1)) per label added, O(n·K·kernels) plus the logit models' fits per choice over n labels.
+ */
+export class SelectedLevelModel {
+  private readonly candidates: Candidate[];
+  private readonly fallback: Candidate;
+  private readonly units: number[] = [];
+  private readonly labels: number[] = [];
+  private current: Candidate;
+  private score: number | null = null;
+  private readonly minLabels: number;
+
+  /**
+   * @param coords - per coordinate, the N candidates' positions in (0, 1)
+   * @param levels - K, the number of levels
+   * @param candidates - the models to choose from and the labels before the first choice
+   * @param fallback - the kernel settings that predict before `minLabels` labels
+   * @throws RangeError on no candidate, or minLabels not an integer ≥ 2
+   */
+  constructor(coords: readonly Float64Array[], levels: number, candidates: WorkingModelCandidates, fallback: LevelModelSettings) {
+    if (candidates.kernels.length + (candidates.ordinal?.length ?? 0) === 0) throw new RangeError('working model: at least one candidate model is needed');
+    if (!(Number.isInteger(candidates.minLabels) && candidates.minLabels >= 2)) throw new RangeError(`working model: minLabels must be an integer ≥ 2 (got ${candidates.minLabels})`);
+    this.minLabels = candidates.minLabels;
+    this.candidates = [...candidates.kernels.map((s) => kernelCandidate(coords, levels, s)), ...(candidates.ordinal ?? []).map((s) => ordinalCandidate(coords, levels, s))];
+    this.fallback = kernelCandidate(coords, levels, fallback);
+    this.current = this.fallback;
+  }
+
+  /** Adds the label (level index) of candidate `unit` to every model. */
+  add(unit: number, level: number): void {
+    for (const m of this.candidates) m.add(unit, level);
+    this.fallback.add(unit, level);
+    this.units.push(unit);
+    this.labels.push(level);
+  }
+
+  /** Number of labels added. */
+  get size(): number {
+    return this.units.length;
+  }
+
+  /**
+   * Chooses the model that predicts from now on: the fallback before `minLabels` labels, else the candidate with the
+   * best leave-one-out log score on the labels added (the first best in order).
+   *
+   * @returns the model chosen
+   */
+  select(): Readonly<WorkingModelSpec> {
+    if (this.units.length < this.minLabels) {
+      this.current = this.fallback;
+      this.score = null;
+      return this.current.spec;
+    }
+    let best = -Infinity;
+    let chosen = this.candidates[0];
+    for (const m of this.candidates) {
+      const s = m.score(this.units, this.labels);
+      if (s > best) {
+        best = s;
+        chosen = m;
+      }
+    }
+    this.current = chosen;
+    this.score = best;
+    return chosen.spec;
+  }
+
+  /** The model that predicts now. */
+  get chosen(): Readonly<WorkingModelSpec> {
+    return this.current.spec;
+  }
+
+  /** Its leave-one-out log score at the last {@link select}; null while the fallback predicts. */
+  get logScore(): number | null {
+    return this.score;
+  }
+
+  /** The predicted level probabilities of candidate `unit` under the model chosen at the last {@link select}. */
+  predict(unit: number, out: Float64Array): Float64Array {
+    return this.current.predict(unit, out);
+  }
+}
