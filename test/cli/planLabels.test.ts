@@ -42,7 +42,12 @@ describe('reflect-eval plan-labels', () => {
     const other = cli('plan-labels', openFile, '--evaluator', 'metric:gen1', '--human', 'experts');
     assert.equal(other.code, 1);
     assert.match(other.stderr, /holds a plan for evaluator metric:gen0\.score@test; pass --restart/);
-    assert.match(JSON.parse(readFileSync(record, 'utf8')).format, /label-plan/);
+    const written = JSON.parse(readFileSync(record, 'utf8'));
+    assert.match(written.format, /label-plan/);
+    assert.equal(written.defensive, 0.05);
+    assert.equal(written.modelSelection.minLabels, 10);
+    assert.deepEqual(written.modelSelection.ordinal, [{ ridge: 1, prior: 2 }]);
+    assert.deepEqual(plan.workingModel, { model: { kind: 'kernel', bandwidth: 0.1, prior: 2 }, logScore: null }, 'before 10 labels, the fallback kernel');
   });
 
   it('simulates plans on a fully labelled file and prints the JSON the issue specifies', () => {

@@ -13,7 +13,7 @@ import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM, normalUpperQuantile } from '../stats/confidenceSequence';
-import { gridSettings, type LevelModelSettings } from './levelModel';
+import { gridSettings, LEVEL_MODEL_GRID, type LevelModelSettings } from './levelModel';
 import { assistCoordinates, labellingPool, poolFingerprint, type LabellingPool } from './pool';
 import { SequentialPlan, type DesignKind, type DesignSettings, type PlanEstimate } from './sequentialPlan';
 import { SpearmanTotals } from './spearmanTotals';
@@ -68,9 +68,42 @@ export interface ModelSelection {
 
 /**
  * Defaults, fixed before any evaluation on the reported data: level 0.95, batches of 5 (a batch can go to
- * several annotators at once), at least 20 planned labels before a stop, 20 % uniform draws, bandwidth 0.1, prior 2.
+ * several annotators at once), at least 20 planned labels before a stop, 5 % uniform draws, and the working model
+ * chosen before every batch from the 10th known label on among the kernels of {@link LEVEL_MODEL_GRID} and one
+ * adjacent-category logit model (ridge 1, 2 pseudo-observations), with the kernel of bandwidth 0.1 and prior 2 before.
+ * The share and the model were chosen on generated pools only (`scripts/planning/modelChoice.ts`,
+ * docs/labelling-plan.md); plans started before them (20 % uniform, the fixed kernel) keep theirs in their records.
  */
-export const PLAN_DEFAULTS: Readonly<PlanSettings> = { level: 0.95, batch: 5, minLabels: 20, defensive: 0.2, bandwidth: 0.1, prior: 2, modelSelection: null };
+export const PLAN_DEFAULTS: Readonly<PlanSettings> = {
+  level: 0.95,
+  batch: 5,
+  minLabels: 20,
+  defensive: 0.05,
+  bandwidth: 0.1,
+  prior: 2,
+  modelSelection: { bandwidths: [...LEVEL_MODEL_GRID.bandwidths], priors: [...LEVEL_MODEL_GRID.priors], minLabels: 10, ordinal: [{ ridge: 1, prior: 2 }] },
+};
+
+/** A copy of a model choice (records and settings must not share the defaults' arrays). */
+function copySelection(m: ModelSelection | null | undefined): ModelSelection | null {
+  return m ? { bandwidths: [...m.bandwidths], priors: [...m.priors], minLabels: m.minLabels, ...(m.ordinal ? { ordinal: m.ordinal.map((o) => ({ ...o })) } : {}) } : null;
+}
+
+/**
+ * The settings of a new plan or a simulation: those given, the defaults for the rest (a model choice of `null` is
+ * kept: the fixed kernel).
+ */
+export function planSettings(options: Partial<PlanSettings>): PlanSettings {
+  return {
+    level: options.level ?? PLAN_DEFAULTS.level,
+    batch: options.batch ?? PLAN_DEFAULTS.batch,
+    minLabels: options.minLabels ?? PLAN_DEFAULTS.minLabels,
+    defensive: options.defensive ?? PLAN_DEFAULTS.defensive,
+    bandwidth: options.bandwidth ?? PLAN_DEFAULTS.bandwidth,
+    prior: options.prior ?? PLAN_DEFAULTS.prior,
+    modelSelection: copySelection(options.modelSelection === undefined ? PLAN_DEFAULTS.modelSelection : options.modelSelection),
+  };
+}
 
 /** Everything needed to replay a plan on a dialogue file (JSON-serialisable; the CLI keeps it beside the file). */
 export interface LabelPlanRecord extends Omit<PlanSettings, 'modelSelection'> {
@@ -171,15 +204,7 @@ export function workingModelSettings(s: Pick<PlanSettings, 'bandwidth' | 'prior'
  * @throws RangeError on bad settings or target; Error when an evaluator scores fewer than 3 candidates
  */
 export function startLabelPlan(items: readonly DialogueItem[], options: StartPlanOptions): LabelPlanRecord {
-  const settings: PlanSettings = {
-    level: options.level ?? PLAN_DEFAULTS.level,
-    batch: options.batch ?? PLAN_DEFAULTS.batch,
-    minLabels: options.minLabels ?? PLAN_DEFAULTS.minLabels,
-    defensive: options.defensive ?? PLAN_DEFAULTS.defensive,
-    bandwidth: options.bandwidth ?? PLAN_DEFAULTS.bandwidth,
-    prior: options.prior ?? PLAN_DEFAULTS.prior,
-    modelSelection: options.modelSelection === undefined ? PLAN_DEFAULTS.modelSelection : options.modelSelection,
-  };
+  const settings = planSettings(options);
   checkSettings(settings);
   checkTarget(options.target, options.against);
   const pool = labellingPool(items, options);

@@ -10,7 +10,7 @@ import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM } from '../stats/confidenceSequence';
-import { anticipatedLabels, PLAN_DEFAULTS, workingModelSettings, type PlanSettings } from './planner';
+import { anticipatedLabels, planSettings, workingModelSettings, type PlanSettings } from './planner';
 import { assistCoordinates, fullyLabelledPool } from './pool';
 import { SequentialPlan, type DesignKind } from './sequentialPlan';
 
@@ -97,15 +97,7 @@ interface RunOutcome {
  * @throws Error when fewer than 3 scored candidates are fully labelled, or the pool's rho is undefined
  */
 export function simulatePlans(items: readonly DialogueItem[], options: SimulationOptions): SimulationResult {
-  const settings: PlanSettings = {
-    level: options.level ?? PLAN_DEFAULTS.level,
-    batch: options.batch ?? PLAN_DEFAULTS.batch,
-    minLabels: options.minLabels ?? PLAN_DEFAULTS.minLabels,
-    defensive: options.defensive ?? PLAN_DEFAULTS.defensive,
-    bandwidth: options.bandwidth ?? PLAN_DEFAULTS.bandwidth,
-    prior: options.prior ?? PLAN_DEFAULTS.prior,
-    modelSelection: options.modelSelection === undefined ? PLAN_DEFAULTS.modelSelection : options.modelSelection,
-  };
+  const settings = planSettings(options);
   if (!(Number.isInteger(options.runs) && options.runs >= 1)) throw new RangeError(`runs must be a positive integer (got ${options.runs})`);
   if (options.halfWidths.some((h) => !(h > 0))) throw new RangeError('half-width targets must be positive');
   const { pool, notFullyLabelled, totals, truth, y } = fullyLabelledPool(items, options, 'a simulation');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
-import { planLabels, type LabelPlanRecord, type PlanTarget } from '../../../src/core/planning/planner';
+import { PLAN_DEFAULTS, planLabels, startLabelPlan, type LabelPlanRecord, type PlanTarget } from '../../../src/core/planning/planner';
 import { generatedPool } from './generatedPool';
 
 interface OldPlan {
@@ -40,4 +40,31 @@ describe('planning: plan records replay across changes of the defaults', () => {
       assert.deepEqual(state(withLabels(new Set(old.labelled)), { ...old.record, modelSelection: null }, old.target), old.expected);
     });
   }
+
+  it('a new record carries the default model choice and share, replays from its JSON, and follows its own choice, not the defaults of the day', () => {
+    const target = { halfWidth: 0.2 };
+    const open = withLabels(new Set());
+    const record = startLabelPlan(open, { evaluator: 'metric:copy0.score@test', against: 'metric:copy1.score@test', human: 'experts', target, seed: 5, minLabels: 10 });
+    assert.ok(record.modelSelection, 'new plans choose their working model from the labels');
+    assert.deepEqual(record.modelSelection, PLAN_DEFAULTS.modelSelection);
+    assert.notEqual(record.modelSelection, PLAN_DEFAULTS.modelSelection, 'a copy, not the defaults themselves');
+    assert.equal(record.defensive, 0.05);
+    const labelled = new Set<string>();
+    for (let b = 0; b < 8; b++) for (const o of planLabels(withLabels(labelled), record, { target }).order.filter((o) => o.status === 'drawn')) labelled.add(`${o.itemId}/${o.candidateId}`);
+    const items = withLabels(labelled);
+    const stored = JSON.parse(JSON.stringify(record)) as LabelPlanRecord;
+    const now = state(items, stored, target);
+    assert.deepEqual(now, state(items, record, target));
+    assert.equal(now.counts.planned, 40);
+    const plan = planLabels(items, stored, { target });
+    assert.equal(plan.workingModel.model.kind, 'ordinal', 'on noisy copies the logit model predicts best after 40 labels');
+    assert.ok(plan.workingModel.logScore !== null && plan.workingModel.logScore < 0);
+    // The same record with kernels only gives another plan: the record's own field is what replays.
+    const kernelsOnly: LabelPlanRecord = { ...stored, modelSelection: { ...(stored.modelSelection as NonNullable<LabelPlanRecord['modelSelection']>), ordinal: undefined } };
+    assert.notDeepEqual(state(items, kernelsOnly, target).order, now.order);
+    assert.throws(() => startLabelPlan(open, { evaluator: 'metric:gen0.score@test', human: 'experts', target, modelSelection: { bandwidths: [0.1], priors: [2], minLabels: 1 } }), /modelSelection\.minLabels must be an integer ≥ 2/);
+    assert.throws(() => startLabelPlan(open, { evaluator: 'metric:gen0.score@test', human: 'experts', target, modelSelection: { bandwidths: [], priors: [], minLabels: 10 } }), /at least one bandwidth and one prior/);
+    assert.throws(() => startLabelPlan(open, { evaluator: 'metric:gen0.score@test', human: 'experts', target, modelSelection: { bandwidths: [], priors: [], minLabels: 10, ordinal: [{ ridge: 0, prior: 2 }] } }), /ridge and prior must be positive/);
+    assert.equal(startLabelPlan(open, { evaluator: 'metric:gen0.score@test', human: 'experts', target, modelSelection: null }).modelSelection, null);
+  });
 });
