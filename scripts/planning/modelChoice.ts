@@ -8,8 +8,9 @@
  * (what the design buys); coverage is at the half-width stops (planner / random) and over all the planner's stops.
  * `hard` pools check validity where the working model is likely to be wrong or the design extreme: an evaluator whose
  * score is U-shaped in the human score (a logit model is wrong there), one with five tied values, and an unequal pair.
- * Usage: npx tsx scripts/planning/modelChoice.ts [runs per design, default 400] [pools: all | pair | equal | single | hard]
- *   [variants: all | shares | models]
+ * Usage: npx tsx scripts/planning/modelChoice.ts [runs per design, default 400]
+ *   [pools: all (pairs, equal pairs, single evaluators) | pair | equal | single | hard] [variants: all | shares | models]
+ * (docs/labelling-plan.md, "How the defaults were chosen", was made with `400 all all` and `400 hard all`.)
  */
 import { LEVEL_MODEL_GRID } from '../../src/core/planning/levelModel';
 import type { ModelSelection } from '../../src/core/planning/planner';
