@@ -42,7 +42,8 @@ export class KernelLevelModel {
 
   /**
    * Adds the label (level index k) of candidate `unit`: O(N) per label. A weight of −1 takes an added label out
-   * again (up to rounding), as the leave-one-out fits of `designBound.ts` do.
+   * again (up to rounding); {@link predictLeavingOut} gives a labelled candidate's leave-one-out prediction without
+   * changing the model.
    */
   add(unit: number, level: number, weight = 1): void {
     const n = this.weights.length;

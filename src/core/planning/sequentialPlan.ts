@@ -8,7 +8,9 @@
  * value φ_i = γ·f_i (γ the gradient of h at the current model-based estimate), mixed with the uniform design
  * (defensive share η; Hesterberg 1995) so that every unit keeps q ≥ η/|U_t|. The baseline design is uniform
  * (q = 1/|U_t|). Draws are made in batches: the model and γ are refitted only when the whole previous batch is
- * labelled, so a batch can be labelled by several annotators in parallel.
+ * labelled, so a batch can be labelled by several annotators in parallel. With `modelSelection` the working model is
+ * also chosen anew then, among several, by its leave-one-out log score on the labels known ({@link SelectedLevelModel}):
+ * a function of the labels revealed before the batch, like the fit itself.
  *
  * Draw mechanics. Each candidate holds an exponential clock E_i ~ Exp(1) fixed by the plan's seed (a permanent
  * random number). A draw picks argmin_{i∈U} R_i/q_i over the residual clocks R_i (initially E_i) and subtracts

@@ -14,7 +14,7 @@ export type WorkingModelSpec = ({ kind: 'kernel' } & LevelModelSettings) | ({ ki
 
 /** The candidates a {@link SelectedLevelModel} chooses from, and when it starts choosing. */
 export interface WorkingModelCandidates {
-  /** Kernel smoothers tried (e.g. {@link gridSettings} of {@link LEVEL_MODEL_GRID}). */
+  /** Kernel smoothers tried (e.g. `gridSettings(LEVEL_MODEL_GRID)` of `levelModel.ts`). */
   kernels: readonly LevelModelSettings[];
   /** Adjacent-category logit models tried (none: kernels only). */
   ordinal?: readonly OrdinalModelSettings[];
