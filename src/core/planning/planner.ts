@@ -342,9 +342,50 @@ function levelOf(totals: SpearmanTotals, human: number, c: { itemId: string; can
   return totals.levelIndex(human);
 }
 
+/** A replay kept for the next call on the same record and target: the plan as it stood, and the stop it had met. */
+interface KeptReplay {
+  plan: SequentialPlan;
+  stop: PlanStop | null;
+  start: ReadonlyMap<number, number>;
+}
+
+/** The last few replays, by record and target (the editor replays after every label; a few documents at a time). */
+const keptReplays = new Map<string, KeptReplay>();
+const KEPT_REPLAYS = 4;
+
+function rememberReplay(key: string, replay: KeptReplay): void {
+  keptReplays.delete(key);
+  keptReplays.set(key, replay);
+  if (keptReplays.size > KEPT_REPLAYS) keptReplays.delete(keptReplays.keys().next().value as string);
+}
+
+/**
+ * The kept replay of `key` when the labels it revealed are still those of the pool (same levels, same labels at
+ * the start): the plan is a deterministic function of them, so continuing it gives what a replay from the start
+ * gives, at the cost of the new labels only. Undefined otherwise (a label changed or was removed: replay anew).
+ */
+function resumableReplay(key: string, pool: LabellingPool, totals: SpearmanTotals, start: ReadonlyMap<number, number>, record: LabelPlanRecord): KeptReplay | undefined {
+  const kept = keptReplays.get(key);
+  if (!kept || kept.start.size !== start.size) return undefined;
+  for (const [unit, level] of start) if (kept.start.get(unit) !== level) return undefined;
+  for (let s = 0; s < kept.plan.revealed; s++) {
+    const d = kept.plan.draws[s];
+    const c = pool.candidates[d.unit];
+    if (c.human === null || levelOf(totals, c.human, c, record) !== d.level) return undefined;
+  }
+  return kept;
+}
+
+/** Forgets the replays {@link planLabels} keeps (for tests that time or compare replays from the start). */
+export function forgetPlanReplays(): void {
+  keptReplays.clear();
+}
+
 /**
  * Replays the plan of `record` on `items` and reports its state: estimate and interval, the stop (if the rule has
- * held), labels to go, and the order of the candidates to label.
+ * held), labels to go, and the order of the candidates to label. A call after one on the same record and target
+ * continues that replay when the labels it revealed are unchanged (the editor replays after every label), so it
+ * costs what the new labels cost.
  *
  * @throws Error when the pool (candidates or scores) changed since the plan started, or a label exceeds the plan's scale
  */
@@ -356,16 +397,20 @@ export function planLabels(items: readonly DialogueItem[], record: LabelPlanReco
     throw new Error(`the pool changed since the plan started (${record.pool.candidates} candidates, fingerprint ${record.pool.fingerprint}; now ${pool.candidates.length}, ${fingerprint}): candidates or ${pool.evaluators.join(' / ')} scores were added, removed or changed. Start a new plan.`);
   }
   const { totals, start } = planModel(pool, record);
-  const plan = new SequentialPlan(totals, planClocks(record.seed, pool), start, {
-    design: record.design,
-    batch: record.batch,
-    defensive: record.defensive,
-    ...workingModelSettings(record, Boolean(record.against)),
-    ...(record.assist?.length ? { assistCoords: assistCoordinates(pool) } : {}),
-  });
+  const key = `${JSON.stringify(record)}\u0000${JSON.stringify(options.target)}`;
+  const resumed = resumableReplay(key, pool, totals, start, record);
+  const plan =
+    resumed?.plan ??
+    new SequentialPlan(totals, planClocks(record.seed, pool), start, {
+      design: record.design,
+      batch: record.batch,
+      defensive: record.defensive,
+      ...workingModelSettings(record, Boolean(record.against)),
+      ...(record.assist?.length ? { assistCoords: assistCoordinates(pool) } : {}),
+    });
   const alpha = 1 - record.level;
   const m = normalMixtureM(record.anticipatedLabels, alpha);
-  let stop: PlanStop | null = null;
+  let stop: PlanStop | null = resumed?.stop ?? null;
   for (;;) {
     if (plan.revealed < plan.draws.length) {
       const d = plan.draws[plan.revealed];
@@ -376,6 +421,7 @@ export function planLabels(items: readonly DialogueItem[], record: LabelPlanReco
     } else if (plan.remaining > 0) plan.drawBatch();
     else break;
   }
+  rememberReplay(key, { plan, stop, start });
   const estimate = plan.estimate(alpha, m);
   if (!stop && start.size === pool.candidates.length) stop = stopRule(options.target, estimate, record.minLabels);
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
-import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord } from '../../../src/core/planning/planner';
+import { forgetPlanReplays, planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord } from '../../../src/core/planning/planner';
 import { spearmanRho } from '../../../src/core/stats/correlation';
 import { generatedPool } from './generatedPool';
 
@@ -96,6 +96,39 @@ describe('planning: a plan replayed from its record and the labels of the file',
     assert.ok(Math.abs((last.estimate.value as number) - rho) < 1e-12);
     assert.equal(last.estimate.halfWidth, 0);
     assert.equal(last.labelsToGo, 0);
+  });
+
+  it('continues its last replay when the labels it revealed are unchanged, giving what a replay from the start gives', () => {
+    // The editor replays after every label; a kept replay must never answer for labels that changed.
+    const pair = generatedPool({ candidates: 120, copies: { count: 2, noise: 1 }, seed: 'kept replay' });
+    const options = { evaluator: 'metric:copy0.score@test', against: 'metric:copy1.score@test', human: 'experts' as const, target: { halfWidth: 0.05 } };
+    const rec = startLabelPlan(withLabels(pair, new Set()), options);
+    const labelled = new Set<string>();
+    const both = (items: DialogueItem[]): LabelPlan => {
+      const continued = planLabels(items, rec, { target: options.target });
+      forgetPlanReplays();
+      const fresh = planLabels(items, rec, { target: options.target });
+      assert.deepEqual(continued, fresh, `${labelled.size} labels`);
+      return fresh;
+    };
+    let plan = both(withLabels(pair, labelled));
+    for (let k = 0; k < 45; k++) {
+      const next = plan.order.find((o) => o.status === 'drawn');
+      if (!next) break;
+      labelled.add(`${next.itemId}/${next.candidateId}`);
+      plan = both(withLabels(pair, labelled));
+    }
+    assert.ok(plan.counts.planned >= 40 && plan.workingModel.logScore !== null, 'the replay went past the model choice');
+    // An earlier label changed (one expert's verdict flipped), then removed: each time the same as from the start.
+    const [first] = [...labelled];
+    const flipped = withLabels(pair, labelled).map((it) => ({
+      ...it,
+      candidates: it.candidates.map((c) => (`${it.id}/${c.id}` === first ? { ...c, annotations: c.annotations.map((a, i) => (i === 0 ? { ...a, coherent: !a.coherent } : a)) } : c)),
+    }));
+    const changed = both(flipped);
+    assert.notDeepEqual(changed.estimate, plan.estimate, 'the flipped label counts');
+    labelled.delete(first);
+    both(withLabels(pair, labelled));
   });
 
   it('refuses to replay on a changed pool', () => {
