@@ -7,8 +7,8 @@
  * The graph is built in memory ({@link buildOnnxModel}); nothing is read from disk.
  */
 import type * as ort from 'onnxruntime-common';
-import { buildOnnxModel, ELEM } from '../models/onnxBuilder';
-import { ortRuntime, type OrtModule } from '../models/onnxGraph';
+import { buildOnnxModel, ELEM, openHelperSession } from '../models/onnxBuilder';
+import type { OrtModule } from '../models/onnxGraph';
 import type { RunTimer } from '../models/languageModel';
 
 /** The top-K continuations of each prompt: values (accumulated log-probs) and flat indices (beam × V + token), row-major [prompts, K]. */
@@ -28,9 +28,8 @@ export class BeamKernel {
 
   /** The shared kernel (one small session per process). */
   static get(): Promise<BeamKernel> {
-    BeamKernel.instance ??= (async () => {
-      const rt = await ortRuntime();
-      const model = buildOnnxModel(
+    BeamKernel.instance ??= openHelperSession(
+      buildOnnxModel(
         [
           { op: 'LogSoftmax', inputs: ['logits'], outputs: ['logprobs'], attrs: { axis: 1 } },
           { op: 'Add', inputs: ['logprobs', 'scores'], outputs: ['accumulated'] },
@@ -47,10 +46,8 @@ export class BeamKernel {
           { name: 'values', elem: ELEM.float, rank: 2 },
           { name: 'indices', elem: ELEM.int64, rank: 2 },
         ],
-      );
-      const session = await rt.InferenceSession.create(model, { graphOptimizationLevel: 'all', intraOpNumThreads: 1 });
-      return new BeamKernel(rt, session);
-    })();
+      ),
+    ).then(({ rt, session }) => new BeamKernel(rt, session));
     return BeamKernel.instance;
   }
 

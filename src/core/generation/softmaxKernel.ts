@@ -11,8 +11,8 @@
  * The graph is built in memory ({@link buildOnnxModel}); nothing is read from disk.
  */
 import type * as ort from 'onnxruntime-common';
-import { buildOnnxModel, ELEM } from '../models/onnxBuilder';
-import { ortRuntime, type OrtModule } from '../models/onnxGraph';
+import { buildOnnxModel, ELEM, openHelperSession } from '../models/onnxBuilder';
+import type { OrtModule } from '../models/onnxGraph';
 import type { RunTimer } from '../models/languageModel';
 
 /** A loaded softmax graph. */
@@ -26,12 +26,9 @@ export class SoftmaxKernel {
 
   /** The shared kernel (one small session per process, one thread, as beam search's kernel). */
   static get(): Promise<SoftmaxKernel> {
-    SoftmaxKernel.instance ??= (async () => {
-      const rt = await ortRuntime();
-      const model = buildOnnxModel([{ op: 'Softmax', inputs: ['scores'], outputs: ['probs'], attrs: { axis: 1 } }], [{ name: 'scores', elem: ELEM.float, rank: 2 }], [{ name: 'probs', elem: ELEM.float, rank: 2 }]);
-      const session = await rt.InferenceSession.create(model, { graphOptimizationLevel: 'all', intraOpNumThreads: 1 });
-      return new SoftmaxKernel(rt, session);
-    })();
+    SoftmaxKernel.instance ??= openHelperSession(
+      buildOnnxModel([{ op: 'Softmax', inputs: ['scores'], outputs: ['probs'], attrs: { axis: 1 } }], [{ name: 'scores', elem: ELEM.float, rank: 2 }], [{ name: 'probs', elem: ELEM.float, rank: 2 }]),
+    ).then(({ rt, session }) => new SoftmaxKernel(rt, session));
     return SoftmaxKernel.instance;
   }
 

@@ -5,6 +5,9 @@
  * outputs of unknown shape.
  */
 
+import type * as ort from 'onnxruntime-common';
+import { ortRuntime, type OrtModule } from './ortRuntime';
+
 const enc = new TextEncoder();
 
 /** Protobuf field writer. */
@@ -137,4 +140,13 @@ export function buildOnnxModel(
     .msg(7, graph)
     .msg(8, new Writer().str(1, '').int(2, opset)) // opset_import
     .done();
+}
+
+/**
+ * A session of a helper graph built by {@link buildOnnxModel} (beam search's step, sampling's softmax): every graph
+ * optimisation, one intra-op thread (they run between a model's passes, on a batch's logits).
+ */
+export async function openHelperSession(model: Uint8Array): Promise<{ rt: OrtModule; session: ort.InferenceSession }> {
+  const rt = await ortRuntime();
+  return { rt, session: await rt.InferenceSession.create(model, { graphOptimizationLevel: 'all', intraOpNumThreads: 1 }) };
 }
