@@ -67,10 +67,15 @@ async function chooser(vocabSize: number, split: readonly SplitProcessors[], set
   };
 }
 
-/** Σ of a row of probabilities (float64). */
+/**
+ * Σ of a row of probabilities (float64).
+ *
+ * @throws RangeError when it is not positive and finite (NaN logits, or every score −∞), as `NucleusSelector` does
+ */
 function sumOf(p: Float32Array): number {
   let z = 0;
   for (let i = 0; i < p.length; i++) z += p[i];
+  if (!(z > 0 && z < Infinity)) throw new RangeError(z !== z ? 'a probability is NaN (NaN logits?)' : 'every token has probability 0');
   return z;
 }
 

@@ -97,6 +97,23 @@ describe('nucleus sampling (bundled GPT-2 fixture)', () => {
     }
   });
 
+  it('refuses NaN logits with and without top-p, on both paths, instead of drawing from them', async () => {
+    const broken = {
+      ...model,
+      vocabSize: model.vocabSize,
+      startDecoding: async (...args: Parameters<typeof model.startDecoding>) => {
+        const started = await model.startDecoding(...args);
+        started.logits.fill(NaN);
+        return started;
+      },
+    } as unknown as OnnxCausalLM;
+    for (const topP of [0.9, 1]) {
+      for (const noKernel of [false, true]) {
+        await assert.rejects(decode(broken, [prompts[0]], { strategy: 'nucleusSampling', topP, numReturnSequences: 2, seed: 1, maxNewTokens: 3 }, { noKernel }), /NaN|probability 0/, `p = ${topP}, noKernel ${noKernel}`);
+      }
+    }
+  });
+
   it('p → 0 gives the greedy sequence for every sample', async () => {
     const greedy = await decode(model, prompts, { strategy: 'greedy', maxNewTokens: 20 });
     for (const topP of [0, 1e-9]) {
