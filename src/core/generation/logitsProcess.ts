@@ -189,7 +189,8 @@ export class TopKLogitsWarper implements LogitsProcessor {
  * rounding of the limit.
  */
 export class TopPLogitsWarper implements LogitsProcessor {
-  private readonly selector: NucleusSelector;
+  /** The selection it applies; sampling's kernel path applies it to onnxruntime's probabilities instead. */
+  readonly selector: NucleusSelector;
   private probs = new Float64Array(0);
 
   /**

@@ -18,7 +18,7 @@ import { sampleLoop, type BatchChooser, type TokenChooser } from './sampleLoop';
 import { sampleCategorical, sampleFromProbabilities, sampleStream, type UniformStream } from './samplers';
 import type { LoopHooks, RowResult } from './sequences';
 import { SoftmaxKernel } from './softmaxKernel';
-import { NucleusSelector } from './topP';
+import type { NucleusSelector } from './topP';
 
 /** One setting's processors split as the kernel path runs them: those before the softmax, and top-p after it. */
 interface SplitProcessors {
@@ -32,7 +32,7 @@ function splitProcessors(config: ResolvedGenerationConfig, kernel: boolean): Spl
   const all = buildLogitsProcessors(config, true);
   const last = all.processors[all.length - 1];
   if (!kernel || !(last instanceof TopPLogitsWarper)) return { before: all };
-  return { before: new LogitsProcessorList(all.processors.slice(0, -1)), nucleus: new NucleusSelector(last.topP, last.minTokensToKeep) };
+  return { before: new LogitsProcessorList(all.processors.slice(0, -1)), nucleus: last.selector };
 }
 
 /**
