@@ -1,38 +1,64 @@
 /**
- * ReflectEval's layers (docs/architecture.md), checked by test/architecture.test.ts. A module may import from its
- * own layer and the layers below it, never from a layer above; core never imports VS Code, the CLI or the
- * extension; webviews never import Node or VS Code; nothing imports in a circle.
+ * ReflectEval's house rules (docs/architecture.md), checked by test/architecture.test.ts on every run.
+ *
+ * `src/core` is a building of floors. Each folder of `src/core` is one room (one idea), and so is each file at the
+ * root of `src/core`. A room may import only from rooms on floors below its own: never from its own floor, never
+ * from above, type-only imports included — so no two folders can import each other, and no floor is higher than it
+ * must be. The programs (`src/cli`, `src/extension`) stand on top; webviews (`webview/`) bundle pure core code
+ * and talk to their host only through messages.
  */
-const LAYERS = [
-  ['base', '^src/core/(version|config)[.]ts$|^src/core/(dialogue|evaluators|cache|stats)/'],
-  ['formats and models', '^src/core/(format|labels|models|remote)/'],
-  ['evaluation', '^src/core/(generation|metrics|judges|annomi|annotations|importers|dedup)/'],
-  ['analysis', '^src/core/(agreement|analysis|planning)/'],
-  ['jobs', '^src/core/jobs/'],
-  ['programs', '^src/(cli|extension)/'],
+const FLOORS = [
+  /* 1 */ ['version.ts', 'config.ts', 'stats', 'dialogue', 'cache', 'models', 'tables'],
+  /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'dedup'],
+  /* 3 */ ['labels', 'generation', 'metrics'],
+  /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation'],
+  /* 5 */ ['metaEvaluation', 'planning'],
+  /* 6 */ ['jobs'],
 ];
 
-const upward = [];
-LAYERS.forEach(([name, path], i) => {
-  const above = LAYERS.slice(i + 1).map(([, p]) => `(${p})`).join('|');
-  if (above) {
-    upward.push({
-      name: `no-upward-from-${name.replace(/\W+/g, '-')}`,
-      comment: `${name} must not import from a higher layer`,
+const roomPath = (room) => (room.endsWith('.ts') ? `^src/core/${room.replace('.', '[.]')}$` : `^src/core/${room}/`);
+const anyOf = (rooms) => rooms.map((r) => `(${roomPath(r)})`).join('|');
+const allRooms = FLOORS.flat();
+
+const floorRules = [];
+FLOORS.forEach((rooms, i) => {
+  const above = FLOORS.slice(i + 1).flat();
+  for (const room of rooms) {
+    const forbidden = [...rooms.filter((r) => r !== room), ...above];
+    if (forbidden.length === 0) continue;
+    floorRules.push({
+      name: `floor-${i + 1}-${room.replace(/\W+/g, '-')}`,
+      comment: `${room} (floor ${i + 1}) may import only from rooms on floors below ${i + 1}`,
       severity: 'error',
-      from: { path },
-      to: { path: above, dependencyTypesNot: ['type-only'] },
+      from: { path: roomPath(room) },
+      to: { path: anyOf(forbidden) },
     });
   }
 });
 
 module.exports = {
+  FLOORS,
   forbidden: [
-    ...upward,
-    { name: 'core-without-vscode', severity: 'error', from: { path: '^src/core/' }, to: { path: '^vscode$|^src/(cli|extension)/|^webview/' } },
+    ...floorRules,
+    {
+      name: 'core-room-declared',
+      comment: 'every folder and root file of src/core stands on a declared floor (add a new one to FLOORS)',
+      severity: 'error',
+      from: { path: '^src/core/', pathNot: anyOf(allRooms) },
+      to: {},
+    },
+    { name: 'core-without-programs', severity: 'error', from: { path: '^src/core/' }, to: { path: '^vscode$|^src/(cli|extension)/|^webview/' } },
     { name: 'cli-without-extension', severity: 'error', from: { path: '^src/cli/' }, to: { path: '^vscode$|^src/extension/' } },
-    { name: 'webview-without-host', severity: 'error', from: { path: '^webview/' }, to: { path: '^vscode$|^node:|^src/(cli|extension|core/jobs)/', dependencyTypesNot: ['type-only'] } },
-    { name: 'no-circular', severity: 'error', from: { path: '^(src|webview)/' }, to: { circular: true, dependencyTypesNot: ['type-only'] } },
+    { name: 'extension-without-cli', severity: 'error', from: { path: '^src/extension/' }, to: { path: '^src/cli/' } },
+    {
+      name: 'webview-without-host',
+      comment: 'a webview bundles pure core code; it reaches its host, Node and jobs only through messages',
+      severity: 'error',
+      from: { path: '^webview/' },
+      to: { path: '^vscode$|^src/(cli|extension)/|^src/core/jobs/', dependencyTypesNot: ['type-only'] },
+    },
+    { name: 'webview-without-node', severity: 'error', from: { path: '^webview/' }, to: { dependencyTypes: ['core'] } },
+    { name: 'no-circular', severity: 'error', from: { path: '^(src|webview)/' }, to: { circular: true } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

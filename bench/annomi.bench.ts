@@ -7,8 +7,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseAnnoMI, selectDialogues, windowTurnCounts, type AnnoMIDialogue } from '../src/core/annomi/annomi';
-import { renderContext, type TextTokenizer } from '../src/core/generation/modelInput';
+import { parseAnnoMI, selectDialogues, windowTurnCounts, type AnnoMIDialogue } from '../src/core/datasets/annomi';
+import type { TextTokenizer } from '../src/core/models/tokenizer';
+import { renderContext } from '../src/core/templates/modelInput';
 import type { TherapistBehaviour } from '../src/core/dialogue/types';
 import { loadTokenizer } from '../src/core/models/tokenizer';
 

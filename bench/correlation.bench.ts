@@ -7,8 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compareEvaluators } from '../src/core/analysis/compareEvaluators';
-import { cellInterval, cellPairs, correlationData, correlationTable, resamplePairs, type CorrelationMethod } from '../src/core/analysis/correlationTable';
+import { compareEvaluators } from '../src/core/correlation/compareEvaluators';
+import { cellInterval, cellPairs, correlationData, correlationTable, resamplePairs, type CorrelationMethod } from '../src/core/correlation/correlationTable';
 import { bootstrapIndices } from '../src/core/stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted } from '../src/core/stats/correlation';
 import { documentItems, parseDocument } from '../src/core/format/jsonl';

@@ -36,7 +36,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { importAnnoMI, parseAnnoMI } from '../src/core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI } from '../src/core/datasets/annomi';
 import type { Candidate, DialogueItem, Score } from '../src/core/dialogue/types';
 import { formatItems } from '../src/core/format/jsonl';
 import { keysLive, launchWorkbench, openDialogueFile, out, prerequisitesPresent, waitFor, type Workbench } from '../test/e2e/harness';

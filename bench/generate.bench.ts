@@ -18,9 +18,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { decode } from '../src/core/generation/engine';
-import type { GenerationConfig } from '../src/core/generation/config';
-import { buildModelInput } from '../src/core/generation/modelInput';
+import { decode } from '../src/core/decoding/engine';
+import type { GenerationConfig } from '../src/core/decoding/generationConfig';
+import { buildModelInput } from '../src/core/templates/modelInput';
 import { OnnxCausalLM } from '../src/core/models/causalLM';
 import type { Turn } from '../src/core/dialogue/types';
 import { runReal } from './generateReal';

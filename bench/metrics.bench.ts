@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import seedrandom from 'seedrandom';
-import { parseAnnoMI } from '../src/core/annomi/annomi';
+import { parseAnnoMI } from '../src/core/datasets/annomi';
 import { getMetric, type MetricInput } from '../src/core/metrics';
 import { sharedWordNet } from '../src/core/metrics/text/wordnet';
 

@@ -10,7 +10,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { importAnnoMI, parseAnnoMI } from '../src/core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI } from '../src/core/datasets/annomi';
 import type { Candidate, DialogueItem, Score } from '../src/core/dialogue/types';
 import { compactDocument } from '../src/core/format/compact';
 import { formatItems, parseDocument } from '../src/core/format/jsonl';

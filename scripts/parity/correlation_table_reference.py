@@ -6,7 +6,7 @@ computed independently of the TypeScript code with Debian's python3-scipy (1.10)
     /usr/bin/python3 scripts/parity/correlation_table_reference.py
 
 Reads test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl and
-test/core/analysis/fixtures/bootstrap-indices.json; writes test/core/analysis/fixtures/scipy-correlation-table.json:
+test/core/correlation/fixtures/bootstrap-indices.json; writes test/core/correlation/fixtures/scipy-correlation-table.json:
 
 - cells: for every method (spearman, pearson, kendall), human group (experts, laypeople, all) and column
   (origin.source of the candidate, only groups with a labelled response, then "all"): every evaluator's n, left-out
@@ -37,8 +37,8 @@ warnings.simplefilter("ignore")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DATA = os.path.join(ROOT, "test", "fixtures", "correlation", "evalreflections-synthetic.dialogues.jsonl")
-INDICES = os.path.join(ROOT, "test", "core", "analysis", "fixtures", "bootstrap-indices.json")
-DEST = os.path.join(ROOT, "test", "core", "analysis", "fixtures", "scipy-correlation-table.json")
+INDICES = os.path.join(ROOT, "test", "core", "correlation", "fixtures", "bootstrap-indices.json")
+DEST = os.path.join(ROOT, "test", "core", "correlation", "fixtures", "scipy-correlation-table.json")
 FUNCS = {"spearman": stats.spearmanr, "pearson": stats.pearsonr, "kendall": stats.kendalltau}
 
 items = [json.loads(line) for line in open(DATA, encoding="utf-8") if line.strip()]

@@ -1,5 +1,5 @@
-"""Reference values for the meta-evaluation statistics (src/core/agreement/*, src/core/stats/{tTest,multipleTesting,
-partialCorrelation}.ts), written to test/core/agreement/fixtures/meta-evaluation-reference.json.
+"""Reference values for the meta-evaluation statistics (src/core/metaEvaluation/*, src/core/agreement/*, src/core/stats/{tTest,multipleTesting,
+partialCorrelation}.ts), written to test/core/metaEvaluation/fixtures/meta-evaluation-reference.json.
 
 Run with Debian's python (statsmodels 0.13.5, scipy 1.10.1, numpy 1.24, sklearn):
 
@@ -42,7 +42,7 @@ from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-OUT = os.path.join(ROOT, "test", "core", "agreement", "fixtures", "meta-evaluation-reference.json")
+OUT = os.path.join(ROOT, "test", "core", "metaEvaluation", "fixtures", "meta-evaluation-reference.json")
 
 sys.path.insert(0, os.environ["KRIPPENDORFF_SRC"])
 import krippendorff  # noqa: E402  (the reference, from the fetched repository)

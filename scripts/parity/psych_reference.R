@@ -1,5 +1,5 @@
 # Reference values from R for the meta-evaluation statistics, written to
-# test/core/agreement/fixtures/r-reference.json. Reads the inputs that meta_evaluation_reference.py wrote.
+# test/core/metaEvaluation/fixtures/r-reference.json. Reads the inputs that meta_evaluation_reference.py wrote.
 #
 #   IRRCAC_SRC=<the R/ folder of Gwet's irrCAC package, public repository kgwet/irrCAC> \
 #   Rscript scripts/parity/psych_reference.R
@@ -16,7 +16,7 @@ suppressMessages({
 args <- commandArgs(trailingOnly = FALSE)
 here <- dirname(normalizePath(sub("^--file=", "", args[grep("^--file=", args)])))
 root <- normalizePath(file.path(here, "..", ".."))
-fixtures <- file.path(root, "test", "core", "agreement", "fixtures")
+fixtures <- file.path(root, "test", "core", "metaEvaluation", "fixtures")
 ref <- fromJSON(file.path(fixtures, "meta-evaluation-reference.json"), simplifyVector = FALSE)
 irr <- Sys.getenv("IRRCAC_SRC")
 for (f in c("weights.gen.r", "agree.coeff3.raw.r")) source(file.path(irr, f))
@@ -68,4 +68,4 @@ out <- list(generatedBy = unbox("scripts/parity/psych_reference.R"), R = unbox(p
             irrCAC = unbox("kgwet/irrCAC 7fb7509236672b8601c96366ca720f12a0d5bb7b (run, not copied)"),
             icc = icc, kappa = kappa, ac1 = ac1)
 writeLines(toJSON(out, digits = NA, auto_unbox = FALSE, null = "null"), file.path(fixtures, "r-reference.json"))
-cat("wrote test/core/agreement/fixtures/r-reference.json:", length(icc), "ICC,", length(kappa), "kappa,", length(ac1), "AC1 cases\n")
+cat("wrote test/core/metaEvaluation/fixtures/r-reference.json:", length(icc), "ICC,", length(kappa), "kappa,", length(ac1), "AC1 cases\n")

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { JobHost, JobProgress, JobReport, SecretAnswer, SecretRequest } from '../core/jobs/host';
-import { DEFAULT_API_KEY_ENV, endpointOrigin } from '../core/jobs/keyPolicy';
+import { DEFAULT_API_KEY_ENV, endpointOrigin } from '../core/jobs/apiKeyPolicy';
 import { log } from './common';
 import { bundledData, bundledModels, bundledPrompts } from './paths';
 

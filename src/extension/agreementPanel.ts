@@ -7,13 +7,13 @@
  */
 import * as vscode from 'vscode';
 import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
-import { displayNames } from '../core/analysis/evaluatorNames';
-import { firstStudyAnalysis } from '../core/analysis/firstStudy';
-import { plainCellText, renderTables, type PlainTable } from '../core/agreement/agreementExport';
-import { errorCategoryAgreement, errorCategoryAgreementPlainTable, errorCategoryEvaluators } from '../core/agreement/errorCategoryAgreement';
+import { displayNames } from '../core/evaluators/evaluatorNames';
+import { firstStudyAnalysis } from '../core/agreement/firstStudy';
+import { plainCellText, renderTables, type PlainTable } from '../core/metaEvaluation/metaEvaluationExport';
+import { errorCategoryAgreement, errorCategoryAgreementPlainTable, errorCategoryEvaluators } from '../core/metaEvaluation/errorCategoryAgreement';
 import type { DialogueItem } from '../core/dialogue/types';
-import { firstStudyCsv } from '../core/analysis/firstStudyCsv';
-import { DEFAULT_EXPERT_PREFIX } from '../core/annotations/layout';
+import { firstStudyCsv } from '../core/agreement/firstStudyCsv';
+import { DEFAULT_EXPERT_PREFIX } from '../core/datasets/annotationColumns';
 import { documentItems } from '../core/format/jsonl';
 import type { AgreementHostMessage, AgreementWebviewMessage, ErrorCategoryTableView, ExportableTable } from '../../webview/agreement/protocol';
 import { config } from './commands/common';

@@ -8,11 +8,11 @@
  */
 import * as vscode from 'vscode';
 import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
-import { compareEvaluators } from '../core/analysis/compareEvaluators';
-import { exportTable } from '../core/analysis/correlationExport';
-import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/analysis/correlationTable';
-import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/analysis/evaluatorNames';
-import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/analysis/sideBySide';
+import { compareEvaluators } from '../core/correlation/compareEvaluators';
+import { exportTable } from '../core/correlation/correlationExport';
+import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/correlation/correlationTable';
+import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/evaluators/evaluatorNames';
+import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings, type PinView } from '../../webview/correlation/protocol';

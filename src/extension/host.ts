@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { DialogueFileDocument } from './dialogueDocument';
 import type { DialogueItem } from '../core/dialogue/types';
 import type { ItemSink, JobHost, JobReport } from '../core/jobs/host';
-import type { EndpointSource } from '../core/jobs/keyPolicy';
+import type { EndpointSource } from '../core/jobs/apiKeyPolicy';
 import type { FileJobPlan } from '../core/jobs/plans';
 import { failFor } from '../core/config';
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../core/models/ortRuntime';

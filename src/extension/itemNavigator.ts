@@ -2,12 +2,12 @@
  * The dialogue editor's item list navigation, host side (issue 18 item 3; the plan order: issue 16 item 3): turns
  * the webview's filter and order into the list of items it shows, the disagreement marks on a candidate, "next
  * unlabelled", and the labelling progress in the VS Code status bar. The rules are core's
- * (src/core/analysis/itemNavigation.ts, src/core/planning/planView.ts); this module only applies them to a document.
+ * (src/core/navigation/itemNavigation.ts, src/core/planning/planView.ts); this module only applies them to a document.
  */
 import * as vscode from 'vscode';
 import type { DialogueFileDocument } from './dialogueDocument';
-import { annotatorDisagreement, blindSafeFilter, describeJudgeHumanDisagreement, filterItems, judgeHumanDisagreements, labelProgress, nextUnlabelled, originGroups, type ItemFilter, type LabelProgress, type ListPosition } from '../core/analysis/itemNavigation';
-import type { ScoreScale } from '../core/analysis/scoreSummary';
+import { annotatorDisagreement, blindSafeFilter, describeJudgeHumanDisagreement, filterItems, judgeHumanDisagreements, labelProgress, nextUnlabelled, originGroups, type ItemFilter, type LabelProgress, type ListPosition } from '../core/navigation/itemNavigation';
+import type { ScoreScale } from '../core/navigation/scoreSummary';
 import type { DialogueItem } from '../core/dialogue/types';
 import { blindCandidateId, blindOrder, candidateIdOfView, type ItemView } from '../core/labels/annotatorView';
 import type { CandidateMarks, ListOrder, NavigatorState } from '../../webview/editor/protocol';

@@ -2,12 +2,12 @@
  * API keys in the editor (docs/security.md): each key is stored in SecretStorage for one endpoint origin; the
  * origins keys are stored for, and the user's "Always for this origin" approvals, are kept in globalState (never in
  * settings, which a workspace can override). Whether a request may carry a key is decided in core
- * (src/core/jobs/keyPolicy.ts); this module is its store, its modal dialog, the commands that set keys and forget
+ * (src/core/jobs/apiKeyPolicy.ts); this module is its store, its modal dialog, the commands that set keys and forget
  * approvals, and the migration of keys stored before keys had origins.
  */
 import * as vscode from 'vscode';
 import type { SecretAnswer, SecretRequest } from '../core/jobs/host';
-import { approvedKey, endpointOrigin, type EndpointSource, type KeyAnswer, type KeyApproval, type KeyPurpose, type KeyQuestion, type KeyRef, type KeyStore, type StoredKeys } from '../core/jobs/keyPolicy';
+import { approvedKey, endpointOrigin, type EndpointSource, type KeyAnswer, type KeyApproval, type KeyPurpose, type KeyQuestion, type KeyRef, type KeyStore, type StoredKeys } from '../core/jobs/apiKeyPolicy';
 
 /** SecretStorage names of keys stored before keys had origins (ReflectEval ≤ 0.1): one per purpose. */
 export const LEGACY_SECRET_KEYS: Record<KeyPurpose, string> = { judge: 'reflectEval.judge.apiKey', generator: 'reflectEval.generator.apiKey' };

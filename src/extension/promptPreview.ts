@@ -112,7 +112,7 @@ export class PromptPreviewPanel {
     const msg: PreviewHostMessage = { type: 'preview', template: `prompt search: ${vscode.workspace.asRelativePath(ref.reportFile)}`, variant: { body: '?', request: '?' }, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
     try {
       const { readSearchReport, searchVariantLibrary } = await import('../core/jobs/searchLeaderboard');
-      const { loadPromptLibrary, assemblePrompt } = await import('../core/judges/prompts');
+      const { loadPromptLibrary, assemblePrompt } = await import('../core/templates/judgePrompt');
       const report = readSearchReport(ref.reportFile);
       const entry = report.entries[ref.index];
       if (!entry) throw new Error(`${ref.reportFile}: no entry ${ref.index}`);
@@ -155,7 +155,7 @@ export class PromptPreviewPanel {
     };
     const msg: PreviewHostMessage = { type: 'preview', template: vscode.workspace.asRelativePath(doc.uri), variant, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
     try {
-      const { loadPromptLibrary, assemblePrompt, variantIndentWarnings } = await import('../core/judges/prompts');
+      const { loadPromptLibrary, assemblePrompt, variantIndentWarnings } = await import('../core/templates/judgePrompt');
       const roots = [vscode.Uri.joinPath(this.context.extensionUri, 'prompts').fsPath];
       if (tpl.root !== roots[0]) roots.push(tpl.root);
       const lib = loadPromptLibrary(...roots);

@@ -67,7 +67,7 @@ describe('reflect-eval import/export annotations, agreement', () => {
   });
 
   it('fails with the file, line and column of each bad row, writing nothing', () => {
-    const bad = join(root, 'test', 'core', 'annotations', 'fixtures', 'bad-rows.csv');
+    const bad = join(root, 'test', 'core', 'datasets', 'fixtures', 'bad-rows.csv');
     const out = join(dir, 'bad.dialogues.jsonl');
     const r = cli('import', 'annotations', bad, '-o', out);
     assert.equal(r.code, 1);

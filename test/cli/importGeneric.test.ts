@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '../..');
-const fixtures = join(root, 'test', 'core', 'importers', 'fixtures');
+const fixtures = join(root, 'test', 'core', 'datasets', 'fixtures');
 
 function cli(...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], { encoding: 'utf8', cwd: root });

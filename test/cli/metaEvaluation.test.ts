@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { evaluatorAltTest } from '../../src/core/agreement/altTest';
+import { evaluatorAltTest } from '../../src/core/metaEvaluation/altTest';
 import { agreementTable } from '../../src/core/agreement/agreementTable';
-import { leaveOneOutCeiling } from '../../src/core/agreement/ceiling';
-import { itemsBy } from '../../src/core/agreement/groupBy';
+import { leaveOneOutCeiling } from '../../src/core/correlation/ceiling';
+import { itemsBy } from '../../src/core/dialogue/groupBy';
 import type { DialogueItem } from '../../src/core/dialogue/types';
 
 const root = resolve(__dirname, '../..');

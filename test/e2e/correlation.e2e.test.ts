@@ -14,8 +14,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import type { CorrelationTable } from '../../src/core/analysis/correlationTable';
-import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
+import type { CorrelationTable } from '../../src/core/correlation/correlationTable';
+import type { EvaluatorComparison } from '../../src/core/correlation/compareEvaluators';
 import { editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, out, QUICK_INPUT, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const TABLE = join(root, 'data/annotations/synthetic-annotations.csv');

@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import seedrandom from 'seedrandom';
-import { filterItems, nextUnlabelled } from '../../src/core/analysis/itemNavigation';
+import { filterItems, nextUnlabelled } from '../../src/core/navigation/itemNavigation';
 import type { Annotation, Candidate, DialogueItem } from '../../src/core/dialogue/types';
 import { planLabels, startLabelPlan, type LabelPlanRecord } from '../../src/core/planning/planner';
 import { planListOrder } from '../../src/core/planning/planView';

@@ -1,5 +1,5 @@
-/** An in-memory KeyStore (src/core/jobs/keyPolicy.ts) for tests: the editor's SecretStorage and globalState stand-in. */
-import type { KeyApproval, KeyStore } from '../../src/core/jobs/keyPolicy';
+/** An in-memory KeyStore (src/core/jobs/apiKeyPolicy.ts) for tests: the editor's SecretStorage and globalState stand-in. */
+import type { KeyApproval, KeyStore } from '../../src/core/jobs/apiKeyPolicy';
 
 /** An in-memory key store: keys by `purpose@home` (`purpose@` for an unbound one), approvals in a list. */
 export function memoryKeyStore(keys: Record<string, string>, approvals: KeyApproval[] = []): KeyStore & { keys: Record<string, string>; approvalsList: KeyApproval[] } {

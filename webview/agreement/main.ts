@@ -5,7 +5,7 @@
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartConfiguration } from 'chart.js';
 import type { AgreementRow, AgreementTable } from '../../src/core/agreement/agreementTable';
-import { formatNumber } from '../../src/core/analysis/format';
+import { formatNumber } from '../../src/core/tables/numberFormat';
 import type { AgreementHostMessage, AgreementWebviewMessage, AnalysisView, ErrorCategoryTableView, ExportableTable } from './protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);

@@ -2,8 +2,8 @@
  * The typed message protocol between the extension host and the agreement & error analyses panel webview. Both
  * sides compile against these definitions; nothing else crosses the boundary.
  */
-import type { FirstStudyAnalysis } from '../../src/core/analysis/firstStudy';
-import type { FirstStudyTable } from '../../src/core/analysis/firstStudyCsv';
+import type { FirstStudyAnalysis } from '../../src/core/agreement/firstStudy';
+import type { FirstStudyTable } from '../../src/core/agreement/firstStudyCsv';
 
 /** The analysis as the panel shows it: `firstStudyAnalysis`'s result without the per-response list. */
 export type AnalysisView = Omit<FirstStudyAnalysis, 'responses'>;

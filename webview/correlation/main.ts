@@ -4,10 +4,10 @@
  * pinned configurations, the table the host computes (sorted and filtered here), the comparison of two
  * evaluators, and export buttons. All numbers come from the host; this file only lays them out.
  */
-import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
-import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/analysis/correlationTable';
-import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/analysis/format';
-import { FOREST_PLOT_CSS, forestPlotSvg, stripPlotSvg, type StripPanel } from '../../src/core/analysis/forestPlot';
+import type { EvaluatorComparison } from '../../src/core/correlation/compareEvaluators';
+import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/correlation/correlationTable';
+import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/tables/numberFormat';
+import { FOREST_PLOT_CSS, forestPlotSvg, stripPlotSvg, type StripPanel } from '../../src/core/correlation/forestPlot';
 import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
 import { SettingsSync } from './settingsSync';
 

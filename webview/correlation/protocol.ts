@@ -2,9 +2,9 @@
  * The typed message protocol between the extension host and the correlation panel webview. Both sides compile against these
  * definitions; nothing else crosses the boundary.
  */
-import type { EvaluatorComparison } from '../../src/core/analysis/compareEvaluators';
-import type { StripPanel } from '../../src/core/analysis/forestPlot';
-import type { BestRule, CorrelationMethod, CorrelationTable, HumanChoice } from '../../src/core/analysis/correlationTable';
+import type { EvaluatorComparison } from '../../src/core/correlation/compareEvaluators';
+import type { StripPanel } from '../../src/core/correlation/forestPlot';
+import type { BestRule, CorrelationMethod, CorrelationTable, HumanChoice } from '../../src/core/correlation/correlationTable';
 
 /** The controls of the panel: one configuration of the table. */
 export interface PanelSettings {

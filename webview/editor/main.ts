@@ -15,7 +15,7 @@ import { applyLabelOpToAnnotation, labelStatus, type LabelOp, type LabelStatus }
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
-import type { ErrorVerdict, ScoreGroup } from '../../src/core/analysis/scoreSummary';
+import type { ErrorVerdict, ScoreGroup } from '../../src/core/navigation/scoreSummary';
 import { isLabelAction, keysOf, labelOpOfKey, type EditorAction } from './keys';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
 import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, FocusState, ItemEntry, ProblemEntry } from './protocol';

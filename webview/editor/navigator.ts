@@ -4,7 +4,7 @@
  * only shows the controls, sends the choice, and maps list positions to item indices for the item list and the
  * item keys. Blind mode: the origin and judge-vs-humans filters are not offered, and the bar says so.
  */
-import type { ItemFilter } from '../../src/core/analysis/itemNavigation';
+import type { ItemFilter } from '../../src/core/navigation/itemNavigation';
 import { keysOf } from './keys';
 import type { CandidateMarks, EditorWebviewMessage, ItemEntry, ListOrder, NavigatorState } from './protocol';
 

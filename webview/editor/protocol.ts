@@ -4,15 +4,15 @@
  */
 import type { LabelOp } from '../../src/core/labels/annotate';
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
-import type { ScoreGroup } from '../../src/core/analysis/scoreSummary';
+import type { ScoreGroup } from '../../src/core/navigation/scoreSummary';
 import type { EditorAction } from './keys';
-import type { ItemFilter, LabelProgress } from '../../src/core/analysis/itemNavigation';
+import type { ItemFilter, LabelProgress } from '../../src/core/navigation/itemNavigation';
 
 /** How the item list is sorted: file order, or the labelling plan's (next to label first; issue 16 item 3). */
 export type ListOrder = 'file' | 'plan';
 
 /**
- * The item list's filter, order and progress as the host computed them (src/core/analysis/itemNavigation.ts;
+ * The item list's filter, order and progress as the host computed them (src/core/navigation/itemNavigation.ts;
  * the plan: src/core/planning/planView.ts). Sent after every `index` and whenever the filter or order changes.
  */
 export interface NavigatorState {

@@ -7,12 +7,12 @@
  */
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { EXPORT_FORMATS, type ExportFormat } from '../../core/analysis/correlationExport';
-import { correlationData } from '../../core/analysis/correlationTable';
-import { displayNames } from '../../core/analysis/evaluatorNames';
-import { firstStudyAnalysis, type FirstStudyAnalysis } from '../../core/analysis/firstStudy';
-import { firstStudyCsv } from '../../core/analysis/firstStudyCsv';
-import { formatFirstStudyAnalysis } from '../../core/analysis/firstStudyText';
+import { EXPORT_FORMATS, type ExportFormat } from '../../core/correlation/correlationExport';
+import { correlationData } from '../../core/correlation/correlationTable';
+import { displayNames } from '../../core/evaluators/evaluatorNames';
+import { firstStudyAnalysis, type FirstStudyAnalysis } from '../../core/agreement/firstStudy';
+import { firstStudyCsv } from '../../core/agreement/firstStudyCsv';
+import { formatFirstStudyAnalysis } from '../../core/agreement/firstStudyText';
 import {
   ceilingPlainTable,
   groupedCoefficientsPlainTables,
@@ -20,13 +20,13 @@ import {
   majorityPlainTable,
   renderTables,
   type PlainTable,
-} from '../../core/agreement/agreementExport';
-import { leaveOneOutCeiling } from '../../core/agreement/ceiling';
+} from '../../core/metaEvaluation/metaEvaluationExport';
+import { leaveOneOutCeiling } from '../../core/correlation/ceiling';
 import { agreementCoefficientsBy } from '../../core/agreement/coefficientsTable';
-import { itemsBy } from '../../core/agreement/groupBy';
-import { lengthBias } from '../../core/agreement/lengthBias';
-import { evaluatorVsMajority } from '../../core/agreement/majorityLabel';
-import { errorCategoryAgreement, errorCategoryAgreementPlainTable } from '../../core/agreement/errorCategoryAgreement';
+import { itemsBy } from '../../core/dialogue/groupBy';
+import { lengthBias } from '../../core/metaEvaluation/lengthBias';
+import { evaluatorVsMajority } from '../../core/metaEvaluation/majorityLabel';
+import { errorCategoryAgreement, errorCategoryAgreementPlainTable } from '../../core/metaEvaluation/errorCategoryAgreement';
 import type { DialogueItem } from '../../core/dialogue/types';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import type { HumanGroup } from '../../core/labels/groups';

@@ -5,10 +5,10 @@
  * and the advantage probability (to rank evaluators).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { EXPORT_FORMATS, type ExportFormat } from '../../core/analysis/correlationExport';
-import { displayNames } from '../../core/analysis/evaluatorNames';
-import { evaluatorAltTest, type AltTestScoring } from '../../core/agreement/altTest';
-import { altTestPlainTable, renderTables } from '../../core/agreement/agreementExport';
+import { EXPORT_FORMATS, type ExportFormat } from '../../core/correlation/correlationExport';
+import { displayNames } from '../../core/evaluators/evaluatorNames';
+import { evaluatorAltTest, type AltTestScoring } from '../../core/metaEvaluation/altTest';
+import { altTestPlainTable, renderTables } from '../../core/metaEvaluation/metaEvaluationExport';
 import type { HumanGroup } from '../../core/labels/groups';
 import { openDialogues, positiveInt } from '../common';
 import { resolveEvaluator } from './correlate';

@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { importAnnoMI, parseAnnoMI, selectDialogues, summariseWindowCounts, therapistLabelDistribution, windowTurnCounts, type AnnoMISelection } from '../../core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI, selectDialogues, summariseWindowCounts, therapistLabelDistribution, windowTurnCounts, type AnnoMISelection } from '../../core/datasets/annomi';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import { formatItems } from '../../core/format/jsonl';
-import { MAX_CONTEXT_TOKENS } from '../../core/generation/modelInput';
+import { MAX_CONTEXT_TOKENS } from '../../core/templates/modelInput';
 import { isHubId, resolveCausalLM } from '../../core/models/modelSource';
 import { loadTokenizer } from '../../core/models/tokenizer';
 import type { TherapistBehaviour } from '../../core/dialogue/types';

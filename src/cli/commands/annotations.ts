@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { exportAnnotationTable } from '../../core/annotations/exportTable';
-import { importAnnotationTable, type AnnotationImportOptions } from '../../core/annotations/importTable';
-import { DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/annotations/layout';
+import { exportAnnotationTable } from '../../core/datasets/annotationExport';
+import { importAnnotationTable, type AnnotationImportOptions } from '../../core/datasets/annotationImport';
+import { DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/datasets/annotationColumns';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import { formatItems } from '../../core/format/jsonl';
 import type { DialogueItem } from '../../core/dialogue/types';

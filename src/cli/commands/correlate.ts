@@ -3,13 +3,13 @@
  * and optionally written, in text, Markdown, LaTeX or CSV.
  */
 import { writeFileSync } from 'node:fs';
-import { forestPlotSvg } from '../../core/analysis/forestPlot';
+import { forestPlotSvg } from '../../core/correlation/forestPlot';
 import { InvalidArgumentError, type Command } from 'commander';
-import { withCeilingRows } from '../../core/agreement/ceiling';
-import { compareEvaluators } from '../../core/analysis/compareEvaluators';
-import { exportComparison, exportTable, EXPORT_FORMATS, tableNotes, type ExportFormat } from '../../core/analysis/correlationExport';
-import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/analysis/correlationTable';
-import { displayNames, parseMetricId } from '../../core/analysis/evaluatorNames';
+import { withCeilingRows } from '../../core/correlation/ceiling';
+import { compareEvaluators } from '../../core/correlation/compareEvaluators';
+import { exportComparison, exportTable, EXPORT_FORMATS, tableNotes, type ExportFormat } from '../../core/correlation/correlationExport';
+import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/correlation/correlationTable';
+import { displayNames, parseMetricId } from '../../core/evaluators/evaluatorNames';
 import { getMetric } from '../../core/metrics';
 import type { DialogueItem } from '../../core/dialogue/types';
 import { log, openDialogues, positiveInt } from '../common';

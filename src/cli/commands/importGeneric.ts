@@ -8,7 +8,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import { formatItems } from '../../core/format/jsonl';
-import { formatOf, guessMapping, importDataset, MAPPING_PRESETS, previewItems, readDataset, type DatasetMapping } from '../../core/importers';
+import { formatOf, guessMapping, importDataset, MAPPING_PRESETS, previewItems, readDataset, type DatasetMapping } from '../../core/datasets';
 import { log, positiveInt } from '../common';
 
 /** The mapping of `--mapping` (a JSON file or inline JSON) or `--preset`, before validation. */

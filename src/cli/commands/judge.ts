@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { estimateJudgePlan, validateJudgePlan, type JudgePlan } from '../../core/jobs/judge';
 import { runPlanOnFile } from '../../core/jobs/file';
-import type { JudgeSpec } from '../../core/judges/runConfig';
+import type { JudgeSpec } from '../../core/judges/judgeSpec';
 import { documentItems } from '../../core/format/jsonl';
 import { readDialogueFile } from '../../core/format/files';
 import { log, positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { importAnnoMI, parseAnnoMI } from '../../core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI } from '../../core/datasets/annomi';
 import type { DialogueItem, TherapistBehaviour } from '../../core/dialogue/types';
-import { MAX_CONTEXT_TOKENS } from '../../core/generation/modelInput';
+import { MAX_CONTEXT_TOKENS } from '../../core/templates/modelInput';
 import { runPerplexityPlan, validatePerplexityPlan } from '../../core/jobs/perplexity';
 import type { PerplexityResult } from '../../core/generation/perplexity';
 import { DEFAULT_GENERATOR } from '../../core/models/registry';

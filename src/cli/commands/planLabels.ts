@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { displayNames } from '../../core/analysis/evaluatorNames';
+import { displayNames } from '../../core/evaluators/evaluatorNames';
 import type { HumanGroup } from '../../core/labels/groups';
 import { designBound, type DesignBoundResult } from '../../core/planning/designBound';
 import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type PlanTarget } from '../../core/planning/planner';

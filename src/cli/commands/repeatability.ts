@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { renderTable } from '../../core/agreement/agreementExport';
-import { repeatabilityTable, repeatabilityTablePlain } from '../../core/agreement/repeatabilityTable';
-import { EXPORT_FORMATS, type ExportFormat } from '../../core/analysis/correlationExport';
-import type { HumanChoice } from '../../core/analysis/correlationTable';
+import { renderTable } from '../../core/metaEvaluation/metaEvaluationExport';
+import { repeatabilityTable, repeatabilityTablePlain } from '../../core/metaEvaluation/repeatabilityTable';
+import { EXPORT_FORMATS, type ExportFormat } from '../../core/correlation/correlationExport';
+import type { HumanChoice } from '../../core/correlation/correlationTable';
 import { log, openDialogues, positiveInt } from '../common';
 import { resolveEvaluator } from './correlate';
 

@@ -12,7 +12,7 @@ import { bootstrapStatistic, pick, type CoefficientBootstrap } from '../stats/cl
 import { fleissKappa } from './fleiss';
 import { gwetAC1, type GwetAC1Result } from './gwetAC1';
 import { icc, type IccForm } from './icc';
-import { itemsBy } from './groupBy';
+import { itemsBy } from '../dialogue/groupBy';
 import { krippendorffAlpha, type KrippendorffAlphaResult, type MeasurementLevel } from './krippendorffAlpha';
 import { labelMatrix, type LabelMatrix } from './labelData';
 import { valueCounts, type RatingValue } from './reliabilityData';

@@ -15,7 +15,7 @@
  *   (so an item's sample does not depend on the other items), the first k kept; every cluster when there are ≤ k.
  */
 import seedrandom from 'seedrandom';
-import { shuffled } from '../annomi/annomi';
+import { shuffled } from '../stats/shuffle';
 import type { Candidate, ClusterInfo, DialogueItem } from '../dialogue/types';
 import type { SentenceEmbedder } from '../models/sentenceEmbedding';
 import { REFLECT_EVAL_VERSION } from '../version';

@@ -17,8 +17,8 @@
 import OpenAI from 'openai';
 import { responseCacheKey, ResponseCache, type CacheStats } from '../cache/responseCache';
 import type { DecodingSettings, TherapistBehaviour, Turn } from '../dialogue/types';
-import { renderChatMessages, type ChatTemplate } from './chatTemplate';
-import { cleanResponse, renderContext, UTTERANCE_SEPARATOR } from './modelInput';
+import { renderChatMessages, type ChatTemplate } from '../templates/chatTemplate';
+import { cleanResponse, renderContext, UTTERANCE_SEPARATOR } from '../templates/modelInput';
 import type { CandidateGenerator } from './run';
 import { sequencesPerContext, type DecodingSpec } from './runConfig';
 

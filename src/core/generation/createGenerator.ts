@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { ResponseCache } from '../cache/responseCache';
 import { DEFAULT_GENERATOR, loadGenerativeModel, type ModelLocator } from '../models/registry';
 import { apiCandidateGenerator, ApiGenerator, type ApiReply } from './apiGenerator';
-import { findChatTemplate, loadChatTemplate } from './chatTemplate';
+import { findChatTemplate, loadChatTemplate } from '../templates/chatTemplate';
 import { localCandidateGenerator } from './localGenerator';
 import type { GeneratorHandle } from './run';
 import type { GeneratorSpec } from './runConfig';

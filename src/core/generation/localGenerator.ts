@@ -21,12 +21,12 @@
  */
 import type { GenerativeLM } from '../models/languageModel';
 import type { DecodingSettings } from '../dialogue/types';
-import type { GenerationConfig } from './config';
-import { decode, decodeSettings } from './engine';
-import { buildModelInput, cleanResponse, renderContext } from './modelInput';
+import type { GenerationConfig } from '../decoding/generationConfig';
+import { decode, decodeSettings } from '../decoding/engine';
+import { buildModelInput, cleanResponse, renderContext } from '../templates/modelInput';
 import type { DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
 import type { CandidateGenerator, ContextOutput, RunSettings } from './run';
-import type { GeneratedSequence } from './sequences';
+import type { GeneratedSequence } from '../decoding/sequences';
 import { describeSpec, type DecodingSpec } from './runConfig';
 
 /**

@@ -21,8 +21,8 @@
 import type { GenerativeLM } from '../models/languageModel';
 import type { DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
 import { generatorInputIds, inputWindow } from './localGenerator';
-import { MAX_CONTEXT_TOKENS, MAX_RESPONSE_TOKENS, responseIds } from './modelInput';
-import { teacherForcing, type TeacherForcingRequest } from './teacherForcing';
+import { MAX_CONTEXT_TOKENS, MAX_RESPONSE_TOKENS, responseIds } from '../templates/modelInput';
+import { teacherForcing, type TeacherForcingRequest } from '../decoding/teacherForcing';
 
 /** A reference response and the context it answered. */
 export interface PerplexityExample {

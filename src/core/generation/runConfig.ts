@@ -8,8 +8,8 @@
  */
 import type { TherapistBehaviour } from '../dialogue/types';
 import { ConfigError as RunConfigError } from '../config';
-import type { GenerationConfig, Strategy } from './config';
-import { MAX_CONTEXT_TOKENS } from './modelInput';
+import type { GenerationConfig, Strategy } from '../decoding/generationConfig';
+import { MAX_CONTEXT_TOKENS } from '../templates/modelInput';
 
 export { RunConfigError };
 

@@ -7,12 +7,12 @@ import { failFor, isObject, rejectUnknownFields } from '../config';
 import { clusterCandidates, mergeClusters, semanticDedupConfig, type SemanticDedupConfig } from '../dedup/semanticDedup';
 import { isModelDtype, loadSentenceEmbedder, MODEL_DTYPES, type ModelDtype } from '../models/registry';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
-import { updatesFor } from './runner';
+import { updatesFor } from './memorySink';
 
 /** A clustering run: {@link SemanticDedupConfig} fields (defaults filled in by the job) and the weights' precision. */
 export interface DedupPlan extends Partial<SemanticDedupConfig> {
   job?: 'dedup';
-  /** ONNX weights of the embedding model (default fp32; `q8` reads `model_quantized.onnx`, …; see models/layout.ts). */
+  /** ONNX weights of the embedding model (default fp32; `q8` reads `model_quantized.onnx`, …; see models/modelFiles.ts). */
   dtype?: ModelDtype;
 }
 

@@ -10,7 +10,7 @@ import { problemLineMessages } from '../format/lineReport';
 import type { JobHost, JobReport } from './host';
 import { runImportPlan } from './importData';
 import { runPlan, type FileJobPlan, type Pipeline } from './plans';
-import { MemorySink } from './runner';
+import { MemorySink } from './memorySink';
 
 /**
  * Runs a plan on a dialogue file and writes the result back (or to `options.out`).

@@ -18,8 +18,8 @@ import { describeSpec, resolveGenerationRun, validateGenerationConfig, type Gene
 import type { GeneratorSpec } from '../generation/runConfig';
 import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
 import { cacheFileBeside } from './judge';
-import { DEFAULT_API_KEY_ENV, keyRouteProblems, validateApiKeyOrigins, type KeyedEndpoint } from './keyPolicy';
-import { updatesFor } from './runner';
+import { DEFAULT_API_KEY_ENV, keyRouteProblems, validateApiKeyOrigins, type KeyedEndpoint } from './apiKeyPolicy';
+import { updatesFor } from './memorySink';
 
 /** A generation run: the object a `generate --config gen.json` file holds, plus where API replies are cached. */
 export interface GeneratePlan extends GenerationRunConfig {

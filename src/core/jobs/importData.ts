@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { importAnnoMI, parseAnnoMI, type AnnoMISelection } from '../annomi/annomi';
-import { importAnnotationTable, type AnnotationImportOptions } from '../annotations/importTable';
+import { importAnnoMI, parseAnnoMI, type AnnoMISelection } from '../datasets/annomi';
+import { importAnnotationTable, type AnnotationImportOptions } from '../datasets/annotationImport';
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import type { DialogueItem } from '../dialogue/types';
 import type { JobHost, JobReport } from './host';

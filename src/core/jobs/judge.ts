@@ -14,16 +14,16 @@ import { batchAnsweredJudge, batchOwner, runJudgeBatches, type JudgeBatchRun } f
 import { cachedJudge, JudgeCache, type CacheStats } from '../judges/cache';
 import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
 import { judgeScoreSignature, meanOfRepeatsId, runJudge, type Judge } from '../judges/judge';
-import { displayNames } from '../analysis/evaluatorNames';
-import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary, type PromptVariant } from '../judges/prompts';
-import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
+import { displayNames } from '../evaluators/evaluatorNames';
+import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary, type PromptVariant } from '../templates/judgePrompt';
+import { costOf, type JudgeSpec, type Price } from '../judges/judgeSpec';
 import { countApiTokens } from '../judges/tokenCount';
 import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
 import { BatchStateLog } from '../remote/openaiBatch';
 import { REFLECT_EVAL_VERSION } from '../version';
 import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
-import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type KeyedEndpoint } from './keyPolicy';
-import { updatesFor } from './runner';
+import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type KeyedEndpoint } from './apiKeyPolicy';
+import { updatesFor } from './memorySink';
 
 /** A judge run: the object a `judge --config run.json` file holds (docs/judging.md), plus where caches go. */
 export interface JudgePlan {

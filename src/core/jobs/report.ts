@@ -8,10 +8,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { agreementCoefficientsBy } from '../agreement/coefficientsTable';
-import { groupedCoefficientsPlainTables, renderTables } from '../agreement/agreementExport';
-import { tableToMarkdown, tableToText } from '../analysis/correlationExport';
-import { forestPlotSvg } from '../analysis/forestPlot';
-import { CORRELATION_METHODS, correlationTable, type CorrelationMethod, type HumanChoice } from '../analysis/correlationTable';
+import { groupedCoefficientsPlainTables, renderTables } from '../metaEvaluation/metaEvaluationExport';
+import { tableToMarkdown, tableToText } from '../correlation/correlationExport';
+import { forestPlotSvg } from '../correlation/forestPlot';
+import { CORRELATION_METHODS, correlationTable, type CorrelationMethod, type HumanChoice } from '../correlation/correlationTable';
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import { REFLECT_EVAL_VERSION } from '../version';
 import type { JobHost, JobReport, JobTarget } from './host';

@@ -4,12 +4,12 @@
  * `metric:<name>.<output>@<signature>` (docs/metrics.md).
  */
 import { failFor, isObject, rejectUnknownFields } from '../config';
-import { displayNames } from '../analysis/evaluatorNames';
+import { displayNames } from '../evaluators/evaluatorNames';
 import { mergeScores } from '../dialogue/merge';
 import { scoreItems } from '../metrics';
 import { itemsLackingReference, metricRuns, type MetricRun } from '../metrics/runSpec';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
-import { updatesFor } from './runner';
+import { updatesFor } from './memorySink';
 
 /** Metrics whose scores need only the texts (no model, no network): they may run in untrusted workspaces. */
 export const TEXT_ONLY_METRICS: ReadonlySet<string> = new Set(['bleu4', 'sacrebleu', 'rougeL', 'meteor']);

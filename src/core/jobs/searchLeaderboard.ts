@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { BootstrapInterval } from '../stats/bootstrap';
-import { templateHash, type PromptLibrary } from '../judges/prompts';
+import { templateHash, type PromptLibrary } from '../templates/judgePrompt';
 import type { SearchEntry, SearchResult } from './searchPrompts';
 
 /** The report file of a dialogue file: `x.dialogues.jsonl` → `x.prompt-search.json` (the job's default). */

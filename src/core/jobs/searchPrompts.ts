@@ -36,8 +36,8 @@ import {
   type PromptSearchSplit,
   type SplitGrouping,
 } from '../judges/promptSearch';
-import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary, type PromptVariant } from '../judges/prompts';
-import { costOf, type JudgeSpec, type Price } from '../judges/runConfig';
+import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary, type PromptVariant } from '../templates/judgePrompt';
+import { costOf, type JudgeSpec, type Price } from '../judges/judgeSpec';
 import type { HumanGroup } from '../labels/groups';
 import { bootstrapStatistic, pick } from '../stats/clusterBootstrap';
 import type { BootstrapInterval } from '../stats/bootstrap';

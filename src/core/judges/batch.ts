@@ -18,8 +18,8 @@ import { judgeCacheKey, type CacheStats, type JudgeCache } from './cache';
 import { judgeDescription, judgeLabel } from './createJudge';
 import { judgeEvaluatorId, missingRepeats, type Judge, type JudgeRequest, type JudgeResult } from './judge';
 import { judgeRequestBody, openAIJudgeSignature, resultFromCompletion, type OpenAIJudgeOptions } from './openaiJudge';
-import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
-import type { JudgeSpec } from './runConfig';
+import { assemblePrompt, templateHash, type PromptLibrary, type PromptVariant, type RequestSpec } from '../templates/judgePrompt';
+import type { JudgeSpec } from './judgeSpec';
 
 /** What one judge's batches need. */
 export interface JudgeBatchOptions extends BatchRunControls {

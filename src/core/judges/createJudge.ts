@@ -6,7 +6,7 @@ import { DEFAULT_GENERATOR, loadGenerativeModel, type ModelLocator } from '../mo
 import type { Judge } from './judge';
 import { localOnnxJudge } from './localJudge';
 import { openAIChatJudge } from './openaiJudge';
-import type { JudgeSpec } from './runConfig';
+import type { JudgeSpec } from './judgeSpec';
 
 /**
  * What identifies a judge's behaviour, for cache keys and manifests: the spec without secrets, at temperature 0.

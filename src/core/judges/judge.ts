@@ -7,7 +7,7 @@ import { buildSignature, parseSignature, shortDigest } from '../evaluators/signa
 import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
 import { parseErrorCategoriesReply, type ErrorCategoryJudgement } from './parseErrorCategories';
 import { parseJudgeReply } from './parseReply';
-import { assemblePrompt, assemblePromptWithin, templateHash, type AssembledPrompt, type PromptLibrary, type PromptVariant, type RequestSpec } from './prompts';
+import { assemblePrompt, assemblePromptWithin, templateHash, type AssembledPrompt, type PromptLibrary, type PromptVariant, type RequestSpec } from '../templates/judgePrompt';
 
 /** One judgement request. */
 export interface JudgeRequest {

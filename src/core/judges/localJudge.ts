@@ -12,11 +12,11 @@
  * answerable this way: the result is `error`.
  */
 import { buildSignature } from '../evaluators/signature';
-import { logSoftmax } from '../generation/samplers';
-import { teacherForcing } from '../generation/teacherForcing';
+import { logSoftmax } from '../decoding/samplers';
+import { teacherForcing } from '../decoding/teacherForcing';
 import type { GenerativeLM } from '../models/languageModel';
 import type { Judge, JudgeRequest, JudgeResult } from './judge';
-import type { RequestSpec } from './prompts';
+import type { RequestSpec } from '../templates/judgePrompt';
 
 /** The valid answers of a request as numbers (integers from min to max). */
 export function validAnswers(spec: RequestSpec): number[] {

@@ -14,7 +14,7 @@ import { buildSignature } from '../evaluators/signature';
 import { RateLimitedError, retryAfterMs } from '../remote/adaptiveConcurrency';
 import { resultFromReply, type Judge, type JudgeRequest, type JudgeResult } from './judge';
 import { ERROR_CATEGORIES_JSON_SCHEMA } from './parseErrorCategories';
-import type { RequestSpec } from './prompts';
+import type { RequestSpec } from '../templates/judgePrompt';
 
 /** Connection settings. The API key is passed in, never read from settings files. */
 export interface OpenAIJudgeOptions {

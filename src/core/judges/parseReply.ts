@@ -1,4 +1,4 @@
-import type { RequestSpec } from './prompts';
+import type { RequestSpec } from '../templates/judgePrompt';
 
 /** A judge reply turned into a score. */
 export interface ParsedReply {

@@ -10,10 +10,11 @@ import { createHash } from 'node:crypto';
 import seedrandom from 'seedrandom';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
+import { shuffleInPlace } from '../stats/shuffle';
 import { clusterResamples, pick } from '../stats/clusterBootstrap';
 import { spearmanRho } from '../stats/correlation';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
-import type { PromptLibrary, PromptVariant } from './prompts';
+import type { PromptLibrary, PromptVariant } from '../templates/judgePrompt';
 
 /** How items are grouped before splitting: by identical dialogue context, or by source transcript. */
 export type SplitGrouping = 'context' | 'transcript';
@@ -55,10 +56,7 @@ export function splitByContext(items: readonly DialogueItem[], options: { devFra
   const groups = [...new Set(groupOf.values())].sort();
   if (groups.length < 2) throw new RangeError(`a split needs at least 2 dialogue ${options.groupBy === 'transcript' ? 'transcripts' : 'contexts'}; the items have ${groups.length}`);
   const rng = seedrandom.alea(`prompt-search-split\u0000${options.seed ?? 0}`);
-  for (let i = groups.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [groups[i], groups[j]] = [groups[j], groups[i]];
-  }
+  shuffleInPlace(groups, rng);
   const nDev = Math.min(groups.length - 1, Math.max(1, Math.round(fraction * groups.length)));
   const devGroups = new Set(groups.slice(0, nDev));
   const dev = new Set<string>();
@@ -87,10 +85,7 @@ export function kFoldSplits(items: readonly DialogueItem[], options: { k: number
   const groups = [...new Set(groupOf.values())].sort();
   if (groups.length < k) throw new RangeError(`${k} folds need at least ${k} dialogue ${options.groupBy === 'transcript' ? 'transcripts' : 'contexts'}; the items have ${groups.length}`);
   const rng = seedrandom.alea(`prompt-search-kfold\u0000${options.seed ?? 0}`);
-  for (let i = groups.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [groups[i], groups[j]] = [groups[j], groups[i]];
-  }
+  shuffleInPlace(groups, rng);
   const foldOf = new Map(groups.map((g, i) => [g, i % k]));
   return Array.from({ length: k }, (_, f) => {
     const dev = new Set<string>();
@@ -185,10 +180,7 @@ export function pickFewShot(pool: readonly FewShotExample[], k: number, selectio
   }
   const rng = seedrandom.alea(`prompt-search-fewshot\u0000${seed}`);
   const order = [...sorted];
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
+  shuffleInPlace(order, rng);
   return order.slice(0, k);
 }
 

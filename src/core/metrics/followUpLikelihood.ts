@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import shipped from '../../../data/followups/fed-followups.json';
-import { teacherForcing } from '../generation/teacherForcing';
+import { teacherForcing } from '../decoding/teacherForcing';
 import type { Turn } from '../dialogue/types';
 import { truncateWithSpecialTokens } from '../models/encoder';
 import type { GenerativeLM } from '../models/languageModel';

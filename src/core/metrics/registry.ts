@@ -5,6 +5,7 @@
  * extension list and look them up here. {@link scoreItems} stores one {@link Score} per metric output on every
  * candidate, under the evaluator id `metric:<name>.<output>@<signature>` ({@link metricEvaluatorId}).
  */
+import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference';
 import type { Candidate, DialogueItem, Score } from '../dialogue/types';
 import type { ModelLocator } from '../models/describe';
 import { metricEvaluatorId, VALUE_WARNING, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
@@ -45,22 +46,6 @@ export function getMetric(name: string): AnyMetric {
 export function listMetrics(): AnyMetric[] {
   return [...registry.values()];
 }
-
-/**
- * True when `candidate` is the item's reference itself: a human-written candidate (first origin of kind
- * `human`) whose text is the item's reference text (ignoring surrounding whitespace), as when an annotation table
- * is imported with `--reference` and the annotated human response is also the reference. Reference-based metrics
- * do not score such a candidate: it would be the reference scored against itself (BLEU 1, METEOR ≈ 1), a value
- * that says nothing about the candidate and that would dominate any correlation. A model output that happens to
- * equal the reference is scored as usual.
- */
-export function isReferenceCandidate(item: Pick<DialogueItem, 'reference'>, candidate: Pick<Candidate, 'origin' | 'text'>): boolean {
-  const ref = item.reference?.text;
-  return typeof ref === 'string' && candidate.origin?.kind === 'human' && candidate.text.trim() === ref.trim();
-}
-
-/** `Score.reason` of a candidate a reference-based metric left out because it is the reference. */
-export const IS_REFERENCE_REASON = 'is-reference';
 
 /** Options of {@link scoreItems}. */
 export interface ScoreItemsOptions {

@@ -19,7 +19,7 @@ import { openCacheAppends, prefixInputName, type CacheAppendSource } from './onn
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
-import type { ModelDtype } from './layout';
+import type { ModelDtype } from './modelFiles';
 import { readCausalLMConfig, readSpecialTokens, type CausalLMConfig } from './modelConfig';
 import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, join, sep } from 'node:path';
 import { ModelSourceError } from './errors';
 import { cachedSnapshot, downloadHubSnapshot, hubSettings, parseHubRef, type HubOptions, type HubRef } from './hub';
-import { externalDataFiles, findLayout, inspectFolder, layoutFiles, OPTIONAL_FILES, readFolderConfigs, REQUIRED_FILES, type ModelDtype, type ModelLayout, type ModelTask } from './layout';
+import { externalDataFiles, findLayout, inspectFolder, layoutFiles, OPTIONAL_FILES, readFolderConfigs, REQUIRED_FILES, type ModelDtype, type ModelLayout, type ModelTask } from './modelFiles';
 
 /** Prefix of references to models shipped with ReflectEval (`bundled:reflect-gpt2-tiny`). */
 export const BUNDLED_PREFIX = 'bundled:';

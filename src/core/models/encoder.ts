@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
-import { MODEL_DTYPES, type ModelDtype } from './layout';
+import { MODEL_DTYPES, type ModelDtype } from './modelFiles';
 
 // Python's str.isspace() characters (str.strip strips these), which differ from JavaScript's String.prototype.trim.
 const PY_SPACE = '\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';

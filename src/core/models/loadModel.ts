@@ -3,7 +3,7 @@
  */
 import type { OnnxCausalLM } from './causalLM';
 import { describeModel } from './describe';
-import type { ModelDtype } from './layout';
+import type { ModelDtype } from './modelFiles';
 import type { SessionOptions } from './onnxGraph';
 import { openGenerativeModel } from './registry';
 import type { OnnxSeq2SeqLM } from './seq2seqLM';

@@ -6,7 +6,7 @@ import { describeModel, parseModelRef } from './describe';
 import { ModelSourceError } from './errors';
 
 export { ModelSourceError } from './errors';
-export { checkModelFolder, isEncoderDecoderConfig, REQUIRED_FILES, type ModelLayout } from './layout';
+export { checkModelFolder, isEncoderDecoderConfig, REQUIRED_FILES, type ModelLayout } from './modelFiles';
 
 /**
  * True when `ref` would be fetched from the hub: it is not an existing path (absolute or relative to `cwd`) and

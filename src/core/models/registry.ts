@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { describeModel, parseModelRef, type DescribedModel, type ModelLocator } from './describe';
 import { EncoderModel } from './encoder';
-import type { ModelDtype } from './layout';
+import type { ModelDtype } from './modelFiles';
 import { OnnxCausalLM } from './causalLM';
 import { sessionOptionsOf, type SessionOptions } from './onnxGraph';
 import { OnnxSeq2SeqLM } from './seq2seqLM';
@@ -33,7 +33,7 @@ export {
   type ParsedModelRef,
 } from './describe';
 export { hubSettings, type HubOptions, type HubSettings } from './hub';
-export { isModelDtype, MODEL_DTYPES, type ModelDtype, type ModelLayout, type ModelTask } from './layout';
+export { isModelDtype, MODEL_DTYPES, type ModelDtype, type ModelLayout, type ModelTask } from './modelFiles';
 export { ModelSourceError } from './errors';
 
 /**

@@ -11,7 +11,7 @@
  */
 import { EncoderModel, pythonStrip } from './encoder';
 import { ModelSourceError } from './errors';
-import type { ModelDtype } from './layout';
+import type { ModelDtype } from './modelFiles';
 
 /** How embeddings are made, for signatures. */
 export interface SentenceEmbeddingSpec {

@@ -23,7 +23,7 @@ import { CacheBufferPool, GatherPool, gatherRows, giveBack, isIdentity, lastPosi
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
-import type { ModelDtype } from './layout';
+import type { ModelDtype } from './modelFiles';
 import { readSeq2SeqConfig, readSpecialTokens, type Seq2SeqConfig } from './modelConfig';
 import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
 import { fileSource, rowSharing, type RowSharing } from './onnxPatch';

@@ -2,7 +2,14 @@
  * Tokenizers through `@huggingface/transformers` (`AutoTokenizer`), loaded from a local model folder.
  */
 import { resolve } from 'node:path';
-import type { TextTokenizer } from '../generation/modelInput';
+
+/** The subset of a tokenizer the input builder needs. Token ids are non-negative integers. */
+export interface TextTokenizer {
+  /** Token ids of `text`, with no special tokens added. */
+  encode(text: string): number[];
+  /** Text of `ids`, special tokens skipped. */
+  decode(ids: number[]): string;
+}
 
 /** A loaded tokenizer with the ids the decoder needs. */
 export interface ModelTokenizer extends TextTokenizer {

@@ -8,7 +8,8 @@
  * group's, so the planner waits for the rest.
  */
 import { createHash } from 'node:crypto';
-import { candidateGroups, resolveHuman } from '../analysis/correlationTable';
+import { candidateGroups } from '../dialogue/groupBy';
+import { resolveHuman } from '../correlation/correlationTable';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { coherenceScore } from '../labels/annotate';
 import { type EstimandValue, SpearmanTotals } from './spearmanTotals';

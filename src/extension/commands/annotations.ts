@@ -5,9 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { exportAnnotationTable } from '../../core/annotations/exportTable';
-import { importAnnotationTable } from '../../core/annotations/importTable';
-import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/annotations/layout';
+import { exportAnnotationTable } from '../../core/datasets/annotationExport';
+import { importAnnotationTable } from '../../core/datasets/annotationImport';
+import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/datasets/annotationColumns';
 import { documentItems, formatItems, parseDocument } from '../../core/format/jsonl';
 import { DIALOGUE_EDITOR_VIEW_TYPE, parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
 import { config } from './common';

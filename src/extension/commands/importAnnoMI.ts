@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { importAnnoMI, parseAnnoMI } from '../../core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI } from '../../core/datasets/annomi';
 import { formatItems } from '../../core/format/jsonl';
 import { DIALOGUE_EDITOR_VIEW_TYPE } from '../dialogueEditor';
 

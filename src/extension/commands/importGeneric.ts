@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { formatItems } from '../../core/format/jsonl';
-import { DatasetImportError, formatOf, guessMapping, importDataset, MappingError, readDataset, type Dataset, type DatasetMapping } from '../../core/importers';
-import { columnChoices, mappingFromAnswers, previewDocument, unknownSpeakers, type WizardAnswers } from '../../core/importers/wizard';
+import { DatasetImportError, formatOf, guessMapping, importDataset, MappingError, readDataset, type Dataset, type DatasetMapping } from '../../core/datasets';
+import { columnChoices, mappingFromAnswers, previewDocument, unknownSpeakers, type WizardAnswers } from '../../core/datasets/importWizard';
 import { DIALOGUE_EDITOR_VIEW_TYPE } from '../dialogueEditor';
 
 /** URI scheme of the read-only preview documents. */

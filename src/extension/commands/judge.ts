@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { JudgePlan } from '../../core/jobs/judge';
-import type { JudgeSpec, Price } from '../../core/judges/runConfig';
+import type { JudgeSpec, Price } from '../../core/judges/judgeSpec';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { parseDialogue } from '../dialogueEditor';
 import { documentFile, runPlanInEditor } from '../host';
@@ -51,7 +51,7 @@ async function startJudgePicks(context: vscode.ExtensionContext, editors: Dialog
   if (!requireTrust('run judges')) return undefined;
   const document = activeDialogue(editors);
   if (!document) return undefined;
-  const { loadPromptLibrary } = await import('../../core/judges/prompts');
+  const { loadPromptLibrary } = await import('../../core/templates/judgePrompt');
   const { judgeLabel } = await import('../../core/judges/createJudge');
   const lib = loadPromptLibrary(...promptRoots(context));
   const configured = config().get<JudgeSpec[]>('judges') ?? [];

@@ -4,9 +4,9 @@ import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { fleissKappa } from '../../../src/core/agreement/fleiss';
-import { firstStudyAnalysis, type FirstStudyAnalysis } from '../../../src/core/analysis/firstStudy';
-import { importAnnotationTable } from '../../../src/core/annotations/importTable';
-import { ANNOTATION_TABLE_COLUMNS } from '../../../src/core/annotations/layout';
+import { firstStudyAnalysis, type FirstStudyAnalysis } from '../../../src/core/agreement/firstStudy';
+import { importAnnotationTable } from '../../../src/core/datasets/annotationImport';
+import { ANNOTATION_TABLE_COLUMNS } from '../../../src/core/datasets/annotationColumns';
 
 /**
  * Parity with an independent Python implementation (scripts/parity/agreement_reference.py: statsmodels 0.13.5

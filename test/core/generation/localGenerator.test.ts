@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { generationConfigOf, generatorInputIds } from '../../../src/core/generation/localGenerator';
-import { buildModelInput } from '../../../src/core/generation/modelInput';
+import { buildModelInput } from '../../../src/core/templates/modelInput';
 import { loadTokenizer } from '../../../src/core/models/tokenizer';
 import type { Turn } from '../../../src/core/dialogue/types';
 

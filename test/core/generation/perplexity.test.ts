@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { importAnnoMI, parseAnnoMI } from '../../../src/core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI } from '../../../src/core/datasets/annomi';
 import { perplexity, perplexityExamples } from '../../../src/core/generation/perplexity';
 import { loadLanguageModel } from '../../../src/core/models/loadModel';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';

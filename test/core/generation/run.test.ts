@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { importAnnoMI, parseAnnoMI } from '../../../src/core/annomi/annomi';
+import { importAnnoMI, parseAnnoMI } from '../../../src/core/datasets/annomi';
 import type { GeneratedCandidate } from '../../../src/core/generation/candidates';
 import { generatorHandle, type GeneratorEnvironment } from '../../../src/core/generation/createGenerator';
 import { samplingSeed } from '../../../src/core/generation/localGenerator';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { judgeConfigDigest, judgeEvaluatorId } from '../../../src/core/judges/judge';
 import { openAIJudgeSignature } from '../../../src/core/judges/openaiJudge';
-import { parseJudgeId } from '../../../src/core/analysis/evaluatorNames';
+import { parseJudgeId } from '../../../src/core/evaluators/evaluatorNames';
 
 const variant = { body: 'instructions', request: 'rating' };
 const base = { baseURL: 'http://127.0.0.1:8001/v1', model: 'same-judge' };

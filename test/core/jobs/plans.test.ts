@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { JobHost, JobReport } from '../../../src/core/jobs/host';
 import { runPipeline, runPlanOnFile } from '../../../src/core/jobs/file';
 import { validatePipeline, validatePlan } from '../../../src/core/jobs/plans';
-import { MemorySink } from '../../../src/core/jobs/runner';
+import { MemorySink } from '../../../src/core/jobs/memorySink';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { testJobHost } from '../../helpers/jobHost';
 

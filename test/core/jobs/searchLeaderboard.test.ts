@@ -11,7 +11,7 @@ import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types'
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
 import { leaderboardRows, parseSearchReport, readSearchReport, searchReportFile, searchVariantLibrary } from '../../../src/core/jobs/searchLeaderboard';
-import { assemblePrompt, loadPromptLibrary } from '../../../src/core/judges/prompts';
+import { assemblePrompt, loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 import { testJobHost } from '../../helpers/jobHost';
 

@@ -6,7 +6,7 @@ import seedrandom from 'seedrandom';
 import { cachedJudge, JudgeCache } from '../../../src/core/judges/cache';
 import { runJudge } from '../../../src/core/judges/judge';
 import { openAIChatJudge } from '../../../src/core/judges/openaiJudge';
-import { loadPromptLibrary } from '../../../src/core/judges/prompts';
+import { loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { chatCompletion, startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
 import { answerLogProbs, localOnnxJudge, validAnswers } from '../../../src/core/judges/localJudge';
 import { runJudge } from '../../../src/core/judges/judge';
-import { loadPromptLibrary } from '../../../src/core/judges/prompts';
+import { loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 
@@ -68,7 +68,7 @@ describe('local judge: judgements asked together share their prompt prefix', fun
   this.timeout(120_000);
   it('gives the replies and expected scores of one-by-one judging (to float32 rounding)', async () => {
     const { loadGenerativeModel } = await import('../../../src/core/models/registry');
-    const { loadPromptLibrary, assemblePrompt } = await import('../../../src/core/judges/prompts');
+    const { loadPromptLibrary, assemblePrompt } = await import('../../../src/core/templates/judgePrompt');
     const { localOnnxJudge } = await import('../../../src/core/judges/localJudge');
     const root = resolve(__dirname, '../../..');
     const model = await loadGenerativeModel('bundled:reflect-gpt2-tiny', { bundledDir: join(root, 'fixtures/models'), baseDir: root });

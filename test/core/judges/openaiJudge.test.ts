@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { openAIChatJudge } from '../../../src/core/judges/openaiJudge';
 import { runJudge } from '../../../src/core/judges/judge';
-import { loadPromptLibrary } from '../../../src/core/judges/prompts';
+import { loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { resolve } from 'node:path';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { teacherForcing } from '../../../src/core/generation/teacherForcing';
+import { teacherForcing } from '../../../src/core/decoding/teacherForcing';
 import {
   computeFollowUpLikelihood,
   createFollowUpLikelihood,

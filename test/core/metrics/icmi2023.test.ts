@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { tableNotes } from '../../../src/core/analysis/correlationExport';
-import { correlationTable, type CorrelationCell, type CorrelationTable } from '../../../src/core/analysis/correlationTable';
-import { importAnnotationTable } from '../../../src/core/annotations/importTable';
+import { tableNotes } from '../../../src/core/correlation/correlationExport';
+import { correlationTable, type CorrelationCell, type CorrelationTable } from '../../../src/core/correlation/correlationTable';
+import { importAnnotationTable } from '../../../src/core/datasets/annotationImport';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { getMetric, scoreItems } from '../../../src/core/metrics';
 

@@ -1,6 +1,6 @@
 /** Helpers shared by the model tests that compare two ways of computing the same thing. */
 import assert from 'node:assert/strict';
-import { decode } from '../../../src/core/generation/engine';
+import { decode } from '../../../src/core/decoding/engine';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';
 
 /** Deterministic values in [−0.5, 0.5) (a linear congruential stream from `seed`). */

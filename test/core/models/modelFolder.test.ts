@@ -162,7 +162,7 @@ describe('model folders and layouts', () => {
     // decodes, and fp32 fails.
     writeFileSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'not an ONNX file');
     const q8only = await loadGenerativeModel('model', locator, { dtype: 'q8' });
-    const { decode } = await import('../../../src/core/generation/engine');
+    const { decode } = await import('../../../src/core/decoding/engine');
     const [[seq]] = await decode(q8only, [[5, 6, 7]], { strategy: 'greedy', maxNewTokens: 3 });
     assert.ok(seq.tokenIds.length + (seq.endedWithEos ? 1 : 0) >= 1);
     await q8only.dispose();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import { runJudge } from '../../../src/core/judges/judge';
 import { openAIChatJudge } from '../../../src/core/judges/openaiJudge';
-import { loadPromptLibrary } from '../../../src/core/judges/prompts';
+import { loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import { AdaptiveConcurrency, RateLimitedError, retryAfterMs } from '../../../src/core/remote/adaptiveConcurrency';
 import { chatCompletion } from '../../helpers/stubOpenAI';
 
