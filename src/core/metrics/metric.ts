@@ -8,6 +8,7 @@
  * joined by `|`, in a fixed order chosen by the metric; it always ends with `rv:<ReflectEval version>`.
  */
 import type { Turn } from '../dialogue/types';
+import type { Signature } from '../evaluators/signature';
 import type { ModelLocator } from '../models/describe';
 
 /** What a metric sees of one candidate. */
@@ -94,13 +95,13 @@ export interface Metric<C extends object = Record<string, unknown>> {
    * @throws MetricConfigError naming the field
    */
   configure(partial?: Partial<C>): C;
-  /** `key:value|…|rv:<version>` describing everything that can change a value. */
-  signature(config: C): string;
+  /** `key:value|…|rv:<version>` describing everything that can change a value, built by `buildSignature`. */
+  signature(config: C): Signature;
   /** Scores a batch of inputs, one {@link MetricValues} per input, in order. */
   score(inputs: readonly MetricInput[], config: C, options?: MetricRunOptions): Promise<MetricValues[]>;
 }
 
 /** `metric:<name>.<output>@<signature>`. */
-export function metricEvaluatorId(name: string, output: string, signature: string): string {
+export function metricEvaluatorId(name: string, output: string, signature: Signature): string {
   return `metric:${name}.${output}@${signature}`;
 }

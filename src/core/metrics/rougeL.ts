@@ -4,7 +4,7 @@
  * Source: rouge-score 0.1.2 = google-research/google-research `rouge/` (rouge_scorer.py at 61ce9f0c:
  * `_score_lcs`, `_lcs_table`; tokenize.py at 7ce52c05; scoring.py `fmeasure`).
  */
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature } from '../evaluators/signature';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
 import { perText, rougeTokens } from './text/tokenize';
 
@@ -111,7 +111,12 @@ export const rougeLMetric: Metric<RougeLConfig> = {
     if (typeof c.stemmer !== 'boolean') throw new MetricConfigError('rougeL', 'stemmer', 'must be true or false');
     return c;
   },
-  signature: (c) => ['impl:rouge-score-0.1.2', 'tok:default', `stem:${c.stemmer ? 'porter-nltk-3.8' : 'none'}`, `rv:${REFLECT_EVAL_VERSION}`].join('|'),
+  signature: (c) =>
+    buildSignature([
+      ['impl', 'rouge-score-0.1.2'],
+      ['tok', 'default'],
+      ['stem', c.stemmer ? 'porter-nltk-3.8' : 'none'],
+    ]),
   async score(inputs: readonly MetricInput[], config: RougeLConfig): Promise<MetricValues[]> {
     const referenceTokens = perText((text) => rougeTokens(text, config.stemmer));
     return inputs.map(({ candidate, reference }) => {

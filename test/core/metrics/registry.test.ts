@@ -3,6 +3,7 @@ import { MetricConfigError, metricEvaluatorId, type Metric, type MetricInput, ty
 import { getMetric, listMetrics, registerMetric, scoreItems, unregisterMetric } from '../../../src/core/metrics/registry';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { REFLECT_EVAL_VERSION } from '../../../src/core/version';
+import { buildSignature } from '../../../src/core/evaluators/signature';
 
 /** A small real metric for the loop: length ratio and token overlap, with one configurable field. */
 interface OverlapConfig {
@@ -23,7 +24,7 @@ function overlapMetric(calls: MetricInput[][] = []): Metric<OverlapConfig> {
       if (typeof c.lowercase !== 'boolean') throw new MetricConfigError('overlapTest', 'lowercase', 'must be a boolean');
       return c;
     },
-    signature: (c) => `case:${c.lowercase ? 'lc' : 'mixed'}|rv:${REFLECT_EVAL_VERSION}`,
+    signature: (c) => buildSignature([['case', c.lowercase ? 'lc' : 'mixed']]),
     async score(inputs, c): Promise<MetricValues[]> {
       calls.push([...inputs]);
       return inputs.map(({ candidate, reference = '' }) => {
@@ -74,7 +75,8 @@ describe('scoreItems', () => {
     const before = JSON.stringify(input);
     const res = await scoreItems(input, overlapMetric(), { lowercase: true });
     assert.equal(JSON.stringify(input), before);
-    const sig = `case:lc|rv:${REFLECT_EVAL_VERSION}`;
+    const sig = buildSignature([['case', 'lc']]);
+    assert.equal(sig, `case:lc|rv:${REFLECT_EVAL_VERSION}`);
     assert.equal(res.signature, sig);
     assert.deepEqual(res.evaluatorIds, [metricEvaluatorId('overlapTest', 'overlap', sig), metricEvaluatorId('overlapTest', 'ratio', sig)]);
     assert.equal(res.evaluatorIds[0], `metric:overlapTest.overlap@${sig}`);
