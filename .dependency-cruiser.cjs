@@ -9,7 +9,7 @@
  */
 const FLOORS = [
   /* 1 */ ['version.ts', 'config.ts', 'stats', 'dialogue', 'cache', 'models', 'tables'],
-  /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'dedup'],
+  /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'dedup', 'rubric'],
   /* 3 */ ['labels', 'generation', 'metrics'],
   /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation'],
   /* 5 */ ['metaEvaluation', 'planning'],
