@@ -5,6 +5,7 @@
  * annotation fields ReflectEval has always written, so a file without a rubric of its own opens, labels and
  * analyses exactly as before.
  */
+import { MI_SPEAKER_NAMES } from '../dialogue/speakers';
 import type { Rubric } from './rubric';
 
 /** The preset's name, as a rubric file writes it to extend it (`"preset": "mi-acl2023"`). */
@@ -20,7 +21,7 @@ export const MI_RUBRIC: Rubric = {
   name: MI_PRESET,
   description: 'Coherence and consistency, error categories with the most evident error, and MI empathy (Wu et al., GEM 2022 §4; ACL 2023 §3).',
   primary: 'coherent',
-  speakers: { respondent: 'therapist', names: { therapist: 'Therapist', client: 'Client' } },
+  speakers: { respondent: 'therapist', names: { ...MI_SPEAKER_NAMES } },
   dimensions: [
     {
       name: 'coherent',

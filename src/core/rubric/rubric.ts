@@ -11,6 +11,7 @@
  * with `mostEvidentError`, `otherText`, `empathy`): the ACL 2023 preset ({@link MI_RUBRIC}), which every file
  * without a rubric of its own uses, reads existing files unchanged.
  */
+import { speakerDisplayName } from '../dialogue/speakers';
 
 /** The types a dimension can have. */
 export type DimensionType = 'binary' | 'ordinal' | 'numeric' | 'categorical' | 'multiSelect' | 'text';
@@ -153,7 +154,7 @@ export function scaleRange(d: BinaryDimension | OrdinalDimension | NumericDimens
   return { min: d.min, max: d.max };
 }
 
-/** How a speaker is shown (the rubric's display name, else the speaker as written in the file). */
+/** How a speaker is shown in a study with this rubric (its display name, else the speaker as written in the file). */
 export function speakerName(rubric: Pick<Rubric, 'speakers'>, speaker: string): string {
-  return rubric.speakers?.names?.[speaker] ?? speaker;
+  return speakerDisplayName(speaker, rubric.speakers?.names ?? {});
 }
