@@ -9,8 +9,7 @@ import { withCeilingRows } from '../../core/correlation/ceiling';
 import { compareEvaluators } from '../../core/correlation/compareEvaluators';
 import { exportComparison, exportTable, EXPORT_FORMATS, tableNotes, type ExportFormat } from '../../core/correlation/correlationExport';
 import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/correlation/correlationTable';
-import { displayNames, parseMetricId } from '../../core/evaluators/evaluatorNames';
-import { getMetric } from '../../core/metrics';
+import { displayNames } from '../../core/evaluators/evaluatorNames';
 import type { DialogueItem } from '../../core/dialogue/types';
 import { log, openDialogues, positiveInt } from '../common';
 
@@ -53,20 +52,6 @@ export function resolveEvaluator(items: readonly DialogueItem[], typed: string, 
   throw new Error(`no evaluator "${typed}" in this file; its evaluators:\n${describe(ids) || '  none'}`);
 }
 
-/**
- * Whether an evaluator id names a reference-based metric (registered with `requiresReference`): the correlation
- * table leaves a candidate that is its item's reference out of such rows even when a self-score is stored.
- */
-export function isReferenceBasedEvaluator(id: string): boolean {
-  const m = parseMetricId(id);
-  if (!m || !id.startsWith('metric:')) return false;
-  try {
-    return getMetric(m.name).requiresReference;
-  } catch {
-    return false;
-  }
-}
-
 export function registerCorrelate(program: Command): void {
   program
     .command('correlate <file>')
@@ -104,7 +89,6 @@ export function registerCorrelate(program: Command): void {
         bootstrap,
         evaluators: opts.filter as string[] | undefined,
         averages: opts.average as AverageEvaluator[] | undefined,
-        referenceBased: isReferenceBasedEvaluator,
       };
       if (opts.plot && opts.compare) throw new Error('--plot draws the correlation table; it cannot be combined with --compare');
       let output: string;

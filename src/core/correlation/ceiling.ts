@@ -13,7 +13,9 @@
 import { candidateGroups } from '../dialogue/groupBy';
 import { correlate, type CorrelationCell, type CorrelationMethod, type CorrelationRow, type CorrelationTable, type CorrelationTableOptions } from './correlationTable';
 import { displayNames, evaluatorKind } from '../evaluators/evaluatorNames';
+import { isReferenceCandidate } from '../dialogue/reference';
 import type { Candidate, DialogueItem } from '../dialogue/types';
+import { isReferenceBasedEvaluator } from '../metrics';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 
@@ -22,7 +24,7 @@ import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '..
  * a self-score (1 for BLEU-4), never a measurement, so every analysis here leaves it out.
  */
 export function isReferenceSelfScore(item: Pick<DialogueItem, 'reference'>, c: Pick<Candidate, 'text'>, evaluatorId: string): boolean {
-  return evaluatorKind(evaluatorId) === 'metric' && item.reference !== undefined && c.text.trim() === item.reference.text.trim();
+  return isReferenceBasedEvaluator(evaluatorId) && isReferenceCandidate(item, c);
 }
 
 /**

@@ -11,6 +11,7 @@ import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type Hum
 import { candidateGroups } from '../dialogue/groupBy';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference';
+import { isReferenceBasedEvaluator } from '../metrics';
 import type { UndefinedReason } from '../tables/numberFormat';
 import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted, pearsonR, spearmanRho } from '../stats/correlation';
@@ -71,8 +72,8 @@ export interface CorrelationTableOptions {
   /**
    * Evaluators that compare with the item's reference (BLEU, ROUGE, METEOR, BERTScore, …). A candidate that is its
    * item's reference (`isReferenceCandidate`) is left out of their cells, counted in `isReference`, even when a
-   * self-score is stored (files scored before ReflectEval stopped scoring the reference against itself). Without
-   * it, only scores stored with `reason: "is-reference"` are left out that way.
+   * self-score is stored (files scored before ReflectEval stopped scoring the reference against itself). Default:
+   * `isReferenceBasedEvaluator` (metrics/registry.ts), the rule the ceiling and the alt-test use too.
    */
   referenceBased?: (evaluatorId: string) => boolean;
 }
@@ -229,7 +230,7 @@ function usable(c: Candidate, id: string): number | null | undefined {
 export function correlationData(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationData {
   const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
   const human = resolveHuman(items, options.human ?? 'auto', rules);
-  const referenceBased = (id: string) => !id.startsWith('average:') && (options.referenceBased?.(id) ?? false);
+  const referenceBased = (id: string) => !id.startsWith('average:') && (options.referenceBased ?? isReferenceBasedEvaluator)(id);
   const groupBy = options.groupBy ?? 'origin';
   const includeAll = options.includeAll ?? true;
   const humanFilter = inGroup(human, rules);

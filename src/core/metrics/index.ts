@@ -13,7 +13,7 @@ import { registerMetric } from './registry';
 import { rougeLMetric } from './rougeL';
 import { sacrebleu } from './sacrebleu';
 
-export { getMetric, listMetrics, registerMetric, scoreItems, unregisterMetric, type AnyMetric, type ScoreItemsOptions, type ScoreItemsResult } from './registry';
+export { getMetric, isReferenceBasedEvaluator, listMetrics, registerMetric, scoreItems, unregisterMetric, type AnyMetric, type ScoreItemsOptions, type ScoreItemsResult } from './registry';
 export { metricEvaluatorId, MetricConfigError, VALUE_WARNING, type Metric, type MetricCard, type MetricInput, type MetricOutput, type MetricValues } from './metric';
 
 registerMetric(bleu4);

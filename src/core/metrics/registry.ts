@@ -47,6 +47,17 @@ export function listMetrics(): AnyMetric[] {
   return [...registry.values()];
 }
 
+/**
+ * Whether an evaluator id names a reference-based metric: a registered metric with `requiresReference`, or a
+ * metric this build does not know (a score from another version: assumed to need a reference, so that the reference
+ * is never correlated with itself). Judges, averages and reference-free metrics (follow-up likelihood) are not.
+ */
+export function isReferenceBasedEvaluator(id: string): boolean {
+  const m = /^metric:([^.@]+)/.exec(id);
+  if (!m) return false;
+  return registry.get(m[1])?.requiresReference ?? true;
+}
+
 /** Options of {@link scoreItems}. */
 export interface ScoreItemsOptions {
   /** Cancels between batches; scores of finished batches are kept in the result. */
