@@ -66,7 +66,7 @@ export interface Closer {
 const registry: (Owned & { attempt?: Attempt })[] = [];
 let current: Attempt | undefined;
 let counter = 0;
-let exitHandler = false;
+let exitHandlers = false;
 let dir: string | undefined;
 
 /** The run's temporary folder (created on first use, removed at the end of the run): workbenches and the VSIX go in it. */
@@ -111,33 +111,45 @@ export function own(kind: string, what: string, closer: Closer): Owned {
     close(why = 'closed by its test') {
       closing ??= (async () => {
         const at = Date.now();
-        if (closer.stop) {
-          const stopped = await within(15_000, closer.stop().then(() => true, (err: Error) => (log(`${owned.what}: stopping failed: ${err.message}`), true)));
-          if (!stopped) log(`${owned.what}: stopping took over 15 s; killing its processes`);
-        }
-        const t = await terminate(processes);
         try {
-          closer.cleanup?.();
+          if (closer.stop) {
+            const stopped = await within(15_000, closer.stop().then(() => true, (err: Error) => (log(`${owned.what}: stopping failed: ${err.message}`), true)));
+            if (!stopped) log(`${owned.what}: stopping took over 15 s; killing its processes`);
+          }
+          const t = await terminate(processes);
+          try {
+            closer.cleanup?.();
+          } catch (err) {
+            log(`${owned.what}: cleaning up failed: ${(err as Error).message}`);
+          }
+          const ended = t.found.length ? `; ended its ${t.found.length} remaining process${t.found.length === 1 ? '' : 'es'} (SIGTERM${t.killed.length ? `, then SIGKILL for ${t.killed.length}` : ''})` : '';
+          log(`closed ${owned.what} (${why}) in ${Date.now() - at} ms${ended}`);
+          for (const p of t.survivors) log(`  STILL RUNNING after SIGKILL: ${describeProcess(p)}`);
+          if (!t.survivors.length) groups.clear(); // ended: a later process reusing a group id is none of ours
         } catch (err) {
-          log(`${owned.what}: cleaning up failed: ${(err as Error).message}`);
+          log(`closing ${owned.what} failed (the end-of-run check will find what is left): ${(err as Error).stack ?? err}`);
+        } finally {
+          closed = true;
         }
-        closed = true;
-        const ended = t.found.length ? `; ended its ${t.found.length} remaining process${t.found.length === 1 ? '' : 'es'} (SIGTERM${t.killed.length ? `, then SIGKILL for ${t.killed.length}` : ''})` : '';
-        log(`closed ${owned.what} (${why}) in ${Date.now() - at} ms${ended}`);
-        for (const p of t.survivors) log(`  STILL RUNNING after SIGKILL: ${describeProcess(p)}`);
-        if (!t.survivors.length) groups.clear(); // ended: a later process reusing a group id is none of ours
       })();
       return closing;
     },
   };
   registry.push(owned);
-  if (!exitHandler) {
-    exitHandler = true;
-    // Mocha exiting early (Ctrl-C, process.exit): whatever is still open goes with it.
+  if (!exitHandlers) {
+    exitHandlers = true;
+    // The process exiting early (process.exit, a signal): whatever is still open goes with it. code-server runs in a
+    // process group of its own, so a Ctrl-C in the terminal or a SIGTERM from CI's time limit no longer reaches it.
     process.on('exit', () => {
       killNow(processesOf(() => true, registry.flatMap((o) => [...o.groups])));
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
+    for (const [sig, n] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+      process.once(sig, () => {
+        log(`${sig}: killing this run's processes and exiting`);
+        process.exit(128 + n);
+      });
+    }
   }
   return owned;
 }
