@@ -9,10 +9,10 @@
  */
 const FLOORS = [
   /* 1 */ ['version.ts', 'config.ts', 'stats', 'dialogue', 'cache', 'models', 'tables'],
-  /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'dedup', 'rubric'],
-  /* 3 */ ['labels', 'generation', 'metrics'],
+  /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'rubric'],
+  /* 3 */ ['labels', 'generation', 'metrics', 'dedup'],
   /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation'],
-  /* 5 */ ['metaEvaluation', 'planning'],
+  /* 5 */ ['metaEvaluation', 'planning', 'team'],
   /* 6 */ ['jobs'],
 ];
 

@@ -23,6 +23,7 @@ import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { registerSearchPrompts } from './commands/searchPrompts';
 import { registerSplit } from './commands/split';
+import { registerTeam } from './commands/team';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerDedup(program);
   registerSplit(program);
+  registerTeam(program);
   registerCompact(program);
   registerRun(program);
   registerDemo(program);
