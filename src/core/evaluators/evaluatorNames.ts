@@ -1,7 +1,7 @@
 /**
  * Readable names for evaluator ids (the ids themselves stay the row keys: they say exactly what produced a score).
  *
- * - `metric:<name>.<output>@<signature>` → `BLEU-4`, `ROUGE-L (precision)`, `Follow-up: <output>`
+ * - `metric:<name>.<output>@<signature>` → `BLEU-4`, `ROUGE-L (precision)`, `BLEU-2 (coco)`, `Follow-up: <output>`
  * - `judge:<judge id>:<body>×<request>@<template hash>` → `instructions × rating · reflect-gpt2-tiny`
  * - `average:<label>` (an average of several evaluators) → `<label>`
  * - `human:laypeople-vs-experts` → `Laypeople–experts`
@@ -27,6 +27,15 @@ const METRIC_TITLES: Record<string, string> = {
   bertscore: 'BERTScore',
   bertScore: 'BERTScore',
   nmtBleu: 'BLEU (nmt, HF evaluate)',
+  cocoBleu: 'BLEU (coco)',
+  cocoRougeL: 'ROUGE-L (coco)',
+};
+/** Outputs whose name says the whole thing: pycocoevalcap's BLEU-k as nlg-eval reports them (`Bleu_1` … `Bleu_4`). */
+const OUTPUT_TITLES: Record<string, string> = {
+  'cocoBleu.bleu1': 'BLEU-1 (coco)',
+  'cocoBleu.bleu2': 'BLEU-2 (coco)',
+  'cocoBleu.bleu3': 'BLEU-3 (coco)',
+  'cocoBleu.bleu4': 'BLEU-4 (coco)',
 };
 const PRIMARY_OUTPUTS = new Set(['score', 'value', 'f', 'f1', 'fmeasure']);
 
@@ -75,6 +84,8 @@ export function displayName(id: string): string {
   const m = parseMetricId(id);
   if (m) {
     if (/^followUp/i.test(m.name)) return m.output ? `Follow-up: ${m.output}` : 'Follow-up likelihood';
+    const whole = OUTPUT_TITLES[`${m.name}.${m.output}`];
+    if (whole) return whole;
     const title = METRIC_TITLES[m.name] ?? m.name;
     return !m.output || PRIMARY_OUTPUTS.has(m.output) ? title : `${title} (${m.output})`;
   }

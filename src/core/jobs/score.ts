@@ -12,7 +12,7 @@ import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { updatesFor } from './memorySink';
 
 /** Metrics whose scores need only the texts (no model, no network): they may run in untrusted workspaces. */
-export const TEXT_ONLY_METRICS: ReadonlySet<string> = new Set(['bleu4', 'sacrebleu', 'rougeL', 'meteor']);
+export const TEXT_ONLY_METRICS: ReadonlySet<string> = new Set(['bleu4', 'sacrebleu', 'rougeL', 'meteor', 'cocoBleu', 'cocoRougeL']);
 
 /** A scoring run. */
 export interface ScorePlan {
