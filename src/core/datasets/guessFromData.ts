@@ -27,6 +27,7 @@ export interface GuessedMapping {
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 function asNumber(v: unknown): number | undefined {
+  if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (typeof v === 'string' && NUMBER.test(v.trim())) return Number(v.trim());
   return undefined;
@@ -75,7 +76,7 @@ export function dimensionFromValues(column: string, values: readonly number[]): 
   return { dimension: { column, type: 'numeric', min, max }, note: `"${column}": numeric from ${min} to ${max} (the observed range${distinct.every(Number.isInteger) ? ', integers' : ''}) — set the scale's real range` };
 }
 
-/** The first `k` non-empty values of a column. */
+/** The first `k` non-empty values of a column (JSON booleans count as 1 and 0 when a column is typed: a binary dimension). */
 function valuesOf(data: Dataset, column: string, k = 500): unknown[] {
   const out: unknown[] = [];
   for (const r of data.records) {

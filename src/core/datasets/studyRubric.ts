@@ -209,6 +209,6 @@ export function readDimensionValue(raw: unknown, c: DimensionColumn, d: Dimensio
       break;
   }
   const problem = labelProblem(value, d);
-  if (problem) throw new Error(`${problem}${typeof raw === 'string' && JSON.stringify(value) !== JSON.stringify(raw) ? ` (written ${JSON.stringify(raw)})` : ''}`);
+  if (problem) throw new Error(`${problem}${typeof raw === 'string' && raw.trim() !== String(value) ? ` (written ${JSON.stringify(raw)})` : ''}`);
   return value as LabelValue;
 }

@@ -195,11 +195,11 @@ describe('import: no silent wrong number', () => {
     const m = { itemId: ['id'], context: { layout: 'json', column: 'context' }, response: { text: 'response' }, labels: { layout: 'long', annotator: 'annotator', dimensions: [{ column: 'coherence', type: 'ordinal', points: [1, 2, 3, 4, 5] }] } };
     const r = importDataset(rowsOf(ratings), m, { file: 'likert.csv' });
     assert.deepEqual(r.items.map((i) => i.candidates[0].annotations[0]?.coherence), [5, 4, 1, 2, 3, 1, 5, undefined, 1]);
-    const err = failure(() => importDataset(rowsOf(['5', '6', 'four', '2.5']), m, { file: 'likert.csv' }), DatasetImportError);
+    const err = failure(() => importDataset(rowsOf(['5', '6', 'four', '2.5', '4.0']), m, { file: 'likert.csv' }), DatasetImportError);
     assert.deepEqual(err.message.split('\n').slice(1), [
-      'likert.csv:3: column "coherence": coherence: must be one of 1, 2, 3, 4, 5, got 6 (written "6")',
+      'likert.csv:3: column "coherence": coherence: must be one of 1, 2, 3, 4, 5, got 6',
       'likert.csv:4: column "coherence": coherence: "four" is not a number (coherence is a scale of 1, 2, 3, 4, 5)',
-      'likert.csv:5: column "coherence": coherence: must be one of 1, 2, 3, 4, 5, got 2.5 (written "2.5")',
+      'likert.csv:5: column "coherence": coherence: must be one of 1, 2, 3, 4, 5, got 2.5',
     ]);
     // binary columns read exactly their values: a 2 is not "yes"
     const bin = { ...m, labels: { ...m.labels, dimensions: [{ column: 'coherence', type: 'binary' }] } };
