@@ -6,9 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { assertWritable, writeTextAtomic } from '../../core/format/files';
-import { formatItems } from '../../core/format/jsonl';
-import { formatOf, guessMapping, importDataset, MAPPING_PRESETS, previewItems, readDataset, type DatasetMapping } from '../../core/datasets';
+import { guessDatasetMapping, importDataset, MAPPING_PRESETS, previewItems, writeImportOutputs, type DatasetMapping } from '../../core/datasets';
 import { log, positiveInt } from '../common';
 
 /** The mapping of `--mapping` (a JSON file or inline JSON) or `--preset`, before validation. */
@@ -49,14 +47,13 @@ export function registerGenericImport(program: Command): void {
       const text = readFileSync(file, 'utf8');
       const name = basename(file);
       if (opts.guess) {
-        const format = formatOf(name) ?? 'csv';
-        const guessed: DatasetMapping = { format, ...guessMapping(readDataset(text, format, name).columns) };
-        process.stdout.write(JSON.stringify(guessed, null, 2) + '\n');
+        const guessed = guessDatasetMapping(text, name);
+        for (const n of guessed.notes) log(`guess: ${n}`);
+        process.stdout.write(JSON.stringify(guessed.mapping, null, 2) + '\n');
         return;
       }
       if (!opts.out && opts.preview === undefined) throw new Error('give -o <out.dialogues.jsonl>, or --preview to only look at the first items');
       const out = opts.out ? resolve(opts.out as string) : undefined;
-      if (out) assertWritable(out, Boolean(opts.force));
       const { value, source } = mappingFrom(opts);
       if (opts.reference && value && typeof value === 'object') (value as DatasetMapping).reference = { ...(value as DatasetMapping).reference, fromHumanResponse: true };
       const result = importDataset(text, value, { file: name, mappingSource: source });
@@ -68,10 +65,10 @@ export function registerGenericImport(program: Command): void {
           `${result.annotators.length} annotators (${experts} experts, ${result.annotators.length - experts} laypeople), ${result.items.filter((i) => i.reference).length} references`,
       );
       if (result.keptColumns.length) log(`kept unmapped column(s): ${result.keptColumns.map((c) => `${c.name} (per ${c.level})`).join(', ')}`);
-      if (opts.preview !== undefined) process.stdout.write(previewItems(result.items, opts.preview === true ? 3 : (opts.preview as number)) + '\n');
+      if (opts.preview !== undefined) process.stdout.write(previewItems(result.items, opts.preview === true ? 3 : (opts.preview as number), 120, result.rubric) + '\n');
       if (out) {
-        writeTextAtomic(out, formatItems(result.items));
-        log(`wrote ${result.items.length} items to ${out}`);
+        const written = writeImportOutputs(result, out, Boolean(opts.force));
+        log(`wrote ${result.items.length} items to ${out}${written.length > 1 ? ` and the study's rubric (${result.rubric!.dimensions.length} dimensions, primary ${result.rubric!.primary}) to ${written[1]}` : ''}`);
       }
     });
 }
