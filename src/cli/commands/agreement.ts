@@ -7,6 +7,8 @@
  */
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { MI_PRESET, MI_RUBRIC } from '../../core/rubric/presets';
+import { loadRubric } from '../../core/rubric/rubricFile';
 import { EXPORT_FORMATS, type ExportFormat } from '../../core/correlation/correlationExport';
 import { correlationData } from '../../core/correlation/correlationTable';
 import { displayNames } from '../../core/evaluators/evaluatorNames';
@@ -144,6 +146,15 @@ export function registerAgreement(program: Command): void {
           raters: opts.raters as number | undefined,
           propagateClusters: opts.propagate as boolean,
         });
+      // A study with its own rubric: the first study's analyses (coherence rates, error distributions) do not apply;
+      // the coefficients of its dimensions are the agreement table.
+      const rubric = /\.(csv|tsv)$/i.test(file) ? MI_RUBRIC : loadRubric(resolve(file)).rubric;
+      if (rubric.name !== MI_PRESET) {
+        const coefficients = agreementCoefficientsBy(items, by ?? null, { groupRules, bootstrap, rubric });
+        if (opts.json) process.stdout.write(JSON.stringify({ rubric: rubric.name, coefficients }, null, 2) + '\n');
+        else process.stdout.write(renderTables(groupedCoefficientsPlainTables(coefficients, { compact: format === 'text' }), format));
+        return;
+      }
       const withCoefficients = Boolean(opts.coefficients);
       if (!by) {
         const analysis = analyse(items);

@@ -15,7 +15,7 @@ import { checkRectangular, observedValues, valueCounts, type RatingValue, type R
 export interface GwetAC1Result {
   /** AC1 = (p_a − p_e) / (1 − p_e), in [−1, 1]; null when undefined (no unit with two ratings). */
   ac1: number | null;
-  undefinedReason?: 'no unit with two ratings';
+  undefinedReason?: 'no unit with two ratings' | string;
   /** Units with at least one rating (n, the units π_k averages over). */
   units: number;
   /** Units with at least two ratings (n', the units p_a averages over). */

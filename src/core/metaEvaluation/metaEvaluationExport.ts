@@ -10,7 +10,7 @@ import { formatNumber, formatP } from '../tables/numberFormat';
 import type { BootstrapInterval } from '../stats/bootstrap';
 import type { AltTestResult } from './altTest';
 import type { CeilingTable } from '../correlation/ceiling';
-import type { CoefficientTable, GroupedCoefficientTables } from '../agreement/coefficientsTable';
+import { NOT_CATEGORIES, type CoefficientTable, type GroupedCoefficientTables } from '../agreement/coefficientsTable';
 import { LENGTH_FLAG, type LengthBiasTable } from './lengthBias';
 import type { MajorityComparison } from './majorityLabel';
 import type { RepeatabilityResult } from './repeatability';
@@ -163,8 +163,11 @@ export function coefficientsPlainTable(t: CoefficientTable, part?: { by: string;
     r.icc ? { value: r.icc.single.value, ci: r.icc.single.ci } : '',
     r.icc ? { value: r.icc.average.value, ci: r.icc.average.ci } : '',
   ]);
+  const notNominal = t.rows.filter((r) => r.level !== 'nominal');
+  const levels = notNominal.length === 0 ? 'nominal' : `nominal; ${notNominal.map((r) => `${r.level} for ${r.key === 'empathy' ? 'empathy' : r.label}`).join(', ')}`;
   const notes = [
-    "Fleiss' kappa over the units with the modal number of ratings (#sub); Krippendorff's alpha (nominal; ordinal for empathy) and Gwet's AC1 over every unit, missing ratings allowed.",
+    `Fleiss' kappa over the units with the modal number of ratings (#sub); Krippendorff's alpha (${levels}) and Gwet's AC1 over every unit, missing ratings allowed.`,
+    ...(t.rows.some((r) => r.fleiss.undefinedReason === NOT_CATEGORIES) ? ["Fleiss' kappa and AC1 count categories: a numeric rating has none (alpha at the interval level and the ICCs say its agreement)."] : []),
     ...(t.neverChosen.length ? [`error categories never chosen (no row): ${t.neverChosen.join(', ')}.`] : []),
     ...(t.rows.some((r) => r.icc?.model === 'one-way') ? ['ICC: one-way ICC(1,1)/ICC(1,k), since different annotators rated different units.'] : []),
     ...(compact
