@@ -6,7 +6,7 @@
  *
  * Labelling: the webview sends one {@link LabelOp} per key press or click; they are applied in the order sent, each
  * as one edit (so each is one undo step). Labelling keys are VS Code keybindings on `reflectEval.label.*`
- * commands (webview/editor/keys.ts); a command is routed here to the editor whose webview has focus.
+ * commands (src/core/labels/labelKeys.ts); a command is routed here to the editor whose webview has focus.
  */
 import * as vscode from 'vscode';
 import { DialogueFileDocument, onDidChangeDialogue, onDidEditDialogue, onDidSaveDialogue } from './dialogueDocument';
@@ -20,7 +20,8 @@ import { keepProblemLines } from '../core/format/keepProblemLines';
 import { decodeUtf8Lossy } from '../core/format/bytes';
 import { writeTextAtomic } from '../core/format/files';
 import type { DialogueItem, Score } from '../core/dialogue/types';
-import { FOCUS_CONTEXT_KEY, labelOpOfKey, type EditorAction, type LabelAction } from '../../webview/editor/keys';
+import { labelOpOfKey, type EditorAction, type LabelAction } from '../core/labels/labelKeys';
+import { FOCUS_CONTEXT_KEY } from './labelKeybindings';
 import type { EditorHostMessage, EditorWebviewMessage, ItemEntry } from '../../webview/editor/protocol';
 import { displayNames, evaluatorSignatures } from '../core/evaluators/evaluatorNames';
 import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../core/navigation/scoreSummary';

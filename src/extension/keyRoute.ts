@@ -6,7 +6,7 @@
  * went, then applied in the host; keys after a held one wait behind it, so the order of keys is kept. No `vscode`
  * import, so the rule is unit-tested (test/extension/keyRoute.test.ts).
  */
-import { isLabelAction, type EditorAction, type LabelAction } from '../../webview/editor/keys';
+import { isLabelAction, type EditorAction, type LabelAction } from '../core/labels/labelKeys';
 import type { FocusState } from '../../webview/editor/protocol';
 
 /** The candidate a key labels: the item (file index and id) and the candidate's id in the view. */

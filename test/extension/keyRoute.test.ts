@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { KeyRoute, type KeyTarget } from '../../src/extension/keyRoute';
-import type { EditorAction } from '../../webview/editor/keys';
+import type { EditorAction } from '../../src/core/labels/labelKeys';
 import type { FocusState } from '../../webview/editor/protocol';
 
 const state = (move: number, settled = true, candidateId: string | null = 'c1'): FocusState => ({ type: 'focusState', move, index: 3, itemId: 'it-3', candidateId, settled });

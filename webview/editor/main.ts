@@ -5,7 +5,7 @@
  * us. So that fast typing is interpreted right (e.g. `N` then `2`), operations the host has not acknowledged yet
  * are re-applied on top of what it last sent, with the same pure functions the host uses.
  *
- * Keyboard: labelling keys are VS Code keybindings (keys.ts); VS Code forwards every key press in this webview
+ * Keyboard: labelling keys are VS Code keybindings (src/core/labels/labelKeys.ts); VS Code forwards every key press in this webview
  * to its keybinding service and the matching command comes back here as an `action`. Key presses in text fields
  * are kept from VS Code (except those with Ctrl/Alt/Meta, so Ctrl+S and Ctrl+Z still work).
  */
@@ -16,7 +16,7 @@ import type { CandidateView, ItemView } from '../../src/core/labels/annotatorVie
 import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ErrorVerdict, ScoreGroup } from '../../src/core/navigation/scoreSummary';
-import { isLabelAction, keysOf, labelOpOfKey, type EditorAction } from './keys';
+import { isLabelAction, keysOf, labelOpOfKey, type EditorAction } from '../../src/core/labels/labelKeys';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
 import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, FocusState, ItemEntry, ProblemEntry } from './protocol';
 import { createNavigator, listedEntries, listPosition, markBadges, neighbour, updateNavigator } from './navigator';

@@ -5,7 +5,7 @@
  * item keys. Blind mode: the origin and judge-vs-humans filters are not offered, and the bar says so.
  */
 import type { ItemFilter } from '../../src/core/navigation/itemNavigation';
-import { keysOf } from './keys';
+import { keysOf } from '../../src/core/labels/labelKeys';
 import type { CandidateMarks, EditorWebviewMessage, ItemEntry, ListOrder, NavigatorState } from './protocol';
 
 type Post = (msg: EditorWebviewMessage) => void;

@@ -5,7 +5,7 @@
 import type { LabelOp } from '../../src/core/labels/annotate';
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import type { ScoreGroup } from '../../src/core/navigation/scoreSummary';
-import type { EditorAction } from './keys';
+import type { EditorAction } from '../../src/core/labels/labelKeys';
 import type { ItemFilter, LabelProgress } from '../../src/core/navigation/itemNavigation';
 
 /** How the item list is sorted: file order, or the labelling plan's (next to label first; issue 16 item 3). */
