@@ -29,7 +29,7 @@ import { loadPromptLibrary } from '../core/templates/judgePrompt';
 import { itemDescription, itemTitleList, type ItemTitleParts } from '../core/dialogue/itemTitle';
 import { getAnnotator, getBlindMode } from './settings';
 import { BASE_DELAY_MS, ExternalChangeMerger } from './externalChanges';
-import { webviewPage } from './webviewHtml';
+import { webviewPage } from './panels';
 import { candidateMarks, navigatorState, nextUnlabelledTarget, ProgressStatusBar, type ListSettings } from './itemNavigator';
 import { labelProgressAfter, type LabelProgress } from '../core/navigation/itemNavigation';
 import { traceLabel } from './labelTrace';
