@@ -6,7 +6,7 @@
  * `reflect-eval agreement` (and its `--errors-vs`) prints. It follows the active dialogue document and updates when it changes.
  */
 import * as vscode from 'vscode';
-import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
+import { onDidChangeDialogue, parseDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { displayNames } from '../core/evaluators/evaluatorNames';
 import { firstStudyAnalysis } from '../core/agreement/firstStudy';
 import { plainCellText, renderTables, type PlainTable } from '../core/metaEvaluation/metaEvaluationExport';
@@ -17,7 +17,7 @@ import { DEFAULT_EXPERT_PREFIX } from '../core/datasets/annotationColumns';
 import { documentItems } from '../core/format/jsonl';
 import type { AgreementProtocol, AnalysisMessage, ErrorCategoryTableView, ExportableTable } from '../../webview/agreement/protocol';
 import { config } from './commands/common';
-import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
+import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
 

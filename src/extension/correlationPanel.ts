@@ -7,7 +7,7 @@
  * the table at once, the intervals (when switched on) debounced and cooperatively, cancelled by the next change.
  */
 import * as vscode from 'vscode';
-import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
+import { onDidChangeDialogue, parseDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { compareEvaluators } from '../core/correlation/compareEvaluators';
 import { exportTable } from '../core/correlation/correlationExport';
 import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/correlation/correlationTable';
@@ -16,7 +16,7 @@ import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/c
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type PanelSettings, type PinView, type StripView, type TableView } from '../../webview/correlation/protocol';
-import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
+import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
 

@@ -2,8 +2,8 @@
  * The host's side of the message layer (webview/shared/messages.ts; the webview's side: webview/shared/ipc.ts): one
  * per webview. It numbers what the host sends and stamps every message with how far the host has got ({@link Done}),
  * hands the webview's notifications to their handlers, runs its requests and answers each with one `ack`, and runs
- * the requests declared `ordered` and the host's own operations one at a time, in the order they arrived (the
- * dialogue editor's label edits). A `cancel` from the webview aborts a request's signal, or drops it while it waits
+ * the requests declared `ordered` and the host's own work one at a time, in the order they arrived (the dialogue
+ * editor's label edits, the webview's and those the host applies itself). A `cancel` from the webview aborts a request's signal, or drops it while it waits
  * its turn. No `vscode` import: a panel connects it to its webview (panels.ts), and tests drive it directly.
  */
 import {
@@ -37,6 +37,7 @@ export interface RequestContext {
 interface RequestHandler {
   run(params: unknown, ctx: RequestContext): unknown;
   ordered: boolean;
+  arrived?: (params: unknown, seq: number) => void;
   answered?: (ackSeq: number, result: unknown) => void;
 }
 
@@ -58,6 +59,8 @@ export class HostChannel<P extends Protocol> implements Disposable {
   /** Ordered work waiting for its turn, by the number it will be taken in under. */
   private readonly waiting = new Set<number>();
   private queue: Promise<void> = Promise.resolve();
+  /** Host work queued so far (its queue keys are negative, the webview's requests' are their numbers). */
+  private hostWork = 0;
   private disposed = false;
 
   /**
@@ -105,37 +108,43 @@ export class HostChannel<P extends Protocol> implements Disposable {
    *
    * @param options.ordered - run one at a time with the other ordered requests and the host's operations, in the
    *   order they arrived; the webview's messages after it count as taken in only once it has started
-   * @param options.answered - called with the number of the `ack` once sent (e.g. to note that it moves focus)
+   * @param options.arrived - called as the request arrives, before it waits for its turn
+   * @param options.answered - called with the number of the `ack` once sent with a result (e.g. to note that it
+   *   moves focus)
    */
   handle<K extends RequestType<P>>(
     type: K,
     handler: (params: RequestParams<P, K>, ctx: RequestContext) => RequestResult<P, K> | Promise<RequestResult<P, K>>,
-    options: { ordered?: boolean; answered?: (ackSeq: number, result: RequestResult<P, K>) => void } = {},
+    options: { ordered?: boolean; arrived?: (params: RequestParams<P, K>, seq: number) => void; answered?: (ackSeq: number, result: RequestResult<P, K>) => void } = {},
   ): this {
-    this.requests.set(type, { run: handler as RequestHandler['run'], ordered: !!options.ordered, answered: options.answered as RequestHandler['answered'] });
+    this.requests.set(type, { run: handler as RequestHandler['run'], ordered: !!options.ordered, arrived: options.arrived as RequestHandler['arrived'], answered: options.answered as RequestHandler['answered'] });
     return this;
   }
 
   /**
-   * The host's own operation: announced to the webview at once by a notification, then `work` runs in order after
-   * everything queued before it, and an `ack` follows. Until its start, `done.host` stays below the announcement's
-   * number, so the webview keeps showing what was announced.
-   *
-   * @returns the announcement's number
+   * Runs host work one at a time with the ordered requests, after everything queued before it. The work may
+   * `announce` the operation it is about to apply (a notification the webview shows until `done.host` reaches its
+   * number: every message sent after the announcement, as the work applies it, says so); an `ack` follows work that
+   * announced something.
    */
-  operation<K extends ToWebviewType<P>>(type: K, params: ToWebviewParams<P, K>, work: () => unknown): number {
-    const seq = this.next(true);
-    this.send(type, seq, params);
-    this.enqueue(seq, async () => {
-      this.own.take(seq);
+  ordered(work: (announce: <K extends ToWebviewType<P>>(type: K, params: ToWebviewParams<P, K>) => number) => unknown): void {
+    const key = -++this.hostWork;
+    this.enqueue(key, async () => {
+      let announced = false;
+      const announce = <K extends ToWebviewType<P>>(type: K, params: ToWebviewParams<P, K>): number => {
+        const seq = this.next(true);
+        this.send(type, seq, params);
+        this.own.take(seq);
+        announced = true;
+        return seq;
+      };
       try {
-        await work();
+        await work(announce);
       } catch (err) {
         this.onError(err as Error);
       }
-      this.send(ACK, this.next(), {} satisfies AckParams);
-    }, () => this.own.take(seq));
-    return seq;
+      if (announced) this.send(ACK, this.next(), {} satisfies AckParams);
+    }, () => undefined);
   }
 
   /** Takes one message from the webview (anything that is not an envelope is ignored). */
@@ -175,6 +184,11 @@ export class HostChannel<P extends Protocol> implements Disposable {
     }
     const controller = new AbortController();
     this.running.set(env.seq, controller);
+    try {
+      handler.arrived?.(env.params, env.seq);
+    } catch (err) {
+      this.onError(err as Error);
+    }
     const run = async () => {
       this.fromWebview.take(env.seq);
       let ack: AckParams;

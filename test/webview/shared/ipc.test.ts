@@ -113,7 +113,7 @@ describe('the message layer (webview/shared/messages.ts)', () => {
     assert.equal(host.done.webview, 3, 'everything taken in');
   });
 
-  it('announces a host operation at once and counts it as started only when its turn comes', async () => {
+  it('runs host work in the same order, and says an operation it announces is in once the work applies it', async () => {
     const { host, webview, toWebview } = joined();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -121,19 +121,38 @@ describe('the message layer (webview/shared/messages.ts)', () => {
     webview.request('apply', { value: 1 });
     await settle();
     const work: string[] = [];
-    const announced = host.operation('hello', { text: 'host label' }, () => {
-      work.push('applied');
-      host.notify('shown', { what: 'after the host label' });
+    let announced = 0;
+    host.ordered((announce) => {
+      work.push('decided after the request');
+      announced = announce('hello', { text: 'host label' });
+      host.notify('shown', { what: 'applied' });
     });
-    assert.equal(toWebview.at(-1)?.type, 'hello');
-    assert.ok(toWebview.at(-1)!.done.host < announced, 'not started: the webview keeps showing it');
+    host.ordered(() => void work.push('nothing to announce'));
+    assert.deepEqual(work, [], 'waits for the request before it');
     release();
     await settle();
-    assert.deepEqual(work, ['applied']);
-    const during = toWebview.find((m) => m.type === 'shown')!;
-    assert.ok(during.done.host >= announced);
-    assert.deepEqual(toWebview.slice(-3).map((m) => m.type), ['ack', 'shown', 'ack'], 'the request’s ack, then the operation’s message and its ack');
+    assert.deepEqual(work, ['decided after the request', 'nothing to announce']);
+    const hello = toWebview.find((m) => m.type === 'hello')!;
+    const shown = toWebview.find((m) => m.type === 'shown')!;
+    assert.ok(hello.done.host < announced, 'the announcement itself: not applied yet, the webview shows it');
+    assert.ok(shown.done.host >= announced, 'what follows it: applied');
+    assert.deepEqual(toWebview.map((m) => m.type), ['ack', 'hello', 'shown', 'ack'], 'the request’s ack, the operation, its ack; nothing for work that announced nothing');
     assert.equal(webview.done.host, toWebview.at(-1)!.done.host);
+  });
+
+  it('tells the host a request has arrived before it waits for its turn', async () => {
+    const { host, webview } = joined();
+    const log: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    host.handle('apply', async (p) => (p.value === 1 && (await gate), log.push(`run ${p.value}`), p.value), { ordered: true, arrived: (p) => log.push(`arrived ${p.value}`), answered: (seq, r) => log.push(`answered ${r}`) });
+    webview.request('apply', { value: 1 });
+    webview.request('apply', { value: 2 });
+    await settle();
+    assert.deepEqual(log, ['arrived 1', 'arrived 2']);
+    release();
+    await settle();
+    assert.deepEqual(log, ['arrived 1', 'arrived 2', 'run 1', 'answered 1', 'run 2', 'answered 2']);
   });
 
   it('withdraws a request: dropped while it waits its turn, its signal aborted while it runs', async () => {
