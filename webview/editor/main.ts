@@ -200,14 +200,11 @@ function runDeferred(): void {
   while (s.deferred.length > 0 && ready()) runAction(s.deferred.shift()!);
 }
 
-/** The number of the answer to a "next unlabelled" request just handled (it moves focus), until the message is done. */
-let nextAnswer = 0;
-
 /** Asks the host where "next unlabelled" goes; keys wait until the answer is shown. */
 function requestNextUnlabelled(): void {
   channel.request('nextUnlabelled', { index: s.selected, candidateId: s.focused }, {
     onResult: (answer: NextUnlabelled, ack) => {
-      nextAnswer = ack.seq;
+      s.answeredMove = ack.seq;
       if ('notice' in answer) hint(answer.notice);
       else reveal(answer.index, answer.candidateId);
     },
@@ -780,8 +777,8 @@ channel
     runDeferred();
     // The host learns which of its messages that move focus this state follows (protocol.ts, FocusState).
     if ((MOVES_FOCUS as readonly string[]).includes(env.type)) s.lastMove = Math.max(s.lastMove, env.seq);
-    if (nextAnswer) s.lastMove = Math.max(s.lastMove, nextAnswer);
-    nextAnswer = 0;
+    s.lastMove = Math.max(s.lastMove, s.answeredMove);
+    s.answeredMove = 0;
     postFocusState();
   });
 

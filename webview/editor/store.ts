@@ -51,6 +51,8 @@ export interface EditorStore {
   pending: PendingOp[];
   /** The number of the last host message that can move focus handled (protocol.ts, `FocusState`). */
   lastMove: number;
+  /** The number of the answer to a "next unlabelled" request being handled (it moves focus; counted once handled). */
+  answeredMove: number;
   /** The focused candidate (keys act on it). */
   focused: string | null;
   /** Where focus goes when the next item arrives. */
@@ -83,6 +85,7 @@ export function createStore(saved: SavedState = {}): EditorStore {
     current: null,
     pending: [],
     lastMove: 0,
+    answeredMove: 0,
     focused: null,
     focusOnArrival: 'firstIncomplete',
     revealCandidate: null,

@@ -21,7 +21,7 @@ import { itemIndexOfLine, sameEvaluators, sameOrigins, sameTitleInputs } from '.
 import type { ProblemLine } from '../../core/format/lineReport';
 import type { DialogueItem, Score } from '../../core/dialogue/types';
 import { displayNames, evaluatorSignatures } from '../../core/evaluators/evaluatorNames';
-import { evaluatorScale, summariseScores, type ScoreGroup, type ScoreScale } from '../../core/navigation/scoreSummary';
+import { evaluatorScale, summariseScores, type ScoreGroup } from '../../core/navigation/scoreSummary';
 import { labelProgressAfter, type LabelProgress } from '../../core/navigation/itemNavigation';
 import { itemDescription, itemTitleList, type ItemTitleParts } from '../../core/dialogue/itemTitle';
 import type { EditorProtocol, ItemEntry } from '../../../webview/editor/protocol';
@@ -374,4 +374,3 @@ function scoreGroupsOf(view: { candidates: { id: string; scores?: Record<string,
   return out;
 }
 
-export type { ScoreScale };

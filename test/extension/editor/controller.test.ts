@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { FocusState } from '../../../webview/editor/protocol';
-import { editorOn, kinds, settle, studyFile } from './memoryEditor';
+import { editorOn, kinds, lastOf, settle, studyFile } from './memoryEditor';
 
 const focus = (move: number, candidateId: string | null = 'c1', settled = true): FocusState => ({ move, index: 1, itemId: 'item-1', candidateId, settled });
 const coherentOf = (items: { candidates: { id: string; annotations: { annotator: string; coherent?: boolean | null }[] }[] }[], i: number, c: string, annotator = 'Lay-1') =>
@@ -131,7 +131,7 @@ describe('editor controller: the dialogue editor without VS Code', () => {
     e.webview.request('nextUnlabelled', { index: 1, candidateId: 'c1' });
     e.controller.key({ kind: 'coherent' });
     await settle();
-    const answer = e.sent.findLast((m) => m.type === 'ack' && (m.params as { re: number }).re === seq + 1)!;
+    const answer = lastOf(e.sent, (m) => m.type === 'ack' && (m.params as { re: number }).re === seq + 1)!;
     assert.deepEqual((answer.params as { result: unknown }).result, { index: 2, candidateId: 'c1' }, 'the label just cleared counts');
     assert.ok(!e.sent.some((m) => m.type === 'labelled'), 'the key waits for the report after the answer');
     e.webview.notify('focusState', { move: answer.seq, index: 2, itemId: 'item-2', candidateId: 'c1', settled: true });
@@ -155,7 +155,7 @@ describe('editor controller: the dialogue editor without VS Code', () => {
     const e = editorOn(studyFile(3), { annotator: 'Lay-1', blind: true });
     e.webview.notify('ready', {});
     e.webview.notify('select', { index: 2 });
-    const item = e.sent.findLast((m) => m.type === 'item')!.params as { view: { candidates: { id: string }[] } };
+    const item = lastOf(e.sent, (m) => m.type === 'item')!.params as { view: { candidates: { id: string }[] } };
     const shown = item.view.candidates[0].id;
     assert.ok(!['c0', 'c1', 'c2'].includes(shown), 'blind ids are opaque');
     e.webview.notify('focusState', { move: 0, index: 2, itemId: 'item-2', candidateId: shown, settled: true });
@@ -172,7 +172,7 @@ describe('editor controller: the dialogue editor without VS Code', () => {
     assert.deepEqual(kinds(e.sent.slice(before)), ['index', 'navigator', 'item']);
     assert.equal((e.sent.at(-2)?.params as { state: { order: string } }).state.order, 'file');
     e.controller.showPlan();
-    assert.equal((e.sent.findLast((m) => m.type === 'navigator')?.params as { state: { order: string } }).state.order, 'plan');
+    assert.equal((lastOf(e.sent, (m) => m.type === 'navigator')?.params as { state: { order: string } }).state.order, 'plan');
     e.controller.reveal(3, 'c2');
     const reveal = e.sent.at(-1)!;
     assert.deepEqual(reveal.params, { index: 3, candidateId: 'c2' });

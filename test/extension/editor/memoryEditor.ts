@@ -8,7 +8,7 @@ import { LineText, type LineReplacement } from '../../../src/core/format/lineTex
 import { documentItems, formatItems, parseRawLines, serializeItem, type DialogueDocument } from '../../../src/core/format/jsonl';
 import { reparseLines } from '../../../src/core/format/lineUpdate';
 import { problemLines, type ProblemLine } from '../../../src/core/format/lineReport';
-import type { DialogueItem } from '../../../src/core/dialogue/types';
+import type { DialogueItem, Score } from '../../../src/core/dialogue/types';
 import type { ConflictEntry, EditorCommand, EditorProtocol } from '../../../webview/editor/protocol';
 import type { HostEnvelope, WebviewEnvelope } from '../../../webview/shared/messages';
 import { HostChannel } from '../../../src/extension/webviewChannel';
@@ -31,7 +31,7 @@ export function studyItem(i: number, n = 3): DialogueItem {
       text: `Reflection ${k} of item ${i}.`,
       origin: k === 0 ? { kind: 'human' as const, source: 'ground truth' } : { kind: 'model' as const, model: 'gpt2', decoding: { strategy: 'greedy' as const } },
       annotations: [{ annotator: 'Lay-1', coherent: k % 2 === 0 }],
-      scores: k < 2 ? { 'metric:bleu4.score@impl:nltk-3.8|tok:whitespace|rv:0.1.0': { value: 0.1 * (k + 1), status: 'ok' as const } } : {},
+      scores: (k < 2 ? { 'metric:bleu4.score@impl:nltk-3.8|tok:whitespace|rv:0.1.0': { value: 0.1 * (k + 1), status: 'ok' } } : {}) as Record<string, Score>,
     })),
   };
 }
@@ -188,6 +188,11 @@ export function editorOn(text: string, settings: { annotator: string | null; bli
 /** The kinds of the messages sent after message number `after` (all, by default). */
 export function kinds(sent: HostEnvelope[], after = 0): string[] {
   return sent.filter((m) => m.seq > after).map((m) => m.type);
+}
+
+/** The last message sent that `pick` accepts. */
+export function lastOf(sent: HostEnvelope[], pick: (m: HostEnvelope) => boolean): HostEnvelope | undefined {
+  return [...sent].reverse().find(pick);
 }
 
 /** Lets the channel's queue run. */
