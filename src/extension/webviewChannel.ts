@@ -183,6 +183,8 @@ export class HostChannel<P extends Protocol> implements Disposable {
       return;
     }
     const controller = new AbortController();
+    // A page reloaded numbers from 1 again: a request of the old page under the same number is withdrawn.
+    this.running.get(env.seq)?.abort();
     this.running.set(env.seq, controller);
     try {
       handler.arrived?.(env.params, env.seq);
@@ -202,7 +204,7 @@ export class HostChannel<P extends Protocol> implements Disposable {
           ack = controller.signal.aborted ? { re: env.seq, cancelled: true } : { re: env.seq, error: (err as Error).message };
         }
       }
-      this.running.delete(env.seq);
+      if (this.running.get(env.seq) === controller) this.running.delete(env.seq);
       if (this.disposed) return;
       const seq = this.next();
       this.send(ACK, seq, ack);
