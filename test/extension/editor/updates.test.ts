@@ -138,7 +138,7 @@ describe('editor updates: what the dialogue editor sends its webview', () => {
     assert.deepEqual(types(disk.messages), ['index', 'navigator', 'item']);
   });
 
-  it('accumulates lines until they are sent: a change in place after a structural one waits for no one', () => {
+  it('keeps a structural change not yet sent: a change in place after it still sends the whole list', () => {
     const { document, state } = opened();
     const pending: EditorState = { ...state, changedSinceSent: 'all' };
     const lines = label(document, 1, 'c1', true);
