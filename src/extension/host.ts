@@ -16,7 +16,7 @@ import type { FileJobPlan } from '../core/jobs/plans';
 import { failFor } from '../core/config';
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../core/models/ortRuntime';
 import { promptRoots, workspaceDir } from './commands/common';
-import { parseDialogue, updateItems } from './dialogueEditor';
+import { parseDialogue, updateItems } from './dialogueDocument';
 import { editorSecret, settingsEndpointSource } from './keys';
 
 let channel: vscode.OutputChannel | undefined;

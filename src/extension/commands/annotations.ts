@@ -9,7 +9,8 @@ import { exportAnnotationTable } from '../../core/datasets/annotationExport';
 import { importAnnotationTable } from '../../core/datasets/annotationImport';
 import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/datasets/annotationColumns';
 import { documentItems, formatItems, parseDocument } from '../../core/format/jsonl';
-import { DIALOGUE_EDITOR_VIEW_TYPE, parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
+import { DIALOGUE_EDITOR_VIEW_TYPE, type DialogueEditorProvider } from '../dialogueEditor';
+import { parseDialogue } from '../dialogueDocument';
 import { config } from './common';
 
 function expertPrefix(): string {

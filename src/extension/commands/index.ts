@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import { AgreementPanel } from '../agreementPanel';
 import { CorrelationPanel } from '../correlationPanel';
-import { parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
+import type { DialogueEditorProvider } from '../dialogueEditor';
+import { parseDialogue } from '../dialogueDocument';
 import { documentItems } from '../../core/format/jsonl';
 import { initLabelPlans, planLabelsCommand } from '../labelPlan';
 import { SearchPanel } from '../searchPanel';

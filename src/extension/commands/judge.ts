@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { JudgePlan } from '../../core/jobs/judge';
 import type { JudgeSpec, Price } from '../../core/judges/judgeSpec';
 import type { DialogueEditorProvider } from '../dialogueEditor';
-import { parseDialogue } from '../dialogueEditor';
+import { parseDialogue } from '../dialogueDocument';
 import { documentFile, runPlanInEditor } from '../host';
 import { setKeyCommand } from '../keys';
 import { activeDialogue, config, pickBatchMode, promptRoots, requireTrust } from './common';
