@@ -3,7 +3,8 @@
  * (`<study>.labels/<annotator>.jsonl`), read as if they were inline, so a team committing to one git repository
  * never conflicts (issue 44 item 4; src/core/format/labelSidecars.ts; docs/format.md, "Labels in sidecar files").
  */
-import { basename, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { labelWrites, type LabelRouting } from '../../core/format/labelSidecars';
 import { readStudy, studyProblemMessages, writeStudyBack, type Study } from '../../core/format/studyFiles';
@@ -32,7 +33,10 @@ function move(studyArg: string, routing: LabelRouting, dryRun: boolean, verb: st
     }
   }
   const folder = study.labelsFolder ?? resolve(studyArg).replace(/(\.dialogues)?\.jsonl$/i, '') + '.labels';
-  const shown = (path: string) => relative(process.cwd(), path) || path;
+  const shown = (path: string) => {
+    const r = relative(process.cwd(), path);
+    return r && !r.startsWith('..') && !isAbsolute(r) ? r : path;
+  };
   if (dryRun) {
     const w = labelWrites(study.overlay, study.items, routing);
     for (const s of w.sidecars) process.stdout.write(`${s.annotator}: ${s.linesChanged} line(s) ${s.bytes === null ? 'out of' : 'into'} ${s.file}${s.created ? ' (new)' : ''}${s.bytes === null ? ' (removed)' : ''}\n`);
@@ -47,7 +51,7 @@ function move(studyArg: string, routing: LabelRouting, dryRun: boolean, verb: st
   }
   for (const p of r.sidecarsWritten) process.stdout.write(`wrote ${shown(p)}\n`);
   for (const p of r.sidecarsRemoved) process.stdout.write(`removed ${shown(p)}\n`);
-  process.stdout.write(`${basename(study.path)}: ${r.itemsChanged} item line(s) rewritten, ${r.labelLinesChanged} sidecar line(s) changed; labels folder ${shown(folder)} ${r.sidecarsRemoved.length && routing.inline === 'all' ? 'removed when empty' : 'in use'}\n`);
+  process.stdout.write(`${basename(study.path)}: ${r.itemsChanged} item line(s) rewritten, ${r.labelLinesChanged} sidecar line(s) changed; ${existsSync(folder) ? `labels folder ${shown(folder)}/ in use` : 'no labels folder: every label is inline'}\n`);
 }
 
 export function registerLabels(program: Command): void {

@@ -11,13 +11,14 @@
  * Pure: bytes in, bytes out (the CLI's file side is `studyFiles.ts`; the editor passes the bytes it read).
  *
  * The order of a candidate's annotations is the study's inline ones, then each sidecar's (in the order of the files'
- * names), except that a line with an `index` is put at that position of the list. Writers add an `index` only where
- * the plain order would not give the list they were given, so a split and a join give back the same list.
+ * names), except that a line with an `index` is put at that position of the list. No reader gives the order a
+ * meaning (labels are looked up by annotator), but a split and a join keep it exactly — they add an `index` only
+ * where the plain order would not give the list back — so a round trip gives the same bytes.
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../../../docs/dialogue-item.schema.json';
 import type { Annotation, Candidate, DialogueItem } from '../dialogue/types';
-import { concatBytes, encodeUtf8 } from './bytes';
+import { concatBytes, decodeUtf8Lossy, encodeUtf8 } from './bytes';
 import { documentItems, splitByteLinesRaw, type DialogueDocument, type RawLine } from './jsonl';
 
 /** The folder of a study's sidecars: `study.dialogues.jsonl` → `study.labels` (a path or a bare name). */
@@ -227,12 +228,21 @@ export interface LabelOverlay {
   readonly itemLines: readonly number[];
 }
 
-/** A candidate's annotations: `inline`, then sidecar ones with an index put at it (ascending), then the rest in file order. */
+/**
+ * A candidate's annotations: `inline`, then the sidecar ones without an index in file order; then each one with an
+ * index put at it, in ascending order (one index twice: in file order, the later one after the earlier).
+ *
+ * @param placed - the candidate's sidecar lines in the order of their files' names
+ */
 function layOver(inline: readonly Annotation[], placed: readonly { annotation: Annotation; index?: number }[]): Annotation[] {
   const out = [...inline];
-  const indexed = placed.filter((p) => p.index !== undefined).sort((a, b) => a.index! - b.index!);
-  for (const p of indexed) out.splice(Math.min(p.index!, out.length), 0, p.annotation);
   for (const p of placed) if (p.index === undefined) out.push(p.annotation);
+  const indexed = placed.filter((p) => p.index !== undefined).sort((a, b) => a.index! - b.index!);
+  let previous = -1;
+  for (const p of indexed) {
+    previous = Math.min(Math.max(p.index!, previous + 1), out.length);
+    out.splice(previous, 0, p.annotation);
+  }
   return out;
 }
 
@@ -485,8 +495,11 @@ export function labelWrites(overlay: LabelOverlay, items: readonly DialogueItem[
       });
       // Sidecar lines of this candidate whose label is gone (removed, or moved back inline).
       for (const [who, m] of overlay.placed) if (m.has(key) && !toWrite.has(who)) change(who, key, null);
-      // The positions: none on lines written anyway, else as the lines say, else (if that does not give `wanted`) each
-      // written line at its place, else every line at its place (which always gives `wanted`).
+      // The positions. A split or join keeps the order exactly: no index on lines written anyway, else as the lines
+      // say, else (if that does not give `wanted`) each written line at its place, else every line at its place (which
+      // always gives `wanted`). Any other write keeps each line's index as it is and gives a new line none: the order
+      // of a candidate's annotations means nothing to any reader, and an index that depends on other annotators'
+      // labels would make merges of their files reorder each other's.
       const annotators = [...toWrite.keys()].sort((a, b) => byName(sidecarFileName(a), sidecarFileName(b)));
       const rewrites = (who: string) => {
         const s = fromSidecar(who);
@@ -498,8 +511,8 @@ export function labelWrites(overlay: LabelOverlay, items: readonly DialogueItem[
         (who) => (rewrites(who) ? toWrite.get(who)!.pos : fromSidecar(who)?.index),
         (who) => toWrite.get(who)!.pos,
       ];
-      let indexOf = attempts[3];
-      for (const attempt of attempts) {
+      let indexOf = explicit ? attempts[3] : attempts[1];
+      if (explicit) for (const attempt of attempts) {
         const got = layOver(inlineList, annotators.map((who) => ({ annotation: toWrite.get(who)!.annotation, index: attempt(who) })));
         if (same(got, wanted)) {
           indexOf = attempt;
@@ -544,6 +557,8 @@ export function labelWrites(overlay: LabelOverlay, items: readonly DialogueItem[
     }
     return rank.get(keyOf(item, candidate));
   };
+  // A sidecar going back inline that no line changes (it holds no label) is removed too.
+  for (const who of sidecarOf.keys()) if (toInline(who) && !changes.has(who)) changes.set(who, new Map());
   for (const [who, m] of [...changes].sort((a, b) => byName(sidecarFileName(a[0]), sidecarFileName(b[0])))) {
     const sc = sidecarOf.get(who);
     const name = sc?.name ?? sidecarFileName(who);
@@ -564,7 +579,7 @@ export function labelWrites(overlay: LabelOverlay, items: readonly DialogueItem[
       continue;
     }
     const written = rewriteSidecar(sc, overlay.placed.get(who) ?? new Map(), m, rankOf);
-    const empty = written.bytes.length === 0 && toInline(who);
+    const empty = toInline(who) && /^[\s\uFEFF]*$/.test(decodeUtf8Lossy(written.bytes));
     if (written.linesChanged > 0 || empty) sidecars.push({ name, file, annotator: who, bytes: empty ? null : written.bytes, created: false, linesChanged: written.linesChanged });
   }
   if (problems.length) {

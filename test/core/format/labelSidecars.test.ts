@@ -110,6 +110,7 @@ describe('labels in sidecar files', () => {
           ['Z.jsonl', encodeUtf8(`${line('i1', 'c1', ann('Z'), 2)}\n`)],
         ]),
       };
+      // Inline A, B, then Y (no index); then X at 0 and Z at 2.
       assert.deepEqual(open(disk).overlay.items[0].candidates[0].annotations.map((a) => a.annotator), ['X', 'A', 'Z', 'B', 'Y']);
     });
 
@@ -243,15 +244,31 @@ describe('labels in sidecar files', () => {
       assert.deepEqual(reread.overlay.problems.map((p) => p.code), ['orphanCandidate']);
     });
 
-    it('keeps the order a job gives a candidate\'s annotations, with an index only where it must', () => {
-      const disk = base();
-      // E1 before L1: the plain order (inline first) would not give it.
-      const { disk: after } = write(disk, (o) => [withAnnotations(o.items[0], 'c1', (as) => [...as].reverse()), o.items[1], o.items[2]]);
-      assert.equal(text(after.labels!.get('E1.jsonl')).split('\r\n')[0], line('i1', 'c1', ann('E1'), 0));
-      assert.deepEqual(open(after).overlay.items[0].candidates[0].annotations, [ann('E1'), ann('L1')]);
-      // Back: the index is no longer needed, but the line is only rewritten if its label changes.
-      const { disk: back } = write(after, (o) => [withAnnotations(o.items[0], 'c1', () => [ann('L1'), ann('E1', false)]), o.items[1], o.items[2]]);
-      assert.equal(text(back.labels!.get('E1.jsonl')).split('\r\n')[0], line('i1', 'c1', ann('E1', false)));
+    it('split and join keep the order of a candidate\'s annotations, with an index only where they must; other writes keep each line\'s', () => {
+      const disk: Disk = {
+        study: encodeUtf8(formatItems([item('i1', [cand('c1', [ann('L1'), ann('E2')])])])),
+        labels: new Map([['E1.jsonl', encodeUtf8(`${line('i1', 'c1', ann('E1'))}\n`)]]),
+      };
+      assert.deepEqual(open(disk).overlay.items[0].candidates[0].annotations.map((a) => a.annotator), ['L1', 'E2', 'E1']);
+      // E2 into a sidecar: the plain order (inline, then E1.jsonl, E2.jsonl) would put it last.
+      const { disk: split } = write(disk, (o) => o.items, { toSidecars: ['E2'] });
+      assert.equal(text(split.labels!.get('E2.jsonl')), `${line('i1', 'c1', ann('E2'), 1)}\n`);
+      assert.equal(split.labels!.get('E1.jsonl'), disk.labels!.get('E1.jsonl'), 'E1\'s line needs no index');
+      assert.deepEqual(open(split).overlay.items[0].candidates[0].annotations.map((a) => a.annotator), ['L1', 'E2', 'E1']);
+      // A label changed by any other write keeps its line's index; a new line gets none (it reads back after the others).
+      const { disk: edited } = write(split, (o) => [withAnnotations(o.items[0], 'c1', (as) => [ann('E0'), ...as.map((a) => (a.annotator === 'E2' ? ann('E2', false) : a))])]);
+      assert.equal(text(edited.labels!.get('E2.jsonl')), `${line('i1', 'c1', ann('E2', false), 1)}\n`);
+      assert.equal(text(edited.labels!.get('E0.jsonl')), `${line('i1', 'c1', ann('E0'))}\n`);
+      assert.deepEqual(open(edited).overlay.items[0].candidates[0].annotations.map((a) => a.annotator), ['L1', 'E2', 'E0', 'E1']);
+      // A job that only reorders changes no file.
+      const { w } = write(edited, (o) => [withAnnotations(o.items[0], 'c1', (as) => [...as].reverse())]);
+      assert.deepEqual(w.sidecars, []);
+      // Join: back inline in the order read.
+      const { disk: joined } = write(edited, (o) => o.items, { inline: 'all' });
+      assert.deepEqual(documentItems(parseDocument(joined.study, STUDY))[0].candidates[0].annotations.map((a) => a.annotator), ['L1', 'E2', 'E0', 'E1']);
+      // One index on two lines: in the order of the files' names.
+      const tie: Disk = { study: disk.study, labels: new Map([['X.jsonl', encodeUtf8(`${line('i1', 'c1', ann('X'), 1)}\n`)], ['Y.jsonl', encodeUtf8(`${line('i1', 'c1', ann('Y'), 1)}\n`)]]) };
+      assert.deepEqual(open(tie).overlay.items[0].candidates[0].annotations.map((a) => a.annotator), ['L1', 'X', 'Y', 'E2']);
     });
 
     it('refuses to put two annotations of one annotator on one candidate into a sidecar, naming the study\'s line', () => {
@@ -299,7 +316,7 @@ describe('labels in sidecar files', () => {
       const rng = seedrandom('sidecars');
       const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
       const people = ['E1', 'E2', 'Expert 3', 'L1', 'L2'];
-      for (let trial = 0; trial < 60; trial++) {
+      for (let trial = 0; trial < 100; trial++) {
         const items = Array.from({ length: 1 + Math.floor(rng() * 6) }, (_, i) =>
           item(
             `i${i}`,
@@ -310,17 +327,36 @@ describe('labels in sidecar files', () => {
           ),
         );
         const original: Disk = { study: encodeUtf8(formatItems(items)) };
-        const want = open(original).overlay.items;
+        let want = open(original).overlay.items;
         let disk = original;
-        for (let step = 0; step < 4; step++) {
-          const some = people.filter(() => rng() < 0.5);
-          const routing: LabelRouting = rng() < 0.5 ? { toSidecars: rng() < 0.3 ? 'all' : some } : { inline: rng() < 0.3 ? 'all' : some };
-          disk = write(disk, (o) => o.items, routing).disk;
-          assert.deepEqual(open(disk).overlay.items, want, `trial ${trial} step ${step}`);
-          assert.deepEqual(open(disk).overlay.problems, []);
+        let edited = false;
+        const byAnnotator = (its: DialogueItem[]) => its.map((it) => it.candidates.map((c) => [...c.annotations].sort((a, b) => (a.annotator < b.annotator ? -1 : 1))));
+        for (let step = 0; step < 6; step++) {
+          if (rng() < 0.3) {
+            // A label edit as a job or the editor makes one: change, add or remove one annotator's label on one candidate.
+            const it = Math.floor(rng() * want.length);
+            const c = want[it].candidates.length ? pick(want[it].candidates) : undefined;
+            if (!c) continue;
+            const who = pick(people);
+            const has = c.annotations.some((a) => a.annotator === who);
+            const f = (as: Annotation[]) => (has && rng() < 0.4 ? as.filter((a) => a.annotator !== who) : has ? as.map((a) => (a.annotator === who ? ann(who, !a.coherent) : a)) : [...as, ann(who, rng() < 0.5)]);
+            const next = want.map((x, i) => (i === it ? withAnnotations(x, c.id, f) : x));
+            disk = write(disk, () => next).disk;
+            const read = open(disk).overlay;
+            assert.deepEqual(byAnnotator(read.items), byAnnotator(next), `trial ${trial} step ${step}: the labels written are the labels read`);
+            want = read.items;
+            edited = true;
+          } else {
+            const some = people.filter(() => rng() < 0.5);
+            const routing: LabelRouting = rng() < 0.5 ? { toSidecars: rng() < 0.3 ? 'all' : some } : { inline: rng() < 0.3 ? 'all' : some };
+            disk = write(disk, (o) => o.items, routing).disk;
+            assert.deepEqual(open(disk).overlay.items, want, `trial ${trial} step ${step}`);
+          }
+          assert.deepEqual(open(disk).overlay.problems.filter((p) => p.code !== 'mixed'), []);
         }
         const joined = write(disk, (o) => o.items, { inline: 'all' }).disk;
-        assert.ok(bytesEqual(joined.study, original.study), `trial ${trial}`);
+        assert.deepEqual(documentItems(parseDocument(joined.study, STUDY)), want);
+        if (!edited) assert.ok(bytesEqual(joined.study, original.study), `trial ${trial}`);
         assert.equal(joined.labels, undefined);
       }
     });
