@@ -18,7 +18,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../../../docs/dialogue-item.schema.json';
 import type { Annotation, Candidate, DialogueItem } from '../dialogue/types';
-import { concatBytes, decodeUtf8Lossy, encodeUtf8 } from './bytes';
+import { concatBytes, decodeUtf8Lossy, decodeUtf8Strict, encodeUtf8 } from './bytes';
 import { documentItems, splitByteLinesRaw, type DialogueDocument, type RawLine } from './jsonl';
 
 /** The folder of a study's sidecars: `study.dialogues.jsonl` → `study.labels` (a path or a bare name). */
@@ -136,6 +136,46 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const keyOf = (item: string, candidate: string) => `${item}\u0000${candidate}`;
 
 /**
+ * A sidecar's lines (at LF or CRLF, as a study's). A file that is UTF-8 throughout (the usual case) is decoded once
+ * and split as text: its lines' bytes are their text's UTF-8, which is what {@link rewriteSidecar} writes back.
+ */
+function sidecarLines(bytes: Uint8Array): RawLine[] {
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) return splitByteLinesRaw(bytes);
+  const out: RawLine[] = [];
+  let start = 0;
+  for (let lf = text.indexOf('\n'); lf >= 0; lf = text.indexOf('\n', start)) {
+    const crlf = lf > start && text.charCodeAt(lf - 1) === 13;
+    out.push({ text: text.slice(start, crlf ? lf - 1 : lf), eol: crlf ? '\r\n' : '\n' });
+    start = lf + 1;
+  }
+  if (start < text.length) out.push({ text: text.slice(start), eol: '' });
+  return out;
+}
+
+const BLANK = /^\s*$/;
+
+/** Why a parsed line is not a label of `annotator`, or undefined when it is one. */
+function lineProblem(value: unknown, annotator: string): { code: LabelProblemCode; message: string; field?: string } | undefined {
+  if (!isObject(value)) return { code: 'notObject', message: 'a line must hold one JSON object: {"item": …, "candidate": …, "annotation": {…}}' };
+  for (const k of ['item', 'candidate'] as const) {
+    if (typeof value[k] !== 'string' || value[k] === '') return { code: 'field', field: k, message: `must be the ${k === 'item' ? "item's" : "candidate's"} id (a non-empty string), got ${JSON.stringify(value[k]) ?? 'nothing'}` };
+  }
+  const index = value.index;
+  if (index !== undefined && !(Number.isInteger(index) && (index as number) >= 0)) return { code: 'field', field: 'index', message: `must be a position in the candidate's annotations (an integer ≥ 0), got ${JSON.stringify(index)}` };
+  const annotation = value.annotation;
+  if (!isObject(annotation)) return { code: 'field', field: 'annotation', message: `must be an annotation object, got ${JSON.stringify(annotation) ?? 'nothing'}` };
+  const errors = annotationErrors(annotation);
+  if (errors.length) {
+    const e = errors[0];
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
+    return { code: 'field', field: pointerField('annotation', e.instancePath, missing), message: missing ? `missing required field "${missing}"` : (e.message ?? e.keyword) };
+  }
+  if (annotation.annotator !== annotator) return { code: 'annotator', field: 'annotation.annotator', message: `${JSON.stringify(annotation.annotator)} is not this file's annotator (${JSON.stringify(annotator)}, by its name)` };
+  return undefined;
+}
+
+/**
  * Reads one sidecar's bytes. Never throws for a bad line: it is kept and reported (named by file, line and field).
  *
  * @param folder - the labels folder's name as problems show it (`study.labels`)
@@ -148,43 +188,45 @@ export function parseLabelSidecar(folder: string, name: string, bytes: Uint8Arra
   if (annotator === undefined) {
     return { file, line: 1, code: 'fileName', message: `not a sidecar's name (an annotator id with every character but A-Z a-z 0-9 . _ - written %XX, then .jsonl): left out, never written` };
   }
-  const lines = splitByteLinesRaw(bytes);
+  const lines = sidecarLines(bytes);
   const entries: SidecarEntry[] = [];
   const problems: LabelProblem[] = [];
   const first = new Map<string, number>();
-  lines.forEach((raw, i) => {
-    const line = i + 1;
-    const bad = (code: LabelProblemCode, message: string, field?: string) => problems.push({ file, line, code, message: `${message} (line kept as it is, left out)`, ...(field ? { field } : {}) });
-    if (raw.utf8Errors?.length) return bad('invalidUtf8', 'not valid UTF-8');
+  const bad = (i: number, code: LabelProblemCode, message: string, field?: string) => {
+    problems.push({ file, line: i + 1, code, message: `${message} (line kept as it is, left out)`, ...(field ? { field } : {}) });
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i];
+    if (raw.utf8Errors?.length) {
+      bad(i, 'invalidUtf8', 'not valid UTF-8');
+      continue;
+    }
     const text = i === 0 ? raw.text.replace(/^\uFEFF/, '') : raw.text;
-    if (text.trim() === '') return;
+    if (BLANK.test(text)) continue;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      return bad('json', `not valid JSON: ${(err as Error).message}`);
+      bad(i, 'json', `not valid JSON: ${(err as Error).message}`);
+      continue;
     }
-    if (!isObject(value)) return bad('notObject', 'a line must hold one JSON object: {"item": …, "candidate": …, "annotation": {…}}');
-    for (const k of ['item', 'candidate'] as const) {
-      if (typeof value[k] !== 'string' || value[k] === '') return bad('field', `must be the ${k === 'item' ? "item's" : "candidate's"} id (a non-empty string), got ${JSON.stringify(value[k]) ?? 'nothing'}`, k);
+    const problem = lineProblem(value, annotator);
+    if (problem) {
+      bad(i, problem.code, problem.message, problem.field);
+      continue;
     }
-    const index = value.index;
-    if (index !== undefined && !(Number.isInteger(index) && (index as number) >= 0)) return bad('field', `must be a position in the candidate's annotations (an integer ≥ 0), got ${JSON.stringify(index)}`, 'index');
-    const annotation = value.annotation;
-    if (!isObject(annotation)) return bad('field', `must be an annotation object, got ${JSON.stringify(annotation) ?? 'nothing'}`, 'annotation');
-    const errors = annotationErrors(annotation);
-    if (errors.length) {
-      const e = errors[0];
-      const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
-      return bad('field', missing ? `missing required field "${missing}"` : (e.message ?? e.keyword), pointerField('annotation', e.instancePath, missing));
-    }
-    if (annotation.annotator !== annotator) return bad('annotator', `${JSON.stringify(annotation.annotator)} is not this file's annotator (${JSON.stringify(annotator)}, by its name)`, 'annotation.annotator');
-    const key = keyOf(value.item as string, value.candidate as string);
+    const v = value as { item: string; candidate: string; index?: number; annotation: Annotation };
+    const key = keyOf(v.item, v.candidate);
     const earlier = first.get(key);
-    if (earlier !== undefined) return bad('duplicate', `a second label of ${annotator} on item ${JSON.stringify(value.item)}, candidate ${JSON.stringify(value.candidate)} (the first is on line ${earlier + 1})`, 'candidate');
+    if (earlier !== undefined) {
+      bad(i, 'duplicate', `a second label of ${annotator} on item ${JSON.stringify(v.item)}, candidate ${JSON.stringify(v.candidate)} (the first is on line ${earlier + 1})`, 'candidate');
+      continue;
+    }
     first.set(key, i);
-    entries.push({ lineIndex: i, item: value.item as string, candidate: value.candidate as string, ...(index !== undefined ? { index: index as number } : {}), annotation: annotation as Annotation, value });
-  });
+    const entry: SidecarEntry = { lineIndex: i, item: v.item, candidate: v.candidate, annotation: v.annotation, value: value as Record<string, unknown> };
+    if (v.index !== undefined) entry.index = v.index;
+    entries.push(entry);
+  }
   return { name, file, annotator, bytes, lines, entries, problems };
 }
 
@@ -279,6 +321,8 @@ export function overlayLabels(doc: Pick<DialogueDocument, 'file' | 'lines' | 'it
   const itemIndex = new Map(inline.map((it, i) => [it.id, i]));
   const placed = new Map<string, Map<string, SidecarEntry>>();
   const conflicts = new Map<string, LabelProblem>();
+  /** item index → candidate id → its index in the item (the first with the id). */
+  const candidateIndex = new Map<number, Map<string, number>>();
   /** item index → candidate id → the sidecar lines laid over it, in file order. */
   const over = new Map<number, Map<string, SidecarEntry[]>>();
   for (const sc of sidecars.files) {
@@ -292,7 +336,13 @@ export function overlayLabels(doc: Pick<DialogueDocument, 'file' | 'lines' | 'it
         at('orphanItem', 'item', `no item ${JSON.stringify(e.item)} in ${doc.file}: this label is kept in its file and left out (it counts again if the item comes back)`);
         continue;
       }
-      const ci = inline[i].candidates.findIndex((c) => c.id === e.candidate);
+      let ids = candidateIndex.get(i);
+      if (!ids) {
+        ids = new Map();
+        inline[i].candidates.forEach((c, k) => ids!.has(c.id) || ids!.set(c.id, k));
+        candidateIndex.set(i, ids);
+      }
+      const ci = ids.get(e.candidate) ?? -1;
       if (ci < 0) {
         at('orphanCandidate', 'candidate', `item ${JSON.stringify(e.item)} of ${doc.file} has no candidate ${JSON.stringify(e.candidate)}: this label is kept in its file and left out (it counts again if the candidate comes back)`);
         continue;
@@ -624,10 +674,8 @@ function rewriteSidecar(sc: LabelSidecar, placed: ReadonlyMap<string, SidecarEnt
     if (e && c) {
       parts.push(encodeUtf8(sidecarLineText(e.item, e.candidate, c.index, c.annotation, e.value) + raw.eol));
       linesChanged++;
-    } else {
-      const start = raw.byteOffset ?? 0;
-      parts.push(sc.bytes.subarray(start, start + (raw.bytes?.length ?? 0) + raw.eol.length));
-    }
+    } else if (raw.bytes && raw.byteOffset !== undefined) parts.push(sc.bytes.subarray(raw.byteOffset, raw.byteOffset + raw.bytes.length + raw.eol.length));
+    else parts.push(encodeUtf8(raw.text + raw.eol));
     open = raw.eol === '';
   });
   while (next < inserts.length) insert(inserts[next++].text);

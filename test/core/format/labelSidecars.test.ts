@@ -189,6 +189,18 @@ describe('labels in sidecar files', () => {
       labels: new Map([['E1.jsonl', encodeUtf8(`${line('i1', 'c1', ann('E1'))}\r\n${line('i3', 'c5', ann('E1', false))}\r\n`)]]),
     });
 
+    it('keeps a sidecar\'s byte order mark, lone CRs and a last line without a line ending', () => {
+      const disk = base();
+      const e1 = `\uFEFF${line('i1', 'c1', ann('E1', true, { otherText: 'a\rb' }))}\n${line('i3', 'c5', ann('E1', false))}`;
+      disk.labels!.set('E1.jsonl', encodeUtf8(e1));
+      assert.deepEqual(open(disk).overlay.problems, []);
+      assert.equal(open(disk).overlay.items[0].candidates[0].annotations[1].otherText, 'a\rb');
+      const { disk: after } = write(disk, (o) => [o.items[0], withAnnotations(o.items[1], 'c3', () => [ann('E1')]), o.items[2]]);
+      assert.equal(text(after.labels!.get('E1.jsonl')), `\uFEFF${line('i1', 'c1', ann('E1', true, { otherText: 'a\rb' }))}\n${line('i2', 'c3', ann('E1'))}\n${line('i3', 'c5', ann('E1', false))}`);
+      const { disk: last } = write(disk, (o) => [o.items[0], o.items[1], withAnnotations(o.items[2], 'c5', () => [ann('E1')])]);
+      assert.equal(text(last.labels!.get('E1.jsonl')), `\uFEFF${line('i1', 'c1', ann('E1', true, { otherText: 'a\rb' }))}\n${line('i3', 'c5', ann('E1'))}`);
+    });
+
     it('a job that changes only scores leaves every sidecar alone and the study gets no sidecar label', () => {
       const disk = base();
       const { disk: after, w } = write(disk, (o) => o.items.map((it) => ({ ...it, candidates: it.candidates.map((c) => ({ ...c, scores: { ...c.scores, 'metric:x': { value: 1, status: 'ok' as const } } })) })));
