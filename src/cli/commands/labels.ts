@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { editsFor } from '../../core/format/files';
 import { labelWrites, type LabelRouting } from '../../core/format/labelSidecars';
 import { readStudy, studyProblemMessages, writeStudyBack, type Study } from '../../core/format/studyFiles';
 import { log } from '../common';
@@ -39,8 +40,10 @@ function move(studyArg: string, routing: LabelRouting, dryRun: boolean, verb: st
   };
   if (dryRun) {
     const w = labelWrites(study.overlay, study.items, routing);
-    for (const s of w.sidecars) process.stdout.write(`${s.annotator}: ${s.linesChanged} line(s) ${s.bytes === null ? 'out of' : 'into'} ${s.file}${s.created ? ' (new)' : ''}${s.bytes === null ? ' (removed)' : ''}\n`);
-    process.stdout.write(`dry run: ${verb} would write nothing else; nothing written\n`);
+    for (const s of w.sidecars) process.stdout.write(`${s.file}: ${s.linesChanged} line(s) ${s.created ? 'in a new file' : 'changed'}${s.bytes === null ? ', then the file removed' : ''}\n`);
+    const lines = editsFor(study.doc, w.studyItems).length;
+    const folderNote = routing.toSidecars && !study.labelsFolder ? `; the labels folder ${shown(folder)}/ would be made` : '';
+    process.stdout.write(`dry run: ${verb} would rewrite ${lines} item line(s) of ${basename(study.path)}${folderNote}; nothing written\n`);
     return;
   }
   const r = writeStudyBack(study, study.items, study.path, routing);
@@ -78,7 +81,7 @@ export function registerLabels(program: Command): void {
     .description('where each annotator\'s labels are (inline, sidecar) and every problem of the labels; exits non-zero when there is one')
     .action((studyArg: string) => {
       const study = readStudy(resolve(studyArg));
-      const lines = [`${basename(study.path)}: ${study.labelsFolder ? `labels in sidecars (${basename(study.labelsFolder)}/) and inline` : 'labels inline (no labels folder)'}`];
+      const lines = [`${basename(study.path)}: ${study.labelsFolder ? `labels inline and in ${basename(study.labelsFolder)}/, read together` : 'every label inline (no labels folder)'}`];
       for (const [who, w] of whereLabelsAre(study)) lines.push(`  ${who}: ${w.inline} inline, ${w.sidecar} in a sidecar`);
       process.stdout.write(`${lines.join('\n')}\n`);
       const problems = studyProblemMessages(study);

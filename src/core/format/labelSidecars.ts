@@ -246,6 +246,27 @@ export function readLabelSidecars(folder: string, files: readonly { name: string
   return out;
 }
 
+/**
+ * The labels folder after writes (what the editor lays over its study after a save, without reading the folder
+ * again): changed files parsed afresh, removed ones gone, the others as they were.
+ *
+ * @param sidecars - the folder as read, or undefined when the study had none (a split makes one)
+ * @param folder - the folder's name as problems show it, when `sidecars` is undefined
+ */
+export function withSidecarWrites(sidecars: LabelSidecars | undefined, writes: readonly SidecarWrite[], folder?: string): LabelSidecars {
+  const name = sidecars?.folder ?? folder;
+  if (name === undefined) throw new RangeError('name the labels folder of a study that had none');
+  const files = new Map((sidecars?.files ?? []).map((f) => [f.name, f]));
+  for (const w of writes) {
+    if (w.bytes === null) files.delete(w.name);
+    else {
+      const sc = parseLabelSidecar(name, w.name, w.bytes);
+      if (!('code' in sc)) files.set(w.name, sc);
+    }
+  }
+  return { folder: name, files: [...files.values()].sort((a, b) => byName(a.name, b.name)), problems: sidecars?.problems ?? [] };
+}
+
 /** A study's items with its sidecars laid over, and what writing them back needs. */
 export interface LabelOverlay {
   /** The study's file name (problems name it). */

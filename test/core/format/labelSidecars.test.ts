@@ -19,6 +19,7 @@ import {
   type LabelOverlay,
   type LabelRouting,
   type LabelWrites,
+  withSidecarWrites,
 } from '../../../src/core/format/labelSidecars';
 
 const STUDY = 'study.dialogues.jsonl';
@@ -295,6 +296,20 @@ describe('labels in sidecar files', () => {
       const disk = base();
       assert.throws(() => write(disk, (o) => [withAnnotations(o.items[0], 'c2', () => [ann('e1')]), o.items[1], o.items[2]]), /differs from E1\.jsonl only in case/);
     });
+  });
+
+  it('withSidecarWrites gives the folder a write leaves, without reading it again (what the editor lays over after a save)', () => {
+    const disk: Disk = { study: encodeUtf8(formatItems([item('i1', [cand('c1', [ann('L1'), ann('E2')]), cand('c2')])])) };
+    const { doc, overlay } = open(disk);
+    const split = labelWrites(overlay, overlay.items, { toSidecars: 'all' });
+    const after = apply(disk, doc, split, { toSidecars: 'all' });
+    const folder = withSidecarWrites(undefined, split.sidecars, 'study.labels');
+    assert.deepEqual(overlayLabels(parseDocument(after.study, STUDY), folder), open(after).overlay);
+    const o2 = open(after).overlay;
+    const edit = labelWrites(o2, [withAnnotations(o2.items[0], 'c2', () => [ann('E3')])]);
+    const after2 = apply(after, parseDocument(after.study, STUDY), edit);
+    assert.deepEqual(overlayLabels(parseDocument(after2.study, STUDY), withSidecarWrites(o2.sidecars, edit.sidecars)), open(after2).overlay);
+    assert.throws(() => withSidecarWrites(undefined, []), /name the labels folder/);
   });
 
   describe('split and join', () => {
