@@ -185,7 +185,7 @@ describe('reflect-eval labels (labels in sidecar files)', function () {
     assert.equal(git('status', '--porcelain'), '');
     assert.equal(git('ls-files', '-u'), '', 'no conflict');
     const graph = git('log', '--graph', '--oneline', '--format=%s (%an)');
-    if (process.env.REFLECT_EVAL_SHOW_GIT_LOG) process.stdout.write(`${graph}\n`);
+    if (process.env.REFLECT_EVAL_SHOW_GIT_LOG) process.stdout.write(`${git('log', '--graph', '--oneline')}\n${git('log', '--stat', '--format=%h %s (%an)', 'main~3..main')}\n`);
     assert.equal((graph.match(/merge A\d's labels/g) ?? []).length, 3);
 
     // The merged study: every analysis sees all three annotators, and the lead's scores.

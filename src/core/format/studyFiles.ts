@@ -107,9 +107,11 @@ export function writeStudyBack(study: Study, items: readonly DialogueItem[], out
   const folder = labelsFolderOf(out);
   const result: StudyWrite = { itemsChanged: 0, labelLinesChanged: sidecars.reduce((n, s) => n + s.linesChanged, 0), sidecarsWritten: [], sidecarsRemoved: [] };
 
-  // Check everything before writing anything.
+  // Check everything before writing anything: the sidecars this write replaces, removes or copies are as read.
   if (study.labelsFolder) {
+    const touched = new Set(sidecars.map((s) => s.name));
     for (const sc of study.overlay.sidecars?.files ?? []) {
+      if (inPlace && !touched.has(sc.name)) continue;
       const path = join(study.labelsFolder, sc.name);
       if (!existsSync(path) || !bytesEqual(readFileSync(path), sc.bytes)) throw new Error(`${path} changed on disk since ${basename(study.path)} was read: nothing written (run the command again)`);
     }
