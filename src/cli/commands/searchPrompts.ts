@@ -6,8 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runPlanOnFile } from '../../core/jobs/file';
 import { buildSearchSpace, estimateLines, estimateSearchPlan, searchCacheFile, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../core/jobs/searchPrompts';
-import { documentItems } from '../../core/format/jsonl';
-import { readDialogueFile } from '../../core/format/files';
+import { readStudy } from '../../core/format/studyFiles';
 import { positiveInt } from '../common';
 import { cliHost, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
@@ -54,7 +53,7 @@ export function registerSearchPrompts(program: Command): void {
       const host = cliHost({ baseDir: read.dir, prompts: opts.prompts ? resolve(opts.prompts as string) : undefined });
       const path = resolve(file);
       if (opts.dryRun) {
-        const space = buildSearchSpace(plan, documentItems(readDialogueFile(path)), host.promptRoots);
+        const space = buildSearchSpace(plan, readStudy(path).items, host.promptRoots);
         const est = await estimateSearchPlan(plan, space, searchCacheFile(plan, path, host.baseDir));
         process.stdout.write(estimateLines(est, plan).join('\n') + '\n');
         for (const w of space.warnings) process.stdout.write(`warning: ${w}\n`);

@@ -4,9 +4,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { readDialogueFile, writeItemsBack, writeTextAtomic } from '../format/files';
-import { documentItems, formatItems } from '../format/jsonl';
-import { problemLineMessages } from '../format/lineReport';
+import { writeTextAtomic } from '../format/files';
+import { formatItems } from '../format/jsonl';
+import { readStudy, studyProblemMessages, writeStudyBack } from '../format/studyFiles';
 import type { JobHost, JobReport } from './host';
 import { runImportPlan } from './importData';
 import { runPlan, type FileJobPlan, type Pipeline } from './plans';
@@ -21,17 +21,18 @@ import { MemorySink } from './memorySink';
  */
 export async function runPlanOnFile(plan: FileJobPlan, file: string, host: JobHost, options: { out?: string; baseDir?: string } = {}): Promise<JobReport> {
   const path = resolve(host.baseDir, file);
-  const doc = readDialogueFile(path);
-  for (const m of problemLineMessages(doc)) host.log(m);
-  const items = documentItems(doc);
+  const study = readStudy(path);
+  for (const m of studyProblemMessages(study)) host.log(m);
+  const items = study.items;
   const sink = new MemorySink([...items]);
   const report = await runPlan(plan, { file: path, items }, host, sink, options);
   const out = options.out ? resolve(host.baseDir, options.out) : path;
   // The prompt search reports on the file and never changes it (its leaderboard is its own file).
   if (plan.job === 'search-prompts') return report;
   if (plan.job !== 'perplexity' && plan.job !== 'report' && (sink.changed.size > 0 || out !== path)) {
-    report.itemsChanged = writeItemsBack(doc, sink.items, out);
-    report.files = [out, ...(report.files ?? [])];
+    const written = writeStudyBack(study, sink.items, out);
+    report.itemsChanged = written.itemsChanged;
+    report.files = [out, ...written.sidecarsWritten, ...(report.files ?? [])];
   } else if (plan.job !== 'report') report.itemsChanged = 0; // a report reads the file; it only writes its own
   return report;
 }
