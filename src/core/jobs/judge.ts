@@ -24,6 +24,7 @@ import { REFLECT_EVAL_VERSION } from '../version';
 import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
 import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type KeyedEndpoint } from './apiKeyPolicy';
 import { updatesFor } from './memorySink';
+import { siblingFile } from '../format/siblingFile';
 
 /** A judge run: the object a `judge --config run.json` file holds (docs/judging.md), plus where caches go. */
 export interface JudgePlan {
@@ -137,7 +138,7 @@ export function cacheFileBeside(file: string, name: string): string {
 export function judgeManifestFile(plan: JudgePlan, target: Pick<JobTarget, 'file'>, baseDir: string): string | null {
   if (plan.manifest === false) return null;
   if (typeof plan.manifest === 'string') return resolve(baseDir, plan.manifest);
-  return target.file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.judge-manifest.json';
+  return siblingFile(target.file, '.judge-manifest.json');
 }
 
 function cacheFileOf(plan: JudgePlan, target: Pick<JobTarget, 'file'>, baseDir: string): string | null {

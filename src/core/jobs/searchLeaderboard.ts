@@ -4,13 +4,14 @@
  * and rebuilding a variant's prompt library so its exact prompt can be assembled again.
  */
 import { readFileSync } from 'node:fs';
+import { siblingFile } from '../format/siblingFile';
 import type { BootstrapInterval } from '../stats/bootstrap';
 import { templateHash, type PromptLibrary } from '../templates/judgePrompt';
 import type { SearchEntry, SearchResult } from './searchPrompts';
 
 /** The report file of a dialogue file: `x.dialogues.jsonl` → `x.prompt-search.json` (the job's default). */
 export function searchReportFile(dialogueFile: string): string {
-  return dialogueFile.replace(/(\.dialogues)?\.jsonl$/i, '') + '.prompt-search.json';
+  return siblingFile(dialogueFile, '.prompt-search.json');
 }
 
 /**

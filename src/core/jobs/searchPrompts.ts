@@ -44,6 +44,7 @@ import type { BootstrapInterval } from '../stats/bootstrap';
 import { spearmanRho } from '../stats/correlation';
 import { proposeRewrites, rewriteTemplate, validateProposer, type ProposedPart, type ProposerSpec } from '../judges/proposer';
 import { ResponseCache } from '../cache/responseCache';
+import { siblingFile } from '../format/siblingFile';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { cacheFileBeside, judgeKeys, validateJudgePlan, variantPromptTokens } from './judge';
 
@@ -814,7 +815,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     report.cancelled = Boolean(host.signal?.aborted);
     const anyChoice = winner >= 0 || (folds ?? []).some((fo) => fo.winner >= 0);
     if (!anyChoice && !report.cancelled) report.nothingDone = entries.every((e) => e.skipped) ? `no variant was judged (${entries[0]?.skipped ?? 'no variants'})` : 'no variant has a development correlation (constant scores or fewer than 3 usable judgements)';
-    const reportFile = plan.report === false ? null : typeof plan.report === 'string' ? resolve(host.baseDir, plan.report) : target.file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.prompt-search.json';
+    const reportFile = plan.report === false ? null : typeof plan.report === 'string' ? resolve(host.baseDir, plan.report) : siblingFile(target.file, '.prompt-search.json');
     if (reportFile) {
       writeFileSync(reportFile, JSON.stringify(result, null, 2) + '\n');
       report.files!.push(reportFile);

@@ -9,6 +9,7 @@ import { exportAnnotationTable } from '../../core/datasets/annotationExport';
 import { importAnnotationTable } from '../../core/datasets/annotationImport';
 import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/datasets/annotationColumns';
 import { documentItems, formatItems, parseDocument } from '../../core/format/jsonl';
+import { siblingFile } from '../../core/format/siblingFile';
 import { DIALOGUE_EDITOR_VIEW_TYPE, parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
 import { config } from './common';
 
@@ -85,7 +86,7 @@ export async function exportAnnotationTableCommand(editors: DialogueEditorProvid
   }
   const target = await vscode.window.showSaveDialog({
     title: 'Save annotation table',
-    defaultUri: vscode.Uri.joinPath(source, '..', `${basename(source.fsPath).replace(/(\.dialogues)?\.jsonl$/i, '')}.annotations.csv`),
+    defaultUri: vscode.Uri.joinPath(source, '..', siblingFile(basename(source.fsPath), '.annotations.csv')),
     filters: { CSV: ['csv'] },
   });
   if (!target) return;
