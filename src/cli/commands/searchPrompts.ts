@@ -5,7 +5,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runPlanOnFile } from '../../core/jobs/file';
-import { buildSearchSpace, estimateLines, estimateSearchPlan, searchCacheFile, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../core/jobs/searchPrompts';
+import { JOBS } from '../../core/jobs/plans';
+import { estimateLines, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../core/jobs/searchPrompts';
 import { documentItems } from '../../core/format/jsonl';
 import { readDialogueFile } from '../../core/format/files';
 import { positiveInt } from '../common';
@@ -54,10 +55,9 @@ export function registerSearchPrompts(program: Command): void {
       const host = cliHost({ baseDir: read.dir, prompts: opts.prompts ? resolve(opts.prompts as string) : undefined });
       const path = resolve(file);
       if (opts.dryRun) {
-        const space = buildSearchSpace(plan, documentItems(readDialogueFile(path)), host.promptRoots);
-        const est = await estimateSearchPlan(plan, space, searchCacheFile(plan, path, host.baseDir));
+        const est = await JOBS['search-prompts'].estimate(plan, { file: path, items: documentItems(readDialogueFile(path)) }, host);
         process.stdout.write(estimateLines(est, plan).join('\n') + '\n');
-        for (const w of space.warnings) process.stdout.write(`warning: ${w}\n`);
+        for (const w of est.warnings) process.stdout.write(`warning: ${w}\n`);
         host.close();
         return;
       }

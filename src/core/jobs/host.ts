@@ -69,6 +69,9 @@ export interface ItemSink {
   apply(updates: ReadonlyMap<string, (current: DialogueItem) => DialogueItem | undefined>): Promise<void>;
 }
 
+/** What a job's estimate may ask of the program: the prompt folders, and the folder relative paths are read against. */
+export type EstimateHost = Pick<JobHost, 'baseDir' | 'promptRoots'>;
+
 /** The dialogue file a job works on: its path (for caches and manifests beside it) and its items. */
 export interface JobTarget {
   /** Absolute path of the dialogue file (the document's file in VS Code). */

@@ -45,7 +45,7 @@ import { spearmanRho } from '../stats/correlation';
 import { proposeRewrites, rewriteTemplate, validateProposer, type ProposedPart, type ProposerSpec } from '../judges/proposer';
 import { ResponseCache } from '../cache/responseCache';
 import { siblingFile } from '../format/siblingFile';
-import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import type { EstimateHost, ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { cacheFileBeside, judgeKeys, validateJudgePlan, variantPromptTokens } from './judge';
 
 /** A prompt search: the object a `search-prompts --config search.json` file holds. */
@@ -264,6 +264,20 @@ const countCandidates = (items: readonly DialogueItem[]) => items.reduce((n, it)
 /** The search's judge cache: the judge job's file beside the dialogue file, a file of the plan's, or null. */
 export function searchCacheFile(plan: Pick<SearchPromptsPlan, 'cache'>, file: string, baseDir: string): string | null {
   return plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(baseDir, plan.cache) : cacheFileBeside(file, 'judge-cache.jsonl');
+}
+
+/** A search's estimate with the warnings of its search space (variants left out), as its job record gives it. */
+export type SearchPlanEstimate = SearchEstimate & { warnings: string[] };
+
+/**
+ * The prompt search's estimate on a dialogue file (its job record's `estimate`): the search space of the plan on the
+ * target's items, then {@link estimateSearchPlan} against the plan's judge cache.
+ *
+ * @throws Error for an unknown part or request, or too few labelled contexts to split
+ */
+export async function estimateSearchPromptsPlan(plan: SearchPromptsPlan, target: JobTarget, host: EstimateHost): Promise<SearchPlanEstimate> {
+  const space = buildSearchSpace(plan, target.items, host.promptRoots);
+  return { ...(await estimateSearchPlan(plan, space, searchCacheFile(plan, target.file, host.baseDir))), warnings: space.warnings };
 }
 
 /** The estimate as lines for a confirmation or `--dry-run`. */
