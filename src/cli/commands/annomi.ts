@@ -4,15 +4,17 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { importAnnoMI, parseAnnoMI, selectDialogues, summariseWindowCounts, therapistLabelDistribution, windowTurnCounts, type AnnoMISelection } from '../../core/datasets/annomi';
-import { assertWritable, writeTextAtomic } from '../../core/format/files';
-import { formatItems } from '../../core/format/jsonl';
+import { parseAnnoMI, selectDialogues, summariseWindowCounts, therapistLabelDistribution, windowTurnCounts, type AnnoMISelection } from '../../core/datasets/annomi';
+import { assertWritable } from '../../core/format/files';
+import { runPlanOnFile } from '../../core/jobs/file';
+import { validatePlan } from '../../core/jobs/plans';
 import { MAX_CONTEXT_TOKENS } from '../../core/templates/modelInput';
 import { isHubId, resolveCausalLM } from '../../core/models/modelSource';
 import { loadTokenizer } from '../../core/models/tokenizer';
 import type { TherapistBehaviour } from '../../core/dialogue/types';
-import { log, positiveInt } from '../common';
+import { positiveInt } from '../common';
 import { bundledModel } from '../paths';
+import { cliHost, printReport } from '../host';
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
 
@@ -50,13 +52,12 @@ export function registerImport(program: Command): Command {
     .option('--no-reference-candidate', 'do not add the reference as a human candidate')
     .requiredOption('-o, --out <file>', 'output file (*.dialogues.jsonl)')
     .option('--force', 'overwrite the output file')
-    .action((csv: string, opts: Record<string, unknown>) => {
+    .action(async (csv: string, opts: Record<string, unknown>) => {
       const out = resolve(opts.out as string);
       assertWritable(out, Boolean(opts.force));
-      const dialogues = parseAnnoMI(readFileSync(csv, 'utf8'), basename(csv));
-      const items = importAnnoMI(dialogues, selection(opts, csv));
-      writeTextAtomic(out, formatItems(items));
-      log(`wrote ${items.length} items to ${out}`);
+      const { sourceFile: _name, ...chosen } = selection(opts, csv);
+      const plan = validatePlan({ job: 'import', format: 'annomi', file: csv, ...chosen }, 'flags');
+      printReport(await runPlanOnFile(plan, out, cliHost()));
     });
   return imp;
 }

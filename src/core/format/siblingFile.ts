@@ -20,3 +20,12 @@ const DIALOGUE_SUFFIX = /(\.dialogues)?\.jsonl$/i;
 export function siblingFile(dialogueFile: string, suffix: string): string {
   return dialogueFile.replace(DIALOGUE_SUFFIX, '') + suffix;
 }
+
+/**
+ * The dialogue file a dataset is imported into unless the user says otherwise: the dataset's name with its
+ * extension (`.csv`, `.tsv`, `.txt`, `.jsonl`, `.ndjson`, `.json`, any case) replaced by `.dialogues.jsonl` —
+ * `AnnoMI-simple.csv` → `AnnoMI-simple.dialogues.jsonl`.
+ */
+export function importedDialogueFile(datasetFile: string): string {
+  return datasetFile.replace(/\.(csv|tsv|txt|jsonl|ndjson|json)$/i, '') + '.dialogues.jsonl';
+}

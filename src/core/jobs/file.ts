@@ -27,7 +27,7 @@ import { MemorySink } from './memorySink';
 export async function runPlanOnFile(plan: JobPlan, file: string, host: JobHost, options: { out?: string } & RunOptions = {}): Promise<JobReport> {
   const record = jobRecord(plan.job);
   const path = resolve(host.baseDir, file);
-  if (record.writes === 'new-file') return writeNewFile(await record.run(plan, host), path);
+  if (record.writes === 'new-file') return writeCreatedFile(await record.run(plan, host), path);
   const doc = readDialogueFile(path);
   for (const m of problemLineMessages(doc)) host.log(m);
   const items = documentItems(doc);
@@ -42,8 +42,14 @@ export async function runPlanOnFile(plan: JobPlan, file: string, host: JobHost, 
   return report;
 }
 
-/** Writes a created file's items (unless its job could do nothing) and says so in its report. */
-function writeNewFile({ items, report }: { items: DialogueItem[]; report: JobReport }, path: string): JobReport {
+/**
+ * Writes the items a job that creates a dialogue file returned (unless it could do nothing) as the file at `path`,
+ * and says so in its report (`files`, `itemsChanged`): what {@link runPlanOnFile} does with them, for a program that
+ * looked at the items first (a preview).
+ *
+ * @returns the job's report
+ */
+export function writeCreatedFile({ items, report }: { items: DialogueItem[]; report: JobReport }, path: string): JobReport {
   if (report.nothingDone) return report;
   mkdirSync(dirname(path), { recursive: true });
   writeTextAtomic(path, formatItems(items));

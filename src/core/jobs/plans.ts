@@ -74,7 +74,7 @@ export type JobRecord<P, E = never> = FileJobRecord<P, E> | CreateJobRecord<P, E
  */
 export const JOBS = {
   import: {
-    description: 'create a dialogue file from AnnoMI or an annotation table',
+    description: 'create a dialogue file from AnnoMI, an annotation table, or any CSV/JSONL dataset through a column mapping',
     validate: validateImportPlan,
     writes: 'new-file',
     run: async (plan: ImportPlan, host: JobHost) => runImportPlan(plan, host),

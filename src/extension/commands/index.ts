@@ -41,8 +41,8 @@ export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
 export function registerCommands(context: vscode.ExtensionContext, editors: DialogueEditorProvider): vscode.Disposable[] {
   initLabelPlans(context);
   return [
-    vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(importAnnoMICommand)),
-    vscode.commands.registerCommand('reflectEval.importAnnotationTable', reportErrors(importAnnotationTableCommand)),
+    vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(() => importAnnoMICommand(context))),
+    vscode.commands.registerCommand('reflectEval.importAnnotationTable', reportErrors(() => importAnnotationTableCommand(context))),
     vscode.commands.registerCommand('reflectEval.importDataset', reportErrors(() => importDatasetCommand(context))),
     vscode.commands.registerCommand('reflectEval.exportAnnotationTable', reportErrors(() => exportAnnotationTableCommand(editors))),
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
