@@ -14,6 +14,7 @@ import { runGeneratePlan, validateGeneratePlan, type GeneratePlan } from './gene
 import type { EstimateHost, ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { runImportPlan, validateImportPlan, type ImportPlan } from './importData';
 import { estimateJudgePlan, runJudgePlan, validateJudgePlan, type JudgeEstimate, type JudgePlan } from './judge';
+import { runPlanLabelsPlan, validatePlanLabelsPlan, type PlanLabelsPlan } from './planLabels';
 import { runPerplexityPlan, validatePerplexityPlan, type PerplexityPlan } from './perplexity';
 import { runReportPlan, validateReportPlan, type ReportPlan } from './report';
 import { runScorePlan, validateScorePlan, type ScorePlan } from './score';
@@ -123,6 +124,12 @@ export const JOBS = {
     estimate: estimateSearchPromptsPlan,
     run: runSearchPromptsPlan,
   } satisfies FileJobRecord<SearchPromptsPlan, SearchPlanEstimate>,
+  'plan-labels': {
+    description: 'start or follow a labelling plan: which candidates to label next so the interval on an evaluator\'s agreement with the humans narrows fastest',
+    validate: validatePlanLabelsPlan,
+    writes: 'own-files',
+    run: runPlanLabelsPlan,
+  } satisfies FileJobRecord<PlanLabelsPlan>,
 };
 
 export type JobName = keyof typeof JOBS;
