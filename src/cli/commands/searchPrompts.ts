@@ -9,7 +9,7 @@ import { JOBS } from '../../core/jobs/plans';
 import { estimateLines, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../core/jobs/searchPrompts';
 import { documentItems } from '../../core/format/jsonl';
 import { readDialogueFile } from '../../core/format/files';
-import { positiveInt } from '../common';
+import { positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';
 import { cliHost, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
 
@@ -20,8 +20,7 @@ function nonNegativeInt(v: string): number {
 }
 
 export function registerSearchPrompts(program: Command): void {
-  program
-    .command('search-prompts <file>')
+  withRuntimeOptions(program.command('search-prompts <file>'))
     .description('search judge prompt variants (parts A–D, requests, few-shot examples, judges) on development items split by dialogue context; report the chosen variant on held-out items beside the paper\'s variants (docs/prompt-search.md)')
     .requiredOption('--config <search.json>', 'the search: judges, parts, requests, fewShot, split, budget, prices (docs/prompt-search.md)')
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
@@ -47,6 +46,8 @@ export function registerSearchPrompts(program: Command): void {
       }
       if (opts.writeWinner !== undefined) overrides.writeWinner = opts.writeWinner === true ? true : resolve(opts.writeWinner as string);
       if (opts.cache === false) overrides.cache = false;
+      const runtime = runtimeFromFlags(opts, plan.runtime);
+      if (runtime) overrides.runtime = runtime;
       if (Object.keys(overrides).length) plan = validateSearchPromptsPlan({ ...plan, ...overrides }, `${read.source} with flags`);
       if (opts.printPlan) {
         process.stdout.write(JSON.stringify({ job: 'search-prompts', ...plan }, null, 2) + '\n');

@@ -6,17 +6,19 @@
  * chosen variant and the paper's six variants (ICMI 2023 §2.4) judged on the held-out items, whose rho with its
  * cluster-bootstrap interval is the number to report — next to the development rho (the optimism gap).
  *
- * Every judgement goes through the judges' response cache beside the dialogue file (the judge job's cache), so a
- * stopped search resumes without asking again; `budget` caps the calls that reach a backend (cache misses).
+ * Every judgement runs through the judge job's runner (judgeRunner.ts): the plan's runtime options for local judges,
+ * the judges' response cache beside the dialogue file (the judge job's cache, so a stopped search resumes without
+ * asking again, and a judge run's replies are not asked again), and one adaptive concurrency pool per judge for the
+ * whole search; `budget` caps the calls that reach a backend (cache misses).
  * Nothing is written into the dialogue file; the leaderboard goes to `<file>.prompt-search.json`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import type { DialogueItem } from '../dialogue/types';
-import { cachedJudge, judgeCacheKey, JudgeCache } from '../judges/cache';
-import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
-import { runJudge, type Judge } from '../judges/judge';
+import { judgeCacheKey, JudgeCache } from '../judges/cache';
+import { judgeDescription, judgeLabel } from '../judges/createJudge';
+import type { Judge } from '../judges/judge';
 import {
   bodyShapes,
   chooseVariant,
@@ -45,8 +47,10 @@ import { spearmanRho } from '../stats/correlation';
 import { proposeRewrites, rewriteTemplate, validateProposer, type ProposedPart, type ProposerSpec } from '../judges/proposer';
 import { ResponseCache } from '../cache/responseCache';
 import { siblingFile } from '../format/siblingFile';
+import type { LocalRuntimeOptions } from '../models/ortRuntime';
 import type { EstimateHost, ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { cacheFileBeside, judgeKeys, validateJudgePlan, variantPromptTokens } from './judge';
+import { openJudge, type OpenedJudge } from './judgeRunner';
 
 /** A prompt search: the object a `search-prompts --config search.json` file holds. */
 export interface SearchPromptsPlan {
@@ -82,6 +86,8 @@ export interface SearchPromptsPlan {
   prices?: Record<string, Price>;
   /** The judge cache: `true` (default, the judge job's file beside the dialogue file), `false`, or a file. */
   cache?: boolean | string;
+  /** How local judges run: threads and execution provider (over the host's settings), as in a judge plan. */
+  runtime?: LocalRuntimeOptions;
   /** Write the chosen variant's templates into a prompts folder: `true` for `prompts/` in the base folder, or a folder. */
   writeWinner?: boolean | string;
   /** The leaderboard JSON: `true` (default) for `<file>.prompt-search.json`, `false`, or a file. */
@@ -94,7 +100,7 @@ export interface SearchPromptsPlan {
   proposer?: ProposerSpec;
 }
 
-const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'writeWinner', 'report', 'proposer'];
+const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'runtime', 'writeWinner', 'report', 'proposer'];
 
 /**
  * Checks a prompt search plan.
@@ -107,8 +113,8 @@ export function validateSearchPromptsPlan(value: unknown, source: string): Searc
   const c = value as Record<string, unknown>;
   rejectUnknownFields(c, FIELDS, '', fail);
   if (c.job !== undefined && c.job !== 'search-prompts') fail('job', 'must be "search-prompts" for a prompt search plan');
-  // The judges are checked exactly as the judge job checks them.
-  validateJudgePlan({ judges: c.judges, bodies: ['-'], requests: ['-'], ...(c.prices !== undefined ? { prices: c.prices } : {}) }, source);
+  // The judges (and how local ones run) are checked exactly as the judge job checks them.
+  validateJudgePlan({ judges: c.judges, bodies: ['-'], requests: ['-'], ...(c.prices !== undefined ? { prices: c.prices } : {}), ...(c.runtime !== undefined ? { runtime: c.runtime } : {}) }, source);
   if (c.parts !== undefined) {
     if (!isObject(c.parts)) fail('parts', 'must be an object like {"optional": ["A", "B", "C"], "dialogue": "D", "orders": false}');
     const p = c.parts as Record<string, unknown>;
@@ -599,17 +605,20 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
   let hits = 0;
   let done = 0;
   const total = est.judgements;
-  const made: { judge: Judge; dispose: () => Promise<void>; backend: Record<string, unknown> }[] = [];
+  // The judges run as the judge job runs them (judgeRunner.ts): the plan's runtime options, the response cache, one
+  // adaptive pool per judge for every variant of the search — development, held-out and every fold.
+  const made: ({ opened: OpenedJudge; answering: Judge } | undefined)[] = [];
   const entries: SearchEntry[] = [];
   // A prompt asked twice in one search (a body equal to a bundled one; the same item in several folds) is asked once.
   const memo = new Map<string, ReturnType<Judge['judge']>>();
-  const counting = (j: Judge, backend: Record<string, unknown>): Judge => {
-    const inner = cache ? cachedJudge(j, cache, backend) : j;
+  const counting = (opened: OpenedJudge): Judge => {
+    const inner = opened.cached();
     return {
-      id: j.id,
-      signature: j.signature,
+      id: inner.id,
+      signature: inner.signature,
+      ...(inner.budget ? { budget: inner.budget } : {}),
       judge(req) {
-        const key = judgeCacheKey(backend, req);
+        const key = judgeCacheKey(opened.backend, req);
         const seen = memo.get(key);
         if (seen) {
           hits++;
@@ -626,13 +635,13 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     };
   };
   const uncachedOf = (k: number, v: PromptVariant, its: readonly DialogueItem[], lib = space.lib) =>
-    its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(lib, v, it.context, c.text); const key = judgeCacheKey(made[k].backend, { prompt: a.text, spec: a.spec }); return !memo.has(key) && !cache?.get(key); }).length, 0);
+    its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(lib, v, it.context, c.text); const key = judgeCacheKey(made[k]!.opened.backend, { prompt: a.text, spec: a.spec }); return !memo.has(key) && !cache?.get(key); }).length, 0);
   const judgeOn = async (k: number, v: SearchVariant, its: readonly DialogueItem[], label: string, entry?: SearchEntry, lib = space.lib) => {
     const [c0, h0] = [calls, hits];
-    const res = await runJudge(its as DialogueItem[], made[k].judge, lib, v, {
-      concurrency: plan.concurrency ?? 4,
-      signal: host.signal,
-      onProgress: (p) => host.progress({ done: done + p.done, total, message: `${label}: ${made[k].judge.id} ${v.body} × ${v.request}` }),
+    const { opened, answering } = made[k]!;
+    const res = await opened.judgeItems(its, lib, v, {
+      answering,
+      onProgress: (p) => host.progress({ done: done + p.done, total, message: `${label}: ${opened.judge.id} ${v.body} × ${v.request}` }),
     });
     done += countCandidates(its);
     if (entry) {
@@ -642,19 +651,12 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     return res;
   };
   try {
-    plan.judges.forEach(() => made.push(undefined as never));
     for (let k = 0; k < plan.judges.length; k++) {
       const spec = plan.judges[k];
+      made.push(undefined);
       try {
-        let apiKey: string | undefined;
-        if (spec.backend !== 'local') {
-          const answer = keys.get(k);
-          if (!answer || !('key' in answer)) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer && 'missing' in answer ? answer.missing : 'not asked'}`);
-          apiKey = answer.key;
-        } else host.log(`loading ${judgeLabel(spec)}`);
-        const m = await createJudge(spec, { apiKey, models: host.models });
-        const backend = judgeDescription(spec);
-        made[k] = { ...m, judge: counting(m.judge, backend), backend };
+        const opened = await openJudge(spec, k, keys, plan, host, cache);
+        made[k] = { opened, answering: counting(opened) };
       } catch (err) {
         report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
       }
@@ -826,6 +828,10 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     };
     report.lines.push(...searchReportLines(result, level));
     report.summary = report.lines.slice(0, 3);
+    for (const m of made) {
+      const limited = m?.opened.rateLimitLine();
+      if (limited) report.lines.push(limited);
+    }
     report.cancelled = Boolean(host.signal?.aborted);
     const anyChoice = winner >= 0 || (folds ?? []).some((fo) => fo.winner >= 0);
     if (!anyChoice && !report.cancelled) report.nothingDone = entries.every((e) => e.skipped) ? `no variant was judged (${entries[0]?.skipped ?? 'no variants'})` : 'no variant has a development correlation (constant scores or fewer than 3 usable judgements)';
@@ -842,7 +848,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     report.data = result as unknown as Record<string, unknown>;
     return report;
   } finally {
-    for (const m of made) if (m) await m.dispose();
+    for (const m of made) if (m) await m.opened.dispose();
   }
 }
 
