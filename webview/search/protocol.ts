@@ -2,8 +2,7 @@
  * The typed message protocol between the extension host and the prompt search leaderboard webview. Both sides
  * compile against these definitions; nothing else crosses the boundary.
  */
-import type { LeaderboardRow } from '../../src/core/jobs/searchLeaderboard';
-import type { CrossFit } from '../../src/core/jobs/searchPrompts';
+import type { CrossFit, LeaderboardRow } from '../../src/core/judges/searchReport';
 
 /** The report's header as the panel shows it. */
 export interface LeaderboardSummary {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import { validatePlan } from '../../../src/core/jobs/plans';
-import type { SearchResult } from '../../../src/core/jobs/searchPrompts';
+import type { SearchResult } from '../../../src/core/judges/searchReport';
 import { chatCompletion, startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 import { testJobHost } from '../../helpers/jobHost';
 

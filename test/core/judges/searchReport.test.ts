@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
-import { leaderboardRows, parseSearchReport, readSearchReport, searchReportFile, searchVariantLibrary } from '../../../src/core/jobs/searchLeaderboard';
+import { leaderboardRows, parseSearchReport, readSearchReport, searchReportFile, searchVariantLibrary } from '../../../src/core/judges/searchReport';
 import { assemblePrompt, loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 import { testJobHost } from '../../helpers/jobHost';
