@@ -9,11 +9,10 @@ import { assertWritable } from '../../core/format/files';
 import { runPlanOnFile } from '../../core/jobs/file';
 import { validatePlan } from '../../core/jobs/plans';
 import { MAX_CONTEXT_TOKENS } from '../../core/templates/modelInput';
-import { isHubId, resolveCausalLM } from '../../core/models/modelSource';
-import { loadTokenizer } from '../../core/models/tokenizer';
+import { DEFAULT_GENERATOR, loadModelTokenizer } from '../../core/models/registry';
 import type { TherapistBehaviour } from '../../core/dialogue/types';
-import { positiveInt } from '../common';
-import { bundledModel } from '../paths';
+import { log, positiveInt } from '../common';
+import { bundledModels } from '../paths';
 import { cliHost, printReport } from '../host';
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
@@ -66,15 +65,14 @@ export function registerImport(program: Command): Command {
 export function registerStats(program: Command): void {
   const stats = program.command('stats').description('dataset statistics');
   annomiOptions(stats.command('annomi <csv>').description('therapist-label distribution of the selected dialogues (GEM 2022 Table 2) and turns per model input window (footnote 5)'))
-    .option('--model <folderOrHubId>', 'tokenizer of this generator (default: the bundled model)')
+    .option('--model <ref>', 'tokenizer of this generator: a folder, a hub id or bundled:<name> (default: the bundled model)')
     .option('--max-context-tokens <n>', 'window size in tokens', positiveInt, MAX_CONTEXT_TOKENS)
     .option('--json', 'print JSON')
     .action(async (csv: string, opts: Record<string, unknown>) => {
       const dialogues = selectDialogues(parseAnnoMI(readFileSync(csv, 'utf8'), basename(csv)), selection(opts, csv));
       const dist = therapistLabelDistribution(dialogues);
-      const ref = (opts.model as string | undefined) ?? bundledModel();
-      const folder = isHubId(ref) ? (await resolveCausalLM(ref)).folder : resolve(ref);
-      const tokenizer = await loadTokenizer(folder);
+      const ref = (opts.model as string | undefined) ?? DEFAULT_GENERATOR;
+      const tokenizer = await loadModelTokenizer(ref, { bundledDir: bundledModels(), baseDir: process.cwd(), hub: { log } });
       const max = opts.maxContextTokens as number;
       const measured = windowTurnCounts(dialogues, tokenizer, max);
       const all = summariseWindowCounts(measured, 'any');
