@@ -6,7 +6,7 @@
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { failFor, isObject, rejectUnknownFields } from '../config';
+import { isObject, rejectUnknownFields } from '../config';
 import { mergeScores } from '../dialogue/merge';
 import type { DialogueItem } from '../dialogue/types';
 import { batchAnsweredJudge, batchOwner, runJudgeBatches, type JudgeBatchRun } from '../judges/batch';
@@ -20,6 +20,7 @@ import { countApiTokens } from '../judges/tokenCount';
 import { BatchStateLog } from '../remote/openaiBatch';
 import { REFLECT_EVAL_VERSION } from '../version';
 import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
+import { planFields } from './planFields';
 import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type KeyedEndpoint } from './apiKeyPolicy';
 import { updatesFor } from './memorySink';
 import { judgeApiKey, openJudge, type OpenedJudge } from './judgeRunner';
@@ -78,11 +79,7 @@ const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'lo
  * @throws ConfigError naming the source and the field, e.g. `run.json: judges[1].baseURL: is required for API judges`
  */
 export function validateJudgePlan(value: unknown, source: string): JudgePlan {
-  const fail = failFor(source);
-  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"judges": [...], "bodies": [...], "requests": [...]}');
-  const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, PLAN_FIELDS, '', fail);
-  if (c.job !== undefined && c.job !== 'judge') fail('job', 'must be "judge" for a judge plan');
+  const { c, fail } = planFields(value, source, 'judge', 'a judge plan', PLAN_FIELDS, '{"judges": [...], "bodies": [...], "requests": [...]}');
   for (const key of ['judges', 'bodies', 'requests']) {
     if (!Array.isArray(c[key]) || (c[key] as unknown[]).length === 0) fail(key, 'must be a non-empty array');
   }

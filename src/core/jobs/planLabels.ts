@@ -7,12 +7,13 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { failFor, isObject, rejectUnknownFields } from '../config';
+import { isObject } from '../config';
 import type { HumanGroup } from '../labels/groups';
 import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type PlanTarget } from '../planning/planner';
 import { planRecordDifference, readLabelPlanRecord, writeLabelPlanRecord } from '../planning/planRecord';
 import { labelPlanRecordPath } from '../planning/planView';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { planFields } from './planFields';
 
 /** A labelling plan to start or follow: the object a `plan-labels` plan file holds. */
 export interface PlanLabelsPlan {
@@ -53,11 +54,7 @@ const FIELDS = ['job', 'evaluator', 'against', 'human', 'target', 'column', 'ass
  * @throws ConfigError naming the source and the field
  */
 export function validatePlanLabelsPlan(value: unknown, source: string): PlanLabelsPlan {
-  const fail = failFor(source);
-  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"job": "plan-labels", "evaluator": "metric:…", "target": {"halfWidth": 0.1}}');
-  const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, FIELDS, '', fail);
-  if (c.job !== undefined && c.job !== 'plan-labels') fail('job', 'must be "plan-labels" for a labelling plan');
+  const { c, fail } = planFields(value, source, 'plan-labels', 'a labelling plan', FIELDS, '{"job": "plan-labels", "evaluator": "metric:…", "target": {"halfWidth": 0.1}}');
   if (typeof c.evaluator !== 'string' || !c.evaluator) fail('evaluator', 'must be an evaluator id');
   if (c.against !== undefined && (typeof c.against !== 'string' || !c.against)) fail('against', 'must be an evaluator id');
   if (c.against === c.evaluator) fail('against', 'names the same evaluator as "evaluator"');

@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { failFor, isObject, rejectUnknownFields } from '../config';
+import { isObject, rejectUnknownFields } from '../config';
 import type { DialogueItem } from '../dialogue/types';
 import { judgeCacheKey, JudgeCache } from '../judges/cache';
 import { judgeDescription, judgeLabel } from '../judges/createJudge';
@@ -49,6 +49,7 @@ import { searchReportFile, searchTemplateOf, type CrossFit, type PartFit, type S
 import { ResponseCache } from '../cache/responseCache';
 import type { LocalRuntimeOptions } from '../models/ortRuntime';
 import type { EstimateHost, ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { planFields } from './planFields';
 import { cacheFileBeside, judgeKeys, validateJudgePlan, variantPromptTokens } from './judge';
 import { openJudge, type OpenedJudge } from './judgeRunner';
 
@@ -108,11 +109,7 @@ const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human
  * @throws ConfigError naming the source and the field, e.g. `search.json: split.devFraction: must be in (0, 1)`
  */
 export function validateSearchPromptsPlan(value: unknown, source: string): SearchPromptsPlan {
-  const fail = failFor(source);
-  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"judges": [...], "requests": ["rating"]}');
-  const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, FIELDS, '', fail);
-  if (c.job !== undefined && c.job !== 'search-prompts') fail('job', 'must be "search-prompts" for a prompt search plan');
+  const { c, fail } = planFields(value, source, 'search-prompts', 'a prompt search plan', FIELDS, '{"judges": [...], "requests": ["rating"]}');
   // The judges (and how local ones run) are checked exactly as the judge job checks them.
   validateJudgePlan({ judges: c.judges, bodies: ['-'], requests: ['-'], ...(c.prices !== undefined ? { prices: c.prices } : {}), ...(c.runtime !== undefined ? { runtime: c.runtime } : {}) }, source);
   if (c.parts !== undefined) {

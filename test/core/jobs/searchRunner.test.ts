@@ -10,29 +10,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import { validatePlan } from '../../../src/core/jobs/plans';
 import type { SearchResult } from '../../../src/core/judges/searchReport';
 import { chatCompletion, startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 import { testJobHost } from '../../helpers/jobHost';
+import { labelledItems } from '../../helpers/labelledItems';
 
-/** 12 contexts × 5 labelled candidates. */
+/** 12 contexts × 5 labelled candidates, as a dialogue file. */
 function labelledFile(dir: string): string {
-  const items: DialogueItem[] = Array.from({ length: 12 }, (_, i) => ({
-    id: `item${i}`,
-    context: [
-      { speaker: 'therapist' as const, text: `How was week ${i}?` },
-      { speaker: 'client' as const, text: `Week ${i} was hard.` },
-    ],
-    candidates: Array.from({ length: 5 }, (_, j) => {
-      const yes = (i * 7 + j * 3) % 4;
-      const annotations: Annotation[] = [1, 2, 3].map((e) => ({ annotator: `Expert ${e}`, coherent: e <= yes }));
-      return { id: `c${j}`, text: `resp-${i}-${j}`, origin: { kind: 'model' as const }, annotations, scores: {} };
-    }),
-  }));
   const file = join(dir, 's.dialogues.jsonl');
-  writeFileSync(file, items.map((it) => JSON.stringify(it)).join('\n') + '\n');
+  writeFileSync(file, labelledItems({ contexts: 12, candidates: 5, yes: (i, j) => (i * 7 + j * 3) % 4 }).map((it) => JSON.stringify(it)).join('\n') + '\n');
   return file;
 }
 
