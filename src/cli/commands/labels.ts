@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { editsFor } from '../../core/format/files';
-import { labelWrites, type LabelRouting } from '../../core/format/labelSidecars';
+import { labelsFolderOf, labelWrites, type LabelRouting } from '../../core/format/labelSidecars';
 import { readStudy, studyProblemMessages, writeStudyBack, type Study } from '../../core/format/studyFiles';
 import { log } from '../common';
 
@@ -33,7 +33,7 @@ function move(studyArg: string, routing: LabelRouting, dryRun: boolean, verb: st
       if (!w || (routing.toSidecars ? w.inline : w.sidecar) === 0) log(`${who} has no labels ${routing.toSidecars ? 'inline' : 'in a sidecar'}: nothing to move`);
     }
   }
-  const folder = study.labelsFolder ?? resolve(studyArg).replace(/(\.dialogues)?\.jsonl$/i, '') + '.labels';
+  const folder = study.labelsFolder ?? labelsFolderOf(resolve(studyArg));
   const shown = (path: string) => {
     const r = relative(process.cwd(), path);
     return r && !r.startsWith('..') && !isAbsolute(r) ? r : path;

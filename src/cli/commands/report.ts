@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runPlanOnFile } from '../../core/jobs/file';
+import { siblingFile } from '../../core/dialogue/siblingFile';
 import { validateReportPlan } from '../../core/jobs/report';
 import { cliHost, printReport, withInterrupt } from '../host';
 
@@ -26,7 +27,7 @@ export function registerReport(program: Command): void {
       const plan = validateReportPlan(
         {
           job: 'report',
-          out: resolve((opts.out as string | undefined) ?? path.replace(/(\.dialogues)?\.jsonl$/i, '') + '.report.md'),
+          out: resolve((opts.out as string | undefined) ?? siblingFile(path, '.report.md')),
           human: opts.human,
           groupBy: opts.by,
           method: opts.method,

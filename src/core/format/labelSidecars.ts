@@ -15,6 +15,7 @@
  * meaning (labels are looked up by annotator), but a split and a join keep it exactly — they add an `index` only
  * where the plain order would not give the list back — so a round trip gives the same bytes.
  */
+import { siblingFile } from '../dialogue/siblingFile';
 import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../../../docs/dialogue-item.schema.json';
 import type { Annotation, Candidate, DialogueItem } from '../dialogue/types';
@@ -23,7 +24,7 @@ import { documentItems, splitByteLinesRaw, type DialogueDocument, type RawLine }
 
 /** The folder of a study's sidecars: `study.dialogues.jsonl` → `study.labels` (a path or a bare name). */
 export function labelsFolderOf(studyPath: string): string {
-  return `${studyPath.replace(/(\.dialogues)?\.jsonl$/i, '')}.labels`;
+  return siblingFile(studyPath, '.labels');
 }
 
 /** Characters an annotator id keeps in its sidecar's name; every other UTF-8 byte is written `%XX`. */
