@@ -7,7 +7,7 @@
 import type { Annotation, DialogueItem, ErrorCategory } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../labels/groups';
 import { ERROR_CATEGORIES, ERROR_LABELS, filledMostEvidentError } from '../labels/scheme';
-import type { BootstrapInterval } from '../stats/bootstrap';
+import { DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { bootstrapStatistic, pick, type CoefficientBootstrap } from '../stats/clusterBootstrap';
 import { fleissKappa } from './fleiss';
 import { gwetAC1, type GwetAC1Result } from './gwetAC1';
@@ -23,6 +23,8 @@ export interface TableBootstrap {
   seed: number | string;
   /** Default 0.95. */
   level?: number;
+  /** How the bounds are read off the resamples (default: the stats default, `DEFAULT_INTERVAL`). */
+  interval?: IntervalMethod;
 }
 
 /** Fleiss' kappa over the units with the modal number of ratings (Fleiss' model needs n ratings per unit). */
@@ -165,7 +167,9 @@ function row<T extends RatingValue>(key: string, label: string, level: Measureme
 export function agreementCoefficients(items: readonly DialogueItem[], options: CoefficientTableOptions = {}): CoefficientTable {
   const group = options.group ?? 'all';
   const lm = { group, groupRules: options.groupRules ?? DEFAULT_GROUP_RULES };
-  const boot: CoefficientBootstrap | undefined = options.bootstrap ? { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level: options.bootstrap.level ?? 0.95 } : undefined;
+  const boot: CoefficientBootstrap | undefined = options.bootstrap
+    ? { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level: options.bootstrap.level ?? 0.95, interval: options.bootstrap.interval ?? DEFAULT_INTERVAL }
+    : undefined;
   const coherence = labelMatrix(items, (a) => (a.coherent ? 'coherent' : 'incoherent'), lm);
   const chosen = new Set<ErrorCategory>();
   for (const it of items) for (const c of it.candidates) for (const a of c.annotations) if (a.coherent === false) for (const e of a.errors ?? []) chosen.add(e);
@@ -186,7 +190,7 @@ export function agreementCoefficients(items: readonly DialogueItem[], options: C
     items: new Set(coherence.clusters).size,
     rows,
     neverChosen: ERROR_CATEGORIES.filter((e) => !chosen.has(e)),
-    ...(boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95 } } : {}),
+    ...(boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95, interval: boot.interval ?? DEFAULT_INTERVAL } } : {}),
   };
 }
 

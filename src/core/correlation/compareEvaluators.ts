@@ -4,10 +4,9 @@
  * (interval and two-sided p) and, for Pearson and Spearman, Williams' t and Steiger's z.
  */
 import type { DialogueItem } from '../dialogue/types';
-import { bootstrapIndices, bootstrapPValue, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
-import { kendallTauBWeighted } from '../stats/correlation';
+import { bootstrapIndices, bootstrapPValue, DEFAULT_INTERVAL, type BootstrapInterval } from '../stats/bootstrap';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
-import { correlate, correlationData, weightedCorrelation, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
+import { cellStatisticOfCounts, correlate, correlationData, intervalOfCounts, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
 import { displayNames } from '../evaluators/evaluatorNames';
 
 /** Triples of one column for two evaluators, per item: candidates with usable scores from both and a label. */
@@ -128,37 +127,21 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
       steiger,
     };
     if (resamples) {
-      let diffs: (number | null)[];
-      if (method === 'kendall') {
-        // Each pair weighted by its item's draws: exactly tau-b of the concatenated resample (kendallTauBWeighted).
-        const all = flatten(t, Array.from(t.a.keys()));
-        const item = t.a.flatMap((pa, k) => pa.map(() => k));
-        const ta = kendallTauBWeighted(all.a, all.h);
-        const tb = kendallTauBWeighted(all.b, all.h);
-        const counts = new Int32Array(t.a.length);
-        const weights = new Int32Array(item.length);
-        diffs = resamples.map((idx) => {
-          counts.fill(0);
-          for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-          for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
-          const x = ta(weights);
-          const y = tb(weights);
-          return x === null || y === null ? null : x - y;
-        });
-      } else {
-        // Weighted by item draw counts: the same numbers as on the concatenated resample (see cellInterval).
-        const ra = weightedCorrelation({ x: t.a, y: t.h }, method === 'spearman');
-        const rb = weightedCorrelation({ x: t.b, y: t.h }, method === 'spearman');
-        const counts = new Int32Array(t.a.length);
-        diffs = resamples.map((idx) => {
-          counts.fill(0);
-          for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-          const x = ra(counts);
-          const y = rb(counts);
-          return x === null || y === null ? null : x - y;
-        });
-      }
-      out.bootstrap = { ...percentileInterval(diffs, level), pValue: bootstrapPValue(diffs) };
+      // Each pair weighted by its item's draws: the same numbers as on the concatenated resample (see cellInterval).
+      const ra = cellStatisticOfCounts(method, { x: t.a, y: t.h });
+      const rb = cellStatisticOfCounts(method, { x: t.b, y: t.h });
+      const difference = (counts: Int32Array) => {
+        const x = ra(counts);
+        const y = rb(counts);
+        return x === null || y === null ? null : x - y;
+      };
+      const counts = new Int32Array(t.a.length);
+      const diffs = resamples.map((idx) => {
+        counts.fill(0);
+        for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+        return difference(counts);
+      });
+      out.bootstrap = { ...intervalOfCounts(diffs, difference, t.a.map((pa) => pa.length > 0), level, options.bootstrap?.interval ?? DEFAULT_INTERVAL), pValue: bootstrapPValue(diffs) };
     }
     return out;
   });

@@ -12,7 +12,7 @@ import { candidateGroups } from '../dialogue/groupBy';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference';
 import type { UndefinedReason } from '../tables/numberFormat';
-import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
+import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted, pearsonR, spearmanRho } from '../stats/correlation';
 import { displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from '../evaluators/evaluatorNames';
 
@@ -36,6 +36,8 @@ export interface BootstrapSettings {
   seed: number | string;
   /** Default 0.95. */
   level?: number;
+  /** How the bounds are read off the resamples (default {@link DEFAULT_INTERVAL}; `percentile` for the intervals of earlier versions). */
+  interval?: IntervalMethod;
 }
 
 /** A derived evaluator: the mean of several evaluators' scores (ICMI 2023 Table 4, likelihood-averaged follow-ups). */
@@ -155,7 +157,7 @@ export interface CorrelationTable {
   legend: LegendEntry[];
   /** Items that hold at least one candidate: the units resampled by the bootstrap. */
   items: number;
-  bootstrap?: { resamples: number; seed: number | string; level: number };
+  bootstrap?: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod };
   /** Side-by-side tables: the pinned configurations, in column order (see `sideBySide`). */
   configurations?: { label: string; method: CorrelationMethod; human: HumanGroup; groupBy: string; variant?: string }[];
 }
@@ -394,9 +396,10 @@ export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayL
 }
 
 /**
- * Percentile bootstrap interval of one cell's correlation over the given item resamples: each resample is the
- * concatenation of the pairs of its items ({@link resamplePairs}), the correlation is recomputed on it, and
- * resamples where it is undefined are counted and left out (see {@link percentileInterval}).
+ * Bootstrap interval of one cell's correlation over the given item resamples: each resample is the concatenation of
+ * the pairs of its items ({@link resamplePairs}), the correlation is recomputed on it, and resamples where it is
+ * undefined are counted and left out; the bounds follow `interval` ({@link bootstrapInterval}; the clusters are the
+ * items holding at least one pair of the cell, and BCa's jackknife leaves each of them out in turn).
  *
  * Spearman and Pearson are computed without building the resample: a pair drawn w times (w = how often its item
  * was drawn) is weighted by w, ranks are average ranks among the weighted copies, and r is the weighted Pearson
@@ -405,40 +408,55 @@ export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayL
  * Knight's pair counts with weights, O(n log d) per resample, exactly {@link kendallTauBStatistic} of the
  * concatenation).
  */
-export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95): BootstrapInterval {
+export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95, interval: IntervalMethod = DEFAULT_INTERVAL): BootstrapInterval {
+  const ofCounts = cellStatisticOfCounts(method, pairs);
   const counts = new Int32Array(pairs.x.length);
-  if (method === 'kendall') {
-    const item: number[] = [];
-    const x: number[] = [];
-    const y: number[] = [];
-    pairs.x.forEach((px, k) => {
-      for (let j = 0; j < px.length; j++) {
-        item.push(k);
-        x.push(px[j]);
-        y.push(pairs.y[k][j]);
-      }
-    });
-    const tau = kendallTauBWeighted(x, y);
-    const weights = new Int32Array(x.length);
-    return percentileInterval(
-      resamples.map((idx) => {
-        counts.fill(0);
-        for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-        for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
-        return tau(weights);
-      }),
-      level,
-    );
-  }
-  const weighted = weightedCorrelation(pairs, method === 'spearman');
-  return percentileInterval(
-    resamples.map((idx) => {
-      counts.fill(0);
-      for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-      return weighted(counts);
-    }),
-    level,
-  );
+  const stats = resamples.map((idx) => {
+    counts.fill(0);
+    for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+    return ofCounts(counts);
+  });
+  return intervalOfCounts(stats, ofCounts, pairs.x.map((px) => px.length > 0), level, interval);
+}
+
+/**
+ * The interval of resample statistics of a statistic of item draw counts: the clusters are the items `used`, BCa's
+ * estimate is `ofCounts` with every item once, its jackknife with each used item left out in turn.
+ */
+export function intervalOfCounts(stats: readonly (number | null)[], ofCounts: (counts: Int32Array) => number | null, used: readonly boolean[], level: number, interval: IntervalMethod): BootstrapInterval {
+  const m = used.filter(Boolean).length;
+  if (interval !== 'bca' && interval !== 'expanded-bca') return bootstrapInterval(stats, { level, method: interval, clusters: m });
+  const counts = Int32Array.from(used, () => 1);
+  const estimate = ofCounts(counts);
+  const jackknife: (number | null)[] = [];
+  used.forEach((u, k) => {
+    if (!u) return;
+    counts[k] = 0;
+    jackknife.push(ofCounts(counts));
+    counts[k] = 1;
+  });
+  return bootstrapInterval(stats, { level, method: interval, clusters: m, estimate, jackknife });
+}
+
+/** The cell's correlation as a function of item draw counts (each pair repeated as often as its item was drawn). */
+export function cellStatisticOfCounts(method: CorrelationMethod, pairs: Pick<CellPairs, 'x' | 'y'>): (counts: Int32Array) => number | null {
+  if (method !== 'kendall') return weightedCorrelation(pairs, method === 'spearman');
+  const item: number[] = [];
+  const x: number[] = [];
+  const y: number[] = [];
+  pairs.x.forEach((px, k) => {
+    for (let j = 0; j < px.length; j++) {
+      item.push(k);
+      x.push(px[j]);
+      y.push(pairs.y[k][j]);
+    }
+  });
+  const tau = kendallTauBWeighted(x, y);
+  const weights = new Int32Array(x.length);
+  return (counts) => {
+    for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
+    return tau(weights);
+  };
 }
 
 /**
@@ -589,7 +607,8 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.displayName.localeCompare(b.displayName, 'en', { numeric: true }) || a.evaluatorId.localeCompare(b.evaluatorId));
   markBest(rows, bestRule);
   const reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
-  if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level)) task();
+  const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
+  if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level, interval)) task();
   return {
     method,
     human: data.human,
@@ -602,15 +621,15 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     reference,
     legend: evaluatorLegend(rows.map((r) => r.evaluatorId), data.signatures),
     items: data.itemIds.length,
-    ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } } : {}),
+    ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval } } : {}),
   };
 }
 
 /** One closure per cell that computes and stores its bootstrap interval. */
-function intervalTasks(data: CorrelationData, method: CorrelationMethod, rows: readonly CorrelationRow[], resamples: readonly Int32Array[], level: number): (() => void)[] {
+function intervalTasks(data: CorrelationData, method: CorrelationMethod, rows: readonly CorrelationRow[], resamples: readonly Int32Array[], level: number, interval: IntervalMethod): (() => void)[] {
   return rows.flatMap((row) =>
     row.cells.map((cell) => () => {
-      cell.ci = cellInterval(method, cellPairs(data, row.evaluatorId, cell.column), resamples, level);
+      cell.ci = cellInterval(method, cellPairs(data, row.evaluatorId, cell.column), resamples, level, interval);
     }),
   );
 }
@@ -628,13 +647,14 @@ export async function correlationTableAsync(items: readonly DialogueItem[], opti
   const data = correlationData(items, options);
   if (data.itemIds.length === 0) return table;
   const resamples = bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed);
-  for (const task of intervalTasks(data, table.method, [table.reference, ...table.rows], resamples, level)) {
+  const interval = options.bootstrap.interval ?? DEFAULT_INTERVAL;
+  for (const task of intervalTasks(data, table.method, [table.reference, ...table.rows], resamples, level, interval)) {
     signal?.throwIfAborted();
     await new Promise<void>((resolve) => setImmediate(resolve));
     signal?.throwIfAborted();
     task();
   }
-  return { ...table, bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } };
+  return { ...table, bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval } };
 }
 
 /** Marks the best cell(s) of every column (see {@link correlationTable}). Exported for pinned, merged tables. */

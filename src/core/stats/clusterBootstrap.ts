@@ -4,7 +4,7 @@
  * together as they do in {@link bootstrapIndices}' item bootstrap. Percentile intervals as
  * {@link percentileInterval}. Used by every agreement coefficient's interval.
  */
-import { bootstrapIndices, percentileInterval, type BootstrapInterval } from './bootstrap';
+import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from './bootstrap';
 
 /** Bootstrap settings of a coefficient's interval. */
 export interface CoefficientBootstrap {
@@ -18,6 +18,8 @@ export interface CoefficientBootstrap {
    * is its own cluster (a plain bootstrap over units).
    */
   clusters?: readonly (string | number)[];
+  /** How the bounds are read off the resamples (default {@link DEFAULT_INTERVAL}). */
+  interval?: IntervalMethod;
 }
 
 /**
@@ -49,13 +51,53 @@ export function clusterResamples(units: number, settings: Pick<CoefficientBootst
   });
 }
 
+/** The units of each cluster, clusters numbered in order of first appearance (every unit its own cluster without `clusters`). */
+export function clusterMembers(units: number, clusters?: readonly (string | number)[]): number[][] {
+  if (!clusters) return Array.from({ length: units }, (_, u) => [u]);
+  const index = new Map<string | number, number>();
+  const members: number[][] = [];
+  clusters.forEach((c, u) => {
+    let k = index.get(c);
+    if (k === undefined) {
+      k = members.length;
+      index.set(c, k);
+      members.push([]);
+    }
+    members[k].push(u);
+  });
+  return members;
+}
+
 /**
- * Percentile bootstrap interval of a statistic of units: `statistic(indices)` is evaluated on every resample's unit
- * index list (units may repeat) and may return null where undefined (counted, left out of the percentiles).
+ * The statistic with each cluster left out in turn (the leave-one-cluster-out jackknife that BCa's acceleration
+ * reads): `statistic` on the unit indices of every other cluster, in their original order.
+ */
+export function clusterJackknife(members: readonly (readonly number[])[], statistic: (indices: Int32Array) => number | null): (number | null)[] {
+  return members.map((_, leave) => {
+    const out: number[] = [];
+    members.forEach((us, k) => {
+      if (k !== leave) for (const u of us) out.push(u);
+    });
+    return statistic(Int32Array.from(out));
+  });
+}
+
+/**
+ * Bootstrap interval of a statistic of units: `statistic(indices)` is evaluated on every resample's unit index list
+ * (units may repeat) and may return null where undefined (counted, left out). The bounds follow `settings.interval`
+ * ({@link bootstrapInterval}); BCa also evaluates the statistic on all units and with each cluster left out.
  */
 export function bootstrapStatistic(units: number, statistic: (indices: Int32Array) => number | null, settings: CoefficientBootstrap): BootstrapInterval {
   const stats = clusterResamples(units, settings).map(statistic);
-  return percentileInterval(stats, settings.level ?? 0.95);
+  const method = settings.interval ?? DEFAULT_INTERVAL;
+  const members = clusterMembers(units, settings.clusters);
+  const bca = method === 'bca' || method === 'expanded-bca';
+  return bootstrapInterval(stats, {
+    level: settings.level ?? 0.95,
+    method,
+    clusters: members.length,
+    ...(bca ? { estimate: statistic(Int32Array.from({ length: units }, (_, u) => u)), jackknife: clusterJackknife(members, statistic) } : {}),
+  });
 }
 
 /** The rows of `rows` at `indices` (a resample). */
