@@ -9,7 +9,9 @@
  * scripts/coverage/results.json and, between the markers `<!-- coverage:begin -->` and `<!-- coverage:end -->`, to
  * docs/meta-evaluation.md.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -47,6 +49,18 @@ function truthOf(s: Scenario): Truth {
   return truth;
 }
 
+/**
+ * Finished chunks are kept (outside the repository) so an interrupted run resumes where it stopped: a chunk is a pure
+ * function of its scenario, range and settings. Bump CHUNK_VERSION when a measured method's code changes.
+ */
+const CHUNK_VERSION = 1;
+const chunkDir = arg('chunks') ?? join(tmpdir(), 'reflect-eval-coverage');
+mkdirSync(chunkDir, { recursive: true });
+function chunkPath(job: { scenario: Scenario; start: number; end: number }): string {
+  const key = JSON.stringify({ v: CHUNK_VERSION, id: job.scenario.id, design: job.scenario.design, plain: job.scenario.plain, epsilon: job.scenario.epsilon, start: job.start, end: job.end, settings: STUDY_DEFAULTS });
+  return join(chunkDir, `${job.scenario.id}-${createHash('sha1').update(key).digest('hex').slice(0, 16)}.json`);
+}
+
 interface Job {
   scenario: Scenario;
   truth: Truth;
@@ -60,10 +74,25 @@ async function main(): Promise<void> {
   const jobs: Job[] = [];
   const chunk = 50;
   for (const s of cells) for (let start = 0; start < s.sims; start += chunk) jobs.push({ scenario: s, truth: truths.get(s.id) as Truth, start, end: Math.min(s.sims, start + chunk) });
+  // The cells at 15 contexts (the seeds' design) first, so an interrupted run has the most useful ones.
+  jobs.sort((a, b) => Number(a.scenario.design.contexts !== 15) - Number(b.scenario.design.contexts !== 15));
   const tallies = new Map<string, Tallies>(cells.map((s) => [s.id, {}]));
   const cpu = new Map<string, number>(cells.map((s) => [s.id, 0]));
   const started = Date.now();
   let done = 0;
+  const pending: Job[] = [];
+  for (const job of jobs) {
+    const path = chunkPath(job);
+    if (existsSync(path)) {
+      const m = JSON.parse(readFileSync(path, 'utf8')) as { tallies: Tallies; wallMs: number };
+      mergeTallies(tallies.get(job.scenario.id) as Tallies, m.tallies);
+      cpu.set(job.scenario.id, (cpu.get(job.scenario.id) ?? 0) + m.wallMs);
+      done++;
+    } else pending.push(job);
+  }
+  if (done) process.stderr.write(`${done} chunks already done (${chunkDir})\n`);
+  jobs.splice(0, jobs.length, ...pending);
+  done = 0;
   let next = 0;
   await Promise.all(
     Array.from({ length: workers }, () =>
@@ -74,9 +103,12 @@ async function main(): Promise<void> {
             void w.terminate().then(() => resolve());
             return;
           }
-          w.postMessage(jobs[next++]);
+          current = jobs[next++];
+          w.postMessage(current);
         };
+        let current: Job | undefined;
         w.on('message', (m: { id: string; tallies: Tallies; wallMs: number }) => {
+          if (current) writeFileSync(chunkPath(current), JSON.stringify(m));
           mergeTallies(tallies.get(m.id) as Tallies, m.tallies);
           cpu.set(m.id, (cpu.get(m.id) ?? 0) + m.wallMs);
           done++;

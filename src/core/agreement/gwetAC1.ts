@@ -41,7 +41,11 @@ export interface GwetAC1Options {
   bootstrap?: CoefficientBootstrap;
 }
 
-function ac1OfCounts(counts: readonly (readonly number[])[], q: number): Omit<GwetAC1Result, 'categories' | 'ci'> {
+/**
+ * Gwet's AC1 of a units × categories count table (`valueCounts` of reliability data) over q categories: what
+ * {@link gwetAC1} computes, and what its bootstrap recomputes on every resample of the table's rows.
+ */
+export function ac1OfCounts(counts: readonly (readonly number[])[], q: number): Omit<GwetAC1Result, 'categories' | 'ci'> {
   let units = 0;
   let pairable = 0;
   let pa = 0;
