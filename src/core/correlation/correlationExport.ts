@@ -24,6 +24,7 @@ const SECTION: Record<EvaluatorKind, string> = {
   average: 'Averaged evaluators',
   judge: 'LLM judges',
   other: 'Other evaluators',
+  baseline: 'Trivial baselines',
 };
 
 /** One sentence saying what the table shows, how it is marked, and how it was computed. */
