@@ -14,7 +14,10 @@ import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference
 import type { UndefinedReason } from '../tables/numberFormat';
 import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted, pearsonR, spearmanRho } from '../stats/correlation';
-import { displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from '../evaluators/evaluatorNames';
+import { williamsT } from '../stats/dependentCorrelation';
+import { adjustPValues, type PAdjustMethod } from '../stats/multipleTesting';
+import seedrandom from 'seedrandom';
+import { BASELINE_IDS, displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from '../evaluators/evaluatorNames';
 
 /** Correlation coefficient: Spearman's rho (ICMI 2023's choice), Pearson's r, or Kendall's tau-b. */
 export type CorrelationMethod = 'spearman' | 'pearson' | 'kendall';
@@ -77,6 +80,45 @@ export interface CorrelationTableOptions {
    * it, only scores stored with `reason: "is-reference"` are left out that way.
    */
   referenceBased?: (evaluatorId: string) => boolean;
+  /**
+   * Trivial baseline rows (`correlate --baselines`): response length in whitespace tokens, a constant (its
+   * correlation is undefined: it says nothing), and a seeded random number (what noise alone correlates). Never
+   * marked best, never in a column's family of adjusted p-values.
+   */
+  baselines?: boolean | { seed?: number | string };
+  /**
+   * Adjust the p-values of each column's evaluator rows for their number (`--adjust`): Holm's step-down (familywise
+   * error) or Benjamini–Yekutieli (false discovery rate under any dependence); significance then reads the adjusted
+   * p-value. Default none.
+   */
+  adjust?: PAdjustMethod | 'none';
+  /**
+   * How the best cell of a column is marked: `separated` (default) — only when the best cell has at least
+   * `minBestN` responses and the dependent-correlation test separates it from the runner-up at α on the responses
+   * both scored ({@link bestSeparation}); `largest` — the largest value, whatever the evidence (the papers' bold).
+   */
+  bestMark?: BestMark;
+  /** Responses the best cell (and the test against the runner-up) needs for a mark. Default 20. */
+  minBestN?: number;
+}
+
+/** How the best cell of a column is marked (see {@link CorrelationTableOptions.bestMark}). */
+export type BestMark = 'separated' | 'largest';
+
+/** Why a column's best cell is, or is not, marked. */
+export interface BestInColumn {
+  column: string;
+  /** The evaluator with the largest (|) value, and the runner-up; null when the column has fewer than two defined evaluator cells. */
+  best: string | null;
+  runnerUp: string | null;
+  /** Responses both scored (the test's n); null without a test. */
+  n: number | null;
+  /** Two-sided p of the test of equal correlations with the human score (Williams' t, on ranks for Spearman and Kendall). */
+  pValue: number | null;
+  /** The best cell is marked. */
+  marked: boolean;
+  /** `separated`, or why not: `too-few` (< minBestN responses), `not-separated` (p ≥ α), `tie`, `untestable`, `one-cell`; `largest` under the old rule. */
+  reason: 'separated' | 'too-few' | 'not-separated' | 'tie' | 'untestable' | 'one-cell' | 'largest';
 }
 
 /** One cell: an evaluator against the human score on one group of responses. */
@@ -104,6 +146,8 @@ export interface CorrelationCell {
   statistic: number | null;
   /** Two-sided p-value, or null when undefined. */
   pValue: number | null;
+  /** The p-value adjusted for the column's evaluator rows (with `adjust`); null for rows outside the family. */
+  pAdjusted?: number | null;
   /**
    * Why the correlation is undefined: fewer than 3 pairs, a constant column (scipy gives nan), or (side-by-side
    * tables only) the evaluator is not part of that column's configuration.
@@ -111,7 +155,7 @@ export interface CorrelationCell {
   undefinedReason?: UndefinedReason;
   /** Kendall only: exact or asymptotic p-value (scipy's `method='auto'`). */
   pMethod?: 'exact' | 'asymptotic';
-  /** p < α. */
+  /** p < α (the adjusted p with `adjust`). */
   significant: boolean;
   /** The best defined cell of its column among the evaluator rows (ties all marked); never on the human row. */
   best: boolean;
@@ -158,6 +202,13 @@ export interface CorrelationTable {
   /** Items that hold at least one candidate: the units resampled by the bootstrap. */
   items: number;
   bootstrap?: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod };
+  /** The p-value adjustment of each column's evaluator rows, when asked for. */
+  adjust?: PAdjustMethod;
+  /** How best cells are marked, and per column why (not) ({@link markBest}). */
+  bestMark?: BestMark;
+  bestInColumn?: BestInColumn[];
+  /** Responses a best cell needs (`minBestN`). */
+  minBestN?: number;
   /** Side-by-side tables: the pinned configurations, in column order (see `sideBySide`). */
   configurations?: { label: string; method: CorrelationMethod; human: HumanGroup; groupBy: string; variant?: string }[];
 }
@@ -227,6 +278,10 @@ function usable(c: Candidate, id: string): number | null | undefined {
   return s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value) ? s.value : null;
 }
 
+function baselineSeed(options: CorrelationTableOptions): string {
+  return String(typeof options.baselines === 'object' ? (options.baselines.seed ?? 1) : 1);
+}
+
 /** Reduces `items` for {@link correlationTable} and {@link compareEvaluators}. */
 export function correlationData(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationData {
   const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
@@ -270,6 +325,12 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
         scores.set(id, v);
         if (v !== null && typeof s?.warning === 'string' && s.warning) warnings.set(id, s.warning);
       }
+      if (options.baselines) {
+        const t = c.text.trim();
+        scores.set(BASELINE_IDS.length, t ? t.split(/\s+/u).length : 0);
+        scores.set(BASELINE_IDS.constant, 0);
+        scores.set(BASELINE_IDS.random, seedrandom(`${baselineSeed(options)}/${it.id}/${c.id}`)());
+      }
       for (const avg of options.averages ?? []) {
         const vals = avg.members.map((m) => usable(c, m));
         if (vals.every((v) => v === undefined)) continue;
@@ -300,6 +361,7 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
   const signatures = evaluatorSignatures(items);
   const names = displayNames([...ids], signatures);
   const evaluatorIds = [...ids].filter((id) => filters.length === 0 || filters.some((f) => id.toLowerCase().includes(f) || (names.get(id) ?? '').toLowerCase().includes(f)));
+  if (options.baselines && observations.length) evaluatorIds.push(BASELINE_IDS.length, BASELINE_IDS.constant, BASELINE_IDS.random);
   // A group none of whose responses anyone has labelled (e.g. the gold references) gets no column.
   const keys = [...groupCounts.keys()].filter((k) => k !== 'all' && (groupCounts.get(k)?.labelled ?? 0) > 0).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   if (includeAll && groupCounts.has('all')) keys.push('all');
@@ -605,7 +667,11 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
   const rows = data.evaluatorIds
     .map((id) => makeRow(id, names.get(id) as string))
     .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.displayName.localeCompare(b.displayName, 'en', { numeric: true }) || a.evaluatorId.localeCompare(b.evaluatorId));
-  markBest(rows, bestRule);
+  const adjust = options.adjust && options.adjust !== 'none' ? options.adjust : undefined;
+  if (adjust) adjustRows(rows, adjust, alpha);
+  const bestMark = options.bestMark ?? 'separated';
+  const minBestN = options.minBestN ?? 20;
+  const bestInColumn = markBest(rows, bestRule, { mark: bestMark, minN: minBestN, alpha, separation: bestSeparation(data, method) });
   const reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
   const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
   if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level, interval)) task();
@@ -622,7 +688,34 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     legend: evaluatorLegend(rows.map((r) => r.evaluatorId), data.signatures),
     items: data.itemIds.length,
     ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval } } : {}),
+    ...(adjust ? { adjust } : {}),
+    bestMark,
+    bestInColumn,
+    minBestN,
   };
+}
+
+/** Rows that take part in a column's family of tests and in the best mark: evaluators, not humans or baselines. */
+export function isEvaluatorRow(r: Pick<CorrelationRow, 'kind' | 'evaluatorId'>): boolean {
+  return r.kind !== 'human' && r.kind !== 'baseline' && !r.evaluatorId.startsWith('loo:');
+}
+
+/**
+ * Adjusts the p-values of every column's evaluator rows for their number ({@link adjustPValues}; undefined cells
+ * are not in the family) and re-reads significance from the adjusted p. Human and baseline rows keep their raw p.
+ */
+export function adjustRows(rows: readonly CorrelationRow[], method: PAdjustMethod, alpha: number): void {
+  if (rows.length === 0) return;
+  const family = rows.filter(isEvaluatorRow);
+  for (let c = 0; c < rows[0].cells.length; c++) {
+    const adjusted = adjustPValues(family.map((r) => r.cells[c]?.pValue ?? null), method);
+    family.forEach((r, k) => {
+      const cell = r.cells[c];
+      if (!cell) return;
+      cell.pAdjusted = adjusted[k];
+      cell.significant = adjusted[k] !== null && adjusted[k] < alpha;
+    });
+  }
 }
 
 /** One closure per cell that computes and stores its bootstrap interval. */
@@ -657,16 +750,97 @@ export async function correlationTableAsync(items: readonly DialogueItem[], opti
   return { ...table, bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval } };
 }
 
-/** Marks the best cell(s) of every column (see {@link correlationTable}). Exported for pinned, merged tables. */
-export function markBest(rows: readonly CorrelationRow[], rule: BestRule): void {
-  if (rows.length === 0) return;
+/** The test of the best cell against the runner-up: two-sided p and the responses both scored, or null (untestable). */
+export type SeparationTest = (best: CorrelationRow, runnerUp: CorrelationRow, column: string, rule: BestRule) => { n: number; pValue: number | null } | null;
+
+/**
+ * The separation test of {@link markBest} on a table's data: on the column's responses both evaluators scored and
+ * the humans labelled, Williams' t (Williams 1959; Steiger 1980, eq. 7; `williamsT`) of equal correlations with the
+ * human score — Pearson's r for Pearson tables, Spearman's ρ (Pearson's r of the ranks) for Spearman and Kendall
+ * tables (Williams' t has no form for Kendall's τ). Under `best: absolute` the runner-up's sign is aligned with the
+ * best's (|r| is compared). Undefined (null) when a correlation on the common responses is undefined.
+ */
+export function bestSeparation(data: CorrelationData, method: CorrelationMethod): SeparationTest {
+  return (best, runnerUp, column, rule) => {
+    const a: number[] = [];
+    const b: number[] = [];
+    const h: number[] = [];
+    for (const o of data.observations) {
+      if (!o.groups.includes(column) || o.human === null) continue;
+      if (o.leftOutAsReference.has(best.evaluatorId) || o.leftOutAsReference.has(runnerUp.evaluatorId)) continue;
+      const va = o.scores.get(best.evaluatorId);
+      const vb = o.scores.get(runnerUp.evaluatorId);
+      if (va == null || vb == null) continue;
+      a.push(va);
+      b.push(vb);
+      h.push(o.human);
+    }
+    const m = method === 'pearson' ? 'pearson' : 'spearman';
+    const ra = correlate(m, a, h).statistic;
+    const rb = correlate(m, b, h).statistic;
+    const rab = correlate(m, a, b).statistic;
+    if (ra === null || rb === null || rab === null) return null;
+    // |r| compared: flip the evaluators' signs so both correlate positively (r_ab follows both flips).
+    const sa = rule === 'absolute' && ra < 0 ? -1 : 1;
+    const sb = rule === 'absolute' && rb < 0 ? -1 : 1;
+    return { n: a.length, pValue: williamsT(sa * ra, sb * rb, sa * sb * rab, a.length).pValue };
+  };
+}
+
+/**
+ * Marks the best cell of every column among the evaluator rows (not the human or baseline rows; undefined cells never)
+ * and says why per column. The candidate is the largest |value| (`absolute`) or value (`signed`); the runner-up the
+ * next row. Under `mark: 'separated'` (the default of every table) the best is marked only when its cell has at
+ * least `minN` responses (default 20), it is not tied with the runner-up (within 1e-12), and `separation` gives
+ * p < α on at least `minN` common responses: a bold cell then means "better than the rest, as far as these data
+ * tell", not "largest by noise". Under `mark: 'largest'` (the papers' bold; the only rule before issue 40) every
+ * cell within 1e-12 of the largest is marked, as long as the column has two defined evaluator cells.
+ * Exported for pinned, merged tables.
+ */
+export function markBest(rows: readonly CorrelationRow[], rule: BestRule, options: { mark?: BestMark; minN?: number; alpha?: number; separation?: SeparationTest } = {}): BestInColumn[] {
+  const mark = options.mark ?? (options.separation ? 'separated' : 'largest');
+  const minN = options.minN ?? 20;
+  const alpha = options.alpha ?? 0.05;
+  const out: BestInColumn[] = [];
+  if (rows.length === 0) return out;
   const width = rows[0].cells.length;
   for (let c = 0; c < width; c++) {
     const score = (cell: CorrelationCell | undefined) => (cell?.statistic == null ? null : rule === 'absolute' ? Math.abs(cell.statistic) : cell.statistic);
-    const defined = rows.filter((r) => r.kind !== 'human' && score(r.cells[c]) !== null);
+    const defined = rows.filter((r) => isEvaluatorRow(r) && score(r.cells[c]) !== null).sort((x, y) => (score(y.cells[c]) as number) - (score(x.cells[c]) as number));
     for (const r of rows) if (r.cells[c]) r.cells[c].best = false;
-    if (defined.length < 2) continue;
-    const top = Math.max(...defined.map((r) => score(r.cells[c]) as number));
-    for (const r of defined) if ((score(r.cells[c]) as number) >= top - 1e-12) r.cells[c].best = true;
+    const column = rows.find((r) => r.cells[c])?.cells[c]?.column ?? String(c);
+    if (defined.length < 2) {
+      out.push({ column, best: defined[0]?.evaluatorId ?? null, runnerUp: null, n: null, pValue: null, marked: false, reason: 'one-cell' });
+      continue;
+    }
+    const [best, runnerUp] = defined;
+    const top = score(best.cells[c]) as number;
+    const tied = (score(runnerUp.cells[c]) as number) >= top - 1e-12;
+    if (mark === 'largest') {
+      for (const r of defined) if ((score(r.cells[c]) as number) >= top - 1e-12) r.cells[c].best = true;
+      out.push({ column, best: best.evaluatorId, runnerUp: runnerUp.evaluatorId, n: null, pValue: null, marked: true, reason: 'largest' });
+      continue;
+    }
+    const entry: BestInColumn = { column, best: best.evaluatorId, runnerUp: runnerUp.evaluatorId, n: null, pValue: null, marked: false, reason: 'untestable' };
+    out.push(entry);
+    if (tied) {
+      entry.reason = 'tie';
+      continue;
+    }
+    if (best.cells[c].n < minN) {
+      entry.reason = 'too-few';
+      continue;
+    }
+    const test = options.separation?.(best, runnerUp, column, rule) ?? null;
+    if (test === null || test.pValue === null) continue;
+    entry.n = test.n;
+    entry.pValue = test.pValue;
+    if (test.n < minN) entry.reason = 'too-few';
+    else if (test.pValue < alpha) {
+      entry.reason = 'separated';
+      entry.marked = true;
+      best.cells[c].best = true;
+    } else entry.reason = 'not-separated';
   }
+  return out;
 }

@@ -204,7 +204,8 @@ describe('correlation table: hand-worked cases', () => {
 describe('correlation table exports', () => {
   const doc = parseDocument(readFileSync(join(__dirname, '../../fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), 'utf8'), 'x.jsonl');
   const items = documentItems(doc);
-  const t = correlationTable(items, { bootstrap: { resamples: 50, seed: 3 } });
+  // The papers' bold (the largest value, `bestMark: 'largest'`): these tests are about the formats' marks.
+  const t = correlationTable(items, { bootstrap: { resamples: 50, seed: 3 }, bestMark: 'largest' });
 
   it('LaTeX: booktabs, italics for p < 0.05, bold for the best, escaped names, the reference row first', () => {
     const tex = tableToLatex(t);
