@@ -130,7 +130,7 @@ describe('selection accounted for', () => {
     for (const format of ['text', 'md', 'latex', 'csv'] as const) if (format !== 'csv') assert.match(exportTable(t, format), /winner/, format);
   });
 
-  it('side by side: every configuration's columns are marked by the same rule, with the test on the file', () => {
+  it("side by side: every configuration's columns are marked by the same rule, with the test on the file", () => {
     const t = sideBySide(items, [
       { label: 'one', options: { groupBy: 'none', human: 'experts' } },
       { label: 'two', options: { groupBy: 'none', human: 'experts', evaluators: ['metric:a.', 'metric:b.', 'metric:weak'] } },
