@@ -2,7 +2,7 @@
  * `npm run coverage`: the coverage study of every interval and test ReflectEval prints (docs/meta-evaluation.md,
  * "Coverage"). Seeded and deterministic: the same command gives the same table on any machine.
  *
- *   npx tsx scripts/coverage/run.ts [--workers 2] [--scale 1] [--only <id substring>] [--no-docs]
+ *   npx tsx scripts/coverage/run.ts [--workers 2] [--scale 1] [--only <id substring>] [--no-docs] [--cached]
  *
  * Truths are computed once per cell (cached in scripts/coverage/truth.json, keyed by the cell's design), the
  * simulations run in chunks on at most two worker threads, and the results are written to
@@ -91,7 +91,9 @@ async function main(): Promise<void> {
     } else pending.push(job);
   }
   if (done) process.stderr.write(`${done} chunks already done (${chunkDir})\n`);
-  jobs.splice(0, jobs.length, ...pending);
+  // --cached: report what the finished chunks hold, run nothing (a look at a run in progress).
+  jobs.splice(0, jobs.length, ...(process.argv.includes('--cached') ? [] : pending));
+  if (process.argv.includes('--cached')) for (const s of cells) s.sims = Math.min(s.sims, Object.values(tallies.get(s.id) ?? {}).reduce((n, t) => Math.max(n, t.defined + t.undefined), 0));
   done = 0;
   let next = 0;
   await Promise.all(

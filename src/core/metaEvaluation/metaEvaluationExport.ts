@@ -7,7 +7,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { latexEscape, type ExportFormat } from '../correlation/correlationExport';
 import { formatNumber, formatP } from '../tables/numberFormat';
-import type { BootstrapInterval } from '../stats/bootstrap';
+import type { BootstrapInterval, IntervalMethod } from '../stats/bootstrap';
 import { altTestVerdict, type AltTestBaseline, type AltTestResult, type EvaluatorAltTest, type TrivialFinding } from './altTest';
 import type { CeilingTable } from '../correlation/ceiling';
 import type { CoefficientTable, GroupedCoefficientTables } from '../agreement/coefficientsTable';
@@ -139,8 +139,10 @@ export function renderTables(ts: readonly PlainTable[], format: ExportFormat): s
   return ts.map((t) => renderTable(t, format)).join(format === 'csv' ? '' : '\n\n') + (format === 'csv' ? '' : '\n');
 }
 
-function bootNote(b: { resamples: number; seed: number | string; level: number } | undefined, unit = 'dialogue items'): string[] {
-  return b ? [`${Math.round(b.level * 100)}% percentile bootstrap intervals: ${b.resamples} resamples of the ${unit} (seed ${b.seed}).`] : [];
+const INTERVAL_NAME: Record<IntervalMethod, string> = { percentile: 'percentile', bca: 'BCa', 'expanded-percentile': 'expanded percentile', 'expanded-bca': 'expanded BCa' };
+
+function bootNote(b: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod } | undefined, unit = 'dialogue items'): string[] {
+  return b ? [`${Math.round(b.level * 100)}% ${INTERVAL_NAME[b.interval ?? 'percentile']} bootstrap intervals: ${b.resamples} resamples of the ${unit} (seed ${b.seed}).`] : [];
 }
 
 /** Shrout & Fleiss' name of a form: ICC2 → ICC(2,1), ICC2k → ICC(2,k). */
