@@ -7,7 +7,7 @@
  */
 import type { Candidate, DialogueItem } from '../../src/core/dialogue/types';
 import { bootstrapIndices, bootstrapInterval, bootstrapPValue, type IntervalMethod } from '../../src/core/stats/bootstrap';
-import { clusterJackknife, clusterMembers, clusterResamples, pick } from '../../src/core/stats/clusterBootstrap';
+import { clusterJackknife, clusterMembers, clusterResamples, jackknifeTest, pick } from '../../src/core/stats/clusterBootstrap';
 import { cellStatisticOfCounts, correlate, intervalOfCounts, type CellPairs, type CorrelationMethod } from '../../src/core/correlation/correlationTable';
 import { steigerZ, williamsT } from '../../src/core/stats/dependentCorrelation';
 import { leaveOneOutCeiling } from '../../src/core/correlation/ceiling';
@@ -330,5 +330,56 @@ export function altTestMeasures(s: Study, evaluator: Int8Array, st: MeasureSetti
   out['alt-annotator'] = tested.length ? { hit: false, count: tested.filter((a) => (a.pValue as number) < st.alpha).length, of: tested.length } : null;
   out['alt-any-win'] = res.winningRate === null ? null : { hit: res.annotators.some((a) => a.rejected) };
   out['alt-passes'] = res.winningRate === null ? null : { hit: res.passed };
+  return out;
+}
+
+/** The statistic with each context left out (draw counts: every context once, the one left out zero). */
+function leaveOneOut(f: (c: Int32Array) => number | null, m: number): { estimate: number | null; jackknife: (number | null)[] } {
+  const counts = new Int32Array(m).fill(1);
+  const estimate = f(counts);
+  const jackknife = Array.from({ length: m }, (_, i) => {
+    counts[i] = 0;
+    const v = f(counts);
+    counts[i] = 1;
+    return v;
+  });
+  return { estimate, jackknife };
+}
+
+/**
+ * The tests a table or a comparison prints, without a bootstrap, at a true null: two equally good evaluators (Williams'
+ * t, Steiger's z and the cluster-jackknife t of ρ_A − ρ_B = 0) and an evaluator that knows nothing (scipy's p of the
+ * cell and the cluster-jackknife t of ρ = 0). `null` is a second study of the same design whose evaluator A has no
+ * signal.
+ */
+export function testMeasures(s: Study, nullStudy: Study, st: MeasureSettings): Outcomes {
+  const out: Outcomes = {};
+  const h = humanScores(s);
+  const m = s.design.contexts;
+  const ra = correlate('spearman', s.a as unknown as number[], h as unknown as number[]).statistic;
+  const rb = correlate('spearman', s.b as unknown as number[], h as unknown as number[]).statistic;
+  const rab = correlate('spearman', s.a as unknown as number[], s.b as unknown as number[]).statistic;
+  if (ra !== null && rb !== null && rab !== null) {
+    const w = williamsT(ra, rb, rab, h.length);
+    const z = steigerZ(ra, rb, rab, h.length);
+    out['williams'] = w.pValue === null ? null : { hit: w.pValue < st.alpha };
+    out['steiger'] = z.pValue === null ? null : { hit: z.pValue < st.alpha };
+  }
+  const y = byContext(s, h);
+  const fa = cellStatisticOfCounts('spearman', { x: byContext(s, s.a), y });
+  const fb = cellStatisticOfCounts('spearman', { x: byContext(s, s.b), y });
+  const diff = leaveOneOut((c) => {
+    const x = fa(c);
+    const v = fb(c);
+    return x === null || v === null ? null : x - v;
+  }, m);
+  const jt = jackknifeTest(diff.estimate, diff.jackknife);
+  out['diff-jackknife'] = jt?.pValue == null ? null : { hit: jt.pValue < st.alpha };
+  const hn = humanScores(nullStudy);
+  const r = correlate('spearman', nullStudy.a as unknown as number[], hn as unknown as number[]);
+  out['rho-p'] = r.pValue === null ? null : { hit: r.pValue < st.alpha };
+  const rho = leaveOneOut(cellStatisticOfCounts('spearman', { x: byContext(nullStudy, nullStudy.a), y: byContext(nullStudy, hn) }), m);
+  const rt = jackknifeTest(rho.estimate, rho.jackknife);
+  out['rho-jackknife'] = rt?.pValue == null ? null : { hit: rt.pValue < st.alpha };
   return out;
 }

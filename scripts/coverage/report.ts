@@ -83,6 +83,20 @@ export function renderReport(r: Results): string {
       binaryHeader,
     ),
     '',
+    '**Tests without a bootstrap, at a true null** (two equally good evaluators; an evaluator that knows nothing):',
+    '',
+    table(
+      of('tests'),
+      [
+        { name: "ρ_A = ρ_B: Williams' t (responses as independent)", key: 'williams', goal: 'type-i' },
+        { name: "ρ_A = ρ_B: Steiger's z (responses as independent)", key: 'steiger', goal: 'type-i' },
+        { name: 'ρ_A = ρ_B: cluster-jackknife t, m − 1 df', key: 'diff-jackknife', goal: 'type-i' },
+        { name: "ρ = 0: the table's p (scipy's t-test, responses as independent)", key: 'rho-p', goal: 'type-i' },
+        { name: 'ρ = 0: cluster-jackknife t, m − 1 df', key: 'rho-jackknife', goal: 'type-i' },
+      ],
+      (c) => c.id.replace(/^tests-(\d+)-(\d+)$/, '$1 ctx, $2 %'),
+    ),
+    '',
     "**A cell's significance when the evaluator knows nothing** (ρ = 0; rejections at 5 %):",
     '',
     table(

@@ -5,7 +5,7 @@
  */
 import type { StudyDesign } from './generate';
 
-export type Family = 'binary' | 'null' | 'ceiling' | 'rating' | 'repeatability' | 'planner-single' | 'planner-pair' | 'alt-test';
+export type Family = 'binary' | 'tests' | 'null' | 'ceiling' | 'rating' | 'repeatability' | 'planner-single' | 'planner-pair' | 'alt-test';
 
 export interface Scenario {
   id: string;
@@ -56,6 +56,17 @@ export function scenarios(): Scenario[] {
   out.push({ id: 'binary-100-70', family: 'binary', label: '100 contexts, 70 % coherent, BLEU-like evaluator', design: baseDesign(100, 0.7), sims: 300 });
   for (const m of [10, 15, 30]) {
     out.push({ id: `null-${m}-70`, family: 'null', label: `${m} contexts, 70 % coherent, an evaluator that knows nothing (ρ = 0) with its own context effect`, design: { ...baseDesign(m, 0.7), evaluator: { signal: 0, contextSd: 0.6, noiseSd: 1, shape: 'continuous' } }, sims: 2000 });
+  }
+  for (const m of [10, 15, 30, 100]) {
+    for (const balance of [0.5, 0.85]) {
+      out.push({
+        id: `tests-${m}-${balance * 100}`,
+        family: 'tests',
+        label: `${m} contexts, ${balance * 100} % coherent: two equally good BLEU-like evaluators; and one that knows nothing (its own context effect)`,
+        design: baseDesign(m, balance),
+        sims: 2000,
+      });
+    }
   }
   out.push({ id: 'ceiling-15-70', family: 'ceiling', label: '15 contexts, 70 % coherent', design: baseDesign(15, 0.7), sims: 500 });
   for (const m of [10, 15, 30, 100]) {

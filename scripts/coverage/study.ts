@@ -3,7 +3,7 @@
  * tally of every method. `run.ts` drives it and writes the report; the unit test runs a small version.
  */
 import { generateStudy } from './generate';
-import { altTestMeasures, binaryMeasures, nullMeasures, plannerMeasures, ratingMeasures, repeatabilityMeasures, type BinaryTruth, type MeasureSettings, type Outcomes, type RatingTruth } from './methods';
+import { altTestMeasures, binaryMeasures, nullMeasures, testMeasures, plannerMeasures, ratingMeasures, repeatabilityMeasures, type BinaryTruth, type MeasureSettings, type Outcomes, type RatingTruth } from './methods';
 import type { Scenario } from './scenarios';
 import { binaryTruth, calibrateAltTest, ratingTruth, repeatabilityTruth } from './truth';
 
@@ -97,6 +97,9 @@ export function runChunk(s: Scenario, truth: Truth, start: number, end: number, 
       }
       case 'null':
         o = nullMeasures(generateStudy(s.design, seed), st);
+        break;
+      case 'tests':
+        o = testMeasures(generateStudy(s.design, seed), generateStudy({ ...s.design, evaluator: { signal: 0, contextSd: 0.6, noiseSd: 1, shape: 'continuous' } }, `${seed}/null`), st);
         break;
       case 'rating':
         o = ratingMeasures(generateStudy(s.design, seed), truth.rating as RatingTruth, st);

@@ -4,6 +4,7 @@
  * together as they do in {@link bootstrapIndices}' item bootstrap. Percentile intervals as
  * {@link percentileInterval}. Used by every agreement coefficient's interval.
  */
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from './bootstrap';
 
 /** Bootstrap settings of a coefficient's interval. */
@@ -105,4 +106,37 @@ export function pick<T>(rows: readonly T[], indices: ArrayLike<number>): T[] {
   const out = new Array<T>(indices.length);
   for (let i = 0; i < indices.length; i++) out[i] = rows[indices[i]];
   return out;
+}
+
+/** A cluster-jackknife t-test of θ = θ₀. */
+export interface JackknifeTest {
+  estimate: number;
+  /** Jackknife standard error √((m − 1)/m · Σ (θ₍ᵢ₎ − θ̄₍.₎)²) over the m clusters with a defined leave-one-out value. */
+  standardError: number;
+  /** t = (θ̂ − θ₀)/SE, Student's t with m − 1 degrees of freedom; null when SE = 0. */
+  statistic: number | null;
+  df: number;
+  /** Two-sided p = 2·T_{m−1}(−|t|); null when undefined. */
+  pValue: number | null;
+}
+
+/**
+ * The cluster-jackknife t-test (Tukey 1958; the CV₃ jackknife variance with t(G − 1) critical values recommended for
+ * few clusters by MacKinnon, Nielsen & Webb 2023, "Cluster-robust inference: a guide to empirical practice",
+ * J. Econometrics 232(2), §3.3–4): from the estimate and its leave-one-cluster-out values, t = (θ̂ − θ₀)/SE_jack
+ * referred to Student's t with m − 1 degrees of freedom. It needs no bootstrap and respects the clusters (dialogue
+ * contexts) that the independent-pairs tests (scipy's, Williams', Steiger's) ignore.
+ *
+ * @returns null when the estimate is undefined or fewer than 2 leave-one-out values are defined
+ */
+export function jackknifeTest(estimate: number | null, jackknife: readonly (number | null)[], nullValue = 0): JackknifeTest | null {
+  const jk = jackknife.filter((v): v is number => v !== null && Number.isFinite(v));
+  if (estimate === null || jk.length < 2) return null;
+  const m = jk.length;
+  const mean = jk.reduce((s, v) => s + v, 0) / m;
+  const se = Math.sqrt(((m - 1) / m) * jk.reduce((s, v) => s + (v - mean) ** 2, 0));
+  const df = m - 1;
+  if (!(se > 0)) return { estimate, standardError: se, statistic: null, df, pValue: null };
+  const t = (estimate - nullValue) / se;
+  return { estimate, standardError: se, statistic: t, df, pValue: Math.min(1, 2 * tCdf(-Math.abs(t), df)) };
 }
