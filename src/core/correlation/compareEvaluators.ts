@@ -4,7 +4,7 @@
  * (interval and two-sided p) and, for Pearson and Spearman, Williams' t and Steiger's z.
  */
 import type { DialogueItem } from '../dialogue/types';
-import { bootstrapIndices, bootstrapPValue, DEFAULT_INTERVAL, type BootstrapInterval } from '../stats/bootstrap';
+import { bootstrapIndices, bootstrapPValue, DEFAULT_INTERVAL, expandedBootstrapPValue, type BootstrapInterval } from '../stats/bootstrap';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
 import { cellStatisticOfCounts, correlate, correlationData, intervalOfCounts, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
 import { displayNames } from '../evaluators/evaluatorNames';
@@ -37,7 +37,10 @@ export interface EvaluatorComparison {
   williams: DependentCorrelationTest | null;
   /** Steiger's z with pooled r (Pearson; Spearman on ranks); null for Kendall. */
   steiger: DependentCorrelationTest | null;
-  /** Paired item bootstrap of the difference: percentile interval and two-sided p; when asked for. */
+  /**
+   * Paired item bootstrap of the difference: interval (by the bootstrap's interval method) and two-sided p (calibrated
+   * like the interval: `expandedBootstrapPValue` for the expanded methods, else `bootstrapPValue`); when asked for.
+   */
   bootstrap?: BootstrapInterval & { pValue: number | null };
 }
 
@@ -141,7 +144,11 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
         for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
         return difference(counts);
       });
-      out.bootstrap = { ...intervalOfCounts(diffs, difference, t.a.map((pa) => pa.length > 0), level, options.bootstrap?.interval ?? DEFAULT_INTERVAL), pValue: bootstrapPValue(diffs) };
+      const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
+      const ci = intervalOfCounts(diffs, difference, t.a.map((pa) => pa.length > 0), level, interval);
+      // The p-value reads the resamples as the interval does: calibrated by the expansion when the interval is expanded.
+      const expanded = interval === 'expanded-percentile' || interval === 'expanded-bca';
+      out.bootstrap = { ...ci, pValue: expanded ? expandedBootstrapPValue(diffs, ci.clusters ?? 0) : bootstrapPValue(diffs) };
     }
     return out;
   });

@@ -244,3 +244,28 @@ export function bootstrapInterval(stats: readonly (number | null)[], options: In
  * coverage study (docs/meta-evaluation.md#coverage).
  */
 export const DEFAULT_INTERVAL: IntervalMethod = 'percentile';
+
+/**
+ * The two-sided bootstrap p-value of H0: θ = 0 calibrated like the expanded intervals (Hesterberg 2015): with
+ * s = (1 + min(#{θ*_b ≤ 0}, #{θ*_b ≥ 0}))/(B′ + 1) (Davison & Hinkley 1997, eq. 4.11) and m clusters,
+ * p = min(1, 2·T_{m−1}(Φ⁻¹(s)·√((m − 1)/m))) — the inverse of {@link expandedProbability}, so p < α exactly when
+ * the expanded percentile interval at level 1 − α lies on one side of 0 (up to the +1 correction and the
+ * percentiles' interpolation). With fewer than 2 clusters it is {@link bootstrapPValue}. Null when no resample is
+ * defined.
+ */
+export function expandedBootstrapPValue(stats: readonly (number | null)[], clusters: number): number | null {
+  if (!(clusters >= 2)) return bootstrapPValue(stats);
+  let below = 0;
+  let above = 0;
+  let defined = 0;
+  for (const s of stats) {
+    if (s === null) continue;
+    defined++;
+    if (s <= 0) below++;
+    if (s >= 0) above++;
+  }
+  if (defined === 0) return null;
+  const tail = (1 + Math.min(below, above)) / (defined + 1);
+  if (tail >= 0.5) return 1;
+  return Math.min(1, 2 * tCdf(normalQuantile(tail) * Math.sqrt((clusters - 1) / clusters), clusters - 1));
+}

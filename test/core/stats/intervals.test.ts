@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootstrapIndices, bootstrapInterval, expandedProbability, percentileInterval, studentTQuantile } from '../../../src/core/stats/bootstrap';
+import { bootstrapIndices, bootstrapInterval, bootstrapPValue, expandedBootstrapPValue, expandedProbability, percentileInterval, studentTQuantile } from '../../../src/core/stats/bootstrap';
+import { jackknifeTest } from '../../../src/core/stats/clusterBootstrap';
+import { oneSampleTTest } from '../../../src/core/stats/tTest';
 import { adjustPValues } from '../../../src/core/stats/multipleTesting';
 import { cellStatisticOfCounts, intervalOfCounts } from '../../../src/core/correlation/correlationTable';
 import { generateStudy, humanScores } from '../../../scripts/coverage/generate';
@@ -86,6 +88,36 @@ describe('bootstrap interval methods', () => {
     assert.equal(r.fallback, 'bca-undefined');
     assert.deepEqual([r.lower, r.upper], [percentileInterval(stats).lower, percentileInterval(stats).upper]);
     assert.equal(bootstrapInterval([0.5], { method: 'expanded-bca' }).lower, null, 'fewer than two defined resamples');
+  });
+});
+
+describe('tests that respect the clusters', () => {
+  it('the expanded bootstrap p is below α exactly when the expanded percentile interval excludes 0', () => {
+    for (const [m, shift] of [[15, 0.02], [15, 0.06], [10, 0.08], [30, 0.03], [15, -0.07]] as const) {
+      // resample statistics: a normal-ish spread around `shift`
+      const stats = Array.from({ length: 1999 }, (_, b) => shift + 0.04 * Math.sqrt(-2 * Math.log((b + 0.5) / 1999)) * Math.cos(2.399963 * b));
+      const p = expandedBootstrapPValue(stats, m) as number;
+      const ci = bootstrapInterval(stats, { method: 'expanded-percentile', clusters: m, level: 0.95 });
+      const excludes = (ci.lower as number) > 0 || (ci.upper as number) < 0;
+      assert.equal(p < 0.05, excludes, `m = ${m}, shift ${shift}: p ${p}, [${ci.lower}, ${ci.upper}]`);
+      assert.ok(p >= (bootstrapPValue(stats) as number) - 1e-12, 'never smaller than the plain bootstrap p');
+    }
+    assert.equal(expandedBootstrapPValue([null], 15), null);
+    assert.equal(expandedBootstrapPValue([0.1, 0.2], 1), bootstrapPValue([0.1, 0.2]));
+  });
+
+  it('the cluster-jackknife t of a mean of equal clusters is the t-test of the cluster means', () => {
+    const clusters = [[1, 2, 3], [2, 2, 5], [0, 1, 1], [4, 3, 3], [1, 1, 2], [2, 4, 0]];
+    const means = clusters.map((c) => c.reduce((a, b) => a + b, 0) / c.length);
+    const grand = (cs: number[][]) => cs.flat().reduce((a, b) => a + b, 0) / cs.flat().length;
+    const jk = clusters.map((_, i) => grand(clusters.filter((__, k) => k !== i)));
+    const t = jackknifeTest(grand(clusters), jk, 1.5) as NonNullable<ReturnType<typeof jackknifeTest>>;
+    const ref = oneSampleTTest(means, 1.5);
+    assert.ok(Math.abs((t.statistic as number) - (ref.statistic as number)) < 1e-12, `${t.statistic} vs ${ref.statistic}`);
+    assert.ok(Math.abs((t.pValue as number) - (ref.pValue as number)) < 1e-12);
+    assert.equal(t.df, 5);
+    assert.equal(jackknifeTest(null, jk), null);
+    assert.equal(jackknifeTest(1, [1, 1, 1])?.pValue, null, 'no spread: no test');
   });
 });
 
