@@ -89,7 +89,8 @@ export function registerCorrelate(program: Command): void {
     .option('--interval <method>', `how bootstrap bounds are read: ${INTERVAL_METHODS.join(' | ')} (default: see docs/meta-evaluation.md#coverage)`, oneOf(INTERVAL_METHODS))
     .option('--adjust <method>', `adjust each column's p-values for its evaluator rows: ${P_ADJUST_METHODS.join(' | ')} (Holm: familywise; BY: false discovery rate)`, oneOf(P_ADJUST_METHODS))
     .option('--baselines', 'add trivial baseline rows: response length, a constant, a seeded random number')
-    .option('--best-mark <rule>', 'separated: mark the best only with n ≥ 20 and when Williams\' t separates it from the runner-up (default) | largest: the largest value, as the papers', oneOf(['separated', 'largest'] as const), 'separated')
+    .option('--best-mark <rule>', 'separated: mark the best only with n ≥ 20 and when the cluster-jackknife test separates it from the runner-up (default) | largest: the largest value, as the papers', oneOf(['separated', 'largest'] as const), 'separated')
+    .option('--p-value <test>', "each cell's p: cluster-jackknife (over dialogue contexts; default) | independent (scipy's, responses as independent: the papers' p)", oneOf(['cluster-jackknife', 'independent'] as const), 'cluster-jackknife')
     .option('--filter <text...>', 'keep evaluators whose id or name contains one of these')
     .option('--average <label=a+b>', 'add a row averaging evaluators (ids joined by +); repeatable', average)
     .option('--compare <evaluators...>', 'compare two evaluators (ids, unique id prefixes or display names): difference, bootstrap interval and p, Williams\' t, Steiger\'s z')
@@ -115,6 +116,7 @@ export function registerCorrelate(program: Command): void {
         ...(opts.adjust ? { adjust: opts.adjust as PAdjustMethod } : {}),
         ...(opts.baselines ? { baselines: { seed } } : {}),
         bestMark: opts.bestMark as 'separated' | 'largest',
+        pValue: opts.pValue as 'cluster-jackknife' | 'independent',
       };
       if (opts.plot && opts.compare) throw new Error('--plot draws the correlation table; it cannot be combined with --compare');
       let output: string;

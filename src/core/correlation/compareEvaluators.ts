@@ -6,6 +6,7 @@
 import type { DialogueItem } from '../dialogue/types';
 import { bootstrapIndices, bootstrapPValue, DEFAULT_INTERVAL, expandedBootstrapPValue, type BootstrapInterval } from '../stats/bootstrap';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
+import { jackknifeTest, type JackknifeTest } from '../stats/clusterBootstrap';
 import { cellStatisticOfCounts, correlate, correlationData, intervalOfCounts, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
 import { displayNames } from '../evaluators/evaluatorNames';
 
@@ -37,6 +38,12 @@ export interface EvaluatorComparison {
   williams: DependentCorrelationTest | null;
   /** Steiger's z with pooled r (Pearson; Spearman on ranks); null for Kendall. */
   steiger: DependentCorrelationTest | null;
+  /**
+   * The cluster-jackknife t-test of rA − rB = 0 over the dialogue items (m − 1 df; every method, Kendall included).
+   * Williams' and Steiger's tests treat the responses as independent; with responses clustered in contexts they
+   * rejected a true null 7–8 % of the time at 5 % in the coverage study, the jackknife 4–6 %. Null when undefined.
+   */
+  jackknife: JackknifeTest | null;
   /**
    * Paired item bootstrap of the difference: interval (by the bootstrap's interval method) and two-sided p (calibrated
    * like the interval: `expandedBootstrapPValue` for the expanded methods, else `bootstrapPValue`); when asked for.
@@ -114,6 +121,18 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
         steiger = steigerZ(rA, rB, rAB, t.n);
       }
     }
+    const fa = cellStatisticOfCounts(method, { x: t.a, y: t.h });
+    const fb = cellStatisticOfCounts(method, { x: t.b, y: t.h });
+    const ones = Int32Array.from(t.a, (pa) => (pa.length ? 1 : 0));
+    const leaveOut: (number | null)[] = [];
+    ones.forEach((u, k) => {
+      if (!u) return;
+      ones[k] = 0;
+      const x = fa(ones);
+      const y = fb(ones);
+      leaveOut.push(x === null || y === null ? null : x - y);
+      ones[k] = 1;
+    });
     const out: EvaluatorComparison = {
       column: col.key,
       method,
@@ -128,6 +147,7 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
       difference: diff,
       williams,
       steiger,
+      jackknife: jackknifeTest(diff, leaveOut),
     };
     if (resamples) {
       // Each pair weighted by its item's draws: the same numbers as on the concatenated resample (see cellInterval).

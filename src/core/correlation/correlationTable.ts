@@ -14,7 +14,7 @@ import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference
 import type { UndefinedReason } from '../tables/numberFormat';
 import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted, pearsonR, spearmanRho } from '../stats/correlation';
-import { williamsT } from '../stats/dependentCorrelation';
+import { jackknifeTest, type JackknifeTest } from '../stats/clusterBootstrap';
 import { adjustPValues, type PAdjustMethod } from '../stats/multipleTesting';
 import seedrandom from 'seedrandom';
 import { BASELINE_IDS, displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from '../evaluators/evaluatorNames';
@@ -100,7 +100,18 @@ export interface CorrelationTableOptions {
   bestMark?: BestMark;
   /** Responses the best cell (and the test against the runner-up) needs for a mark. Default 20. */
   minBestN?: number;
+  /**
+   * The p-value of each cell (H0: no correlation): `cluster-jackknife` (default) — the cluster-jackknife t-test over
+   * the dialogue items ({@link cellJackknifeTest}), which holds its level when responses of one context are alike;
+   * `independent` — scipy's p, which treats the n responses as independent (the papers' p; 8–10 % type-I error at 5 %
+   * on clustered studies in the coverage study, docs/meta-evaluation.md#coverage). With the default, scipy's p is kept
+   * in `pIndependent`.
+   */
+  pValue?: PTest;
 }
+
+/** How a cell's p-value is computed (see {@link CorrelationTableOptions.pValue}). */
+export type PTest = 'cluster-jackknife' | 'independent';
 
 /** How the best cell of a column is marked (see {@link CorrelationTableOptions.bestMark}). */
 export type BestMark = 'separated' | 'largest';
@@ -113,7 +124,7 @@ export interface BestInColumn {
   runnerUp: string | null;
   /** Responses both scored (the test's n); null without a test. */
   n: number | null;
-  /** Two-sided p of the test of equal correlations with the human score (Williams' t, on ranks for Spearman and Kendall). */
+  /** Two-sided p of the test of equal correlations with the human score (the cluster-jackknife t of their difference, {@link bestSeparation}). */
   pValue: number | null;
   /** The best cell is marked. */
   marked: boolean;
@@ -148,13 +159,15 @@ export interface CorrelationCell {
   pValue: number | null;
   /** The p-value adjusted for the column's evaluator rows (with `adjust`); null for rows outside the family. */
   pAdjusted?: number | null;
+  /** scipy's p (responses as independent), kept when `pValue` is the cluster-jackknife one. */
+  pIndependent?: number | null;
   /**
    * Why the correlation is undefined: fewer than 3 pairs, a constant column (scipy gives nan), or (side-by-side
    * tables only) the evaluator is not part of that column's configuration.
    */
   undefinedReason?: UndefinedReason;
-  /** Kendall only: exact or asymptotic p-value (scipy's `method='auto'`). */
-  pMethod?: 'exact' | 'asymptotic';
+  /** How `pValue` was computed: the cluster jackknife, or (scipy's p) for Kendall exact or asymptotic (scipy's `method='auto'`). */
+  pMethod?: 'exact' | 'asymptotic' | 'cluster-jackknife';
   /** p < α (the adjusted p with `adjust`). */
   significant: boolean;
   /** The best defined cell of its column among the evaluator rows (ties all marked); never on the human row. */
@@ -209,6 +222,8 @@ export interface CorrelationTable {
   bestInColumn?: BestInColumn[];
   /** Responses a best cell needs (`minBestN`). */
   minBestN?: number;
+  /** How the cells' p-values were computed (absent in tables made before issue 40: `independent`). */
+  pTest?: PTest;
   /** Side-by-side tables: the pinned configurations, in column order (see `sideBySide`). */
   configurations?: { label: string; method: CorrelationMethod; human: HumanGroup; groupBy: string; variant?: string }[];
 }
@@ -636,6 +651,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
   if (options.bootstrap && !(level > 0 && level < 1)) throw new RangeError(`bootstrap level must be in (0, 1) (got ${level})`);
   const resamples = options.bootstrap && data.itemIds.length > 0 ? bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed) : null;
   const names = displayNames(data.evaluatorIds, data.signatures);
+  const pTest = options.pValue ?? 'cluster-jackknife';
 
   const makeRow = (evaluatorId: string, displayName: string): CorrelationRow => ({
     evaluatorId,
@@ -645,6 +661,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
       const pairs = cellPairs(data, evaluatorId, col.key);
       const flat = resamplePairs(pairs, Array.from(pairs.x.keys()));
       const r = correlate(method, flat.x, flat.y);
+      const p = pTest === 'cluster-jackknife' && r.statistic !== null ? cellJackknifeTest(method, pairs, r.statistic)?.pValue ?? null : r.pValue;
       const cell: CorrelationCell = {
         column: col.key,
         n: pairs.n,
@@ -653,13 +670,15 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
         missingLabel: pairs.missingLabel,
         isReference: pairs.isReference,
         statistic: r.statistic,
-        pValue: r.pValue,
-        significant: r.pValue !== null && r.pValue < alpha,
+        pValue: p,
+        significant: p !== null && p < alpha,
         best: false,
       };
+      if (pTest === 'cluster-jackknife') cell.pIndependent = r.pValue;
       if (pairs.warnings.size) cell.warnings = Object.fromEntries(pairs.warnings);
       if (r.undefinedReason) cell.undefinedReason = r.undefinedReason;
-      if ('pMethod' in r && r.pMethod) cell.pMethod = r.pMethod;
+      if (pTest === 'cluster-jackknife' && r.statistic !== null) cell.pMethod = 'cluster-jackknife';
+      else if ('pMethod' in r && r.pMethod) cell.pMethod = r.pMethod;
       return cell;
     }),
   });
@@ -692,7 +711,26 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     bestMark,
     bestInColumn,
     minBestN,
+    pTest,
   };
+}
+
+/**
+ * The cluster-jackknife t-test of a cell's correlation against 0 ({@link jackknifeTest}): the correlation with each
+ * item (context) that holds a pair of the cell left out in turn, t with m − 1 degrees of freedom. Null when fewer
+ * than two items hold pairs, or every leave-one-out value is the same.
+ */
+export function cellJackknifeTest(method: CorrelationMethod, pairs: Pick<CellPairs, 'x' | 'y'>, estimate: number): JackknifeTest | null {
+  const f = cellStatisticOfCounts(method, pairs);
+  const counts = Int32Array.from(pairs.x, (px) => (px.length ? 1 : 0));
+  const jackknife: (number | null)[] = [];
+  pairs.x.forEach((px, k) => {
+    if (!px.length) return;
+    counts[k] = 0;
+    jackknife.push(f(counts));
+    counts[k] = 1;
+  });
+  return jackknifeTest(estimate, jackknife);
 }
 
 /** Rows that take part in a column's family of tests and in the best mark: evaluators, not humans or baselines. */
@@ -755,35 +793,52 @@ export type SeparationTest = (best: CorrelationRow, runnerUp: CorrelationRow, co
 
 /**
  * The separation test of {@link markBest} on a table's data: on the column's responses both evaluators scored and
- * the humans labelled, Williams' t (Williams 1959; Steiger 1980, eq. 7; `williamsT`) of equal correlations with the
- * human score — Pearson's r for Pearson tables, Spearman's ρ (Pearson's r of the ranks) for Spearman and Kendall
- * tables (Williams' t has no form for Kendall's τ). Under `best: absolute` the runner-up's sign is aligned with the
- * best's (|r| is compared). Undefined (null) when a correlation on the common responses is undefined.
+ * the humans labelled, the cluster-jackknife t-test ({@link jackknifeTest}, m − 1 degrees of freedom over the items
+ * holding such responses) of r(best, H) − r(runner-up, H) = 0, by the table's method. A test of two dependent
+ * correlations that respects the dialogue contexts: Williams' t and Steiger's z treat the responses as independent and
+ * rejected a true null 7–8 % of the time at 5 % in the coverage study (docs/meta-evaluation.md#coverage), the
+ * jackknife 4–6 %. Under `best: absolute` the runner-up's sign is aligned with the best's (|r| is compared).
  */
 export function bestSeparation(data: CorrelationData, method: CorrelationMethod): SeparationTest {
   return (best, runnerUp, column, rule) => {
-    const a: number[] = [];
-    const b: number[] = [];
-    const h: number[] = [];
+    const m = data.itemIds.length;
+    const a: number[][] = Array.from({ length: m }, () => []);
+    const b: number[][] = Array.from({ length: m }, () => []);
+    const h: number[][] = Array.from({ length: m }, () => []);
+    let n = 0;
     for (const o of data.observations) {
       if (!o.groups.includes(column) || o.human === null) continue;
       if (o.leftOutAsReference.has(best.evaluatorId) || o.leftOutAsReference.has(runnerUp.evaluatorId)) continue;
       const va = o.scores.get(best.evaluatorId);
       const vb = o.scores.get(runnerUp.evaluatorId);
       if (va == null || vb == null) continue;
-      a.push(va);
-      b.push(vb);
-      h.push(o.human);
+      a[o.item].push(va);
+      b[o.item].push(vb);
+      h[o.item].push(o.human);
+      n++;
     }
-    const m = method === 'pearson' ? 'pearson' : 'spearman';
-    const ra = correlate(m, a, h).statistic;
-    const rb = correlate(m, b, h).statistic;
-    const rab = correlate(m, a, b).statistic;
-    if (ra === null || rb === null || rab === null) return null;
-    // |r| compared: flip the evaluators' signs so both correlate positively (r_ab follows both flips).
+    const fa = cellStatisticOfCounts(method, { x: a, y: h });
+    const fb = cellStatisticOfCounts(method, { x: b, y: h });
+    const ones = Int32Array.from(a, (xs) => (xs.length ? 1 : 0));
+    const ra = fa(ones);
+    const rb = fb(ones);
+    if (ra === null || rb === null) return null;
+    // |r| compared: the difference of absolute values, computed with the full-data signs on every leave-one-out.
     const sa = rule === 'absolute' && ra < 0 ? -1 : 1;
     const sb = rule === 'absolute' && rb < 0 ? -1 : 1;
-    return { n: a.length, pValue: williamsT(sa * ra, sb * rb, sa * sb * rab, a.length).pValue };
+    const diff = (counts: Int32Array) => {
+      const x = fa(counts);
+      const y = fb(counts);
+      return x === null || y === null ? null : sa * x - sb * y;
+    };
+    const jackknife: (number | null)[] = [];
+    ones.forEach((u, k) => {
+      if (!u) return;
+      ones[k] = 0;
+      jackknife.push(diff(ones));
+      ones[k] = 1;
+    });
+    return { n, pValue: jackknifeTest(sa * ra - sb * rb, jackknife)?.pValue ?? null };
   };
 }
 

@@ -60,7 +60,7 @@ describe('selection accounted for', () => {
     const col = ab.bestInColumn?.[0];
     assert.equal(col?.reason, 'not-separated', JSON.stringify(col));
     assert.ok(ab.rows.every((r) => !r.cells[0].best));
-    assert.match(tableNotes(ab).find((n) => n.kind === 'best')?.text ?? '', /^No best is marked in All \((a|b) vs (a|b): Williams' t p = [\d.]+, n = 150\)/);
+    assert.match(tableNotes(ab).find((n) => n.kind === 'best')?.text ?? '', /^No best is marked in All \((a|b) vs (a|b): jackknife p = [\d.]+, n = 150\)/);
     // The papers' bold is still there on request.
     const largest = correlationTable(items, { groupBy: 'none', human: 'experts', evaluators: ['metric:a.', 'metric:b.'], bestMark: 'largest' });
     assert.equal(largest.rows.filter((r) => r.cells[0].best).length, 1);
@@ -103,7 +103,7 @@ describe('selection accounted for', () => {
       const text = exportTable(t, 'text');
       assert.match(text, new RegExp(`p \\(${method === 'holm' ? 'Holm' : 'BY'}\\)`));
       const csv = exportTable(t, 'csv').split('\n');
-      assert.ok(csv[0].endsWith(',p_adjusted,p_adjust,ci_method'));
+      assert.ok(csv[0].endsWith(',p_adjusted,p_adjust,ci_method,p_independent'));
     }
   });
 
