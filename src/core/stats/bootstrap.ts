@@ -240,10 +240,14 @@ export function bootstrapInterval(stats: readonly (number | null)[], options: In
 }
 
 /**
- * The interval every bootstrap of ReflectEval computes unless told otherwise (`--interval` on the CLI). Chosen by the
- * coverage study (docs/meta-evaluation.md#coverage).
+ * The interval every bootstrap of ReflectEval computes unless told otherwise (`--interval` on the CLI): the expanded
+ * BCa interval. Chosen by the coverage study (docs/meta-evaluation.md#coverage, `npm run coverage`): with 15 dialogue
+ * contexts the percentile interval covered 89–93 % at nominal 95 % (correlations, their differences, kappa, alpha,
+ * AC1), BCa no better; the expansion over clusters brought them to 93–96 %, and BCa's skewness correction kept the
+ * agreement coefficients of unbalanced labels closest to 95 %. Before issue 40 the default was `percentile`, still
+ * available as an option.
  */
-export const DEFAULT_INTERVAL: IntervalMethod = 'percentile';
+export const DEFAULT_INTERVAL: IntervalMethod = 'expanded-bca';
 
 /**
  * The two-sided bootstrap p-value of H0: θ = 0 calibrated like the expanded intervals (Hesterberg 2015): with
