@@ -183,3 +183,40 @@ function truthText(t: unknown): string {
   walk(t as Record<string, unknown>);
   return flat.join(', ') || '–';
 }
+
+/** Which family of statistics a tally key's interval belongs to (src/core/stats/measuredCoverage.ts). */
+function familyOf(key: string): string | null {
+  const stat = key.split('/')[0];
+  if (['rho', 'tau', 'r'].includes(stat)) return 'correlation';
+  if (stat === 'diff') return 'difference';
+  if (['fleiss', 'alpha', 'ac1', 'alpha-ordinal', 'ac1-5'].includes(stat)) return 'agreement';
+  if (['icc1', 'icc1k'].includes(stat)) return 'icc';
+  if (stat === 'ceiling') return 'ceiling';
+  return null;
+}
+
+/**
+ * The table of src/core/stats/measuredCoverage.ts: per family, interval method and contexts, the lowest coverage over
+ * the cells of that size (and its Monte-Carlo standard error), as TypeScript source.
+ */
+export function measuredCoverageSource(r: Results): string {
+  const rows = new Map<string, { family: string; interval: string; contexts: number; coverage: number; se: number }>();
+  for (const c of r.cells) {
+    for (const [key, t] of Object.entries(c.tallies ?? {})) {
+      const family = familyOf(key);
+      const interval = key.split('/')[1];
+      if (!family || !interval || !/^(percentile|bca|expanded-percentile|expanded-bca)$/.test(interval) || t.defined === 0) continue;
+      const p = t.hits / t.defined;
+      const se = Math.sqrt(Math.max(p * (1 - p), 1 / t.defined) / t.defined);
+      const k = `${family}/${interval}/${c.contexts}`;
+      const prev = rows.get(k);
+      if (!prev || p < prev.coverage) rows.set(k, { family, interval, contexts: c.contexts, coverage: p, se });
+    }
+  }
+  const sorted = [...rows.values()].sort((a, b) => a.family.localeCompare(b.family) || a.interval.localeCompare(b.interval) || a.contexts - b.contexts);
+  return [
+    'export const MEASURED_COVERAGE: readonly MeasuredCoverage[] = [',
+    ...sorted.map((x) => `  { family: '${x.family}', interval: '${x.interval}', contexts: ${x.contexts}, coverage: ${x.coverage.toFixed(4)}, se: ${x.se.toFixed(4)} },`),
+    '];',
+  ].join('\n');
+}

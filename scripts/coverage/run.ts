@@ -2,7 +2,7 @@
  * `npm run coverage`: the coverage study of every interval and test ReflectEval prints (docs/meta-evaluation.md,
  * "Coverage"). Seeded and deterministic: the same command gives the same table on any machine.
  *
- *   npx tsx scripts/coverage/run.ts [--workers 2] [--scale 1] [--only <id substring>] [--no-docs] [--cached]
+ *   npx tsx scripts/coverage/run.ts [--workers 2] [--scale 1] [--only <id substring>] [--no-docs] [--cached [--write]]
  *
  * Truths are computed once per cell (cached in scripts/coverage/truth.json, keyed by the cell's design), the
  * simulations run in chunks on at most two worker threads, and the results are written to
@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import { cpus } from 'node:os';
 import { mergeTallies, scenarioTruth, STUDY_DEFAULTS, type Tallies, type Truth } from './study';
 import { scenarios, type Scenario } from './scenarios';
-import { renderReport } from './report';
+import { measuredCoverageSource, renderReport } from './report';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -130,7 +130,8 @@ async function main(): Promise<void> {
   };
   writeFileSync(resultsPath, JSON.stringify(results, null, 1) + '\n');
   process.stderr.write(`wrote ${resultsPath} (${results.wallSeconds.toFixed(0)} s)\n`);
-  if (writeDocs && !only && scale === 1) {
+  // --write: write the docs and the table even from a partial (--cached) run, e.g. when a run had to be cut short.
+  if ((writeDocs && !only && scale === 1) || process.argv.includes('--write')) {
     const docs = join(root, 'docs', 'meta-evaluation.md');
     const text = readFileSync(docs, 'utf8');
     const begin = '<!-- coverage:begin -->';
@@ -140,6 +141,12 @@ async function main(): Promise<void> {
     if (i < 0 || j < i) throw new Error(`${docs} has no ${begin} … ${end} markers`);
     writeFileSync(docs, text.slice(0, i + begin.length) + '\n' + renderReport(results) + '\n' + text.slice(j));
     process.stderr.write(`updated ${docs}\n`);
+    const src = join(root, 'src', 'core', 'stats', 'measuredCoverage.ts');
+    const code = readFileSync(src, 'utf8');
+    const a = code.indexOf('// BEGIN GENERATED');
+    const b = code.indexOf('// END GENERATED');
+    writeFileSync(src, code.slice(0, code.indexOf('\n', a) + 1) + measuredCoverageSource(results) + '\n' + code.slice(b));
+    process.stderr.write(`updated ${src}\n`);
   } else process.stdout.write(renderReport(results) + '\n');
 }
 

@@ -110,7 +110,7 @@ function fleissCell(m: LabelMatrix<RatingValue>, categories: readonly RatingValu
   if (n === null || n < 2 || used.length === 0) return { kappa: null, undefinedReason: n === null ? 'no subjects' : 'fewer than 2 ratings per unit', subjects: used.length, raters: n, leftOut };
   const k = fleissKappa(used);
   const cell: FleissCell = { kappa: k.kappa, ...(k.undefinedReason ? { undefinedReason: k.undefinedReason } : {}), subjects: used.length, raters: n, leftOut };
-  if (boot) cell.ci = bootstrapStatistic(used.length, (idx) => fleissKappa(pick(used, idx)).kappa, { ...boot, clusters });
+  if (boot) cell.ci = bootstrapStatistic(used.length, (idx) => fleissKappa(pick(used, idx)).kappa, { family: 'agreement', ...boot, clusters });
   return cell;
 }
 

@@ -83,6 +83,6 @@ export function gwetAC1<T extends RatingValue>(data: ReliabilityData<T>, options
   const categories = options.categories ? [...options.categories] : observedValues(data);
   const counts = valueCounts(data, categories as T[]);
   const result: GwetAC1Result = { categories, ...ac1OfCounts(counts, categories.length) };
-  if (options.bootstrap) result.ci = bootstrapStatistic(data.length, (idx) => ac1OfCounts(pick(counts, idx), categories.length).ac1, options.bootstrap);
+  if (options.bootstrap) result.ci = bootstrapStatistic(data.length, (idx) => ac1OfCounts(pick(counts, idx), categories.length).ac1, { family: 'agreement', ...options.bootstrap });
   return result;
 }

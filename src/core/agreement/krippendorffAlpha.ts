@@ -133,7 +133,7 @@ export function krippendorffAlpha<T extends RatingValue>(data: ReliabilityData<T
   const counts = valueCounts(data, values as T[]);
   const result: KrippendorffAlphaResult = { level, values, ...alphaOfCounts(counts, values, level) };
   if (options.bootstrap) {
-    result.ci = bootstrapStatistic(data.length, (idx) => alphaOfCounts(pick(counts, idx), values, level).alpha, options.bootstrap);
+    result.ci = bootstrapStatistic(data.length, (idx) => alphaOfCounts(pick(counts, idx), values, level).alpha, { family: 'agreement', ...options.bootstrap });
   }
   return result;
 }

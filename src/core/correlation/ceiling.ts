@@ -227,7 +227,7 @@ export function leaveOneOutCeiling(items: readonly DialogueItem[], options: Ceil
         });
       });
     }
-    const ci = (stats: (number | null)[], estimate: number | null, jackknife: (number | null)[]) => bootstrapInterval(stats, { level, method: interval, clusters: m, ...(bca ? { estimate, jackknife } : {}) });
+    const ci = (stats: (number | null)[], estimate: number | null, jackknife: (number | null)[]) => bootstrapInterval(stats, { level, method: interval, clusters: m, family: 'ceiling', ...(bca ? { estimate, jackknife } : {}) });
     rows[0].ci = ci(h, humanMean, jh);
     evaluators.forEach((_, k) => {
       rows[k + 1].ci = ci(e[k], rows[k + 1].mean, je[k]);

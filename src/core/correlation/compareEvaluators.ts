@@ -165,7 +165,7 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
         return difference(counts);
       });
       const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
-      const ci = intervalOfCounts(diffs, difference, t.a.map((pa) => pa.length > 0), level, interval);
+      const ci = intervalOfCounts(diffs, difference, t.a.map((pa) => pa.length > 0), level, interval, 'difference');
       // The p-value reads the resamples as the interval does: calibrated by the expansion when the interval is expanded.
       const expanded = interval === 'expanded-percentile' || interval === 'expanded-bca';
       out.bootstrap = { ...ci, pValue: expanded ? expandedBootstrapPValue(diffs, ci.clusters ?? 0) : bootstrapPValue(diffs) };

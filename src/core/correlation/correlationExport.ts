@@ -7,7 +7,8 @@ import { stringify } from 'csv-stringify/sync';
 import type { EvaluatorComparison } from './compareEvaluators';
 import type { CorrelationCell, CorrelationMethod, CorrelationRow, CorrelationTable } from './correlationTable';
 import type { EvaluatorKind } from '../evaluators/evaluatorNames';
-import { formatInterval, formatNumber, formatP, formatStatistic, UNDEFINED_PHRASES, undefinedPhrase } from '../tables/numberFormat';
+import { formatInterval, formatNumber, formatP, formatStatistic, SHORTFALL_MARK, UNDEFINED_PHRASES, undefinedPhrase } from '../tables/numberFormat';
+import { shortfallText } from '../stats/measuredCoverage';
 
 export { formatInterval, formatP, formatStatistic };
 
@@ -64,7 +65,7 @@ export interface TableNote {
    * match); `no-labels`: columns (or the whole table) without any label from the chosen annotators;
    * `p-vs-interval`: cells whose p-value and bootstrap interval disagree about significance.
    */
-  kind: 'is-reference' | 'warning' | 'no-labels' | 'p-vs-interval' | 'best' | 'selection' | 'baselines' | 'few-clusters';
+  kind: 'is-reference' | 'warning' | 'no-labels' | 'p-vs-interval' | 'best' | 'selection' | 'baselines' | 'few-clusters' | 'coverage';
   /** The sentence(s), plain text (Markdown and LaTeX escape it). */
   text: string;
   /** Cells the note marks (p-vs-interval: with `†`), as row id and column key. */
@@ -205,6 +206,27 @@ export function tableNotes(t: CorrelationTable): TableNote[] {
         cells: [],
       });
     }
+  }
+
+  // intervals from fewer contexts than their method covers at (the coverage study)
+  const short = new Map<string, { text: string; cells: TableNote['cells'] }>();
+  for (const r of rows) {
+    for (const c of r.cells) {
+      const sf = c.ci?.shortfall;
+      if (!sf) continue;
+      const clusters = c.ci?.clusters ?? t.items;
+      const key = `${sf.family}/${sf.contexts}/${clusters}`;
+      const e = short.get(key) ?? { text: shortfallText(sf, clusters), cells: [] };
+      e.cells.push({ evaluatorId: r.evaluatorId, column: c.column });
+      short.set(key, e);
+    }
+  }
+  if (short.size) {
+    notes.push({
+      kind: 'coverage',
+      text: `${SHORTFALL_MARK} Intervals from few dialogue contexts: ${[...short.values()].map((e) => e.text).join('; ')} (docs/meta-evaluation.md#coverage). Read them as narrower than they should be; more contexts, not more responses per context, make them honest.`,
+      cells: [...short.values()].flatMap((e) => e.cells),
+    });
   }
 
   // the best mark: where the largest value is not marked, and why
@@ -455,7 +477,7 @@ function latexCell(cell: CorrelationCell, mark = false): string {
   if (cell.significant) v = `\\textit{${v}}`;
   if (cell.best) v = `\\textbf{${v}}`;
   if (mark) v += '\\textsuperscript{\\dag}';
-  if (cell.ci) v += cell.ci.lower === null || cell.ci.upper === null ? ' {\\scriptsize [undefined]}' : ` {\\scriptsize [${latexNumber(cell.ci.lower)}, ${latexNumber(cell.ci.upper)}]}`;
+  if (cell.ci) v += cell.ci.lower === null || cell.ci.upper === null ? ' {\\scriptsize [undefined]}' : ` {\\scriptsize [${latexNumber(cell.ci.lower)}, ${latexNumber(cell.ci.upper)}]${cell.ci.shortfall ? '\\textsuperscript{\\ddag}' : ''}}`;
   return v;
 }
 
@@ -493,7 +515,7 @@ export function tableToLatex(t: CorrelationTable): string {
   }
   lines.push('\\bottomrule', '\\end{tabular}');
   if (notes.length) {
-    lines.push('\\par\\smallskip', `{\\footnotesize\\raggedright Notes. ${notes.map((n, i) => `${i + 1}.~${latexEscape(n.text).replace(/†/g, '\\dag{}').replace(/≥/g, '$\\geq$')}`).join(' ')}\\par}`);
+    lines.push('\\par\\smallskip', `{\\footnotesize\\raggedright Notes. ${notes.map((n, i) => `${i + 1}.~${latexEscape(n.text).replace(/†/g, '\\dag{}').replace(/‡/g, '\\ddag{}').replace(/≥/g, '$\\geq$')}`).join(' ')}\\par}`);
   }
   lines.push('\\end{table}');
   // The legend as comments: every row's full id and configuration, without touching what LaTeX typesets.
@@ -504,7 +526,7 @@ export function tableToLatex(t: CorrelationTable): string {
 /** CSV, one line per cell (long format), every number unrounded; the human reference row included. */
 export function tableToCsv(t: CorrelationTable): string {
   const records: unknown[][] = [
-    ['evaluator_id', 'display_name', 'kind', 'column', 'method', 'human', 'n', 'excluded', 'missing_score', 'missing_label', 'statistic', 'p_value', 'undefined_reason', 'p_method', 'significant', 'best', 'ci_level', 'ci_lower', 'ci_upper', 'bootstrap_resamples', 'undefined_resamples', 'seed', 'is_reference', 'warnings', 'p_interval_disagree', 'signature', 'p_adjusted', 'p_adjust', 'ci_method', 'p_independent'],
+    ['evaluator_id', 'display_name', 'kind', 'column', 'method', 'human', 'n', 'excluded', 'missing_score', 'missing_label', 'statistic', 'p_value', 'undefined_reason', 'p_method', 'significant', 'best', 'ci_level', 'ci_lower', 'ci_upper', 'bootstrap_resamples', 'undefined_resamples', 'seed', 'is_reference', 'warnings', 'p_interval_disagree', 'signature', 'p_adjusted', 'p_adjust', 'ci_method', 'p_independent', 'ci_measured_coverage'],
   ];
   const marked = disagreeing(tableNotes(t));
   const signatures = new Map((t.legend ?? []).map((e) => [e.id, e.signature]));
@@ -541,6 +563,7 @@ export function tableToCsv(t: CorrelationTable): string {
         t.adjust && c.pAdjusted !== undefined ? t.adjust : '',
         c.ci?.method ?? '',
         c.pIndependent ?? (t.pTest === 'cluster-jackknife' ? '' : (c.pValue ?? '')),
+        c.ci?.shortfall?.coverage ?? '',
       ]);
     }
   }

@@ -15,6 +15,7 @@ import type { UndefinedReason } from '../tables/numberFormat';
 import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted, pearsonR, spearmanRho } from '../stats/correlation';
 import { jackknifeTest, type JackknifeTest } from '../stats/clusterBootstrap';
+import type { CoverageFamily } from '../stats/measuredCoverage';
 import { adjustPValues, type PAdjustMethod } from '../stats/multipleTesting';
 import seedrandom from 'seedrandom';
 import { BASELINE_IDS, displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from '../evaluators/evaluatorNames';
@@ -500,9 +501,9 @@ export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamp
  * The interval of resample statistics of a statistic of item draw counts: the clusters are the items `used`, BCa's
  * estimate is `ofCounts` with every item once, its jackknife with each used item left out in turn.
  */
-export function intervalOfCounts(stats: readonly (number | null)[], ofCounts: (counts: Int32Array) => number | null, used: readonly boolean[], level: number, interval: IntervalMethod): BootstrapInterval {
+export function intervalOfCounts(stats: readonly (number | null)[], ofCounts: (counts: Int32Array) => number | null, used: readonly boolean[], level: number, interval: IntervalMethod, family: CoverageFamily = 'correlation'): BootstrapInterval {
   const m = used.filter(Boolean).length;
-  if (interval !== 'bca' && interval !== 'expanded-bca') return bootstrapInterval(stats, { level, method: interval, clusters: m });
+  if (interval !== 'bca' && interval !== 'expanded-bca') return bootstrapInterval(stats, { level, method: interval, clusters: m, family });
   const counts = Int32Array.from(used, () => 1);
   const estimate = ofCounts(counts);
   const jackknife: (number | null)[] = [];
@@ -512,7 +513,7 @@ export function intervalOfCounts(stats: readonly (number | null)[], ofCounts: (c
     jackknife.push(ofCounts(counts));
     counts[k] = 1;
   });
-  return bootstrapInterval(stats, { level, method: interval, clusters: m, estimate, jackknife });
+  return bootstrapInterval(stats, { level, method: interval, clusters: m, estimate, jackknife, family });
 }
 
 /** The cell's correlation as a function of item draw counts (each pair repeated as often as its item was drawn). */

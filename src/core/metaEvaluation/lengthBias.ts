@@ -111,7 +111,7 @@ export function lengthBias(items: readonly DialogueItem[], options: LengthBiasOp
       flagged: mostlyLength(evaluatorHuman.statistic, partial.statistic),
     };
     if (options.bootstrap && data.length > 0) {
-      const settings = { ...options.bootstrap, level, clusters: data.map((r) => r.cluster) };
+      const settings = { ...options.bootstrap, level, clusters: data.map((r) => r.cluster), family: 'correlation' as const };
       row.ci = {
         evaluatorLength: bootstrapStatistic(data.length, (idx) => correlate('spearman', pick(e, idx), pick(len, idx)).statistic, settings),
         partial: bootstrapStatistic(data.length, (idx) => partialCorrelation(pick(e, idx), pick(h, idx), pick(len, idx)).statistic, settings),

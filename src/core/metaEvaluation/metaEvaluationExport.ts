@@ -6,7 +6,8 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { latexEscape, type ExportFormat } from '../correlation/correlationExport';
-import { formatNumber, formatP } from '../tables/numberFormat';
+import { formatNumber, formatP, SHORTFALL_MARK } from '../tables/numberFormat';
+import { shortfallText } from '../stats/measuredCoverage';
 import type { BootstrapInterval, IntervalMethod } from '../stats/bootstrap';
 import { altTestVerdict, type AltTestBaseline, type AltTestResult, type EvaluatorAltTest, type TrivialFinding } from './altTest';
 import type { CeilingTable } from '../correlation/ceiling';
@@ -35,7 +36,19 @@ function fixed(v: number | null | undefined): string {
 
 function interval(ci: BootstrapInterval | undefined): string {
   if (!ci) return '';
-  return ci.lower === null || ci.upper === null ? ' [undefined]' : ` [${formatNumber(ci.lower)}, ${formatNumber(ci.upper)}]`;
+  return ci.lower === null || ci.upper === null ? ' [undefined]' : ` [${formatNumber(ci.lower)}, ${formatNumber(ci.upper)}]${ci.shortfall ? SHORTFALL_MARK : ''}`;
+}
+
+/** The note every format adds under a table with intervals from fewer contexts than their method covers at. */
+function shortfallNotes(t: PlainTable): string[] {
+  const texts = new Set<string>();
+  for (const r of t.rows) {
+    for (const c of r) {
+      if (c === null || typeof c !== 'object' || !('value' in c) || !c.ci?.shortfall) continue;
+      texts.add(shortfallText(c.ci.shortfall, c.ci.clusters ?? 0));
+    }
+  }
+  return texts.size ? [`${SHORTFALL_MARK} Intervals from few dialogue contexts: ${[...texts].join('; ')} (docs/meta-evaluation.md#coverage). Read them as narrower than they should be.`] : [];
 }
 
 /**
@@ -121,7 +134,9 @@ function csvTable(t: PlainTable): string {
 }
 
 /** One table in `format`. */
-export function renderTable(t: PlainTable, format: ExportFormat): string {
+export function renderTable(table: PlainTable, format: ExportFormat): string {
+  const extra = shortfallNotes(table);
+  const t = extra.length ? { ...table, notes: [...table.notes, ...extra] } : table;
   switch (format) {
     case 'text':
       return textTable(t);

@@ -6,6 +6,7 @@ import seedrandom from 'seedrandom';
 import erfc from '@stdlib/math-base-special-erfc';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { normalUpperQuantile } from './confidenceSequence';
+import { coverageShortfall, type CoverageFamily, type CoverageShortfall } from './measuredCoverage';
 
 /**
  * The resample index lists of a seeded item bootstrap: `resamples` lists of `m` item indices in [0, m), each
@@ -69,6 +70,11 @@ export interface BootstrapInterval {
   clusters?: number;
   /** BCa could not be computed (no estimate or jackknife, or ẑ₀ infinite): the percentile bounds at the same probabilities. */
   fallback?: 'bca-undefined';
+  /**
+   * The coverage study found this method too narrow at this few contexts (docs/meta-evaluation.md#coverage): every
+   * table marks the interval and says by how much.
+   */
+  shortfall?: CoverageShortfall;
 }
 
 /**
@@ -176,6 +182,8 @@ export interface IntervalOptions {
   jackknife?: readonly (number | null)[];
   /** m: the clusters (independent units) resampled, for the expansion. */
   clusters?: number;
+  /** What the interval is of, to look up the coverage the study measured at this many clusters ({@link coverageShortfall}). */
+  family?: CoverageFamily;
 }
 
 /** The BCa constants: bias correction ẑ₀ and acceleration â, or null when they cannot be computed. */
@@ -211,6 +219,12 @@ export function bcaConstants(sorted: readonly number[], estimate: number, jackkn
  * @throws RangeError on a level outside (0, 1)
  */
 export function bootstrapInterval(stats: readonly (number | null)[], options: IntervalOptions = {}): BootstrapInterval {
+  const out = readInterval(stats, options);
+  const shortfall = options.family && options.clusters !== undefined && out.lower !== null ? coverageShortfall(options.family, out.method ?? 'percentile', options.clusters, out.level) : null;
+  return shortfall ? { ...out, shortfall } : out;
+}
+
+function readInterval(stats: readonly (number | null)[], options: IntervalOptions): BootstrapInterval {
   const level = options.level ?? 0.95;
   if (!(level > 0 && level < 1)) throw new RangeError(`bootstrap level must be in (0, 1) (got ${level})`);
   const method = options.method ?? DEFAULT_INTERVAL;

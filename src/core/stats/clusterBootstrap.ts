@@ -6,6 +6,7 @@
  */
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from './bootstrap';
+import type { CoverageFamily } from './measuredCoverage';
 
 /** Bootstrap settings of a coefficient's interval. */
 export interface CoefficientBootstrap {
@@ -21,6 +22,8 @@ export interface CoefficientBootstrap {
   clusters?: readonly (string | number)[];
   /** How the bounds are read off the resamples (default {@link DEFAULT_INTERVAL}). */
   interval?: IntervalMethod;
+  /** What the interval is of, for the coverage study's verdict at this many clusters (none: no verdict). */
+  family?: CoverageFamily;
 }
 
 /**
@@ -97,6 +100,7 @@ export function bootstrapStatistic(units: number, statistic: (indices: Int32Arra
     level: settings.level ?? 0.95,
     method,
     clusters: members.length,
+    ...(settings.family ? { family: settings.family } : {}),
     ...(bca ? { estimate: statistic(Int32Array.from({ length: units }, (_, u) => u)), jackknife: clusterJackknife(members, statistic) } : {}),
   });
 }
