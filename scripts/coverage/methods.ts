@@ -223,8 +223,11 @@ export function repeatabilityMeasures(s: Study, truth: number, st: MeasureSettin
   const K = s.design.replies?.count ?? 0;
   const replies = Array.from({ length: s.context.length }, (_, i) => Array.from(s.replies!.subarray(i * K, (i + 1) * K)));
   const h = Array.from(humanScores(s));
-  const r = twoStageCorrelation(replies, h, { method: 'spearman', resamples: st.resamples, seed: `${st.seed}/two`, level: st.level, clusters: Array.from(s.context) });
+  const r = twoStageCorrelation(replies, h, { method: 'spearman', resamples: st.resamples, seed: `${st.seed}/two`, level: st.level, clusters: Array.from(s.context), interval: 'percentile' });
+  // The same replicates (same seed) read at the expanded probabilities: the default since issue 40.
+  const e = twoStageCorrelation(replies, h, { method: 'spearman', resamples: st.resamples, seed: `${st.seed}/two`, level: st.level, clusters: Array.from(s.context), interval: 'expanded-percentile' });
   return {
+    'two-stage-expanded': covers(e.ci.lower, e.ci.upper, truth),
     'two-stage': covers(r.ci.lower, r.ci.upper, truth),
     'two-stage-uncentred': covers(r.uncentredCi.lower, r.uncentredCi.upper, truth),
     'item-only': covers(r.itemOnlyCi.lower, r.itemOnlyCi.upper, truth),
@@ -324,12 +327,15 @@ export function altTestMeasures(s: Study, evaluator: Int8Array, st: MeasureSetti
     ev[`u${i}`] = evaluator[i];
   }
   const sorted = Object.fromEntries(Object.entries(humans).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
-  const res = altTest(sorted, ev, { epsilon: st.epsilon, alpha: st.alpha });
-  const tested = res.annotators.filter((a) => a.pValue !== null);
+  const clusters = Object.fromEntries(Array.from(s.context, (c, i) => [`u${i}`, c]));
   const out: Outcomes = {};
-  out['alt-annotator'] = tested.length ? { hit: false, count: tested.filter((a) => (a.pValue as number) < st.alpha).length, of: tested.length } : null;
-  out['alt-any-win'] = res.winningRate === null ? null : { hit: res.annotators.some((a) => a.rejected) };
-  out['alt-passes'] = res.winningRate === null ? null : { hit: res.passed };
+  for (const [suffix, options] of [['', { test: 't' as const }], ['-jackknife', { clusters }]] as const) {
+    const res = altTest(sorted, ev, { epsilon: st.epsilon, alpha: st.alpha, ...options });
+    const tested = res.annotators.filter((a) => a.pValue !== null);
+    out[`alt-annotator${suffix}`] = tested.length ? { hit: false, count: tested.filter((a) => (a.pValue as number) < st.alpha).length, of: tested.length } : null;
+    out[`alt-any-win${suffix}`] = res.winningRate === null ? null : { hit: res.annotators.some((a) => a.rejected) };
+    out[`alt-passes${suffix}`] = res.winningRate === null ? null : { hit: res.passed };
+  }
   return out;
 }
 

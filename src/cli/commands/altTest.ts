@@ -43,6 +43,7 @@ export function registerAltTest(program: Command): void {
     .option('--no-baselines', 'leave out the trivial baselines (always-majority, always-minority, random at the base rate) run beside each evaluator')
     .option('--baseline-draws <n>', 'draws of the random baseline', positiveInt, 20)
     .option('--seed <seed>', 'seed of the random baseline', '1')
+    .addOption(new Option('--test <test>', "each annotator's test: cluster-jackknife (over the dialogue contexts; default) or t (the paper's, over instances)").choices(['cluster-jackknife', 't']).default('cluster-jackknife'))
     .addOption(new Option('--zero-variance <rule>', "an annotator whose differences d are all equal has no t-test: untested (not won against) or reference (scipy's t = −∞, p = 0, as the paper's code)").choices(['untested', 'reference']).default('untested'))
     .option('--expert-prefix <prefix>', 'annotator ids starting with this are experts (unless an annotation says its group)', 'Expert')
     .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS as string[]).default('text'))
@@ -62,6 +63,7 @@ export function registerAltTest(program: Command): void {
           scoring: opts.scoring as AltTestScoring,
           minInstancesPerHuman: opts.minInstances as number,
           zeroVariance: opts.zeroVariance as 'untested' | 'reference',
+          test: opts.test as 't' | 'cluster-jackknife',
           baselines: opts.baselines === false ? false : { draws: opts.baselineDraws as number, seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string) },
           displayName: names.get(id) ?? id,
         }),

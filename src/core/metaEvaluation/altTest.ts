@@ -20,6 +20,8 @@ import type { DialogueItem } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { benjaminiYekutieli } from '../stats/multipleTesting';
 import { oneSampleTTest } from '../stats/tTest';
+import { jackknifeTest } from '../stats/clusterBootstrap';
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { usableScore } from '../correlation/ceiling';
 import seedrandom from 'seedrandom';
 import { matchRateThreshold } from './majorityLabel';
@@ -46,6 +48,14 @@ export interface AltTestOptions {
    * implementation and scipy, t = ±∞ and p = 0 or 1 (for parity with AltTest).
    */
   zeroVariance?: 'untested' | 'reference';
+  /**
+   * The cluster (dialogue context) of each instance. With it, each annotator's test is the cluster-jackknife t-test
+   * of mean d < ε over the contexts of the annotator's instances (m − 1 df), which holds its level when instances of
+   * one context are alike; without it (and with `test: 't'`) the reference's one-sample t-test over instances.
+   */
+  clusters?: Readonly<Record<string, string | number>>;
+  /** `t` (the paper's; default without clusters) or `cluster-jackknife` (default with clusters). */
+  test?: 't' | 'cluster-jackknife';
 }
 
 /** One annotator's leave-one-out comparison. */
@@ -67,6 +77,8 @@ export interface AltTestAnnotator {
   df: number;
   /** p-value of H0: ρ^h_j − ρ^f_j ≥ ε. */
   pValue: number | null;
+  /** The test: the reference's one-sample t over instances, or the cluster-jackknife t over contexts (df = contexts − 1). */
+  test: 't' | 'cluster-jackknife';
   /** H0 rejected by the BY procedure: the evaluator wins against this annotator. */
   rejected: boolean;
   /** The BY threshold this annotator's p-value was compared with. */
@@ -92,7 +104,30 @@ export interface AltTestResult {
   skipped: { annotator: string; instances: number; reason: string }[];
   /** Instances dropped for fewer than minHumansPerInstance annotations or no evaluator label. */
   droppedInstances: number;
-  parameters: Required<AltTestOptions> & { correction: 'Benjamini–Yekutieli'; criterion: 'winning rate ≥ 0.5' };
+  parameters: Required<Omit<AltTestOptions, 'clusters'>> & { correction: 'Benjamini–Yekutieli'; criterion: 'winning rate ≥ 0.5' };
+}
+
+/**
+ * One-sided cluster-jackknife test of mean(d) < ε: the mean with each cluster's instances left out in turn,
+ * SE² = (G − 1)/G · Σ (θ₍ᵢ₎ − θ̄)², t = (mean − ε)/SE with G − 1 df, p = T_{G−1}(t) (`jackknifeTest`'s variance).
+ * Null t and p with fewer than 2 clusters or no spread between them.
+ */
+function clusterMeanTest(d: readonly number[], clusters: readonly (string | number)[], epsilon: number): { t: number | null; df: number; p: number | null } {
+  const sums = new Map<string | number, { s: number; n: number }>();
+  let total = 0;
+  d.forEach((v, k) => {
+    const e = sums.get(clusters[k]) ?? { s: 0, n: 0 };
+    e.s += v;
+    e.n++;
+    sums.set(clusters[k], e);
+    total += v;
+  });
+  const g = sums.size;
+  const mean = total / d.length;
+  const jack = [...sums.values()].map((e) => (d.length - e.n > 0 ? (total - e.s) / (d.length - e.n) : null));
+  const test = jackknifeTest(mean, jack, epsilon);
+  if (!test || test.statistic === null || g < 2) return { t: null, df: Math.max(0, g - 1), p: null };
+  return { t: test.statistic, df: test.df, p: tCdf(test.statistic, test.df) };
 }
 
 /** The reference's `accuracy`: mean of [pred = a] over the others' annotations. */
@@ -125,12 +160,14 @@ export function altTest<V extends string | number | boolean>(humans: Readonly<Re
     minHumansPerInstance: options.minHumansPerInstance ?? 2,
     minInstancesPerHuman: options.minInstancesPerHuman ?? 30,
     zeroVariance: options.zeroVariance ?? 'untested',
+    test: options.test ?? (options.clusters ? ('cluster-jackknife' as const) : ('t' as const)),
     correction: 'Benjamini–Yekutieli' as const,
     criterion: 'winning rate ≥ 0.5' as const,
   };
   if (!(parameters.epsilon >= 0 && parameters.epsilon < 1)) throw new RangeError(`epsilon must be in [0, 1), got ${parameters.epsilon}`);
   if (!(parameters.alpha > 0 && parameters.alpha < 1)) throw new RangeError(`alpha (the FDR level) must be in (0, 1), got ${parameters.alpha}`);
   const score = parameters.scoring === 'accuracy' ? accuracy : negRmse;
+  if (parameters.test === 'cluster-jackknife' && !options.clusters) throw new RangeError('the cluster-jackknife test needs the instances\' clusters (options.clusters)');
   if (parameters.scoring === 'negRmse') {
     const bad = [...Object.values(evaluator), ...Object.values(humans).flatMap((h) => Object.values(h))].find((v) => typeof v !== 'number' || !Number.isFinite(v));
     if (bad !== undefined) throw new RangeError(`negRmse scoring needs numeric annotations, got ${JSON.stringify(bad)}`);
@@ -170,15 +207,25 @@ export function altTest<V extends string | number | boolean>(humans: Readonly<Re
     const t = oneSampleTTest(d, parameters.epsilon, 'less');
     const flat = d.length >= 2 && d.every((v) => v === d[0]);
     const untested = flat && parameters.zeroVariance === 'untested';
+    let stat = untested ? null : t.statistic;
+    let df = t.df;
+    let pValue = untested ? null : t.pValue;
+    if (parameters.test === 'cluster-jackknife' && !flat) {
+      const jk = clusterMeanTest(d, instances.map((i) => options.clusters?.[i] ?? i), parameters.epsilon);
+      stat = jk.t;
+      df = jk.df;
+      pValue = jk.p;
+    }
     tested.push({
       annotator: h,
       instances: instances.length,
       evaluatorAdvantage: wf / instances.length,
       humanAdvantage: wh / instances.length,
       meanDifference: t.mean,
-      t: untested ? null : t.statistic,
-      df: t.df,
-      pValue: untested ? null : t.pValue,
+      t: stat,
+      df,
+      pValue,
+      test: parameters.test,
       ...(flat ? { zeroVariance: { difference: d[0] } } : {}),
     });
   }
@@ -277,11 +324,13 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
   const humans: Record<string, Record<string, boolean>> = {};
   const scores: Record<string, number> = {};
+  const clusters: Record<string, string> = {};
   let coherent = 0;
   let labels = 0;
   for (const it of items) {
     for (const c of it.candidates) {
       const key = `${it.id}/${c.id}`;
+      clusters[key] = it.id;
       for (const a of c.annotations) {
         if (typeof a.coherent !== 'boolean' || !keep(a)) continue;
         (humans[a.annotator] ??= {})[key] = a.coherent;
@@ -306,7 +355,9 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
   }
   const evaluator: Record<string, boolean> = {};
   if (threshold !== null) for (const [k, v] of Object.entries(scores)) evaluator[k] = v >= threshold;
-  const result = altTest(sortedHumans, evaluator, options);
+  // The dialogue items are the clusters of the per-annotator tests (unless the reference's t-test is asked for).
+  const testOptions: AltTestOptions = { ...options, ...(options.test === 't' ? {} : { clusters }) };
+  const result = altTest(sortedHumans, evaluator, testOptions);
   const calls = Object.values(evaluator);
   const evaluatorCoherentShare = calls.length ? calls.filter(Boolean).length / calls.length : null;
   const name = options.displayName ?? evaluatorId;
@@ -323,7 +374,7 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
   }
   const wantBaselines = options.baselines ?? true;
   const baselines = wantBaselines && calls.length
-    ? altTestBaselines(sortedHumans, evaluator, { ...options, ...(typeof wantBaselines === 'object' ? wantBaselines : {}), labelName: (v) => (v ? 'coherent' : 'incoherent') })
+    ? altTestBaselines(sortedHumans, evaluator, { ...testOptions, ...(typeof wantBaselines === 'object' ? wantBaselines : {}), labelName: (v) => (v ? 'coherent' : 'incoherent') })
     : [];
   return { evaluatorId, group, threshold, thresholdRule, coherentShare, evaluatorCoherentShare, result, trivial, baselines, verdict: altTestVerdict(name, result, trivial, baselines) };
 }
