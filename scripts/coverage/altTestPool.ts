@@ -15,13 +15,13 @@ import { generateStudy, humanThresholds, type StudyDesign } from './generate';
 import { PANEL } from './scenarios';
 
 const out = process.argv[2] ?? 'alt-test-pool.dialogues.jsonl';
-const seed = process.argv[3] ?? 'alt-test-pool-1';
+const seed = process.argv[3] ?? 'alt-test-pool-5';
 
 const design: StudyDesign = {
   contexts: 15,
   candidates: 10,
   contextSd: 0.6,
-  humanNoise: 3.5,
+  humanNoise: 3,
   panel: PANEL,
   perCandidate: 3,
   labels: 'binary',
