@@ -103,7 +103,7 @@ describe('selection accounted for', () => {
       const text = exportTable(t, 'text');
       assert.match(text, new RegExp(`p \\(${method === 'holm' ? 'Holm' : 'BY'}\\)`));
       const csv = exportTable(t, 'csv').split('\n');
-      assert.ok(csv[0].endsWith(',p_adjusted,p_adjust,ci_method,p_independent'));
+      assert.ok(csv[0].endsWith(',p_adjusted,p_adjust,ci_method,p_independent,ci_measured_coverage'));
     }
   });
 
@@ -121,6 +121,20 @@ describe('selection accounted for', () => {
     assert.equal(again.rows.at(-1)?.cells[0].statistic, base[2].cells[0].statistic, 'seeded');
     assert.notEqual(correlationTable(items, { groupBy: 'none', human: 'experts', baselines: { seed: 6 } }).rows.at(-1)?.cells[0].statistic, base[2].cells[0].statistic);
     assert.ok(tableNotes(t).some((n) => n.kind === 'baselines'));
+  });
+
+  it('marks an interval from fewer contexts than its method covers at with ‡, and says by how much', () => {
+    const t = correlationTable(study(8, 'short'), { groupBy: 'none', human: 'experts', bootstrap: { resamples: 30, seed: 1 } });
+    const cell = t.rows[0].cells[0];
+    assert.ok(cell.ci);
+    cell.ci.shortfall = { family: 'correlation', contexts: 10, coverage: 0.912, belowMeasured: true };
+    const text = exportTable(t, 'text');
+    assert.match(text, /\]‡/);
+    const note = tableNotes(t).find((n) => n.kind === 'coverage');
+    assert.match(note?.text ?? '', /^‡ Intervals from few dialogue contexts: 8 contexts \(fewer than the 10 the coverage study measured\): at 10 contexts the study's nominal 95 % intervals covered 91\.2 %, too narrow/);
+    assert.deepEqual(note?.cells, [{ evaluatorId: t.rows[0].evaluatorId, column: 'all' }]);
+    assert.match(exportTable(t, 'latex'), /\\textsuperscript\{\\ddag\}/);
+    assert.match(exportTable(t, 'csv'), /,0\.912\n/);
   });
 
   it('notes the optimism of the best row and points to the held-out number of search-prompts', () => {

@@ -10,6 +10,7 @@ import { bootstrapIndices, bootstrapInterval, bootstrapPValue, expandedBootstrap
 import { jackknifeTest } from '../../../src/core/stats/clusterBootstrap';
 import { oneSampleTTest } from '../../../src/core/stats/tTest';
 import { adjustPValues } from '../../../src/core/stats/multipleTesting';
+import { coverageShortfall, shortfallText } from '../../../src/core/stats/measuredCoverage';
 import { cellStatisticOfCounts, intervalOfCounts } from '../../../src/core/correlation/correlationTable';
 import { generateStudy, humanScores } from '../../../scripts/coverage/generate';
 import { baseDesign } from '../../../scripts/coverage/scenarios';
@@ -118,6 +119,23 @@ describe('tests that respect the clusters', () => {
     assert.equal(t.df, 5);
     assert.equal(jackknifeTest(null, jk), null);
     assert.equal(jackknifeTest(1, [1, 1, 1])?.pValue, null, 'no spread: no test');
+  });
+});
+
+describe('the coverage study\'s verdict beside an interval', () => {
+  const table = [
+    { family: 'agreement' as const, interval: 'expanded-bca', contexts: 10, coverage: 0.9, se: 0.006 },
+    { family: 'agreement' as const, interval: 'expanded-bca', contexts: 15, coverage: 0.928, se: 0.006 },
+    { family: 'agreement' as const, interval: 'expanded-bca', contexts: 30, coverage: 0.94, se: 0.006 },
+  ];
+  it('falls back on the largest measured size at or below the contexts, and flags it only below 93.5 % by more than 2 SE', () => {
+    assert.deepEqual(coverageShortfall('agreement', 'expanded-bca', 12, 0.95, table), { family: 'agreement', contexts: 10, coverage: 0.9, belowMeasured: false });
+    assert.equal(coverageShortfall('agreement', 'expanded-bca', 20, 0.95, table), null, '92.8 ± 0.6: within two SE of the goal');
+    assert.equal(coverageShortfall('agreement', 'expanded-bca', 40, 0.95, table), null);
+    assert.equal(coverageShortfall('agreement', 'expanded-bca', 8, 0.95, table)?.belowMeasured, true);
+    assert.equal(coverageShortfall('agreement', 'expanded-bca', 8, 0.9, table), null, 'only the 95 % level was measured');
+    assert.equal(coverageShortfall('correlation', 'expanded-bca', 8, 0.95, table), null, 'nothing measured for this family');
+    assert.equal(shortfallText(coverageShortfall('agreement', 'expanded-bca', 8, 0.95, table)!, 8), "8 contexts (fewer than the 10 the coverage study measured): at 10 contexts the study's nominal 95 % intervals covered 90.0 %, too narrow");
   });
 });
 
