@@ -21,6 +21,9 @@ export function registerReport(program: Command): void {
     .option('--bootstrap <B>', 'bootstrap resamples for the intervals (0: none)', '1000')
     .option('--seed <s>', 'bootstrap seed', '1')
     .option('--agreement-by <field>', 'agreement per value of this field (default: stage when items have one)')
+    .option('--interval <method>', 'how bootstrap bounds are read: percentile | bca | expanded-percentile | expanded-bca (default: docs/meta-evaluation.md#coverage)')
+    .option('--adjust <method>', "adjust each column's p-values for its evaluator rows: holm | by")
+    .option('--baselines', 'add trivial baseline rows to the correlation table: length, a constant, a random number')
     .option('--print-plan', 'print the plan as JSON (runnable with `reflect-eval run`), then exit')
     .action(async (file: string, opts: Record<string, string | boolean | undefined>) => {
       const path = resolve(file);
@@ -34,6 +37,9 @@ export function registerReport(program: Command): void {
           bootstrap: Number(opts.bootstrap),
           seed: opts.seed,
           ...(opts.agreementBy ? { agreementBy: opts.agreementBy } : {}),
+          ...(opts.interval ? { interval: opts.interval } : {}),
+          ...(opts.adjust ? { adjust: opts.adjust } : {}),
+          ...(opts.baselines ? { baselines: true } : {}),
         },
         'flags',
       );
