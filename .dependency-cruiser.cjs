@@ -11,7 +11,7 @@ const FLOORS = [
   /* 1 */ ['version.ts', 'config.ts', 'stats', 'dialogue', 'cache', 'models', 'tables'],
   /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'dedup'],
   /* 3 */ ['labels', 'generation', 'metrics'],
-  /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation'],
+  /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation', 'design'],
   /* 5 */ ['metaEvaluation', 'planning'],
   /* 6 */ ['jobs'],
 ];

@@ -27,7 +27,7 @@
  */
 import type { DialogueItem } from '../dialogue/types';
 import { normalUpperQuantile } from '../stats/confidenceSequence';
-import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID, leaveOneOutLogScore } from './levelModel';
+import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID, leaveOneOutLogScore } from '../design/levelModel';
 import { assistCoordinates, fullyLabelledPool, type PoolOptions } from './pool';
 import { SpearmanTotals } from './spearmanTotals';
 
