@@ -26,6 +26,7 @@
  * against it to 1e-9 (`scripts/parity/ppi_reference.py`). Variances divide by the count (numpy's default) where
  * `ppi_py` does, and by count − 1 where it uses `np.cov`.
  */
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { normalUpperQuantile } from '../stats/confidenceSequence';
 
 /** A two-sided interval for one number. */
@@ -85,6 +86,25 @@ function checkSample(y: ArrayLike<number>, yhat: ArrayLike<number>, yhatUnlabell
 /** z_{1−α/2}. */
 function zTwoSided(alpha: number): number {
   return normalUpperQuantile(alpha / 2);
+}
+
+/**
+ * The Student t quantile t_{df, 1−p} (P(T > t) = p) by bisection on @stdlib's t CDF, to 1e-12: the reference
+ * distribution of a cluster-robust interval with few clusters (df = clusters − 1; Cameron & Miller 2015, §VI).
+ *
+ * @throws RangeError on df < 1 or p outside (0, 1)
+ */
+export function studentUpperQuantile(p: number, df: number): number {
+  if (!(df >= 1)) throw new RangeError(`degrees of freedom must be ≥ 1 (got ${df})`);
+  if (!(p > 0 && p < 1)) throw new RangeError(`p must be in (0, 1) (got ${p})`);
+  let lo = -1e3;
+  let hi = 1e3;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * Math.max(1, Math.abs(hi)); i++) {
+    const mid = (lo + hi) / 2;
+    if (1 - tCdf(mid, df) > p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 /**
@@ -503,7 +523,9 @@ export interface PairedDifference extends PredictionPoweredInterval {
  * w_i = 1/(unlabelled count of the group) or 1/(labelled count), and r_i the unit's centred term (λŶ_i minus its
  * group's unlabelled mean; Y_i − λŶ_i minus its group's labelled mean). With contexts drawn independently and labels
  * missing completely at random, the ψ_c are independent with mean ≈ 0, so Var D̂ ≈ C/(C − 1)·Σ_c ψ_c² (the
- * cluster-robust sandwich, Liang & Zeger 1986, with its small-sample factor). Units of both groups in one context
+ * cluster-robust sandwich, Liang & Zeger 1986, with its small-sample factor), and the interval is D̂ ± t_{C−1}·se
+ * (the t reference with C − 1 degrees of freedom that cluster-robust intervals use with few clusters; Cameron &
+ * Miller 2015, "A practitioner's guide to cluster-robust inference", J. Human Resources 50(2), §VI). Units of both groups in one context
  * enter one ψ_c, so a context effect shared by the two groups cancels: that is the pairing. With every unit its own
  * context and the factor dropped it is the unpaired variance Σ_i w_i² r_i². ψ_c(λ) = b_c + λ·a_c is linear in λ (b the
  * classical part, a the predictions' part), so the power-tuned λ = −Σ b_c a_c / Σ a_c², clipped to [0, 1], minimises
@@ -516,6 +538,42 @@ export interface PairedDifference extends PredictionPoweredInterval {
 export function pairedPredictionPoweredDifference(units: readonly PairedUnit[], options: PredictionPoweredOptions = {}): PairedDifference {
   const alpha = options.alpha ?? 0.05;
   checkAlpha(alpha);
+  units.forEach((u, i) => {
+    if (u.group !== 0 && u.group !== 1) throw new RangeError(`units[${i}].group must be 0 or 1 (got ${String(u.group)})`);
+    if (!Number.isFinite(u.yhat)) throw new RangeError(`units[${i}].yhat must be a finite number (got ${u.yhat})`);
+    if (u.y !== undefined && !Number.isFinite(u.y)) throw new RangeError(`units[${i}].y must be a finite number or absent (got ${u.y})`);
+  });
+  const full = pairedCore(units, options.lambda);
+  if (typeof full === 'string') throw new RangeError(full);
+  const C = full.clusters.length;
+  if (C < 2) throw new RangeError(`a paired difference needs at least 2 contexts (got ${C})`);
+  // The cluster jackknife: the whole procedure (λ tuned anew) without each context in turn.
+  const byCluster = new Map<string, PairedUnit[]>();
+  for (const u of units) {
+    let l = byCluster.get(u.cluster);
+    if (!l) byCluster.set(u.cluster, (l = []));
+    l.push(u);
+  }
+  const leaveOut: number[] = [];
+  for (const c of full.clusters) {
+    const rest = units.filter((u) => u.cluster !== c);
+    const r = pairedCore(rest, options.lambda);
+    if (typeof r === 'string') continue; // a context without which a group has no labelled unit: it cannot be left out
+    leaveOut.push(r.estimate);
+  }
+  let jack = 0;
+  if (leaveOut.length >= 2) {
+    const m = leaveOut.reduce((a, b) => a + b, 0) / leaveOut.length;
+    for (const e of leaveOut) jack += (e - m) ** 2;
+    jack *= (leaveOut.length - 1) / leaveOut.length;
+  }
+  const standardError = Math.sqrt(Math.max(full.variance, jack));
+  const t = studentUpperQuantile(alpha / 2, C - 1);
+  return { estimate: full.estimate, lower: full.estimate - t * standardError, upper: full.estimate + t * standardError, standardError, lambda: full.lambda, clusters: C };
+}
+
+/** The paired estimate with λ tuned (or given), its cluster-robust variance and the contexts; a message when a group lacks labelled or unlabelled units. */
+function pairedCore(units: readonly PairedUnit[], fixedLambda: number | undefined): { estimate: number; variance: number; lambda: number; clusters: string[] } | string {
   const counts = [
     [0, 0],
     [0, 0],
@@ -524,10 +582,7 @@ export function pairedPredictionPoweredDifference(units: readonly PairedUnit[], 
     { y: 0, yhatL: 0, yhatU: 0 },
     { y: 0, yhatL: 0, yhatU: 0 },
   ];
-  for (const [i, u] of units.entries()) {
-    if (u.group !== 0 && u.group !== 1) throw new RangeError(`units[${i}].group must be 0 or 1 (got ${String(u.group)})`);
-    if (!Number.isFinite(u.yhat)) throw new RangeError(`units[${i}].yhat must be a finite number (got ${u.yhat})`);
-    if (u.y !== undefined && !Number.isFinite(u.y)) throw new RangeError(`units[${i}].y must be a finite number or absent (got ${u.y})`);
+  for (const u of units) {
     const s = sums[u.group];
     if (u.y !== undefined) {
       counts[u.group][0]++;
@@ -538,7 +593,7 @@ export function pairedPredictionPoweredDifference(units: readonly PairedUnit[], 
       s.yhatU += u.yhat;
     }
   }
-  for (const g of [0, 1]) if (counts[g][0] < 1 || counts[g][1] < 1) throw new RangeError(`the ${g === 0 ? 'first' : 'second'} group needs labelled and unlabelled units (has ${counts[g][0]} and ${counts[g][1]})`);
+  for (const g of [0, 1]) if (counts[g][0] < 1 || counts[g][1] < 1) return `the ${g === 0 ? 'first' : 'second'} group needs labelled and unlabelled units (has ${counts[g][0]} and ${counts[g][1]})`;
   const means = sums.map((s, g) => ({ y: s.y / counts[g][0], yhatL: s.yhatL / counts[g][0], yhatU: s.yhatU / counts[g][1] }));
   // ψ_c(λ) = b_c + λ a_c
   const clusters = new Map<string, { a: number; b: number }>();
@@ -557,20 +612,16 @@ export function pairedPredictionPoweredDifference(units: readonly PairedUnit[], 
     }
   }
   const C = clusters.size;
-  if (C < 2) throw new RangeError(`a paired difference needs at least 2 contexts (got ${C})`);
   let ab = 0;
   let aa = 0;
   for (const c of clusters.values()) {
     ab += c.a * c.b;
     aa += c.a * c.a;
   }
-  const lambda = options.lambda ?? (aa > 0 ? Math.min(1, Math.max(0, -ab / aa)) : 0);
+  const lambda = fixedLambda ?? (aa > 0 ? Math.min(1, Math.max(0, -ab / aa)) : 0);
   let v = 0;
   for (const c of clusters.values()) v += (c.b + lambda * c.a) ** 2;
-  v *= C / (C - 1);
+  v *= C > 1 ? C / (C - 1) : 1;
   const theta = (g: number) => lambda * means[g].yhatU + means[g].y - lambda * means[g].yhatL;
-  const estimate = theta(0) - theta(1);
-  const standardError = Math.sqrt(v);
-  const z = zTwoSided(alpha);
-  return { estimate, lower: estimate - z * standardError, upper: estimate + z * standardError, standardError, lambda, clusters: C };
+  return { estimate: theta(0) - theta(1), variance: v, lambda, clusters: [...clusters.keys()] };
 }
