@@ -148,3 +148,21 @@ export function gridSettings(grid: LevelModelGrid): LevelModelSettings[] {
   for (const v of [...grid.bandwidths, ...grid.priors]) if (!(v > 0 && Number.isFinite(v))) throw new RangeError(`level model grid: bandwidths and priors must be positive finite numbers (got ${v})`);
   return grid.bandwidths.flatMap((bandwidth) => grid.priors.map((prior) => ({ bandwidth, prior })));
 }
+
+/**
+ * Leave-one-out predicted level probabilities of every pool candidate from the {@link KernelLevelModel} fitted on all
+ * the other candidates' labels: an oracle working model, as good as one can know the human score from the
+ * evaluators' ranks with the whole pool labelled, without the candidate's own label.
+ *
+ * @param coords - per coordinate, the N candidates' positions in (0, 1)
+ * @param y - level index of every candidate
+ * @returns N × K probabilities, row-major
+ */
+export function leaveOneOutLevels(coords: readonly Float64Array[], y: readonly number[], levels: number, settings: { bandwidth: number; prior: number }): Float64Array {
+  const model = new KernelLevelModel(coords, levels, settings);
+  y.forEach((k, i) => model.add(i, k));
+  const out = new Float64Array(y.length * levels);
+  const row = new Float64Array(levels);
+  y.forEach((k, i) => out.set(model.predictLeavingOut(i, k, row), i * levels));
+  return out;
+}

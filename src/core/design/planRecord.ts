@@ -83,10 +83,17 @@ export interface EstimatePlanRecord extends PlanRecordCommon {
   predictors: string[];
   /** Grouping of the candidates (`strategy`, `origin`, any `--by` key); absent: the whole pool. */
   by?: string;
+  /** The most planned-group labels a candidate may carry (≥ labelsPerCandidate): the outcomes the working model predicts are enumerated from it. */
+  maxLabels: number;
   /** A difference between two groups of `by` (first − second), instead of one estimate per group. */
   compare?: [string, string];
   /** The strata planned, in order. */
   strata: PlanStratum[];
+  /**
+   * The half-width every stratum is planned for, fixed at the start: it decides which stratum draws the next batch
+   * (one whose interval is still wider) and when each stops, so a plan replays only with it.
+   */
+  halfWidth: number;
 }
 
 /** Either kind of record. */
@@ -121,6 +128,7 @@ export function parsePlanRecord(text: string, source: string): PlanRecord {
     if (typeof e !== 'object' || !['coherence-rate', 'error-share', 'rating-mean'].includes(String(e.kind))) throw new Error(`${source}: field "estimand.kind" must be coherence-rate, error-share or rating-mean (got ${String(e?.kind)})`);
     if (!Array.isArray(r.strata) || r.strata.length === 0) throw new Error(`${source}: field "strata" must list the groups planned`);
     if (!Array.isArray(r.predictors)) throw new Error(`${source}: field "predictors" must be a list`);
+    if (!(typeof r.halfWidth === 'number' && r.halfWidth > 0)) throw new Error(`${source}: field "halfWidth" must be a positive number`);
   } else if (typeof r.evaluator !== 'string') throw new Error(`${source}: field "evaluator" must be a string`);
   return value as PlanRecord;
 }

@@ -14,6 +14,7 @@ import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureM } from '../stats/confidenceSequence';
 import { permanentClocks, predictLabelsToGo } from '../design/labelsToGo';
 import { anticipatedLabels, checkSettings, planSettings, workingModelSettings, type PlanSettings, type PlanTarget } from '../design/planSettings';
+import type { PlanEntry, PlanEntryStatus } from '../design/planOrder';
 import { PLAN_RECORD_FORMAT, type LabelPlanRecord } from '../design/planRecord';
 import { SequentialPlan, type DesignKind, type PlanEstimate } from '../design/sequentialPlan';
 import type { WorkingModelSpec } from '../design/workingModel';
@@ -23,6 +24,8 @@ import { SpearmanTotals } from './spearmanTotals';
 export { anticipatedLabels, PLAN_DEFAULTS, planSettings, workingModelSettings } from '../design/planSettings';
 export type { ModelSelection, PlanSettings, PlanTarget } from '../design/planSettings';
 export type { LabelPlanRecord } from '../design/planRecord';
+export { planItemOrder } from '../design/planOrder';
+export type { PlanEntry, PlanEntryStatus } from '../design/planOrder';
 
 /** Options of {@link startLabelPlan}. */
 export interface StartPlanOptions extends Partial<PlanSettings> {
@@ -83,28 +86,6 @@ export function startLabelPlan(items: readonly DialogueItem[], options: StartPla
 /** The permanent random numbers of a plan: an Exp(1) clock per candidate from seedrandom's Alea, keyed by seed and ids ({@link permanentClocks}). */
 export function planClocks(seed: string, pool: Pick<LabellingPool, 'candidates'>): Float64Array {
   return permanentClocks(seed, pool.candidates);
-}
-
-/** Where a candidate stands in the plan. */
-export type PlanEntryStatus =
-  /** Drawn by the design and not yet labelled by the whole group: label it now. */
-  | 'drawn'
-  /** Drawn and fully labelled, but counted only once the earlier drawn candidates are (labels enter in draw order). */
-  | 'waiting'
-  /** Not drawn yet: where the design would put it if the labels come in as the model expects (may change). */
-  | 'provisional';
-
-/** One unlabelled (or drawn, waiting) candidate in the plan's order. */
-export interface PlanEntry {
-  itemId: string;
-  candidateId: string;
-  status: PlanEntryStatus;
-  /** Group labels it has (out of labelsPerCandidate). */
-  groupLabels: number;
-  /** Fully labelled already (outside the plan, or waiting): needs no more labels. */
-  labelled: boolean;
-  /** For drawn candidates: the probability it was drawn with. */
-  probability?: number;
 }
 
 /** When the stopping rule held. */
@@ -314,22 +295,4 @@ export function planLabels(items: readonly DialogueItem[], record: LabelPlanReco
       missingScore: pool.missingScore,
     },
   };
-}
-
-
-/**
- * Item ids in plan order, for an item list: first the items holding candidates to label (by their earliest
- * candidate in {@link LabelPlan.order} that still needs labels), then the other items in their file order.
- * Carries no score or origin (blind mode can show it as is; see docs/labelling-plan.md on what the order implies).
- */
-export function planItemOrder(plan: Pick<LabelPlan, 'order'>, items: readonly Pick<DialogueItem, 'id'>[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const o of plan.order) {
-    if (o.labelled || seen.has(o.itemId)) continue;
-    seen.add(o.itemId);
-    out.push(o.itemId);
-  }
-  for (const it of items) if (!seen.has(it.id)) out.push(it.id);
-  return out;
 }
