@@ -20,38 +20,57 @@ export interface LevelModelSettings {
  * half a count per level (uniform before any label).
  */
 export class KernelLevelModel {
+  /** Kernel sums per distinct point (candidates with the same coordinates share one: ties, discrete predictors). */
   private readonly sums: Float64Array;
   private readonly weights: Float64Array;
   private readonly counts: Float64Array;
   private labelled = 0;
+  /** The point of each candidate, and each point's coordinates (coordinate-major). */
+  private readonly pointOf: Int32Array;
+  private readonly points: Float64Array[];
 
   /**
    * @param coords - per coordinate, the N candidates' positions in (0, 1)
    * @param levels - K, the number of levels
    */
   constructor(
-    private readonly coords: readonly Float64Array[],
+    coords: readonly Float64Array[],
     private readonly levels: number,
     private readonly settings: LevelModelSettings,
   ) {
     const n = coords[0].length;
-    this.sums = new Float64Array(n * levels);
-    this.weights = new Float64Array(n);
+    this.pointOf = new Int32Array(n);
+    const index = new Map<string, number>();
+    const first: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const key = coords.map((c) => c[i]).join(',');
+      let p = index.get(key);
+      if (p === undefined) {
+        p = first.length;
+        index.set(key, p);
+        first.push(i);
+      }
+      this.pointOf[i] = p;
+    }
+    this.points = coords.map((c) => Float64Array.from(first, (i) => c[i]));
+    this.sums = new Float64Array(first.length * levels);
+    this.weights = new Float64Array(first.length);
     this.counts = new Float64Array(levels);
   }
 
   /**
-   * Adds the label (level index k) of candidate `unit`: O(N) per label. A weight of −1 takes an added label out
-   * again (up to rounding); {@link predictLeavingOut} gives a labelled candidate's leave-one-out prediction without
-   * changing the model.
+   * Adds the label (level index k) of candidate `unit`: O(distinct points) ≤ O(N) per label. A weight of −1 takes an
+   * added label out again (up to rounding); {@link predictLeavingOut} gives a labelled candidate's leave-one-out
+   * prediction without changing the model.
    */
   add(unit: number, level: number, weight = 1): void {
     const n = this.weights.length;
     const inv = 1 / (2 * this.settings.bandwidth * this.settings.bandwidth);
+    const at = this.pointOf[unit];
     for (let i = 0; i < n; i++) {
       let d2 = 0;
-      for (const c of this.coords) {
-        const d = c[i] - c[unit];
+      for (const c of this.points) {
+        const d = c[i] - c[at];
         d2 += d * d;
       }
       const w = weight * Math.exp(-d2 * inv);
@@ -86,7 +105,8 @@ export class KernelLevelModel {
     return this.predictFrom(unit, level, out);
   }
 
-  private predictFrom(unit: number, own: number, out: Float64Array): Float64Array {
+  private predictFrom(candidate: number, own: number, out: Float64Array): Float64Array {
+    const unit = this.pointOf[candidate];
     const K = this.levels;
     const prior = this.settings.prior;
     const self = own >= 0 ? 1 : 0; // the kernel of a candidate with itself is exp(0) = 1
