@@ -9,7 +9,9 @@
  * (the laypeople's majority vote for the experts' majority vote; PPI++'s λ rescales it); otherwise the cross-fitted
  * linear calibration of every predictor (`calibration.ts`). A ratio estimand (an error's share among incoherent
  * candidates, a mean rating) is estimated through its linearisation ψ = (F₀ − R·F₁)/F̄₁: λ is tuned and the interval
- * made on ψ (the delta method), the estimate is the ratio of the two PPI means with that λ.
+ * made on ψ (the delta method), the estimate is the ratio of the two PPI means with that λ. Interval ends are clipped
+ * to the estimand's range (a rate to [0, 1]); a group with fewer than `minLabelled` labelled or unlabelled candidates
+ * gets no interval.
  */
 import type { DialogueItem } from '../dialogue/types';
 import type { EstimandSpec } from '../design/planRecord';
@@ -43,6 +45,12 @@ export interface FixedSampleOptions extends Omit<EstimationPoolOptions, 'estiman
   seed?: string;
   /** For a difference: `auto` (default: paired when the two groups share a context), `paired` or `unpaired`. */
   pairing?: 'auto' | 'paired' | 'unpaired';
+  /**
+   * The fewest labelled (and, for PPI++, unlabelled) candidates a group needs for an interval (default 10): the
+   * intervals are normal approximations, which with a handful of binary labels can be degenerate (all labels and
+   * predictions equal: width 0).
+   */
+  minLabelled?: number;
 }
 
 /** One group's estimate. */
@@ -121,11 +129,16 @@ function linear(form: 'mean' | 'ratio', R: number, d: number) {
   return (f: readonly number[]) => (form === 'mean' ? f[0] : (f[0] - R * f[1]) / d);
 }
 
-/** PPI++ of one group (mean or ratio), and the classical estimate from its labels. */
-function groupEstimate(p: Prepared, units: readonly number[], form: 'mean' | 'ratio', alpha: number): { estimator: PredictionPoweredInterval | null; classical: EstimateInterval | null } {
+/** Clips an interval's ends to [lo, hi] (the estimand's range; the estimate is left as is). */
+function clip<T extends EstimateInterval | null>(e: T, [lo, hi]: readonly [number, number]): T {
+  return (e ? { ...e, lower: Math.max(lo, e.lower), upper: Math.min(hi, e.upper) } : e) as T;
+}
+
+/** PPI++ of one group (mean or ratio), and the classical estimate from its labels; null below `min` labelled (or unlabelled) candidates. */
+function groupEstimate(p: Prepared, units: readonly number[], form: 'mean' | 'ratio', alpha: number, min: number): { estimator: PredictionPoweredInterval | null; classical: EstimateInterval | null } {
   const s = sides(p, units);
   let classical: EstimateInterval | null = null;
-  if (s.L.length >= 2) {
+  if (s.L.length >= Math.max(2, min)) {
     if (form === 'mean') classical = classicalMean(s.y.map((f) => f[0]), { alpha });
     else {
       const d = mean(s.y.map((f) => f[1]));
@@ -136,7 +149,7 @@ function groupEstimate(p: Prepared, units: readonly number[], form: 'mean' | 'ra
       }
     }
   }
-  if (s.L.length < 2 || s.U.length < 2) return { estimator: null, classical };
+  if (s.L.length < Math.max(2, min) || s.U.length < Math.max(2, min)) return { estimator: null, classical };
   if (form === 'mean') return { estimator: predictionPoweredMean(s.y.map((f) => f[0]), s.yhat.map((f) => f[0]), s.yhatU.map((f) => f[0]), { alpha }), classical };
   // ratio: pilot with λ = 1, tune λ on ψ, estimate both means with that λ
   const ppiMeans = (lambda: number) => [0, 1].map((c) => predictionPoweredMean(s.y.map((f) => f[c]), s.yhat.map((f) => f[c]), s.yhatU.map((f) => f[c]), { alpha, lambda }).estimate);
@@ -165,7 +178,12 @@ export function fixedSampleEstimates(items: readonly DialogueItem[], options: Fi
   const { pool } = prepared;
   const form = pool.estimand.scale(pool.labelsPerCandidate, pool.maxLabels).form;
   const strata = poolStrata(pool, { groups: options.groups });
-  const groups = strata.map((s) => ({ key: s.key, candidates: s.units.length, labelled: s.units.filter((i) => pool.units[i].outcome !== null).length, ...groupEstimate(prepared, s.units, form, alpha) }));
+  const min = options.minLabelled ?? 10;
+  const bounds = pool.estimand.scale(pool.labelsPerCandidate, pool.maxLabels).bounds;
+  const groups = strata.map((s) => {
+    const g = groupEstimate(prepared, s.units, form, alpha, min);
+    return { key: s.key, candidates: s.units.length, labelled: s.units.filter((i) => pool.units[i].outcome !== null).length, estimator: clip(g.estimator, bounds), classical: clip(g.classical, bounds) };
+  });
   let difference: FixedSampleDifference | null = null;
   if (options.compare) {
     const [st] = poolStrata(pool, { compare: options.compare });
@@ -187,8 +205,10 @@ export function fixedSampleEstimates(items: readonly DialogueItem[], options: Fi
     let classical: EstimateInterval | null = null;
     const sa = sides(prepared, first);
     const sb = sides(prepared, second);
-    if (sa.L.length >= 1 && sb.L.length >= 1 && sa.L.length + sb.L.length >= 3) classical = classicalMeanDifference(sa.y.map(lin[0]), sb.y.map(lin[1]), { alpha });
+    const enough = sa.L.length >= min && sb.L.length >= min;
+    if (enough) classical = classicalMeanDifference(sa.y.map(lin[0]), sb.y.map(lin[1]), { alpha });
     try {
+      if (!enough || sa.U.length < min || sb.U.length < min) throw new RangeError('too few');
       if (paired) {
         estimator = pairedPredictionPoweredDifference(
           [first, second].flatMap((us, g) => us.map((i) => ({ cluster: pool.units[i].itemId, group: g as 0 | 1, yhat: lin[g](prepared.predictions[i]), ...(pool.units[i].outcome !== null ? { y: lin[g](pool.units[i].outcome as number[]) } : {}) }))),
@@ -202,15 +222,16 @@ export function fixedSampleEstimates(items: readonly DialogueItem[], options: Fi
     }
     if (form === 'ratio' && estimator) {
       // centre the ratio difference on the two groups' PPI ratios; the interval's half-width comes from ψ
-      const ga = groups.find((g) => g.key === options.compare?.[0])?.estimator ?? groupEstimate(prepared, first, form, alpha).estimator;
-      const gb = groups.find((g) => g.key === options.compare?.[1])?.estimator ?? groupEstimate(prepared, second, form, alpha).estimator;
+      const ga = groups.find((g) => g.key === options.compare?.[0])?.estimator ?? groupEstimate(prepared, first, form, alpha, min).estimator;
+      const gb = groups.find((g) => g.key === options.compare?.[1])?.estimator ?? groupEstimate(prepared, second, form, alpha, min).estimator;
       if (ga && gb) {
         const half = estimator.upper - estimator.estimate;
         const e = ga.estimate - gb.estimate;
         estimator = { ...estimator, estimate: e, lower: e - half, upper: e + half };
       }
     }
-    difference = { key: st.key, paired, sharedContexts: shared, estimator, classical };
+    const range: [number, number] = [bounds[0] - bounds[1], bounds[1] - bounds[0]];
+    difference = { key: st.key, paired, sharedContexts: shared, estimator: clip(estimator, range), classical: clip(classical, range) };
   }
   return { estimand: pool.estimand.name, human: pool.human, predictors: pool.predictors, calibration: prepared.calibration, alpha, groups, difference };
 }
