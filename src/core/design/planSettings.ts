@@ -54,6 +54,8 @@ export interface ModelSelection {
   minLabels: number;
   /** Adjacent-category logit models tried after the kernels: ridge precision on the slopes and pseudo-observations, each > 0 (absent: none). */
   ordinal?: { ridge: number; prior: number }[];
+  /** Try the level shares alone first (absent or false: not tried; the estimate planner's default tries them). */
+  marginal?: boolean;
 }
 
 /**
@@ -76,7 +78,7 @@ export const PLAN_DEFAULTS: Readonly<PlanSettings> = {
 
 /** A copy of a model choice (records and settings must not share the defaults' arrays). */
 function copySelection(m: ModelSelection | null | undefined): ModelSelection | null {
-  return m ? { bandwidths: [...m.bandwidths], priors: [...m.priors], minLabels: m.minLabels, ...(m.ordinal ? { ordinal: m.ordinal.map((o) => ({ ...o })) } : {}) } : null;
+  return m ? { bandwidths: [...m.bandwidths], priors: [...m.priors], minLabels: m.minLabels, ...(m.ordinal ? { ordinal: m.ordinal.map((o) => ({ ...o })) } : {}), ...(m.marginal ? { marginal: true } : {}) } : null;
 }
 
 /**
@@ -121,7 +123,7 @@ export function checkSettings(s: PlanSettings): void {
   const m = s.modelSelection;
   if (m) {
     if (!(Number.isInteger(m.minLabels) && m.minLabels >= 2)) throw new RangeError(`modelSelection.minLabels must be an integer ≥ 2 (got ${m.minLabels})`);
-    if (m.bandwidths.length || m.priors.length || !m.ordinal?.length) gridSettings(m);
+    if (m.bandwidths.length || m.priors.length || (!m.ordinal?.length && !m.marginal)) gridSettings(m);
     for (const o of m.ordinal ?? []) if (!(o.ridge > 0 && o.prior > 0 && Number.isFinite(o.ridge) && Number.isFinite(o.prior))) throw new RangeError(`modelSelection.ordinal: ridge and prior must be positive (got ${o.ridge}, ${o.prior})`);
   }
 }
@@ -135,5 +137,5 @@ export function checkSettings(s: PlanSettings): void {
  */
 export function workingModelSettings(s: Pick<PlanSettings, 'bandwidth' | 'prior'> & { modelSelection?: ModelSelection | null }, pair: boolean): Pick<DesignSettings, 'model' | 'modelSelection'> {
   const model: LevelModelSettings = { bandwidth: pair ? s.bandwidth * 1.5 : s.bandwidth, prior: s.prior };
-  return s.modelSelection ? { model, modelSelection: { kernels: s.modelSelection.bandwidths.length ? gridSettings(s.modelSelection) : [], ...(s.modelSelection.ordinal ? { ordinal: s.modelSelection.ordinal } : {}), minLabels: s.modelSelection.minLabels } } : { model };
+  return s.modelSelection ? { model, modelSelection: { kernels: s.modelSelection.bandwidths.length ? gridSettings(s.modelSelection) : [], ...(s.modelSelection.ordinal ? { ordinal: s.modelSelection.ordinal } : {}), ...(s.modelSelection.marginal ? { marginal: true } : {}), minLabels: s.modelSelection.minLabels } } : { model };
 }

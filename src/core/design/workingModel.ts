@@ -9,8 +9,8 @@
 import { KernelLevelModel, leaveOneOutLogScore, type LevelModelSettings } from './levelModel';
 import { OrdinalLevelModel, type OrdinalModelSettings } from './ordinalModel';
 
-/** A candidate working model: a kernel smoother, or an adjacent-category logit model. */
-export type WorkingModelSpec = ({ kind: 'kernel' } & LevelModelSettings) | ({ kind: 'ordinal' } & OrdinalModelSettings);
+/** A candidate working model: the level shares alone, a kernel smoother, or an adjacent-category logit model. */
+export type WorkingModelSpec = { kind: 'marginal' } | ({ kind: 'kernel' } & LevelModelSettings) | ({ kind: 'ordinal' } & OrdinalModelSettings);
 
 /** The candidates a {@link SelectedLevelModel} chooses from, and when it starts choosing. */
 export interface WorkingModelCandidates {
@@ -18,6 +18,12 @@ export interface WorkingModelCandidates {
   kernels: readonly LevelModelSettings[];
   /** Adjacent-category logit models tried (none: kernels only). */
   ordinal?: readonly OrdinalModelSettings[];
+  /**
+   * Try the level shares alone first (P(level k) = (n_k + ½)/(n + K/2) for every candidate, ignoring the
+   * coordinates): chosen when no model that uses the coordinates predicts the labels better, e.g. a predictor that is
+   * noise. Absent: not tried (as every Spearman plan).
+   */
+  marginal?: boolean;
   /** Known labels before the first choice, integer ≥ 2; until then the fallback kernel predicts. */
   minLabels: number;
 }
@@ -34,6 +40,23 @@ function kernelCandidate(coords: readonly Float64Array[], levels: number, s: Lev
   return { spec: { kind: 'kernel', bandwidth: s.bandwidth, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: (units, ys) => leaveOneOutLogScore(m, units, ys) };
 }
 
+function marginalCandidate(levels: number): Candidate {
+  const counts = new Float64Array(levels);
+  let n = 0;
+  return {
+    spec: { kind: 'marginal' },
+    add: (_u, k) => {
+      counts[k]++;
+      n++;
+    },
+    predict: (_u, out) => {
+      for (let k = 0; k < levels; k++) out[k] = (counts[k] + 0.5) / (n + levels / 2);
+      return out;
+    },
+    score: (_units, ys) => (ys.length ? ys.reduce((acc, k) => acc + Math.log((counts[k] - 1 + 0.5) / (n - 1 + levels / 2)), 0) / ys.length : -Infinity),
+  };
+}
+
 function ordinalCandidate(coords: readonly Float64Array[], levels: number, s: OrdinalModelSettings): Candidate {
   const m = new OrdinalLevelModel(coords, levels, s);
   return { spec: { kind: 'ordinal', ridge: s.ridge, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: () => m.leaveOneOutLogScore() };
@@ -42,8 +65,8 @@ function ordinalCandidate(coords: readonly Float64Array[], levels: number, s: Or
 /**
  * A working model chosen by leave-one-out log score among candidates (see the module comment): the kernel
  * smoothers' scores are exact ({@link leaveOneOutLogScore}), the logit models' one Newton step from the full fit
- * ({@link OrdinalLevelModel.leaveOneOutLogScore}). Ties go to the first candidate in order: kernels, then logit
- * models. O(N·(kernels + 1)) per label added, O(n·K·kernels) plus the logit models' fits per choice over n labels.
+ * ({@link OrdinalLevelModel.leaveOneOutLogScore}), the level shares' exact. Ties go to the first candidate in order:
+ * the level shares (when tried), kernels, then logit models. O(N·(kernels + 1)) per label added, O(n·K·kernels) plus the logit models' fits per choice over n labels.
  */
 export class SelectedLevelModel {
   private readonly candidates: Candidate[];
@@ -62,10 +85,10 @@ export class SelectedLevelModel {
    * @throws RangeError on no candidate, or minLabels not an integer ≥ 2
    */
   constructor(coords: readonly Float64Array[], levels: number, candidates: WorkingModelCandidates, fallback: LevelModelSettings) {
-    if (candidates.kernels.length + (candidates.ordinal?.length ?? 0) === 0) throw new RangeError('working model: at least one candidate model is needed');
+    if (candidates.kernels.length + (candidates.ordinal?.length ?? 0) + (candidates.marginal ? 1 : 0) === 0) throw new RangeError('working model: at least one candidate model is needed');
     if (!(Number.isInteger(candidates.minLabels) && candidates.minLabels >= 2)) throw new RangeError(`working model: minLabels must be an integer ≥ 2 (got ${candidates.minLabels})`);
     this.minLabels = candidates.minLabels;
-    this.candidates = [...candidates.kernels.map((s) => kernelCandidate(coords, levels, s)), ...(candidates.ordinal ?? []).map((s) => ordinalCandidate(coords, levels, s))];
+    this.candidates = [...(candidates.marginal ? [marginalCandidate(levels)] : []), ...candidates.kernels.map((s) => kernelCandidate(coords, levels, s)), ...(candidates.ordinal ?? []).map((s) => ordinalCandidate(coords, levels, s))];
     this.fallback = kernelCandidate(coords, levels, fallback);
     this.current = this.fallback;
   }

@@ -22,7 +22,7 @@ import type { DialogueItem } from '../dialogue/types';
 import { permanentClocks, predictLabelsToGo } from '../design/labelsToGo';
 import type { PlanEntry } from '../design/planOrder';
 import { PLAN_RECORD_FORMAT, type EstimatePlanRecord, type EstimandSpec, type PlanStratum } from '../design/planRecord';
-import { checkSettings, planSettings, workingModelSettings, type PlanSettings } from '../design/planSettings';
+import { checkSettings, PLAN_DEFAULTS, planSettings, workingModelSettings, type ModelSelection, type PlanSettings } from '../design/planSettings';
 import { SequentialPlan, type DesignKind, type DesignSettings, type PlanEstimate } from '../design/sequentialPlan';
 import type { WorkingModelSpec } from '../design/workingModel';
 import type { GroupRules } from '../labels/groups';
@@ -30,6 +30,18 @@ import { normalMixtureM, normalUpperQuantile } from '../stats/confidenceSequence
 import { levelIndex, type EstimandScale } from './estimands';
 import { EstimandTotals, predictorCoordinates } from './estimandTotals';
 import { estimationFingerprint, estimationPool, type EstimationPool, type EstimationPoolOptions } from './pool';
+
+/**
+ * The estimate planner's working-model choice: the Spearman planner's (kernels of the grid and the adjacent-category
+ * logit model, from the 10th label on) with the level shares alone tried first, so that a predictor that carries no
+ * information (noise) costs no labels against expert-only (docs/estimation.md, "How the defaults were chosen").
+ */
+export const ESTIMATE_MODEL_SELECTION: Readonly<ModelSelection> = { ...(PLAN_DEFAULTS.modelSelection as ModelSelection), marginal: true };
+
+/** The settings of a new estimate plan, simulation or bound: those given, the planner's defaults for the rest, with {@link ESTIMATE_MODEL_SELECTION}. */
+export function estimateSettings(options: Partial<PlanSettings>): PlanSettings {
+  return planSettings({ ...options, modelSelection: options.modelSelection === undefined ? ESTIMATE_MODEL_SELECTION : options.modelSelection });
+}
 
 /** One stratum's candidates: pool indices and, for a difference, each one's slot. */
 export interface StratumUnits {
@@ -108,7 +120,7 @@ export interface StartEstimatePlanOptions extends Partial<PlanSettings>, Omit<Es
  * @throws RangeError on bad settings or half-width; Error on a bad estimand, predictor or group
  */
 export function startEstimatePlan(items: readonly DialogueItem[], options: StartEstimatePlanOptions): EstimatePlanRecord {
-  const settings = planSettings(options);
+  const settings = estimateSettings(options);
   checkSettings(settings);
   if (!(options.halfWidth > 0)) throw new RangeError(`target half-width must be positive (got ${options.halfWidth})`);
   const pool = estimationPool(items, { ...options });

@@ -21,9 +21,9 @@
 import type { DialogueItem } from '../dialogue/types';
 import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID, leaveOneOutLevels, leaveOneOutLogScore } from '../design/levelModel';
 import { labelsForVariance } from '../design/neyman';
-import { planSettings, type PlanSettings } from '../design/planSettings';
+import type { PlanSettings } from '../design/planSettings';
 import { normalMixtureBoundary, normalMixtureM, normalUpperQuantile } from '../stats/confidenceSequence';
-import { anticipatedEstimateLabels, stratumModels } from './activePlan';
+import { anticipatedEstimateLabels, estimateSettings, stratumModels } from './activePlan';
 import { labelledStrata, type EstimateSimulationOptions } from './simulate';
 
 /** Options of {@link estimateBound}. */
@@ -98,7 +98,7 @@ export function expectedAnytimeLabels(sd: ArrayLike<number>, design: 'neyman' | 
  * @throws Error when a stratum has fewer than 2 fully labelled candidates or its value is undefined
  */
 export function estimateBound(items: readonly DialogueItem[], options: EstimateBoundOptions): EstimateBoundResult {
-  const settings = planSettings(options);
+  const settings = estimateSettings(options);
   const ls = labelledStrata(items, options, 'the bound');
   const alpha = 1 - settings.level;
   const z = normalUpperQuantile(alpha / 2);

@@ -11,10 +11,10 @@
 import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../dialogue/types';
 import type { EstimandSpec } from '../design/planRecord';
-import { checkSettings, planSettings, workingModelSettings, type PlanSettings } from '../design/planSettings';
+import { checkSettings, workingModelSettings, type PlanSettings } from '../design/planSettings';
 import type { DesignKind } from '../design/sequentialPlan';
 import type { GroupRules, HumanGroup } from '../labels/groups';
-import { anticipatedEstimateLabels, poolStrata, StrataRun, stratumModels, unitLevel, type StratumUnits } from './activePlan';
+import { anticipatedEstimateLabels, estimateSettings, poolStrata, StrataRun, stratumModels, unitLevel, type StratumUnits } from './activePlan';
 import type { EstimandScale } from './estimands';
 import { estimationPool, type EstimationPool } from './pool';
 
@@ -119,7 +119,7 @@ export function labelledStrata(items: readonly DialogueItem[], options: Pick<Est
  * @throws RangeError on bad settings; Error when a stratum has too few fully labelled candidates
  */
 export function simulateEstimates(items: readonly DialogueItem[], options: EstimateSimulationOptions): EstimateSimulationResult {
-  const settings = planSettings(options);
+  const settings = estimateSettings(options);
   checkSettings(settings);
   if (!(Number.isInteger(options.runs) && options.runs >= 1)) throw new RangeError(`runs must be a positive integer (got ${options.runs})`);
   if (options.halfWidths.length === 0 || options.halfWidths.some((h) => !(h > 0))) throw new RangeError('half-width targets must be positive');
