@@ -13,7 +13,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../../src/core/dialogue/types';
+import { estimateSettings, StrataRun, stratumModels, anticipatedEstimateLabels } from '../../src/core/estimation/activePlan';
 import { estimateChartSvg, type ChartRow } from '../../src/core/estimation/chart';
+import { labelledStrata } from '../../src/core/estimation/simulate';
+import { workingModelSettings } from '../../src/core/design/planSettings';
 import { fixedSampleEstimates } from '../../src/core/estimation/fixedSample';
 import { evalReflections, gemGridPool } from './generatedPools';
 
@@ -24,6 +27,24 @@ const outDir = process.argv[3] ?? join(__dirname, '..', '..', 'docs', 'estimatio
 function subsample(items: readonly DialogueItem[], share: number, seed: string): DialogueItem[] {
   const rng = seedrandom.alea(seed);
   return items.map((it) => ({ ...it, candidates: it.candidates.map((c) => (rng() < share ? c : { ...c, annotations: c.annotations.filter((a) => a.group !== 'expert') })) }));
+}
+
+const planTarget = Number(process.argv[4] ?? 0.15);
+
+/**
+ * One estimate plan run to its stop on the fully labelled items (labels revealed only when drawn): per group its
+ * anytime interval at the stop, and the labels it took.
+ */
+function planRun(items: DialogueItem[], by: string, seed: string) {
+  const spec = { estimand: { kind: 'coherence-rate', aggregate: 'majority' } as const, predictors: ['human:laypeople'], by, labelsPerCandidate: 3 };
+  const ls = labelledStrata(items, spec, 'the chart');
+  const settings = estimateSettings({});
+  const models = stratumModels(ls.pool, ls.strata, ls.scale, new Set(), ls.strata.map((st) => anticipatedEstimateLabels(planTarget, st.units.length, ls.scale, settings.level, settings.minLabels, false)));
+  const rng = seedrandom.alea(seed);
+  const clocks = ls.strata.map((st) => Float64Array.from(st.units, () => -Math.log(1 - rng())));
+  const run = new StrataRun(models, clocks, { design: 'planner', batch: settings.batch, defensive: settings.defensive, ...workingModelSettings(settings, false) }, { level: settings.level, halfWidth: planTarget, minLabels: settings.minLabels });
+  run.advance((st, u) => ls.levels[ls.strata[st].units[u]]);
+  return { labels: run.labels, rows: ls.strata.map((st, j) => ({ key: st.key, estimate: run.stops[j]?.estimate ?? run.estimate(j), planned: run.plans[j].revealed, candidates: st.units.length })) };
 }
 
 function chart(name: string, items: DialogueItem[], by: string, title: string): string {
@@ -42,18 +63,22 @@ function chart(name: string, items: DialogueItem[], by: string, title: string): 
     reference: truth.get(g.key) ?? null,
     note: `${g.candidates} candidates, ${g.labelled} expert-labelled; λ ${g.estimator?.lambda.toFixed(2) ?? '—'}`,
   }));
+  const plan = planRun(items, by, `${name}-plan`);
+  const planRows: ChartRow[] = plan.rows.map((r) => ({ key: r.key, value: r.estimate.value, lower: r.estimate.lower, upper: r.estimate.upper, reference: truth.get(r.key) ?? null, note: `${r.candidates} candidates, ${r.planned} expert labels planned${r.estimate.exact ? ' (all: exact)' : ''}` }));
   const svg = estimateChartSvg(
     [
       { title: `All ${total} candidates expert-labelled`, subtitle: 'share majority-coherent, 95 % interval', rows: allRows },
-      { title: `${labelled} expert labels (${Math.round((100 * labelled) / total)} %) + laypeople on all`, subtitle: 'PPI++ 95 % interval', rows: partRows },
+      { title: `${labelled} expert labels (${Math.round((100 * labelled) / total)} %) + laypeople on all`, subtitle: 'uniform sample; PPI++ 95 % interval', rows: partRows },
+      { title: `${plan.labels} expert labels (${Math.round((100 * plan.labels) / total)} %) + laypeople on all`, subtitle: `estimate plan to ± ${planTarget}; 95 % anytime interval`, rows: planRows },
     ],
     {
       title,
       background: '#ffffff',
       axisLabel: "experts' coherence rate (majority vote)",
       legend: [
-        `Right: blue = PPI++ (laypeople's majority as the predictor, power-tuned λ) from a uniform ${Math.round(fraction * 100)} % sample of expert labels; grey = expert-only from the`,
-        'same labels; orange tick = the all-labels rate. No interval: fewer than 10 expert-labelled candidates in the group.',
+        `Middle: blue = PPI++ (laypeople's majority as the predictor, power-tuned λ) from a uniform ${Math.round(fraction * 100)} % sample of expert labels; grey = expert-only from the same labels;`,
+        'no interval: fewer than 10 expert-labelled candidates in the group. Right: one run of the estimate plan (--by, ± target per group, active selection, laypeople',
+        'as the predictor), stopped when every group reached the target; a group labelled whole is exact. Orange tick = the all-labels rate.',
       ],
     },
   );
@@ -66,6 +91,8 @@ function chart(name: string, items: DialogueItem[], by: string, title: string): 
     const c = g.classical;
     lines.push(`| ${g.key} | ${g.candidates} | ${f(all.groups[j].classical?.estimate)} | ${g.labelled} | ${e ? `${f(e.estimate)} [${f(e.lower)}, ${f(e.upper)}]` : '—'} | ${e ? f(e.upper - e.lower) : '—'} | ${c ? `${f(c.estimate)} [${f(c.lower)}, ${f(c.upper)}]` : '—'} | ${c ? f(c.upper - c.lower) : '—'} |`);
   });
+  lines.push('', `Estimate plan to ± ${planTarget} per group: ${plan.labels} expert labels of ${total}.`, '', `| ${by} | candidates | all labels | planned labels | plan estimate [95 % anytime] |`, '|---|---|---|---|---|');
+  plan.rows.forEach((r, j) => lines.push(`| ${r.key} | ${r.candidates} | ${f(all.groups[j].classical?.estimate)} | ${r.planned} | ${f(r.estimate.value)}${r.estimate.exact ? ' (exact)' : ` [${f(r.estimate.lower)}, ${f(r.estimate.upper)}]`} |`));
   return lines.join('\n');
 }
 
