@@ -143,6 +143,13 @@ export function leaveOneOutLogScore(model: KernelLevelModel, units: readonly num
   return score / units.length;
 }
 
+/** Each candidate's leave-one-out log probability of its own level ({@link leaveOneOutLogScore}, label by label). */
+export function leaveOneOutLogProbabilities(model: KernelLevelModel, units: readonly number[], levels: readonly number[]): Float64Array {
+  if (units.length !== levels.length) throw new RangeError(`leave-one-out log probabilities: ${units.length} candidates but ${levels.length} levels`);
+  const scratch = new Float64Array(model.levelCount);
+  return Float64Array.from(units, (u, j) => Math.log(model.predictLeavingOut(u, levels[j], scratch)[levels[j]]));
+}
+
 /** The settings leave-one-out selection tries: every bandwidth with every prior weight. */
 export interface LevelModelGrid {
   /** Gaussian kernel bandwidths on the (0, 1) rank scale (every coordinate), each > 0. */

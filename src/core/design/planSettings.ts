@@ -54,7 +54,7 @@ export interface ModelSelection {
   minLabels: number;
   /** Adjacent-category logit models tried after the kernels: ridge precision on the slopes and pseudo-observations, each > 0 (absent: none). */
   ordinal?: { ridge: number; prior: number }[];
-  /** Try the level shares alone first (absent or false: not tried; the estimate planner's default tries them). */
+  /** Start from the level shares alone and keep them unless a model beats them by more than one standard error (`workingModel.ts`); absent or false: not tried (the estimate planner's default sets it). */
   marginal?: boolean;
 }
 
