@@ -219,9 +219,11 @@ export function forgetPlanReplays(): void {
  * continues that replay when the labels it revealed are unchanged (the editor replays after every label), so it
  * costs what the new labels cost.
  *
- * @throws Error when the pool (candidates or scores) changed since the plan started, or a label exceeds the plan's scale
+ * @throws Error when the pool (candidates or scores) changed since the plan started, a label exceeds the plan's scale,
+ *   or the record is an estimate plan's
  */
 export function planLabels(items: readonly DialogueItem[], record: LabelPlanRecord, options: PlanLabelsOptions): LabelPlan {
+  if ((record as { estimand?: unknown }).estimand != null) throw new Error('this record is an estimate plan\'s (it names an estimand; docs/estimation.md): replay it with estimatePlan / `reflect-eval estimate`');
   checkTarget(options.target, record.against);
   const pool = labellingPool(items, { evaluator: record.evaluator, against: record.against, human: record.human, labelsPerCandidate: record.labelsPerCandidate, groupRules: options.groupRules, column: record.column, ...(record.assist ? { assist: record.assist } : {}) });
   const fingerprint = poolFingerprint(pool);

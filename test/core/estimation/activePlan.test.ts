@@ -11,7 +11,7 @@ import { parsePlanRecord, isEstimatePlanRecord } from '../../../src/core/design/
 import { planSettings, workingModelSettings } from '../../../src/core/design/planSettings';
 import { estimatePlan, forgetEstimateReplays, startEstimatePlan, StrataRun, stratumModels } from '../../../src/core/estimation/activePlan';
 import { labelledStrata, simulateEstimates } from '../../../src/core/estimation/simulate';
-import { startLabelPlan } from '../../../src/core/planning/planner';
+import { planLabels, startLabelPlan } from '../../../src/core/planning/planner';
 import { addScores, gemGridPool } from '../../../scripts/estimation/generatedPools';
 
 const stripExperts = (items: DialogueItem[]) => items.map((it) => ({ ...it, candidates: it.candidates.map((c) => ({ ...c, annotations: c.annotations.filter((a) => a.group !== 'expert') })) }));
@@ -80,6 +80,8 @@ describe('estimate planner', function () {
     // a Spearman record is the other kind
     const spearman = startLabelPlan(addScores(gemGridPool(1, 'x'), 'y'), { evaluator: 'judge:informed', human: 'experts', target: { halfWidth: 0.1 } });
     assert.equal(isEstimatePlanRecord(parsePlanRecord(JSON.stringify(spearman), 's.json')), false);
+    assert.throws(() => planLabels(open, record as never, { target: { halfWidth: 0.1 } }), /this record is an estimate plan's/);
+    assert.throws(() => parsePlanRecord('{"format":"reflect-eval.label-plan/1","seed":"1","start":[],"pool":{},"estimand":{"kind":"fluency"}}', 'x.json'), /x\.json: field "estimand\.kind" must be/);
   });
 
   it('ends with every group\'s exact value when everything is labelled', () => {
