@@ -38,9 +38,23 @@ import { estimationFingerprint, estimationPool, type EstimationPool, type Estima
  */
 export const ESTIMATE_MODEL_SELECTION: Readonly<ModelSelection> = { ...(PLAN_DEFAULTS.modelSelection as ModelSelection), marginal: true };
 
-/** The settings of a new estimate plan, simulation or bound: those given, the planner's defaults for the rest, with {@link ESTIMATE_MODEL_SELECTION}. */
-export function estimateSettings(options: Partial<PlanSettings>): PlanSettings {
-  return planSettings({ ...options, modelSelection: options.modelSelection === undefined ? ESTIMATE_MODEL_SELECTION : options.modelSelection });
+/**
+ * Outcome levels above which the default choice leaves the adjacent-category logit model out: it has K − 1 + d
+ * parameters and is refitted (with a leave-one-out step per label) before every batch, which for a mean rating (25
+ * possible means of up to three 1–5 ratings, and "no rating") costs minutes per plan; the kernel smoothers cost O(K)
+ * per candidate and stay.
+ */
+export const ORDINAL_MAX_LEVELS = 8;
+
+/**
+ * The settings of a new estimate plan, simulation or bound: those given, the planner's defaults for the rest, with
+ * {@link ESTIMATE_MODEL_SELECTION} (without its logit model when the estimand has more than {@link ORDINAL_MAX_LEVELS}
+ * levels).
+ */
+export function estimateSettings(options: Partial<PlanSettings>, levels = 0): PlanSettings {
+  const { ordinal, ...kernels } = ESTIMATE_MODEL_SELECTION;
+  const selection: ModelSelection = levels > ORDINAL_MAX_LEVELS ? { ...kernels } : { ...kernels, ...(ordinal ? { ordinal } : {}) };
+  return planSettings({ ...options, modelSelection: options.modelSelection === undefined ? selection : options.modelSelection });
 }
 
 /** One stratum's candidates: pool indices and, for a difference, each one's slot. */
@@ -120,12 +134,12 @@ export interface StartEstimatePlanOptions extends Partial<PlanSettings>, Omit<Es
  * @throws RangeError on bad settings or half-width; Error on a bad estimand, predictor or group
  */
 export function startEstimatePlan(items: readonly DialogueItem[], options: StartEstimatePlanOptions): EstimatePlanRecord {
-  const settings = estimateSettings(options);
-  checkSettings(settings);
   if (!(options.halfWidth > 0)) throw new RangeError(`target half-width must be positive (got ${options.halfWidth})`);
   const pool = estimationPool(items, { ...options });
   const strata = poolStrata(pool, options);
   const scale = pool.estimand.scale(pool.labelsPerCandidate, pool.maxLabels);
+  const settings = estimateSettings(options, scale.levels.length);
+  checkSettings(settings);
   const start: [string, string][] = options.ignoreExistingLabels ? [] : pool.units.filter((u) => u.outcome !== null).map((u) => [u.itemId, u.candidateId]);
   const startSet = new Set(start.map(([a, b]) => `${a}\u0000${b}`));
   const planStrata: PlanStratum[] = strata.map((s) => {

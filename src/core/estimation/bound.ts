@@ -98,8 +98,8 @@ export function expectedAnytimeLabels(sd: ArrayLike<number>, design: 'neyman' | 
  * @throws Error when a stratum has fewer than 2 fully labelled candidates or its value is undefined
  */
 export function estimateBound(items: readonly DialogueItem[], options: EstimateBoundOptions): EstimateBoundResult {
-  const settings = estimateSettings(options);
   const ls = labelledStrata(items, options, 'the bound');
+  const settings = estimateSettings(options, ls.scale.levels.length);
   const alpha = 1 - settings.level;
   const z = normalUpperQuantile(alpha / 2);
   const models = stratumModels(ls.pool, ls.strata, ls.scale, new Set(), ls.strata.map(() => 1));

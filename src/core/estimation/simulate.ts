@@ -119,11 +119,11 @@ export function labelledStrata(items: readonly DialogueItem[], options: Pick<Est
  * @throws RangeError on bad settings; Error when a stratum has too few fully labelled candidates
  */
 export function simulateEstimates(items: readonly DialogueItem[], options: EstimateSimulationOptions): EstimateSimulationResult {
-  const settings = estimateSettings(options);
-  checkSettings(settings);
   if (!(Number.isInteger(options.runs) && options.runs >= 1)) throw new RangeError(`runs must be a positive integer (got ${options.runs})`);
   if (options.halfWidths.length === 0 || options.halfWidths.some((h) => !(h > 0))) throw new RangeError('half-width targets must be positive');
   const ls = labelledStrata(items, options, 'a simulation');
+  const settings = estimateSettings(options, ls.scale.levels.length);
+  checkSettings(settings);
   const seed = String(options.seed ?? 1);
   const estimators = options.estimators ?? ['estimator', 'random', 'classical'];
   const noPredictors: EstimationPool = { ...ls.pool, units: ls.pool.units.map((u) => ({ ...u, predictors: [] })) };
