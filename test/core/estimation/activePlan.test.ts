@@ -84,6 +84,15 @@ describe('estimate planner', function () {
     assert.throws(() => parsePlanRecord('{"format":"reflect-eval.label-plan/1","seed":"1","start":[],"pool":{},"estimand":{"kind":"fluency"}}', 'x.json'), /x\.json: field "estimand\.kind" must be/);
   });
 
+  it('tries the level shares first, and leaves the logit model out for an estimand with many levels (a mean rating)', () => {
+    const rate = startEstimatePlan(open, options);
+    assert.equal(rate.modelSelection?.marginal, true);
+    assert.deepEqual(rate.modelSelection?.ordinal, [{ ridge: 1, prior: 2 }]);
+    const empathy = startEstimatePlan(open, { ...options, estimand: { kind: 'rating-mean', dimension: 'empathy' } });
+    assert.equal(empathy.modelSelection?.marginal, true);
+    assert.equal(empathy.modelSelection?.ordinal, undefined);
+  });
+
   it('ends with every group\'s exact value when everything is labelled', () => {
     const record = startEstimatePlan(open, { ...options, halfWidth: 0.001 });
     let items = open;
