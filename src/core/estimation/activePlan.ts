@@ -40,8 +40,8 @@ export const ESTIMATE_MODEL_SELECTION: Readonly<ModelSelection> = { ...(PLAN_DEF
 
 /**
  * Outcome levels above which the default choice leaves the adjacent-category logit model out: it has K − 1 + d
- * parameters and is refitted (with a leave-one-out step per label) before every batch, which for a mean rating (25
- * possible means of up to three 1–5 ratings, and "no rating") costs minutes per plan; the kernel smoothers cost O(K)
+ * parameters and is refitted (with a leave-one-out step per label) before every batch, which for a mean rating (18
+ * levels: the 17 means of up to three 1–5 ratings, and "no rating") costs minutes per plan; the kernel smoothers cost O(K)
  * per candidate and stay.
  */
 export const ORDINAL_MAX_LEVELS = 8;
