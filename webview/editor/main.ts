@@ -147,10 +147,7 @@ function focusedCandidate(): CandidateView | undefined {
 
 function sendOp(candidateId: string, op: LabelOp): void {
   if (!s.current) return;
-  if (!s.annotator) {
-    channel.notify('command', { command: 'setAnnotator' });
-    return;
-  }
+  // Without an annotator id the host asks for one and then applies the operation under it: no key is lost.
   const itemId = s.current.view.id;
   const { seq } = channel.request('label', { itemId, candidateId, op });
   showOp({ side: 'webview', seq, itemId, candidateId, op });

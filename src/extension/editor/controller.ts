@@ -254,9 +254,9 @@ export class EditorController {
   private async applyLabel(itemId: string, candidateId: string, op: LabelOp): Promise<undefined> {
     try {
       this.host.trace('edit');
-      const annotator = this.host.settings().annotator;
+      const annotator = await this.annotatorOrAsk();
       // Still answered, so the webview drops the operation it shows.
-      if (!annotator) return void (await this.host.runCommand('setAnnotator'));
+      if (!annotator) return undefined;
       // In blind mode the view shows opaque ids (annotatorView): label the candidate the id stands for.
       this.document.updateItems((item) => (item.id === itemId ? applyLabelOp(item, candidateIdOfView(item, candidateId, annotator) ?? candidateId, annotator, op) : undefined));
     } catch (err) {
@@ -271,8 +271,8 @@ export class EditorController {
    * webview (`labelled`, shown until applied) and applied.
    */
   private async applyKey(action: LabelAction, at: KeyTarget, announce: (type: 'labelled', params: { itemId: string; candidateId: string; op: LabelOp }) => number): Promise<void> {
-    const annotator = this.host.settings().annotator;
-    if (!annotator) return void (await this.host.runCommand('setAnnotator'));
+    const annotator = await this.annotatorOrAsk();
+    if (!annotator) return;
     const items = documentItems(this.document.parse());
     const item = items[at.index]?.id === at.itemId ? items[at.index] : items.find((it) => it.id === at.itemId);
     const candidateId = item && candidateIdOfView(item, at.candidateId, annotator);
@@ -289,6 +289,18 @@ export class EditorController {
       this.host.showError((err as Error).message);
     }
     this.host.trace('ack');
+  }
+
+  /**
+   * Who labels: the annotator setting, or — when none is set — the one the user gives when asked (`setAnnotator`),
+   * so a labelling key pressed before the id was set is applied under it rather than lost (issue 41 item 6). Null
+   * when they cancel.
+   */
+  private async annotatorOrAsk(): Promise<string | null> {
+    const now = this.host.settings().annotator;
+    if (now) return now;
+    await this.host.runCommand('setAnnotator');
+    return this.host.settings().annotator || null;
   }
 
   /** Where "next unlabelled" goes from a shown position, in list order (always answered: the webview holds keys until then). */

@@ -146,8 +146,11 @@ export interface HostLog {
   diagnostics: number;
 }
 
-/** A controller on a memory document, with its channel's messages recorded and a way to play the webview. */
-export function editorOn(text: string, settings: { annotator: string | null; blind: boolean } = { annotator: 'Lay-1', blind: false }) {
+/**
+ * A controller on a memory document, with its channel's messages recorded and a way to play the webview.
+ * `typedAnnotator`: what the user types when `setAnnotator` asks (absent: they cancel).
+ */
+export function editorOn(text: string, settings: { annotator: string | null; blind: boolean } = { annotator: 'Lay-1', blind: false }, typedAnnotator?: string) {
   const document = new MemoryDocument(text);
   const sent: HostEnvelope[] = [];
   const channel = new HostChannel<EditorProtocol>((msg) => void sent.push(structuredClone(msg)), (err) => log.errors.push(err.message));
@@ -158,7 +161,10 @@ export function editorOn(text: string, settings: { annotator: string | null; bli
     plan: () => null,
     setDiagnostics: () => void log.diagnostics++,
     showError: (message) => void log.errors.push(message),
-    runCommand: async (command) => void log.commands.push(command),
+    runCommand: async (command) => {
+      log.commands.push(command);
+      if (command === 'setAnnotator' && typedAnnotator !== undefined) settings.annotator = typedAnnotator;
+    },
     activate: () => undefined,
     webviewReady: () => undefined,
     revealLine: async () => undefined,
