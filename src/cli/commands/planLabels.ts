@@ -105,7 +105,7 @@ export function registerPlanLabels(program: Command): void {
     .option('--target <h|decide...>', 'interval half-width (e.g. 0.1), or "decide" (with --against); --simulate and --bound take several half-widths', targetValue)
     .option('--group-by <key>', 'with --column: the grouping of the correlation table (origin, model, strategy, source, kind, or a candidate field path)', 'origin')
     .option('--column <value>', 'restrict the pool to one column of the correlation table, e.g. GPT-2')
-    .option('--labels-per-candidate <n>', 'group labels that make a candidate labelled (default: the most common count in the file, else 3)', positiveInt)
+    .option('--labels-per-candidate <n>', 'group labels that make a candidate labelled (default: the study\'s own count, the most common in the file; 1 when the group has no labels yet, one annotator labelling alone)', positiveInt)
     .option('--next <n>', 'candidates to print', positiveInt, 10)
     .option('--seed <seed>', 'seed of the design (new plans and simulations)', '1')
     .option('--level <level>', 'confidence level', unitInterval, 0.95)

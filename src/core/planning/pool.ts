@@ -38,7 +38,7 @@ export interface PoolOptions {
   against?: string;
   /** Whose labels make the coherence score; `auto` resolves as the correlation table does. */
   human: HumanGroup | 'auto';
-  /** Group labels that make a candidate labelled; default: the most common count among candidates with any, else 3 (6 for `all`). */
+  /** Group labels that make a candidate labelled; default: the most common count among candidates with any (the study's own count), else 1 (one annotator labelling alone). */
   labelsPerCandidate?: number;
   groupRules?: GroupRules;
   /** Restrict the pool to one column of the correlation table: candidates whose group under `groupBy` is `column` (see {@link candidateGroups}). */
@@ -139,7 +139,9 @@ export function labellingPool(items: readonly DialogueItem[], options: PoolOptio
     for (const r of rows) if (r.groupLabels > 0) counts.set(r.groupLabels, (counts.get(r.groupLabels) ?? 0) + 1);
     let best = 0;
     for (const [k, n] of counts) if (n > (counts.get(best) ?? 0) || (n === (counts.get(best) ?? 0) && k > best)) best = k;
-    perCandidate = best > 0 ? best : human === 'all' ? 6 : 3;
+    // No labels of the group yet: one annotator labelling alone, whose one label makes a candidate labelled (issue 41
+    // item 2; a team sets its own count).
+    perCandidate = best > 0 ? best : 1;
   }
   if (!(Number.isInteger(perCandidate) && perCandidate >= 1)) throw new Error(`labels per candidate must be a positive integer (got ${perCandidate})`);
   const candidates = rows.map((r) => ({ itemId: r.itemId, candidateId: r.candidateId, scores: r.scores, groupLabels: r.groupLabels, human: r.groupLabels >= (perCandidate as number) ? r.coherent : null, ...(r.assist ? { assist: r.assist } : {}) }));
