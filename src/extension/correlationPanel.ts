@@ -12,7 +12,7 @@ import { compareEvaluators } from '../core/correlation/compareEvaluators';
 import { exportTable } from '../core/correlation/correlationExport';
 import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/correlation/correlationTable';
 import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/evaluators/evaluatorNames';
-import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
+import { exportableTable, sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type PanelSettings, type PinView, type StripView, type TableView } from '../../webview/correlation/protocol';
@@ -199,7 +199,7 @@ export class CorrelationPanel {
       saveLabel: 'Export',
     });
     if (!target) return;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(this.lastTable, format) + '\n'));
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(exportableTable(this.lastTable), format) + '\n'));
     void vscode.window.showInformationMessage(`ReflectEval: correlation table written to ${vscode.workspace.asRelativePath(target)}`);
   }
 
