@@ -37,7 +37,11 @@ function unitInterval(v: string): number {
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits));
 
 /** Plain-text state of a plan. */
-export function planText(plan: LabelPlan, names: Map<string, string>, next: number): string {
+/**
+ * The plan as text. `positions` names each candidate as the dialogue editor shows it (`#7`, its 1-based place in its
+ * item, the editor's order when not blind) beside its id in the file, so the CLI and the editor name it the same way.
+ */
+export function planText(plan: LabelPlan, names: Map<string, string>, next: number, positions: ReadonlyMap<string, number> = new Map()): string {
   const r = plan.record;
   const name = (id: string) => names.get(id) ?? id;
   const what = r.against ? `rho(${name(r.evaluator)}) − rho(${name(r.against)})` : `Spearman's rho of ${name(r.evaluator)}`;
@@ -63,12 +67,24 @@ export function planText(plan: LabelPlan, names: Map<string, string>, next: numb
   if (!plan.stop && todo.length > 0) {
     lines.push(`next candidates (label in this order; "drawn" ones are fixed, the rest may change as labels come in):`);
     const w = Math.max(...todo.map((o) => o.itemId.length));
-    todo.forEach((o, i) => lines.push(`${String(i + 1).padStart(4)}. item ${o.itemId.padEnd(w)}  candidate ${o.candidateId}  ${o.status}${o.groupLabels ? ` (${o.groupLabels}/${r.labelsPerCandidate} labels)` : ''}`));
+    todo.forEach((o, i) => lines.push(`${String(i + 1).padStart(4)}. item ${o.itemId.padEnd(w)}  candidate ${positionOf(positions, o.itemId, o.candidateId)}${o.candidateId}  ${o.status}${o.groupLabels ? ` (${o.groupLabels}/${r.labelsPerCandidate} labels)` : ''}`));
   }
   return lines.join('\n') + '\n';
 }
 
 /** Plain-text summary of a simulation. */
+function positionOf(positions: ReadonlyMap<string, number>, itemId: string, candidateId: string): string {
+  const p = positions.get(`${itemId}\u0000${candidateId}`);
+  return p === undefined ? '' : `#${p} `;
+}
+
+/** Each candidate's 1-based place in its item, keyed by item id and candidate id (see {@link planText}). */
+export function candidatePositions(items: readonly { id: string; candidates: readonly { id: string }[] }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const it of items) it.candidates.forEach((c, i) => out.set(`${it.id}\u0000${c.id}`, i + 1));
+  return out;
+}
+
 export function simulationText(result: SimulationResult): string {
   const lines = [`${result.runs} simulated runs per design on ${result.pool} fully labelled candidates (pool value ${fmt(result.poolValue)}; ${result.human})`];
   lines.push('half-width  planner  random  random(plain)  coverage planner/random/plain');
@@ -174,6 +190,6 @@ export function registerPlanLabels(program: Command): void {
       if (opts.format === 'json') {
         const { order, ...rest } = state;
         process.stdout.write(JSON.stringify({ ...rest, next: order.filter((o) => !o.labelled).slice(0, opts.next as number), order }, null, 2) + '\n');
-      } else process.stdout.write(planText(state, names, opts.next as number));
+      } else process.stdout.write(planText(state, names, opts.next as number, candidatePositions(items)));
     });
 }
