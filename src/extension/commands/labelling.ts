@@ -32,7 +32,12 @@ export function labellingCommands(editors: DialogueEditorProvider): vscode.Dispo
   for (const k of LABEL_COMMANDS) void vscode.commands.executeCommand(k.command, WARM_UP);
   return [
     ...registered,
-    vscode.commands.registerCommand('reflectEval.toggleBlindMode', () => toggleBlindMode()),
+    vscode.commands.registerCommand('reflectEval.toggleBlindMode', () => {
+      const packet = editors.activePacket();
+      // A team packet is labelled blind, always (issue 44 item 2).
+      if (packet) return void vscode.window.showInformationMessage(`ReflectEval: this is ${packet.annotator}'s team packet: it is always labelled blind.`);
+      return toggleBlindMode();
+    }),
     vscode.commands.registerCommand('reflectEval.toggleComparison', () => (editors.toggleComparison() ? undefined : noEditor())),
     vscode.commands.registerCommand('reflectEval.showLabellingKeys', () => vscode.commands.executeCommand('workbench.action.openGlobalKeybindings', 'reflectEval.label')),
   ];
