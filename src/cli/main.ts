@@ -15,6 +15,7 @@ import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerGenericImport } from './commands/importGeneric';
 import { registerJudge } from './commands/judge';
+import { registerLabels } from './commands/labels';
 import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
 import { registerPlanLabels } from './commands/planLabels';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerDedup(program);
   registerSplit(program);
   registerTeam(program);
+  registerLabels(program);
   registerCompact(program);
   registerRun(program);
   registerDemo(program);

@@ -109,7 +109,7 @@ export class PromptPreviewPanel {
   private async updateSearch(channel: HostChannel<PreviewProtocol>, ref: SearchVariantRef, run: number): Promise<void> {
     const msg: PreviewView = { template: `prompt search: ${vscode.workspace.asRelativePath(ref.reportFile)}`, variant: { body: '?', request: '?' }, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
     try {
-      const { readSearchReport, searchVariantLibrary } = await import('../core/jobs/searchLeaderboard');
+      const { readSearchReport, searchVariantLibrary } = await import('../core/judges/searchReport');
       const { loadPromptLibrary, assemblePrompt } = await import('../core/templates/judgePrompt');
       const report = readSearchReport(ref.reportFile);
       const entry = report.entries[ref.index];

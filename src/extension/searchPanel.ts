@@ -6,8 +6,7 @@
  * opens a clicked variant's assembled prompt in the prompt preview (reflectEval.previewSearchVariant).
  */
 import * as vscode from 'vscode';
-import { leaderboardRows, readSearchReport, searchReportFile } from '../core/jobs/searchLeaderboard';
-import type { SearchResult } from '../core/jobs/searchPrompts';
+import { leaderboardRows, readSearchReport, searchReportFile, type SearchResult } from '../core/judges/searchReport';
 import type { LeaderboardSummary, LeaderboardView, SearchProtocol } from '../../webview/search/protocol';
 import type { DialogueEditorProvider } from './dialogueEditor';
 import { documentFile } from './host';

@@ -19,7 +19,7 @@ describe('reflect-eval import generic', () => {
     const out = join(dir, 'pilot.dialogues.jsonl');
     const r = cli('import', 'generic', join(fixtures, 'turns-wide.csv'), '--mapping', join(fixtures, 'turns-wide.mapping.json'), '-o', out, '--preview', '1');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /read 14 records \(8 turn rows, 6 response rows\): 3 contexts, 5 responses, 3 annotators \(1 experts, 2 laypeople\), 1 references/);
+    assert.match(r.stderr, /read 14 records of .*turns-wide\.csv \(8 turn rows, 6 response rows\): 3 contexts, 5 responses, 3 annotators \(1 experts, 2 laypeople\), 1 references/);
     assert.match(r.stderr, /turns-wide\.csv:10: row 9: repeats line 9 exactly/);
     assert.match(r.stdout, /^c1-5 {2}\(4 turns, 3 responses, 3 labelled, reference\)\n/);
     assert.match(r.stdout, /… and 2 more item\(s\)\n$/);
@@ -31,7 +31,7 @@ describe('reflect-eval import generic', () => {
     const out = join(dir, 'er.dialogues.jsonl');
     const r = cli('import', 'generic', join(root, 'data', 'evalreflections', 'annotations-gpt2-stage.csv'), '--preset', 'annotation-table', '--reference', '-o', out);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /read 900 records: 15 contexts, 150 responses, 18 annotators \(9 experts, 9 laypeople\), 15 references/);
+    assert.match(r.stderr, /read 900 records of .*annotations-gpt2-stage\.csv: 15 contexts, 150 responses, 18 annotators \(9 experts, 9 laypeople\), 15 references/);
     const g = cli('import', 'generic', join(fixtures, 'turns-wide.csv'), '--guess');
     assert.equal(g.code, 0, g.stderr);
     assert.deepEqual(JSON.parse(g.stdout).labels, { layout: 'wide', coherent: ['rater_A', 'rater_B', 'Expert 1'] });
@@ -49,7 +49,8 @@ describe('reflect-eval import generic', () => {
     const out = join(dir, 'nested.dialogues.jsonl');
     const r = cli('import', 'generic', join(fixtures, 'nested-ratings.json'), '--mapping', file, '-o', out, '--preview', '1');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /wrote 3 items to .*nested\.dialogues\.jsonl and the study's rubric \(3 dimensions, primary Overall\) to .*nested\.rubric\.json/);
+    assert.match(r.stderr, /the study's rubric: 3 dimension\(s\) \(Understandable, Natural, Overall\), primary Overall\n/);
+    assert.match(r.stderr, /wrote .*nested\.dialogues\.jsonl: 3 item\(s\) changed\nwrote .*nested\.rubric\.json\n/);
     assert.match(r.stdout, /\n {4}\[r1: Understandable yes, Natural 3, Overall 5; r2: /);
     const rubric = JSON.parse(readFileSync(join(dir, 'nested.rubric.json'), 'utf8'));
     assert.deepEqual(rubric.dimensions.map((d: { name: string }) => d.name), ['Understandable', 'Natural', 'Overall']);

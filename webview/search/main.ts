@@ -4,7 +4,7 @@
  * the host to open its assembled prompt in the prompt preview. All numbers come from the host.
  */
 import type { BootstrapInterval } from '../../src/core/stats/bootstrap';
-import type { LeaderboardFit, LeaderboardRow } from '../../src/core/jobs/searchLeaderboard';
+import type { LeaderboardFit, LeaderboardRow } from '../../src/core/judges/searchReport';
 import { el } from '../shared/dom';
 import { WebviewChannel } from '../shared/ipc';
 import type { LeaderboardView, SearchProtocol } from './protocol';

@@ -4,8 +4,7 @@
  * the boundary.
  */
 import type { Protocol } from '../shared/messages';
-import type { LeaderboardRow } from '../../src/core/jobs/searchLeaderboard';
-import type { CrossFit } from '../../src/core/jobs/searchPrompts';
+import type { CrossFit, LeaderboardRow } from '../../src/core/judges/searchReport';
 
 /** The report's header as the panel shows it. */
 export interface LeaderboardSummary {

@@ -32,6 +32,7 @@ import { errorCategoryAgreement, errorCategoryAgreementPlainTable } from '../../
 import type { DialogueItem } from '../../core/dialogue/types';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import type { HumanGroup } from '../../core/labels/groups';
+import { INTERVAL_METHODS, type IntervalMethod } from '../../core/stats/bootstrap';
 import { log, openDialogues, positiveInt } from '../common';
 import { readAnnotationTable, tableReadingOptions, tableReadingSettings } from './annotations';
 import { resolveEvaluator } from './correlate';
@@ -81,6 +82,7 @@ export function registerAgreement(program: Command): void {
     .option('--bootstrap [B]', 'percentile bootstrap intervals over dialogue items with B resamples (default 1000 when given without a number)', positiveInt)
     .option('--seed <seed>', 'seed of the bootstrap', '1')
     .option('--level <level>', 'confidence level of the intervals', level, 0.95)
+    .addOption(new Option('--interval <method>', 'how bootstrap bounds are read (default: docs/meta-evaluation.md#coverage)').choices([...INTERVAL_METHODS]))
     .addOption(new Option('--format <format>', 'format of the coefficient, ceiling, length-bias and majority tables').choices(EXPORT_FORMATS as string[]).default('text'))
     .action((file: string, opts: Record<string, unknown>) => {
       const csvOut = opts.csv ? resolve(opts.csv as string) : undefined;
@@ -88,7 +90,10 @@ export function registerAgreement(program: Command): void {
       const items = /\.(csv|tsv)$/i.test(file) ? readAnnotationTable(file, tableReadingSettings(opts, file)) : openDialogues(file).items;
       const groupRules = { expertPrefix: opts.expertPrefix as string };
       const format = opts.format as ExportFormat;
-      const bootstrap = opts.bootstrap === undefined ? undefined : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string), level: opts.level as number };
+      const bootstrap =
+        opts.bootstrap === undefined
+          ? undefined
+          : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string), level: opts.level as number, ...(opts.interval ? { interval: opts.interval as IntervalMethod } : {}) };
       const by = opts.by as string | undefined;
       const parts = by ? itemsBy(items, by) : [{ key: 'all', items: [...items], candidates: 0 }];
       const group = opts.group as HumanGroup;

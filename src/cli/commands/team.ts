@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { readDialogueFile, writeItemsBack } from '../../core/format/files';
+import { readStudy, studyProblemMessages, writeStudyBack } from '../../core/format/studyFiles';
 import { documentItems } from '../../core/format/jsonl';
 import { labelPlanRecordPath } from '../../core/planning/planView';
 import { planLabels, type LabelPlanRecord } from '../../core/planning/planner';
@@ -38,8 +38,9 @@ export function registerTeam(program: Command): void {
     .action((study: string, opts: { annotators: string; labelsPerCandidate?: number; seed: string; blind: boolean; order: string; out: string }) => {
       const file = resolve(study);
       const started = Date.now();
-      const doc = readDialogueFile(file);
-      const items = documentItems(doc);
+      const opened = readStudy(file);
+      const { doc, items } = opened;
+      for (const m of opened.overlay.problems) log(`${m.file}:${m.line}: ${m.field ? `${m.field}: ` : ''}${m.message}`);
       const { rubric } = loadRubric(file);
       if (!['shuffled', 'file', 'plan'].includes(opts.order)) throw new Error(`--order must be shuffled, file or plan, got ${JSON.stringify(opts.order)}`);
       const annotators = opts.annotators.split(',').map((a) => a.trim()).filter(Boolean);
@@ -66,10 +67,11 @@ export function registerTeam(program: Command): void {
     .option('--dry-run', 'check and report, write nothing')
     .action((study: string, packetFiles: string[], opts: { dryRun?: boolean }) => {
       const file = resolve(study);
-      const doc = readDialogueFile(file);
+      const opened = readStudy(file);
+      for (const m of studyProblemMessages(opened)) log(m);
       const { rubric } = loadRubric(file);
       const packets = packetFiles.map((p) => readPacket(resolve(p)));
-      const result = collectPackets(documentItems(doc), rubric, basename(file), packets);
+      const result = collectPackets(opened.items, rubric, basename(file), packets);
       if (result.problems.length > 0) {
         for (const p of result.problems) process.stderr.write(`${p.file}:${p.line}: ${p.field}: ${p.message}\n`);
         throw new Error(`collect refused: ${result.problems.length} problem(s) in ${new Set(result.problems.map((p) => p.file)).size} file(s); ${basename(file)} is unchanged`);
@@ -78,9 +80,10 @@ export function registerTeam(program: Command): void {
       const byAnnotator = new Map<string, number>();
       for (const c of result.changes) byAnnotator.set(c.annotator, (byAnnotator.get(c.annotator) ?? 0) + 1);
       for (const c of result.changes) process.stdout.write(`${c.annotator}: ${c.item} / ${c.candidate}: ${c.fields.join(', ')}\n`);
-      const written = opts.dryRun ? 0 : writeItemsBack(doc, result.items, file);
+      const written = opts.dryRun ? undefined : writeStudyBack(opened, result.items, file);
       const summary = packets.map((p) => `${p.manifest.annotator} ${byAnnotator.get(p.manifest.annotator) ?? 0}`).join(', ');
-      process.stdout.write(`${result.changes.length} candidate label(s) changed (${summary}); ${result.left.length} not applied; ${opts.dryRun ? 'dry run, nothing written' : `${written} item line(s) rewritten`}\n`);
+      const where = written && opened.labelsFolder ? `, ${written.labelLinesChanged} sidecar line(s) changed in ${written.sidecarsWritten.length} file(s)` : '';
+      process.stdout.write(`${result.changes.length} candidate label(s) changed (${summary}); ${result.left.length} not applied; ${written ? `${written.itemsChanged} item line(s) rewritten${where}` : 'dry run, nothing written'}\n`);
     });
 
   program
@@ -90,7 +93,9 @@ export function registerTeam(program: Command): void {
     .option('--format <format>', 'text or json', 'text')
     .action((study: string, opts: { packets?: string; format: string }) => {
       const file = resolve(study);
-      const items = documentItems(readDialogueFile(file));
+      const opened = readStudy(file);
+      for (const m of opened.overlay.problems) log(`${m.file}:${m.line}: ${m.field ? `${m.field}: ` : ''}${m.message}`);
+      const { items } = opened;
       const { rubric } = loadRubric(file);
       const manifests: PacketManifest[] = [];
       if (opts.packets) {

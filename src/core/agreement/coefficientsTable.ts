@@ -7,7 +7,7 @@
 import type { Annotation, DialogueItem, ErrorCategory } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../labels/groups';
 import { ERROR_CATEGORIES, ERROR_LABELS, filledMostEvidentError } from '../labels/scheme';
-import type { BootstrapInterval } from '../stats/bootstrap';
+import { DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { bootstrapStatistic, pick, type CoefficientBootstrap } from '../stats/clusterBootstrap';
 import { fleissKappa } from './fleiss';
 import { gwetAC1, type GwetAC1Result } from './gwetAC1';
@@ -26,6 +26,8 @@ export interface TableBootstrap {
   seed: number | string;
   /** Default 0.95. */
   level?: number;
+  /** How the bounds are read off the resamples (default: the stats default, `DEFAULT_INTERVAL`). */
+  interval?: IntervalMethod;
 }
 
 /** Fleiss' kappa over the units with the modal number of ratings (Fleiss' model needs n ratings per unit). */
@@ -117,7 +119,7 @@ function fleissCell(m: LabelMatrix<RatingValue>, categories: readonly RatingValu
   if (n === null || n < 2 || used.length === 0) return { kappa: null, undefinedReason: n === null ? 'no subjects' : 'fewer than 2 ratings per unit', subjects: used.length, raters: n, leftOut };
   const k = fleissKappa(used);
   const cell: FleissCell = { kappa: k.kappa, ...(k.undefinedReason ? { undefinedReason: k.undefinedReason } : {}), subjects: used.length, raters: n, leftOut };
-  if (boot) cell.ci = bootstrapStatistic(used.length, (idx) => fleissKappa(pick(used, idx)).kappa, { ...boot, clusters });
+  if (boot) cell.ci = bootstrapStatistic(used.length, (idx) => fleissKappa(pick(used, idx)).kappa, { family: 'agreement', ...boot, clusters });
   return cell;
 }
 
@@ -213,7 +215,10 @@ function rubricRows(items: readonly DialogueItem[], rubric: Rubric, lm: LabelMat
 export function agreementCoefficients(items: readonly DialogueItem[], options: CoefficientTableOptions = {}): CoefficientTable {
   const group = options.group ?? 'all';
   const lm: LabelMatrixOptions = { group, groupRules: options.groupRules ?? DEFAULT_GROUP_RULES };
-  const boot: CoefficientBootstrap | undefined = options.bootstrap ? { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level: options.bootstrap.level ?? 0.95 } : undefined;
+  const boot: CoefficientBootstrap | undefined = options.bootstrap
+    ? { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level: options.bootstrap.level ?? 0.95, interval: options.bootstrap.interval ?? DEFAULT_INTERVAL }
+    : undefined;
+  const bootRecord = boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95, interval: boot.interval ?? DEFAULT_INTERVAL } } : {};
   const rubric = options.rubric;
   if (rubric && rubric.name !== MI_PRESET) {
     const primary = dimensionNamed(rubric, rubric.primary)!;
@@ -226,7 +231,7 @@ export function agreementCoefficients(items: readonly DialogueItem[], options: C
       items: new Set(m.clusters).size,
       rows,
       neverChosen: [],
-      ...(boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95 } } : {}),
+      ...bootRecord,
     };
   }
   const coherence = labelMatrix(items, (a) => (a.coherent ? 'coherent' : 'incoherent'), lm);
@@ -249,7 +254,7 @@ export function agreementCoefficients(items: readonly DialogueItem[], options: C
     items: new Set(coherence.clusters).size,
     rows,
     neverChosen: ERROR_CATEGORIES.filter((e) => !chosen.has(e)),
-    ...(boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95 } } : {}),
+    ...bootRecord,
   };
 }
 

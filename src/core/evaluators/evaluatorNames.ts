@@ -12,9 +12,15 @@
 import { parseSignature } from './signature';
 
 /** What kind of evaluator an id names; the table lists kinds in this order. */
-export type EvaluatorKind = 'human' | 'metric' | 'followUp' | 'average' | 'judge' | 'other';
+export type EvaluatorKind = 'human' | 'metric' | 'followUp' | 'average' | 'judge' | 'other' | 'baseline';
 
-export const KIND_ORDER: readonly EvaluatorKind[] = ['human', 'metric', 'followUp', 'average', 'judge', 'other'];
+export const KIND_ORDER: readonly EvaluatorKind[] = ['human', 'metric', 'followUp', 'average', 'judge', 'other', 'baseline'];
+
+/**
+ * Trivial baseline rows of the correlation table (`correlate --baselines`): response length in whitespace tokens,
+ * a constant, and a seeded random number — what an evaluator has to beat.
+ */
+export const BASELINE_IDS = { length: 'baseline:length', constant: 'baseline:constant', random: 'baseline:random' } as const;
 
 /** Id of the human reference row: laypeople's coherence scores against the experts' (ICMI 2023 Table 2). */
 export const HUMAN_REFERENCE_ID = 'human:laypeople-vs-experts';
@@ -43,6 +49,7 @@ const PRIMARY_OUTPUTS = new Set(['score', 'value', 'f', 'f1', 'fmeasure']);
 export function evaluatorKind(id: string): EvaluatorKind {
   if (id === HUMAN_REFERENCE_ID || id.startsWith('human:')) return 'human';
   if (id.startsWith('average:')) return 'average';
+  if (id.startsWith('baseline:')) return 'baseline';
   if (id.startsWith('judge:')) return 'judge';
   if (id.startsWith('metric:')) return /^metric:followUp/i.test(id) ? 'followUp' : 'metric';
   return 'other';
@@ -76,6 +83,9 @@ function judgeModel(judge: string): string {
 export function displayName(id: string): string {
   if (id === HUMAN_REFERENCE_ID) return 'Laypeople–experts';
   if (id.startsWith('average:')) return id.slice('average:'.length);
+  if (id === BASELINE_IDS.length) return 'Baseline: length (whitespace tokens)';
+  if (id === BASELINE_IDS.constant) return 'Baseline: a constant';
+  if (id === BASELINE_IDS.random) return 'Baseline: random number';
   const j = parseJudgeId(id);
   if (j) {
     const mean = /\/mean-of-(\d+)$/.exec(j.hash);

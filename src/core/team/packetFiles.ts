@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { siblingFile } from '../dialogue/siblingFile';
 import { serializeItem, documentItems, parseDocument } from '../format/jsonl';
 import { writeTextAtomic } from '../format/files';
 import { MI_RUBRIC } from '../rubric/presets';
@@ -15,7 +16,7 @@ import { PACKET_FORMAT, type Packet, type PacketManifest } from './packets';
 
 /** The study's name without `.dialogues.jsonl` / `.jsonl`. */
 function studyName(studyFile: string): string {
-  return basename(studyFile).replace(/(\.dialogues)?\.jsonl$/i, '');
+  return siblingFile(basename(studyFile), '');
 }
 
 /** A file-name-safe form of an annotator id (letters, digits, `-`, `_`, `.` kept; anything else `_`). */
@@ -31,7 +32,7 @@ export function packetPaths(folder: string, studyFile: string, annotator: string
 
 /** The manifest beside a packet file (`x.dialogues.jsonl` → `x.packet.json`). */
 export function manifestPathOf(packetFile: string): string {
-  return packetFile.replace(/(\.dialogues)?\.jsonl$/i, '') + '.packet.json';
+  return siblingFile(packetFile, '.packet.json');
 }
 
 /**

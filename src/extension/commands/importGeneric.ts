@@ -1,14 +1,17 @@
 /**
  * ReflectEval: Import Dataset (CSV/JSONL)… — a short wizard over the generic importer (docs/importing.md): pick
  * the file, pick a column for each role from its header (guessed defaults first, with sample values), look at a
- * preview of the first items in a read-only document, then write the dialogue file and open it.
+ * preview of the first items in a read-only document, then run the import job (src/core/jobs/importData.ts) with the
+ * mapping to write the dialogue file, and open it.
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { DatasetImportError, guessDatasetMapping, importDataset, MappingError, writeImportOutputs, type Dataset, type DatasetMapping } from '../../core/datasets';
+import { importedDialogueFile } from '../../core/dialogue/siblingFile';
+import { DatasetImportError, guessDatasetMapping, importDataset, MappingError, type Dataset, type DatasetMapping } from '../../core/datasets';
 import { columnChoices, guessedLabelsSummary, mappingFromAnswers, previewDocument, type WizardAnswers } from '../../core/datasets/importWizard';
 import { DIALOGUE_EDITOR_VIEW_TYPE } from '../dialogueEditor';
+import { runPlanCreatingFile } from '../host';
 
 /** URI scheme of the read-only preview documents. */
 export const PREVIEW_SCHEME = 'reflect-eval-import-preview';
@@ -174,12 +177,14 @@ export async function importDatasetCommand(context: vscode.ExtensionContext): Pr
   if (go !== 'Write Dialogue File…') return;
   const target = await vscode.window.showSaveDialog({
     title: 'Save dialogue file',
-    defaultUri: vscode.Uri.joinPath(uri, '..', `${file.replace(/\.(csv|tsv|txt|jsonl|ndjson|json)$/i, '')}.dialogues.jsonl`),
+    defaultUri: vscode.Uri.joinPath(uri, '..', importedDialogueFile(file)),
     filters: { 'Dialogue JSONL': ['jsonl'] },
   });
   if (!target) return;
-  // (the save dialog asked before replacing the file; the study's rubric is written beside it)
-  writeImportOutputs(result, target.fsPath, true);
-  await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
-  void vscode.window.showInformationMessage(`Imported ${result.items.length} contexts from ${file}.${result.warnings.length ? ` ${result.warnings.length} warning(s), listed in the preview.` : ''}`);
+  // The preview read the file with this mapping; the import job reads it again and writes the dialogue file, as
+  // `reflect-eval import generic --mapping` does.
+  const { validatePlan } = await import('../../core/jobs/plans');
+  const plan = validatePlan({ job: 'import', format: 'generic', file: uri.fsPath, mapping }, 'the wizard');
+  const report = await runPlanCreatingFile(context, plan, target, `importing ${file}`);
+  if (!report.nothingDone) await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
 }
