@@ -147,6 +147,8 @@ export interface IndexView {
   comparison: boolean;
   /** The rubric labels follow (the study's, or the MI preset); null when its file has problems: no labelling then. */
   rubric: Rubric | null;
+  /** The rubric is the MI preset (no rubric file): the editor shows the coherence, error and empathy questions as before rubrics. */
+  preset: boolean;
   /** Why the rubric file (or a packet's manifest) cannot be used: file, line, field and message of each problem. */
   rubricProblems: RubricProblem[];
   /** Set when the file is a team packet: the annotator is the packet's, blind mode is on. */

@@ -274,6 +274,7 @@ class Decider {
         blind: this.now.blind,
         comparison: this.state.comparison,
         rubric,
+        preset: rubric === MI_RUBRIC,
         rubricProblems: this.now.setup.problems,
         packet: this.now.setup.packet,
       },
