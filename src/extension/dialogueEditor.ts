@@ -33,7 +33,7 @@ import { EditorController, type EditorHost } from './editor/controller';
 import { EDITOR_PAGE } from './editor/page';
 import { ProgressStatusBar } from './editor/progressStatusBar';
 import { scopeNow, type RequestSpecs } from './editor/updates';
-import { DEFAULT_SETUP, readStudySetup, setupFilesOf, type StudySetup } from './editor/study';
+import { DEFAULT_SETUP, labellingSettings, readStudySetup, setupFilesOf, type StudySetup } from './editor/study';
 import { teamManifests, teamStatusLines } from './editor/teamProgress';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
@@ -238,7 +238,7 @@ export class DialogueEditorProvider {
     const { document, panel } = editor;
     return {
       // A team packet is labelled as its annotator, always blind (issue 44 item 2): no prompt, no change.
-      settings: () => (editor.setup.packet ? { annotator: editor.setup.packet.annotator, blind: true } : { annotator: getAnnotator(), blind: getBlindMode() }),
+      settings: () => labellingSettings(editor.setup, { annotator: getAnnotator(), blind: getBlindMode() }),
       setup: () => editor.setup,
       requestSpecs: () => this.bundledRequestSpecs(),
       plan: (items, blind, names) => editorPlanState(document, items, blind, names),

@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { Annotation, DialogueItem } from '../../src/core/dialogue/types';
@@ -65,6 +66,19 @@ function buildStudy(ws: string): void {
   writeFileSync(join(ws, 'quality.rubric.json'), `${JSON.stringify(QUALITY_RUBRIC, null, 2)}\n`);
 }
 
+const AXE_SOURCE = readFileSync(createRequire(__filename).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations over a webview frame's document (as layout.e2e.test.ts runs it). */
+async function axeSerious(frame: Frame): Promise<string[]> {
+  // Evaluated over the DevTools protocol, which the webview's Content-Security-Policy does not govern.
+  await frame.evaluate(`${AXE_SOURCE}\n;0`);
+  return (await frame.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown }[] }[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id} — ${v.help}: ${v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)).join('; ')}`);
+  })) as string[];
+}
+
 /** Switches the colour theme through the workspace settings (VS Code applies them live) and waits for it. */
 async function setTheme(wb: Workbench, theme: string, bodyClass: string): Promise<void> {
   mkdirSync(join(wb.workspace, '.vscode'), { recursive: true });
@@ -116,8 +130,16 @@ describe('A study with its own rubric in real VS Code (code-server + Chromium)',
     assert.deepEqual(await card(frame, 'c1').locator('.dimension').evaluateAll((xs) => xs.map((x) => (x as HTMLElement).dataset.dimension)), ['fluency', 'relevance', 'error type']);
     assert.equal(await frame.getAttribute('.candidate.focused .dimension.active', 'data-dimension'), 'fluency');
     await keysLive(frame);
-    // Digits rate the active question and move on (webview); B and A are the error type's own keys (extension host).
-    for (const key of ['4', '2', 'b', 'j', '5', '5', 'a']) await p.keyboard.press(key);
+    // Digits rate the active question and move on (in the webview, which keeps the question); B and A are the error
+    // type's own keys (decided in the extension host once the webview has reported where focus is, else in the
+    // webview by the same rule: typed without pauses, either may take B).
+    for (const key of ['4', '2', 'b', 'j', '5', '5']) await p.keyboard.press(key);
+    // Every one of those keys shown (so none is still on its way), then applied: only then is A's path settled.
+    await frame.waitForSelector('.candidate[data-candidate-id="c1"][data-status="complete"]', { timeout: 30_000 });
+    await frame.waitForSelector('.candidate[data-candidate-id="c2"] .dimension[data-dimension="relevance"] .chip.on[data-value="5"]', { timeout: 30_000 });
+    await labelsApplied(frame);
+    const hostLabels = Number((await frame.getAttribute('body', 'data-host-labels')) ?? 0);
+    await p.keyboard.press('a');
     await frame.waitForSelector('.candidate[data-candidate-id="c1"][data-status="complete"]', { timeout: 30_000 });
     await frame.waitForSelector('.candidate[data-candidate-id="c2"][data-status="complete"]', { timeout: 30_000 });
     assert.equal(await chipOn(frame, 'c1', 'fluency'), '4');
@@ -126,7 +148,8 @@ describe('A study with its own rubric in real VS Code (code-server + Chromium)',
     assert.equal(await chipOn(frame, 'c2', 'fluency'), '5');
     assert.equal(await chipOn(frame, 'c2', 'error type'), 'none');
     // The declared keys took the host's path (the webview counts the operations the host announced).
-    assert.ok(Number(await frame.getAttribute('body', 'data-host-labels')) >= 2, 'A and B were applied in the extension host');
+    // With focus settled, A took the host's path (the webview counts the operations the host announced).
+    assert.equal(Number(await frame.getAttribute('body', 'data-host-labels')) - hostLabels, 1, 'A was applied in the extension host');
     assert.equal(await frame.getAttribute('.candidate.focused', 'data-candidate-id'), 'c2');
 
     // ← moves the active question back; ⌫ clears it; undo brings it back, redo clears it again.
@@ -163,9 +186,10 @@ describe('A study with its own rubric in real VS Code (code-server + Chromium)',
     assert.deepEqual(mine(onDisk()[0], 0, 'R-other'), { annotator: 'R-other', fluency: 3, relevance: 5, 'error type': 'none' });
   });
 
-  it('takes screenshots at 1280×720 in light, dark and high contrast', async () => {
+  it('takes screenshots at 1280×720 in light, dark and high contrast, with no serious or critical axe-core violation', async () => {
     const w = wb as Workbench;
     const p = page as Page;
+    const serious: string[] = [];
     for (const [theme, cls, name] of [
       ['Default Light Modern', 'vs', 'light'],
       ['Default Dark Modern', 'vs-dark', 'dark'],
@@ -175,7 +199,9 @@ describe('A study with its own rubric in real VS Code (code-server + Chromium)',
       const frame = await openDialogueFile(p, FILE);
       await frame.waitForSelector('#candidates .candidate.focused .dimension.active', { timeout: 60_000 });
       await p.screenshot({ path: join(out, `rubric-editor-${name}.png`) });
+      serious.push(...(await axeSerious(frame)).map((v) => `${name}: ${v}`));
     }
+    assert.deepEqual(serious, []);
   });
 
   it('switches the current dimension, and keeps working in the comparison view and blind mode', async () => {

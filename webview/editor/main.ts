@@ -573,7 +573,8 @@ function renderRubricCandidate(c: CandidateView, count: number): HTMLElement {
       'data-candidate-id': c.id,
       'data-status': status,
     },
-    el('div', { class: 'candidate-head' }, el('span', { class: 'position' }, `#${c.position}`), el('span', { class: `status ${status}` }, text)),
+    // Done reads as a ✓ in the foreground colour (the pass colour alone is below 4.5:1 on a light card).
+    el('div', { class: 'candidate-head' }, el('span', { class: 'position' }, `#${c.position}`), el('span', { class: `status rubric-${status}` }, status === 'complete' ? `✓ ${text}` : text)),
     el('div', { class: 'candidate-text' }, c.text || '(empty)'),
     ...(c.origin ? [el('div', { class: 'candidate-origin' }, originText(c.origin) + (c.duplicateOrigins?.length ? ` (+${c.duplicateOrigins.length} identical)` : ''))] : []),
     rubricQuestions(s.rubric!, c, rubricCardHost),

@@ -70,6 +70,14 @@ export function readStudySetup(file: string): StudySetup {
   return { rubric, rubricFile, problems, packet };
 }
 
+/**
+ * Who labels and whether blind mode is on, for a file with this setup: a team packet labels as its annotator,
+ * always blind (issue 44 item 2: no prompt, no setting changes it); any other file as the settings say.
+ */
+export function labellingSettings(setup: Pick<StudySetup, 'packet'>, configured: { annotator: string | null; blind: boolean }): { annotator: string | null; blind: boolean } {
+  return setup.packet ? { annotator: setup.packet.annotator, blind: true } : configured;
+}
+
 /** The files whose change means the setup must be read again: the rubric and the manifest. */
 export function setupFilesOf(file: string): string[] {
   return [rubricPathOf(file), manifestPathOf(file)];
