@@ -176,8 +176,17 @@ export function keyLabel(key: string): string {
     .join('+');
 }
 
-/** The default keys of a command as the legend shows them, e.g. `J / ↓`; for a rubric key, `{key}` names it (`Y`). */
+/**
+ * The default keys of a command as the legend shows them, e.g. `J / ↓`; for a rubric key, `{key}` names it (`Y`). A
+ * command of the MI preset before rubrics reads as the key it is (`reflectEval.label.coherent` → `Y`,
+ * `mostEvident2` → `Shift+2`), as the legend and tooltips showed it then.
+ */
 export function keysOf(command: string, args?: { key: string }): string {
+  const legacy = args ? undefined : LEGACY_LABEL_COMMANDS.find((k) => k.command === command);
+  if (legacy && isLabelAction(legacy.action)) {
+    const key = keyActionOf(legacy.action);
+    if (key.kind !== 'clear') return keysOf(key.kind === 'mark' ? 'reflectEval.label.mark' : 'reflectEval.label.key', { key: key.key });
+  }
   return DEFAULT_KEYBINDINGS.filter((k) => k.command === command && (!args || k.args?.key === args.key))
     .map((k) => keyLabel(k.key))
     .join(' / ');

@@ -68,6 +68,14 @@ describe('labelling keys', () => {
     assert.equal(keysOf('reflectEval.label.key', { key: 'y' }), 'Y');
   });
 
+  it('names the keys of the MI preset\'s commands before rubrics as the legend and tooltips showed them then', () => {
+    // The legend's `Y coherent`, `N incoherent` and the chips' tooltips read these (webview/editor/main.ts).
+    assert.equal(keysOf('reflectEval.label.coherent'), 'Y');
+    assert.equal(keysOf('reflectEval.label.incoherent'), 'N');
+    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => keysOf(`reflectEval.label.option${n}`)), ['1', '2', '3', '4', '5', '6']);
+    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => keysOf(`reflectEval.label.mostEvident${n}`)), ['Shift+1', 'Shift+2', 'Shift+3', 'Shift+4', 'Shift+5', 'Shift+6']);
+  });
+
   describe('labelOpOfKey: one rule for the host and the webview', () => {
     const yes: Annotation = { annotator: 'A', coherent: true };
     const no: Annotation = { annotator: 'A', coherent: false, errors: ['parroting'], mostEvidentError: 'parroting' };
