@@ -63,7 +63,7 @@ describe('editor controller: the dialogue editor without VS Code', () => {
   });
 
   it('a label request before the annotator is set asks for one and applies the label under the id given', async () => {
-    const e = editorOn(studyFile(2), { annotator: null, blind: false }, 'Expert-RS');
+    const e = editorOn(studyFile(2), { annotator: null, blind: false }, undefined, 'Expert-RS');
     e.webview.notify('ready', {});
     const seq = e.webview.request('label', { itemId: 'item-0', candidateId: 'c0', op: { kind: 'coherence', coherent: false } });
     await settle();
@@ -73,7 +73,7 @@ describe('editor controller: the dialogue editor without VS Code', () => {
   });
 
   it('a host key before the annotator is set asks for one and then labels the focused candidate', async () => {
-    const e = editorOn(studyFile(4), { annotator: null, blind: false }, 'Expert-RS');
+    const e = editorOn(studyFile(4), { annotator: null, blind: false }, undefined, 'Expert-RS');
     e.webview.notify('ready', {});
     e.webview.notify('select', { index: 1 });
     const index = e.sent.find((m) => m.type === 'index')!;
