@@ -5,7 +5,7 @@
  * `reflect-eval plan-labels` keeps it (`<file>.label-plan.json`), so the CLI and the editor follow one plan; its
  * state is recomputed from the document (unsaved labels included) whenever the item list is sent.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { DialogueFileDocument } from './dialogueDocument';
@@ -19,6 +19,8 @@ import { planLabels, type LabelPlanRecord, type PlanTarget } from '../core/plann
 import { labellingPool } from '../core/planning/pool';
 import { planRecordDifference, readLabelPlanRecord } from '../core/planning/planRecord';
 import { labelPlanRecordPath, planListOrder, planStateView, type PlanStateView } from '../core/planning/planView';
+import { isEstimatePlanRecord, parsePlanRecord } from '../core/design/planRecord';
+import { estimatePlanRecordPath, estimatePlanView } from '../core/estimation';
 
 /** The plan an editor follows: its record file and target. */
 export interface EditorPlanConfig {
@@ -82,7 +84,7 @@ export function editorPlanState(document: DialogueFileDocument, items: readonly 
   let config: EditorPlanConfig | null;
   try {
     config = planConfigOf(document);
-    if (!config) return null;
+    if (!config) return estimatePlanState(document, items, blind);
     const record = readRecord(config.recordPath);
     const plan = planLabels(items, record, { target: config.target, groupRules: groupRules() });
     return { order: planListOrder(plan, items), view: planStateView(plan, { blind, name: (id) => names.get(id) ?? id }) };
@@ -165,4 +167,23 @@ export async function planLabelsCommand(
   chosen.set(document.uri.toString(), { recordPath, target });
   await memento?.update(STATE_KEY, Object.fromEntries(chosen));
   show(document);
+}
+
+/**
+ * An estimate plan beside the file (`reflect-eval estimate … --target h`, `<file>.estimate-plan.json`; issue 43
+ * item 4): the estimate per group with its anytime interval and labels to go in the item list's plan line, the
+ * items in the plan's order, recomputed after every label — blind mode shows the order and counts only
+ * (`estimatePlanView`). Null when there is none.
+ */
+function estimatePlanState(document: DialogueFileDocument, items: readonly DialogueItem[], blind: boolean): EditorPlanState | null {
+  if (document.uri.scheme !== 'file') return null;
+  const path = estimatePlanRecordPath(document.uri.fsPath);
+  if (!existsSync(path)) return null;
+  const record = parsePlanRecord(readFileSync(path, 'utf8'), path);
+  if (!isEstimatePlanRecord(record)) return { error: `${basename(path)} is not an estimate plan's record` };
+  const v = estimatePlanView(items, record, { blind, groupRules: groupRules() });
+  return {
+    order: v.itemOrder,
+    view: { text: v.text, title: [v.title, ...v.rows.map((r) => r.text)].join('\n'), estimateShown: v.estimateShown, labelsToGo: v.labelsToGo, stopped: v.stopped },
+  };
 }
