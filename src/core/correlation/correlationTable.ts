@@ -735,15 +735,24 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     }),
   });
 
-  const rows = data.evaluatorIds
+  let rows = data.evaluatorIds
     .map((id) => makeRow(id, names.get(id) as string))
     .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.displayName.localeCompare(b.displayName, 'en', { numeric: true }) || a.evaluatorId.localeCompare(b.evaluatorId));
+  let reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
+  // A column whose labelled responses are all their item's reference, left out of every evaluator row (the gold
+  // responses of a release that rated them, with reference-based metrics only) has nothing to show: no column.
+  const onlyReference = (k: number) => rows.length > 0 && reference.cells[k].n === 0 && rows.every((r) => r.cells[k].n === 0 && r.cells[k].excluded > 0 && (r.cells[k].isReference ?? 0) === r.cells[k].excluded);
+  const keep = data.columns.map((_, k) => !onlyReference(k));
+  if (keep.includes(false)) {
+    data.columns = data.columns.filter((_, k) => keep[k]);
+    rows = rows.map((r) => ({ ...r, cells: r.cells.filter((_, k) => keep[k]) }));
+    reference = { ...reference, cells: reference.cells.filter((_, k) => keep[k]) };
+  }
   const adjust = options.adjust && options.adjust !== 'none' ? options.adjust : undefined;
   if (adjust) adjustRows(rows, adjust, alpha);
   const bestMark = options.bestMark ?? 'separated';
   const minBestN = options.minBestN ?? 20;
   const bestInColumn = markBest(rows, bestRule, { mark: bestMark, minN: minBestN, alpha, separation: bestSeparation(data, method) });
-  const reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
   const dimension = tableDimension(data.spec);
   const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
   if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level, interval)) task();

@@ -238,13 +238,13 @@ export function ceilingPlainTable(t: CeilingTable, options: { perAnnotator?: boo
  */
 export function altTestPlainTable(
   res: AltTestResult,
-  label: { evaluator: string; group: string; threshold?: number | null; thresholdRule?: string; trivial?: readonly TrivialFinding[]; baselines?: readonly AltTestBaseline[]; verdict?: string },
+  label: { evaluator: string; group: string; threshold?: number | null; thresholdRule?: string; trivial?: readonly TrivialFinding[]; baselines?: readonly AltTestBaseline[]; verdict?: string; dimension?: string },
 ): PlainTable {
   const p = res.parameters;
   const verdict = label.verdict ?? altTestVerdict(label.evaluator, res, label.trivial, label.baselines);
   const flat = res.annotators.filter((a) => a.zeroVariance);
   return {
-    title: `Alt-test (Calderon, Reichart & Dror 2025): can ${label.evaluator} replace an annotator of the ${label.group}? ${verdict}`,
+    title: `Alt-test (Calderon, Reichart & Dror 2025): can ${label.evaluator} replace an annotator of the ${label.group}${label.dimension ? ` on ${label.dimension}` : ''}? ${verdict}`,
     columns: ['annotator', 'instances', 'rho_f (evaluator)', 'rho_h (annotator)', 'mean d', 't', 'df', 'p (H0: rho_h − rho_f ≥ ε)', 'BY threshold', 'won'],
     rows: res.annotators.map((a) => [
       a.annotator,
@@ -263,7 +263,11 @@ export function altTestPlainTable(
       p.test === 'cluster-jackknife'
         ? "per-annotator test: the cluster-jackknife t over the dialogue contexts of the annotator's instances (df = contexts − 1); the paper's one-sample t over instances rejected a true null 6–7 % of the time at 5 % in the coverage study (--test t)."
         : "per-annotator test: the paper's one-sample t over instances.",
-      ...(label.threshold !== undefined && label.threshold !== null ? [`evaluator labels: score ≥ ${Number(label.threshold.toPrecision(4))} → coherent${label.thresholdRule ? ` (${label.thresholdRule})` : ''}.`] : []),
+      ...(label.threshold !== undefined && label.threshold !== null
+        ? [`evaluator labels: score ≥ ${Number(label.threshold.toPrecision(4))} → ${label.dimension ? `yes on ${label.dimension}` : 'coherent'}${label.thresholdRule ? ` (${label.thresholdRule})` : ''}.`]
+        : label.dimension && label.thresholdRule
+          ? [`evaluator ratings: ${label.thresholdRule}.`]
+          : []),
       ...(label.trivial ?? []).map((t) => `${t.text}.`),
       ...flat.map((a) =>
         a.pValue === null

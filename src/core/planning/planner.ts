@@ -14,7 +14,10 @@ import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM, normalUpperQuantile } from '../stats/confidenceSequence';
 import { gridSettings, LEVEL_MODEL_GRID, type LevelModelSettings } from './levelModel';
-import { assistCoordinates, labellingPool, poolFingerprint, type LabellingPool } from './pool';
+import { assistCoordinates, humanScoreLevels, labellingPool, poolFingerprint, type LabellingPool } from './pool';
+import { humanScoreSpec, isCoherenceCount, type HumanScoreRule, type HumanScoreSpec } from '../rubric/labelValues';
+import { MI_RUBRIC } from '../rubric/presets';
+import type { Rubric } from '../rubric/rubric';
 import { SequentialPlan, type DesignKind, type DesignSettings, type PlanEstimate } from './sequentialPlan';
 import { SpearmanTotals } from './spearmanTotals';
 import type { WorkingModelSpec } from './workingModel';
@@ -119,8 +122,12 @@ export interface LabelPlanRecord extends Omit<PlanSettings, 'modelSelection'> {
   column?: { groupBy: string; value: string };
   /** Assisting signals of the working model (other evaluators, `human:<group>`; {@link PoolOptions.assist}). */
   assist?: string[];
-  /** The human-score levels 0..max (max ≥ labelsPerCandidate). */
+  /** The human-score levels 0..max (max ≥ labelsPerCandidate); for another rule, the most labels a candidate had. */
   maxScore: number;
+  /** The rubric dimension of the human score, when it is not the MI preset's coherence count. */
+  dimension?: string;
+  /** Its rule (with `dimension`). */
+  humanScore?: HumanScoreRule;
   design: DesignKind;
   /** Labels at which the interval is made tightest (the normal mixture's t_opt), fixed when the plan starts. */
   anticipatedLabels: number;
@@ -147,6 +154,8 @@ export interface StartPlanOptions extends Partial<PlanSettings> {
   column?: { groupBy: string; value: string };
   /** Assisting signals of the working model ({@link PoolOptions.assist}): they change the order, never the estimand. */
   assist?: string[];
+  /** The human score's dimension and rule (default: the MI preset's coherence count; {@link PoolOptions.spec}). */
+  spec?: HumanScoreSpec;
 }
 
 /**
@@ -218,6 +227,7 @@ export function startLabelPlan(items: readonly DialogueItem[], options: StartPla
     ...(options.against ? { against: options.against } : {}),
     human: pool.human,
     labelsPerCandidate: pool.labelsPerCandidate,
+    ...(isCoherenceCount(pool.spec) ? {} : { dimension: pool.spec.dimension.name, humanScore: pool.spec.rule }),
     ...(options.column ? { column: options.column } : {}),
     ...(options.assist?.length ? { assist: options.assist } : {}),
     maxScore,
@@ -307,6 +317,13 @@ export interface LabelPlan {
 export interface PlanLabelsOptions {
   target: PlanTarget;
   groupRules?: GroupRules;
+  /** The study's rubric, for a record on a dimension (default the MI preset). */
+  rubric?: Rubric;
+}
+
+/** The human-score spec a record was started with. */
+export function recordSpec(record: Pick<LabelPlanRecord, 'dimension' | 'humanScore'>, rubric: Rubric = MI_RUBRIC): HumanScoreSpec {
+  return humanScoreSpec(rubric, record.dimension, record.humanScore);
 }
 
 function stopRule(target: PlanTarget, est: PlanEstimate, minLabels: number): PlanStop | null {
@@ -323,7 +340,7 @@ function stopRule(target: PlanTarget, est: PlanEstimate, minLabels: number): Pla
 
 /** Builds the totals and the start map of a pool under a record. */
 export function planModel(pool: LabellingPool, record: LabelPlanRecord): { totals: SpearmanTotals; start: Map<number, number> } {
-  const levels = Array.from({ length: record.maxScore + 1 }, (_, k) => k);
+  const levels = humanScoreLevels(pool.spec, record.labelsPerCandidate, record.maxScore);
   const totals = new SpearmanTotals(record.against ? [pool.candidates.map((c) => c.scores[0]), pool.candidates.map((c) => c.scores[1])] : [pool.candidates.map((c) => c.scores[0])], levels);
   const index = new Map(pool.candidates.map((c, i) => [`${c.itemId}\u0000${c.candidateId}`, i]));
   const start = new Map<number, number>();
@@ -338,7 +355,7 @@ export function planModel(pool: LabellingPool, record: LabelPlanRecord): { total
 }
 
 function levelOf(totals: SpearmanTotals, human: number, c: { itemId: string; candidateId: string; groupLabels: number }, record: LabelPlanRecord): number {
-  if (human > record.maxScore || c.groupLabels > record.maxScore) throw new Error(`candidate "${c.candidateId}" of item "${c.itemId}" has ${c.groupLabels} ${record.human} labels, more than the ${record.maxScore} the plan was started with; start a new plan`);
+  if ((record.dimension === undefined && human > record.maxScore) || c.groupLabels > record.maxScore) throw new Error(`candidate "${c.candidateId}" of item "${c.itemId}" has ${c.groupLabels} ${record.human} labels, more than the ${record.maxScore} the plan was started with; start a new plan`);
   return totals.levelIndex(human);
 }
 
@@ -391,7 +408,7 @@ export function forgetPlanReplays(): void {
  */
 export function planLabels(items: readonly DialogueItem[], record: LabelPlanRecord, options: PlanLabelsOptions): LabelPlan {
   checkTarget(options.target, record.against);
-  const pool = labellingPool(items, { evaluator: record.evaluator, against: record.against, human: record.human, labelsPerCandidate: record.labelsPerCandidate, groupRules: options.groupRules, column: record.column, ...(record.assist ? { assist: record.assist } : {}) });
+  const pool = labellingPool(items, { evaluator: record.evaluator, against: record.against, human: record.human, labelsPerCandidate: record.labelsPerCandidate, groupRules: options.groupRules, column: record.column, ...(record.assist ? { assist: record.assist } : {}), spec: recordSpec(record, options.rubric) });
   const fingerprint = poolFingerprint(pool);
   if (pool.candidates.length !== record.pool.candidates || fingerprint !== record.pool.fingerprint) {
     throw new Error(`the pool changed since the plan started (${record.pool.candidates} candidates, fingerprint ${record.pool.fingerprint}; now ${pool.candidates.length}, ${fingerprint}): candidates or ${pool.evaluators.join(' / ')} scores were added, removed or changed. Start a new plan.`);
