@@ -321,7 +321,7 @@ export function lengthBiasPlainTable(t: LengthBiasTable, options: { compact?: bo
   const compact = options.compact ?? false;
   const differs = t.rows.filter((r) => r.n !== t.humanLength.n);
   return {
-    title: `Length bias against the ${t.human}' coherence score (length in ${t.tokenizer} tokens; the ${t.human}' own rho with length: ${fixed(t.humanLength.statistic)}, n = ${t.humanLength.n})`,
+    title: `Length bias against the ${t.human}' ${t.dimension ? t.dimension.phrase : 'coherence score'} (length in ${t.tokenizer} tokens; the ${t.human}' own rho with length: ${fixed(t.humanLength.statistic)}, n = ${t.humanLength.n})`,
     columns: compact
       ? ['evaluator', 'n', 'rho(eval, len)', 'rho(eval, human)', 'partial rho | len', 'p', 'flag']
       : ['evaluator', 'n', 'rho(evaluator, length)', 'rho(human, length)', 'rho(evaluator, human)', 'partial rho | length', 'p (partial)', 'mostly length'],

@@ -15,6 +15,8 @@ import { forestPlotSvg } from '../../../src/core/correlation/forestPlot';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
 import { evaluatorAltTest, matchDistribution } from '../../../src/core/metaEvaluation/altTest';
 import { humanScoreLevels, labellingPool } from '../../../src/core/planning/pool';
+import { lengthBias } from '../../../src/core/metaEvaluation/lengthBias';
+import { lengthBiasPlainTable } from '../../../src/core/metaEvaluation/metaEvaluationExport';
 import { humanScore, humanScoreSpec, type ScaleDimension } from '../../../src/core/rubric/labelValues';
 import { MI_RUBRIC } from '../../../src/core/rubric/presets';
 import { spearmanRho } from '../../../src/core/stats/correlation';
@@ -132,6 +134,23 @@ describe('every analysis takes a rubric dimension (issue 39 items 4 and 6)', () 
     const noise = evaluatorAltTest(items, METRIC, { spec, group: 'all', minInstancesPerHuman: 10, scoring: 'negRmse', baselines: false });
     assert.ok((rmse.result.advantageProbability as number) > (noise.result.advantageProbability as number));
     assert.throws(() => evaluatorAltTest(items, JUDGE, { spec, group: 'all', calibration: 'identity' }), /outside Overall's scale 1–5/);
+  });
+
+  it('length bias against the mean rating: the human score of the dimension, named in the title', () => {
+    const spec = humanScoreSpec(rubric, 'Overall');
+    const t = lengthBias(items, { evaluators: [JUDGE], spec });
+    assert.equal(t.human, 'all');
+    assert.equal(t.dimension?.phrase, 'mean rating of Overall');
+    const row = t.rows[0];
+    const x: number[] = [];
+    const y: number[] = [];
+    for (const it of items) for (const c of it.candidates) {
+      const h = humanScore(c, overall, rubric, 'mean');
+      if (h !== null) (x.push(c.scores[JUDGE].value as number), y.push(h));
+    }
+    assert.equal(row.n, x.length);
+    assert.ok(Math.abs((row.evaluatorHuman.statistic as number) - (spearmanRho(x, y).statistic as number)) < 1e-15);
+    assert.match(lengthBiasPlainTable(t).title, /against the all' mean rating of Overall/);
   });
 
   it('matchDistribution gives tied scores one rating and reproduces the pooled shares', () => {
