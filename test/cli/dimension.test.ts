@@ -63,6 +63,10 @@ describe('reflect-eval --dimension on a study with its own rubric and no experts
     const r = cli('correlate', file, '--by', 'none', '--compare', 'judge:local:stub', 'BLEU-4', '--dimension', 'Overall');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /difference/);
+    assert.match(r.stdout, /^Dimension: Overall \(mean rating of Overall\)/);
+    const csv = cli('correlate', file, '--by', 'none', '--compare', 'judge:local:stub', 'BLEU-4', '--format', 'csv');
+    const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[];
+    assert.equal(rows[0].dimension, 'Overall');
   });
 
   it('report --human all on a file without experts writes the report (it aborted in the bootstrap)', () => {

@@ -635,12 +635,12 @@ function comparisonRecords(cs: readonly EvaluatorComparison[]) {
 export function exportComparison(cs: readonly EvaluatorComparison[], format: ExportFormat): string {
   if (cs.length === 0) return '';
   const c0 = cs[0];
-  const title = `${METHOD_NAME[c0.method]}: A = ${c0.displayA} vs B = ${c0.displayB}; difference = r(A, human) − r(B, human) on the responses both scored`;
+  const title = `${c0.dimension ? `Dimension: ${c0.dimension.name} (${c0.dimension.phrase}). ` : ''}${METHOD_NAME[c0.method]}: A = ${c0.displayA} vs B = ${c0.displayB}; difference = r(A, human) − r(B, human) on the responses both scored`;
   const recs = comparisonRecords(cs);
   const boot = cs.some((c) => c.bootstrap);
   if (format === 'csv') {
-    const header = ['evaluator_a', 'evaluator_b', 'method', ...Object.keys(recs[0])];
-    return stringify([header, ...recs.map((r) => [c0.evaluatorA, c0.evaluatorB, c0.method, ...Object.values(r).map((v) => v ?? '')])]);
+    const header = ['evaluator_a', 'evaluator_b', 'method', ...Object.keys(recs[0]), ...(c0.dimension ? ['dimension', 'human_score'] : [])];
+    return stringify([header, ...recs.map((r) => [c0.evaluatorA, c0.evaluatorB, c0.method, ...Object.values(r).map((v) => v ?? ''), ...(c0.dimension ? [c0.dimension.name, c0.dimension.rule] : [])])]);
   }
   const header = ['column', 'n', 'r(A)', 'r(B)', 'r(A,B)', 'difference', ...(boot ? [`${Math.round((c0.bootstrap?.level ?? 0.95) * 100)}% CI (bootstrap)`, 'p (bootstrap)'] : []), 'jackknife t (df)', 'p (jackknife)', ...(c0.method === 'kendall' ? [] : ["Williams' t (df)", 'p (Williams)', "Steiger's z", 'p (Steiger)'])];
   const rows = cs.map((c, i) => {
