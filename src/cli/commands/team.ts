@@ -46,7 +46,9 @@ export function registerTeam(program: Command): void {
       const plan = validateCollectPlan({ packets: packetFiles.map((p) => resolve(p)), ...(opts.dryRun ? { dryRun: true } : {}) }, 'flags');
       const report = await runPlanOnFile({ ...plan, job: 'collect' }, resolve(study), cliHost());
       const last = report.lines.length - 1;
-      report.lines.forEach((line, i) => process.stdout.write(`${line}${i === last && !opts.dryRun ? `; ${report.itemsChanged ?? 0} item line(s) rewritten${report.files && report.files.length > 1 ? `, ${report.files.length - 1} sidecar file(s) written` : ''}` : ''}\n`));
+      const sidecars = (report.files?.length ?? 1) - 1;
+      const where = report.sidecarLinesChanged !== undefined ? `, ${report.sidecarLinesChanged} sidecar line(s) changed in ${sidecars} file(s)` : '';
+      report.lines.forEach((line, i) => process.stdout.write(`${line}${i === last && !opts.dryRun ? `; ${report.itemsChanged ?? 0} item line(s) rewritten${where}` : ''}\n`));
     });
 
   program

@@ -36,6 +36,7 @@ export async function runPlanOnFile(plan: JobPlan, file: string, host: JobHost, 
   if (sink.changed.size > 0 || out !== path) {
     const written = writeStudyBack(study, sink.items, out);
     report.itemsChanged = written.itemsChanged;
+    if (study.labelsFolder) report.sidecarLinesChanged = written.labelLinesChanged;
     report.files = [out, ...written.sidecarsWritten, ...(report.files ?? [])];
   } else report.itemsChanged = 0;
   return report;

@@ -95,6 +95,8 @@ export interface JobReport {
   warnings: string[];
   /** Items whose line changed (filled in by the runner that applied the updates). */
   itemsChanged?: number;
+  /** Label lines changed in the study's label sidecar files, when it keeps labels there (docs/format.md). */
+  sidecarLinesChanged?: number;
   cancelled?: boolean;
   nothingDone?: string;
   /** Part of what the plan asked for did not run (a generator that did not load); the rest was applied. */
