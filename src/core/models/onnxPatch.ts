@@ -353,8 +353,61 @@ interface PrefixEdits {
 }
 
 /**
+ * The nodes between a cache value (`present.{i}.key|value`) and attention's product when the model uses grouped-query
+ * attention: Hugging Face's `repeat_kv` (`x[:, :, None].expand(b, kv, rep, t, d).reshape(b, kv·rep, t, d)`), exported as
+ * `Unsqueeze → Expand → Reshape`, each read by the next alone. Empty when `value`'s one non-`Shape` reader is not an
+ * `Unsqueeze` (multi-head attention: the product reads the cache as it is).
+ *
+ * @returns the chain's nodes in order and the value attention reads, or why the pattern does not hold
+ */
+function repeatKvChain(scan: GraphScan, readers: Node[]): { chain: Node[]; head: Node[] } | { skipped: string } {
+  if (readers.length !== 1 || readers[0].opType !== 'Unsqueeze' || readers[0].domain !== '') return { chain: [], head: readers };
+  const chain: Node[] = [readers[0]];
+  for (const op of ['Expand', 'Reshape']) {
+    const next = scan.consumers.get(chain[chain.length - 1].outputs[0]) ?? [];
+    if (next.length !== 1 || next[0].opType !== op || next[0].domain !== '' || next[0].inputs[0] !== chain[chain.length - 1].outputs[0]) {
+      return { skipped: `${chain[chain.length - 1].outputs[0]} is not read by one ${op} alone (repeat_kv's Unsqueeze → Expand → Reshape)` };
+    }
+    chain.push(next[0]);
+  }
+  return { chain, head: scan.consumers.get(chain[2].outputs[0]) ?? [] };
+}
+
+/**
+ * Whether a `Shape` reader of a cache value serves only the shapes of `repeat_kv`'s chains: every path from its output
+ * ends at the shape input (input 1) of an `Expand` or `Reshape` of a chain. Such a `Shape` must keep reporting the
+ * row's own positions (the chain expands the row's own cache), where every other `Shape` of the cache reports the
+ * prefix's positions too.
+ */
+function servesOnlyChains(scan: GraphScan, shape: Node, chainNodes: ReadonlySet<Node>): boolean {
+  const seen = new Set<string>();
+  const stack = [shape.outputs[0]];
+  let reached = false;
+  while (stack.length) {
+    const value = stack.pop() as string;
+    if (seen.has(value)) continue;
+    seen.add(value);
+    if (scan.outputs.has(value)) return false;
+    const users = scan.consumers.get(value) ?? [];
+    for (const n of users) {
+      if (chainNodes.has(n)) {
+        if (n.inputs.indexOf(value) < 1) return false;
+        reached = true;
+      } else if (SHAPE_ARITHMETIC.has(n.opType) && n.domain === '') stack.push(...n.outputs);
+      // Reshaping or expanding the shape vector itself (torch's `expand` export), never an activation by a shape.
+      else if ((n.opType === 'Reshape' || n.opType === 'Expand') && n.domain === '' && n.inputs[0] === value && n.inputs[1] !== value) stack.push(...n.outputs);
+      else return false;
+    }
+  }
+  return reached;
+}
+
+/** Operators torch's exporter uses to compute shapes from a `Shape` (integer tensors only, never activations). */
+const SHAPE_ARITHMETIC = new Set(['Gather', 'Unsqueeze', 'Squeeze', 'Concat', 'Slice', 'Cast', 'Mul', 'Add', 'Sub', 'Div', 'Equal', 'Where', 'ConstantOfShape', 'Identity', 'Shape']);
+
+/**
  * The edits that let every row attend to one shared prompt cache (bifurcated attention: Athiwaratkun et al., ICML
- * 2024): a `prefix_key_values.{i}.key|value` input `[1, heads, P, headDim]` per cache input, whose positions come
+ * 2024): a `prefix_key_values.{i}.key|value` input `[1, kvHeads, P, headDim]` per cache input, whose positions come
  * before each row's own `past_key_values` positions. In each layer the scores of the queries against the prefix's
  * keys are one product for all rows (`[B, H, s, D]` → `[s, H, B, D]`, broadcast against `[1, H, D, P]`), joined
  * before the graph's mask and softmax with the scores against the row's own keys; the probabilities are split the
@@ -362,11 +415,17 @@ interface PrefixEdits {
  * positions the graph derives from the cache length count the prefix. With an empty prefix (P = 0) the graph
  * computes what it did before.
  *
+ * Grouped-query attention (`repeat_kv` between the cache and the product, {@link repeatKvChain}): the prefix is not
+ * expanded. The queries by position `[s, H, B, D]` are regrouped as `[s, kvHeads, rep·B, D]` (query head h reads
+ * key/value head ⌊h / rep⌋, and heads are contiguous), multiplied by the prefix's `[1, kvHeads, D, P]`, and the
+ * scores regrouped back; the values likewise. The row's own positions still go through the graph's chain, whose
+ * `Shape`s keep counting the row's own positions ({@link servesOnlyChains}).
+ *
  * Applies when, for every layer, `present.{i}.key` (a Concat of the cache and the new positions, see
- * {@link cacheAppendsOf}) is read only by one `Transpose(perm 0,1,3,2)` that one `MatMul` reads as its second input
- * (the query × keyᵀ scores), and by `Shape`s; `present.{i}.value` only by one `MatMul` as its second input (the
- * probabilities × values) and by `Shape`s; and each cache input only by its Concat and by `Shape`s without
- * start/end.
+ * {@link cacheAppendsOf}) is read only by one `Transpose(perm 0,1,3,2)` — directly or through a `repeat_kv` chain —
+ * that one `MatMul` reads as its second input (the query × keyᵀ scores), and by `Shape`s; `present.{i}.value` only by
+ * one `MatMul` as its second input (the probabilities × values), directly or through a chain, and by `Shape`s; and each
+ * cache input only by its Concat and by `Shape`s without start/end.
  */
 function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEdits | { skipped: string } {
   const renamed = new Map<number, { inputs: string[]; outputs: string[] }>();
@@ -401,6 +460,44 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
       { op: 'Add', inputs: [`${own}/own`, `${own}/prefixAxis2`], outputs: [out] },
     );
   };
+  // Grouped-query attention: `byPosition` [s, H, B, X] regrouped as [s, kvHeads, rep·B, X] (kvHeads from the prefix's
+  // shape), and a product's result [s, kvHeads, rep·B, Y] back to [s, H, B, Y].
+  let groupConstants = false;
+  const grouped = (layer: string, prefix: string, byPosition: string, tag: string) => {
+    // No -1 in the shape: with an empty prefix one of these tensors has no elements, and -1 is then undefined.
+    const t = `${layer}${tag}`;
+    if (!groupConstants) {
+      groupConstants = true;
+      nodes.push(
+        { op: 'Constant', inputs: [], outputs: [`${ns}one`], attrs: { value_ints: [1] } },
+        { op: 'Constant', inputs: [], outputs: [`${ns}four`], attrs: { value_ints: [4] } },
+      );
+    }
+    nodes.push(
+      { op: 'Shape', inputs: [prefix], outputs: [`${t}PrefixShape`] },
+      { op: 'Slice', inputs: [`${t}PrefixShape`, `${ns}one`, `${ns}two`], outputs: [`${t}KvHeads`] },
+      { op: 'Shape', inputs: [byPosition], outputs: [`${t}ByPositionShape`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}zero`, `${ns}one`], outputs: [`${t}Positions`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}one`, `${ns}two`], outputs: [`${t}Heads`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}two`, `${ns}three`], outputs: [`${t}Rows`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}three`, `${ns}four`], outputs: [`${t}Width`] },
+      { op: 'Mul', inputs: [`${t}Heads`, `${t}Rows`], outputs: [`${t}HeadRows`] },
+      { op: 'Div', inputs: [`${t}HeadRows`, `${t}KvHeads`], outputs: [`${t}GroupRows`] },
+      { op: 'Concat', inputs: [`${t}Positions`, `${t}KvHeads`, `${t}GroupRows`, `${t}Width`], outputs: [`${t}GroupShape`], attrs: { axis: 0 } },
+      { op: 'Reshape', inputs: [byPosition, `${t}GroupShape`], outputs: [`${t}Grouped`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}zero`, `${ns}three`], outputs: [`${t}Leading`] },
+    );
+    return { input: `${t}Grouped`, leading: `${t}Leading` };
+  };
+  // `last`: the axis of the prefix's shape that gives the product's last dimension (2: P for scores, 3: D for values).
+  const ungroup = (layer: string, tag: string, product: string, leading: string, prefix: string, last: 2 | 3, out: string) => {
+    nodes.push(
+      { op: 'Shape', inputs: [prefix], outputs: [`${layer}${tag}LastShape`] },
+      { op: 'Slice', inputs: [`${layer}${tag}LastShape`, last === 2 ? `${ns}two` : `${ns}three`, last === 2 ? `${ns}three` : `${ns}four`], outputs: [`${layer}${tag}Last`] },
+      { op: 'Concat', inputs: [leading, `${layer}${tag}Last`], outputs: [`${layer}${tag}UngroupShape`], attrs: { axis: 0 } },
+      { op: 'Reshape', inputs: [product, `${layer}${tag}UngroupShape`], outputs: [out] },
+    );
+  };
   for (const past of pastNames) {
     const prefix = prefixInputName(past);
     const present = past.replace('past_key_values.', 'present.');
@@ -412,27 +509,40 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
       virtualShape(n, prefix);
     }
     const readers = users(present);
-    for (const n of readers.filter(isShape)) virtualShape(n, prefix);
-    const rest = readers.filter((n) => !isShape(n));
+    const found = repeatKvChain(scan, readers.filter((n) => !isShape(n)));
+    if ('skipped' in found) return found;
+    const chainNodes = new Set(found.chain);
+    for (const n of readers.filter(isShape)) if (!(found.chain.length && servesOnlyChains(scan, n, chainNodes))) virtualShape(n, prefix);
+    const rest = found.head;
+    const reads = found.chain.length ? found.chain[2].outputs[0] : present;
     const layer = `${ns}${past.slice('past_key_values.'.length)}/`;
+    const gqa = found.chain.length > 0;
     if (past.endsWith('.key')) {
       const t = rest.length === 1 ? rest[0] : undefined;
-      if (!t || !isKeyTranspose(t)) return { skipped: `${present} is not read by one Transpose(perm 0,1,3,2) alone` };
+      if (!t || !isKeyTranspose(t)) return { skipped: `${reads} is not read by one Transpose(perm 0,1,3,2) alone` };
       const mm = users(t.outputs[0]);
-      if (mm.length !== 1 || !isMatMulOperand(mm[0], t.outputs[0])) return { skipped: `the transposed ${present} is not read by one MatMul alone` };
+      if (mm.length !== 1 || !isMatMulOperand(mm[0], t.outputs[0])) return { skipped: `the transposed ${reads} is not read by one MatMul alone` };
       const scores = mm[0].outputs[0];
       const query = mm[0].inputs[0];
       edit(mm[0]).outputs[0] = `${layer}ownScores`;
       nodes.push(
         { op: 'Transpose', inputs: [query], outputs: [`${layer}queryByPosition`], attrs: { perm: [2, 1, 0, 3] } },
         { op: 'Transpose', inputs: [prefix], outputs: [`${layer}prefixKeyT`], attrs: { perm: [0, 1, 3, 2] } },
-        { op: 'MatMul', inputs: [`${layer}queryByPosition`, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresByPosition`] },
+      );
+      if (gqa) {
+        const g = grouped(layer, prefix, `${layer}queryByPosition`, 'query');
+        nodes.push({ op: 'MatMul', inputs: [g.input, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresGrouped`] });
+        ungroup(layer, 'scores', `${layer}prefixScoresGrouped`, g.leading, prefix, 2, `${layer}prefixScoresByPosition`);
+      } else {
+        nodes.push({ op: 'MatMul', inputs: [`${layer}queryByPosition`, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresByPosition`] });
+      }
+      nodes.push(
         { op: 'Transpose', inputs: [`${layer}prefixScoresByPosition`], outputs: [`${layer}prefixScores`], attrs: { perm: [2, 1, 0, 3] } },
         { op: 'Concat', inputs: [`${layer}prefixScores`, `${layer}ownScores`], outputs: [scores], attrs: { axis: 3 } },
       );
     } else {
       const mm = rest.length === 1 ? rest[0] : undefined;
-      if (!mm || !isMatMulOperand(mm, present)) return { skipped: `${present} is not read by one MatMul alone` };
+      if (!mm || !isMatMulOperand(mm, reads)) return { skipped: `${reads} is not read by one MatMul alone` };
       const probs = mm.inputs[0];
       const out = mm.outputs[0];
       const e = edit(mm);
@@ -444,7 +554,15 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
         { op: 'Slice', inputs: [probs, `${ns}zero`, `${layer}prefixLength`, `${ns}three`], outputs: [`${layer}prefixProbs`] },
         { op: 'Slice', inputs: [probs, `${layer}prefixLength`, `${ns}end`, `${ns}three`], outputs: [`${layer}ownProbs`] },
         { op: 'Transpose', inputs: [`${layer}prefixProbs`], outputs: [`${layer}prefixProbsByPosition`], attrs: { perm: [2, 1, 0, 3] } },
-        { op: 'MatMul', inputs: [`${layer}prefixProbsByPosition`, prefix], outputs: [`${layer}prefixValuesByPosition`] },
+      );
+      if (gqa) {
+        const g = grouped(layer, prefix, `${layer}prefixProbsByPosition`, 'probs');
+        nodes.push({ op: 'MatMul', inputs: [g.input, prefix], outputs: [`${layer}prefixValuesGrouped`] });
+        ungroup(layer, 'values', `${layer}prefixValuesGrouped`, g.leading, prefix, 3, `${layer}prefixValuesByPosition`);
+      } else {
+        nodes.push({ op: 'MatMul', inputs: [`${layer}prefixProbsByPosition`, prefix], outputs: [`${layer}prefixValuesByPosition`] });
+      }
+      nodes.push(
         { op: 'Transpose', inputs: [`${layer}prefixValuesByPosition`], outputs: [`${layer}prefixValues`], attrs: { perm: [2, 1, 0, 3] } },
         { op: 'Add', inputs: [`${layer}prefixValues`, `${layer}ownValues`], outputs: [out] },
       );
