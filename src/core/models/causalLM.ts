@@ -15,7 +15,7 @@
 import type * as ort from 'onnxruntime-common';
 import { relative } from 'node:path';
 import { CacheBufferPool, GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
-import { openCacheAppends, prefixInputName, type CacheAppendSource } from './onnxPatch';
+import { LOGITS_TO_KEEP, openCacheAppends, prefixInputName, type CacheAppendSource } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, describeModel, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
@@ -167,7 +167,7 @@ export class OnnxCausalLM implements GenerativeLM {
     const rt = await ortRuntime();
     const base = ['input_ids', 'attention_mask'];
     // The shared-prefix inputs are ones the staged graph adds (see sharedPrefixOf).
-    const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids', ...pastNames.map(prefixInputName)], requiredOutputs: ['logits', ...presentNames] };
+    const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids', LOGITS_TO_KEEP, ...pastNames.map(prefixInputName)], requiredOutputs: ['logits', ...presentNames] };
     // The later-steps graph with the positions each step adds as outputs, when its cache follows Optimum's Concat
     // pattern (a merged decoder's presents come out of an If: loaded as it is).
     const nextFile = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
@@ -180,7 +180,7 @@ export class OnnxCausalLM implements GenerativeLM {
       else if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
       else {
         try {
-          const r = await openCacheAppends(nextFile, pastNames, options.stageWeights === false ? [] : undefined, { sharedPrefix: options.sharedPrefix !== false });
+          const r = await openCacheAppends(nextFile, pastNames, options.stageWeights === false ? [] : undefined, { sharedPrefix: options.sharedPrefix !== false, logitsToKeep: true });
           if ('skipped' in r) reason = r.skipped;
           else patched = r;
         } catch (e) {
@@ -198,7 +198,7 @@ export class OnnxCausalLM implements GenerativeLM {
         if (typeof patched?.source !== 'string') throw e;
         // onnxruntime refused the staged file (another version's rules for external data): the same graph, edited in memory.
         await patched.dispose();
-        const r = await openCacheAppends(nextFile, pastNames, [], { sharedPrefix: options.sharedPrefix !== false });
+        const r = await openCacheAppends(nextFile, pastNames, [], { sharedPrefix: options.sharedPrefix !== false, logitsToKeep: true });
         patched = 'skipped' in r ? undefined : r;
         return openNext(patched?.source);
       });
@@ -259,6 +259,8 @@ export class OnnxCausalLM implements GenerativeLM {
     pastLen: number,
     past: KVCache,
     timer?: RunTimer,
+    /** Logits of the last `keep` positions only, where the graph takes `logits_to_keep` (default: every position). */
+    keep = seq,
   ): Promise<ort.InferenceSession.ReturnType> {
     const T = this.rt.Tensor;
     const graph = pastLen === 0 ? this.first : this.next;
@@ -268,12 +270,18 @@ export class OnnxCausalLM implements GenerativeLM {
     };
     if (graph.inputs.has('position_ids')) feeds.position_ids = new T('int64', positionIds, [batch, seq]);
     if (graph.inputs.has('use_cache_branch')) feeds.use_cache_branch = new T('bool', new Uint8Array([pastLen > 0 ? 1 : 0]), [1]);
+    this.feedKeep(graph, feeds, keep);
     if (graph.inputs.has(this.pastNames[0])) {
       const cache = past.size > 0 ? past : this.emptyCache(batch);
       for (const [name, tensor] of cache) feeds[name] = tensor;
     }
     this.feedPrefix(graph, feeds);
     return graph.run(feeds, timer);
+  }
+
+  /** Feeds `logits_to_keep` (the last `keep` positions get logits) where the graph takes it. */
+  private feedKeep(graph: OnnxGraph, feeds: Record<string, ort.Tensor>, keep: number): void {
+    if (graph.inputs.has(LOGITS_TO_KEEP)) feeds[LOGITS_TO_KEEP] = new this.rt.Tensor('int64', BigInt64Array.of(BigInt(keep)), [1]);
   }
 
   /** Feeds a graph with shared-prefix inputs `prefix` (one prompt's cache, batch 1), or an empty prefix. */
@@ -348,9 +356,10 @@ export class OnnxCausalLM implements GenerativeLM {
     const key = n === 1 && options.reusePromptPass !== false ? prompts[0].join(',') : undefined;
     let pass = key !== undefined && this.lastPrompt?.key === key ? this.lastPrompt : undefined;
     if (!pass) {
-      const out = await this.run(ids, mask, pos, n, longest, 0, new Map(), options.timer);
+      // Only the last position's logits are read (left padding puts every prompt's last token there).
+      const out = await this.run(ids, mask, pos, n, longest, 0, new Map(), options.timer, 1);
       const vocab = out.logits.dims[2];
-      pass = { key: key ?? '', logits: lastPositionLogits(out.logits.data as Float32Array, n, longest, vocab), vocab, past: this.presents(out) };
+      pass = { key: key ?? '', logits: lastPositionLogits(out.logits.data as Float32Array, n, out.logits.dims[1], vocab), vocab, past: this.presents(out) };
       this.lastPrompt = key !== undefined ? pass : undefined;
     }
     const vocab = pass.vocab;
@@ -428,11 +437,12 @@ export class OnnxCausalLM implements GenerativeLM {
       attention_mask: new T('int64', new BigInt64Array(m.length + rest.length).fill(1n), [1, m.length + rest.length]),
       position_ids: new T('int64', pos, [1, rest.length]),
     };
+    this.feedKeep(this.next, feeds, 1);
     for (const [name, tensor] of this.emptyCache(1)) feeds[name] = tensor;
     this.feedPrefix(this.next, feeds, m.length > 0 ? store.materialize(m) : undefined);
     const out = await this.next.run(feeds, timer, mode.fetches);
     const vocab = out.logits.dims[2];
-    const logits = lastPositionLogits(out.logits.data as Float32Array, 1, rest.length, vocab);
+    const logits = lastPositionLogits(out.logits.data as Float32Array, 1, out.logits.dims[1], vocab);
     const kv = new Map(this.pastNames.map((name) => [name, out[mode.appended.get(name) as string]]));
     return { logits, match: store.insert(m, rest, kv, logits) };
   }
@@ -455,6 +465,7 @@ export class OnnxCausalLM implements GenerativeLM {
       attention_mask: new T('int64', mask, [rows, (prefix?.length ?? 0) + cache.capacity + width]),
       position_ids: new T('int64', pos, [rows, width]),
     };
+    this.feedKeep(this.next, feeds, width);
     for (const [name, tensor] of cache.tensors()) feeds[name] = tensor;
     this.feedPrefix(this.next, feeds, prefix?.past);
     return this.next.run(feeds, timer, fetches);

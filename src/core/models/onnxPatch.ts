@@ -572,6 +572,31 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
   return { renamed, added };
 }
 
+/** The graph input that says how many of the last positions get logits (see {@link lastLogitsOf}). */
+export const LOGITS_TO_KEEP = 'logits_to_keep';
+
+/**
+ * The edit that computes `logits` for the last k positions only, k fed as `logits_to_keep` (`[1]`, int64), as Hugging
+ * Face's `logits_to_keep` does: the LM head's input `[B, S, D]` is sliced to its last k positions, so a prompt pass
+ * of S tokens multiplies one position by the vocabulary instead of S (at Qwen3-0.6B's shape, 151,936 × 1,024 per
+ * position: a quarter of a prefill's arithmetic), and returns `[B, k, V]`. Fed S, the graph computes what it did.
+ *
+ * Applies when `logits` is made by a default-domain `MatMul` whose first input is the hidden states.
+ */
+function lastLogitsOf(scan: GraphScan): PrefixEdits | { skipped: string } {
+  const head = scan.producer.get('logits');
+  if (!head || head.opType !== 'MatMul' || head.domain !== '' || head.inputs.length !== 2) return { skipped: `logits is made by ${head ? head.opType : 'no node'}, not the LM head's MatMul` };
+  const ns = '/reflect_eval_logits/';
+  const nodes: NodeSpec[] = [
+    { op: 'Constant', inputs: [], outputs: [`${ns}end`], attrs: { value_ints: [2 ** 62] } },
+    { op: 'Constant', inputs: [], outputs: [`${ns}axis`], attrs: { value_ints: [1] } },
+    { op: 'Neg', inputs: [LOGITS_TO_KEEP], outputs: [`${ns}start`] },
+    { op: 'Slice', inputs: [head.inputs[0], `${ns}start`, `${ns}end`, `${ns}axis`], outputs: [`${ns}kept`] },
+  ];
+  const renamed = new Map([[head.field.start, { inputs: [`${ns}kept`, head.inputs[1]], outputs: [...head.outputs] }]]);
+  return { renamed, added: [graphInputField(LOGITS_TO_KEEP, ELEM.int64, 1), ...nodes.map((n, i) => graphNodeField(n, `${ns}n${i}`))] };
+}
+
 /** A `GraphProto.node` field with its inputs and outputs renamed (every other field copied as it is). */
 function renamedNode(src: ByteSource, f: Field, names: { inputs: string[]; outputs: string[] }): Uint8Array[] {
   const parts: Uint8Array[] = [];
@@ -674,6 +699,8 @@ export interface SlimModel {
    * {@link sharedPrefixOf}), or why not (it is then staged without them).
    */
   sharedPrefix?: true | { skipped: string };
+  /** With `logitsToKeep` asked for: whether the graph takes `logits_to_keep` ({@link lastLogitsOf}), or why not. */
+  logitsToKeep?: true | { skipped: string };
 }
 
 /**
@@ -689,7 +716,7 @@ export interface SlimModel {
  * @returns the new model, or `{ skipped }` saying why the pattern does not apply
  * @throws RangeError when the bytes are not a well-formed protobuf message
  */
-export function slimModel(src: ByteSource, weights: string, pastNames: readonly string[] = [], minBytes = 1024, options: { sharedPrefix?: boolean } = {}): SlimModel | { skipped: string } {
+export function slimModel(src: ByteSource, weights: string, pastNames: readonly string[] = [], minBytes = 1024, options: { sharedPrefix?: boolean; logitsToKeep?: boolean } = {}): SlimModel | { skipped: string } {
   const top = [...fields(src, 0, src.length)];
   const graphField = top.find((f) => f.field === 7 && f.wire === 2);
   if (!graphField) return { skipped: 'the model has no graph' };
@@ -712,7 +739,12 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
     : opset === undefined || opset < 12n
       ? { skipped: `the model's default opset is ${opset ?? 'not declared'} (the edit's Constant value_ints needs 12 or later)` }
       : sharedPrefixOf(scan, pastNames);
-  const edits = prefix && !('skipped' in prefix) ? prefix : undefined;
+  const keep = options.logitsToKeep && pastNames.length ? lastLogitsOf(scan) : undefined;
+  const edits: PrefixEdits | undefined = prefix && !('skipped' in prefix) ? { renamed: new Map(prefix.renamed), added: [...prefix.added] } : keep && !('skipped' in keep) ? { renamed: new Map(), added: [] } : undefined;
+  if (edits && keep && !('skipped' in keep)) {
+    for (const [k, v] of keep.renamed) edits.renamed.set(k, v);
+    edits.added.push(...keep.added);
+  }
   const body: Uint8Array[] = [];
   for (const f of fields(src, graphField.valueStart, graphField.end)) {
     const names = f.field === 1 && f.wire === 2 ? edits?.renamed.get(f.start) : undefined;
@@ -745,7 +777,8 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
     at += p.length;
   }
   const sharedPrefix = prefix === undefined ? undefined : 'skipped' in prefix ? { skipped: prefix.skipped } : (true as const);
-  return { bytes, appended: found.appended, external: [...new Set(scan.external)], ...(sharedPrefix ? { sharedPrefix } : {}) };
+  const logitsToKeep = keep === undefined ? undefined : 'skipped' in keep ? { skipped: keep.skipped } : (true as const);
+  return { bytes, appended: found.appended, external: [...new Set(scan.external)], ...(sharedPrefix ? { sharedPrefix } : {}), ...(logitsToKeep ? { logitsToKeep } : {}) };
 }
 
 const total = (parts: readonly Uint8Array[]) => parts.reduce((n, p) => n + p.length, 0);
@@ -757,6 +790,8 @@ export interface StagedModel {
   appended: Map<string, string>;
   /** As in {@link SlimModel}. */
   sharedPrefix?: true | { skipped: string };
+  /** As in {@link SlimModel}. */
+  logitsToKeep?: true | { skipped: string };
   /**
    * Removes the folder, as far as the platform lets it (once onnxruntime has read the weights: after the session is
    * created).
@@ -783,7 +818,7 @@ export interface StagedModel {
  * @throws when no parent allows the folder and its links (the caller then patches the model in memory: see
  *   {@link exposeCacheAppends}), or the file is not a well-formed protobuf message (RangeError)
  */
-export async function stageModel(file: string, pastNames: readonly string[] = [], parents?: readonly string[], options: { sharedPrefix?: boolean } = {}): Promise<StagedModel | { skipped: string }> {
+export async function stageModel(file: string, pastNames: readonly string[] = [], parents?: readonly string[], options: { sharedPrefix?: boolean; logitsToKeep?: boolean } = {}): Promise<StagedModel | { skipped: string }> {
   const real = await realpath(file);
   const name = basename(real);
   const fd = openSync(real, 'r');
@@ -811,7 +846,7 @@ export async function stageModel(file: string, pastNames: readonly string[] = []
       const path = join(dir, `reflect-eval-graph-${name}`);
       await writeFile(path, slim.bytes);
       const made = dir;
-      return { path, appended: slim.appended, ...(slim.sharedPrefix ? { sharedPrefix: slim.sharedPrefix } : {}), dispose: () => rm(made, { recursive: true, force: true }).catch(() => undefined) };
+      return { path, appended: slim.appended, ...(slim.sharedPrefix ? { sharedPrefix: slim.sharedPrefix } : {}), ...(slim.logitsToKeep ? { logitsToKeep: slim.logitsToKeep } : {}), dispose: () => rm(made, { recursive: true, force: true }).catch(() => undefined) };
     } catch (e) {
       failure = e;
       if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -851,6 +886,8 @@ export interface CacheAppendSource {
   appended: Map<string, string>;
   /** As in {@link SlimModel}, when asked for (a graph edited in memory never has the prefix inputs). */
   sharedPrefix?: true | { skipped: string };
+  /** As in {@link SlimModel}, when asked for (a graph edited in memory never has it). */
+  logitsToKeep?: true | { skipped: string };
   /** Call once the session exists (removes a staged folder). */
   dispose(): Promise<void>;
 }
@@ -864,7 +901,7 @@ export interface CacheAppendSource {
  * @returns the source, or `{ skipped }` saying why the pattern does not apply
  * @throws RangeError when the file is not a well-formed protobuf message
  */
-export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[], options: { sharedPrefix?: boolean } = {}): Promise<CacheAppendSource | { skipped: string }> {
+export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[], options: { sharedPrefix?: boolean; logitsToKeep?: boolean } = {}): Promise<CacheAppendSource | { skipped: string }> {
   const inMemory = async (): Promise<CacheAppendSource | { skipped: string }> => {
     const patched = exposeCacheAppends(await readModelWithRoom(file), pastNames, { inPlace: true });
     const sharedPrefix = options.sharedPrefix ? { sharedPrefix: { skipped: 'the graph was edited in memory, not staged' } } : {};
@@ -878,7 +915,7 @@ export async function openCacheAppends(file: string, pastNames: readonly string[
     if (e instanceof RangeError) throw e;
     return inMemory();
   }
-  return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, ...(staged.sharedPrefix ? { sharedPrefix: staged.sharedPrefix } : {}), dispose: staged.dispose };
+  return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, ...(staged.sharedPrefix ? { sharedPrefix: staged.sharedPrefix } : {}), ...(staged.logitsToKeep ? { logitsToKeep: staged.logitsToKeep } : {}), dispose: staged.dispose };
 }
 
 /**
