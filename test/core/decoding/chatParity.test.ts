@@ -54,7 +54,9 @@ for (const name of ['reflect-qwen3-tiny', 'reflect-llama-tiny']) {
   const folder = join(root, name);
   if (!existsSync(join(folder, 'chat_parity.json'))) continue;
   const parity = JSON.parse(readFileSync(join(folder, 'chat_parity.json'), 'utf8')) as ChatParity;
-  describe(`parity with PyTorch: ${name} (Llama family, real tokenizer and chat template)`, () => {
+  describe(`parity with PyTorch: ${name} (Llama family, real tokenizer and chat template)`, function () {
+    // 27 greedy and beam decodes of prompts up to 1,309 tokens: about a minute on an idle 2-core machine, several under load.
+    this.timeout(600_000);
     let model: OnnxCausalLM;
     before(async () => {
       model = (await loadGenerativeModel(`bundled:${name}`, locator)) as OnnxCausalLM;

@@ -44,7 +44,9 @@ function verdictOf(values: number[], lps: number[]): { value: number; expected: 
 }
 
 for (const name of ['reflect-qwen3-tiny', 'reflect-llama-tiny']) {
-  describe(`local chat judge (${name})`, () => {
+  describe(`local chat judge (${name})`, function () {
+    // Each verdict is checked against teacher forcing of every answer: 101 for the 0–100 scale.
+    this.timeout(300_000);
     let model: OnnxCausalLM;
     before(async () => {
       model = (await loadGenerativeModel(`bundled:${name}`, locator)) as OnnxCausalLM;

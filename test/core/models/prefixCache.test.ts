@@ -18,7 +18,8 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return worst;
 }
 
-describe('prefix cache (reflect-qwen3-tiny: grouped-query attention, 151,936 tokens)', () => {
+describe('prefix cache (reflect-qwen3-tiny: grouped-query attention, 151,936 tokens)', function () {
+  this.timeout(300_000);
   let cached: OnnxCausalLM;
   let plain: OnnxCausalLM;
   const text = (i: number, request: string) =>
