@@ -265,8 +265,10 @@ def quantize_matmuls_int8(src, dst):
     g.node.extend(nodes)
     del g.initializer[:]
     g.initializer.extend(keep_inits)
-    onnx.checker.check_model(m) if m.ByteSize() < 2 ** 31 - 1 else None
-    if sum(i.ByteSize() for i in g.initializer) > 2 ** 30:
+    large = sum(len(i.raw_data) for i in g.initializer) > 2 ** 30
+    if not large:  # the checker refuses a protobuf over 2 GB held in memory
+        onnx.checker.check_model(m)
+    if large:
         onnx.save(m, dst, save_as_external_data=True, all_tensors_to_one_file=True, location=os.path.basename(dst).replace(".tmp", "") + "_data", size_threshold=1024)
     else:
         onnx.save(m, dst)
