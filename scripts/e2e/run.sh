@@ -12,4 +12,6 @@ if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || ! bash scripts/e2e/setup.sh
   echo "SKIPPED: end-to-end test (install Debian chromium, libkrb5-dev and ripgrep to run it)"
   exit 0
 fi
-exec npx mocha --config test/e2e/.mocharc.json
+# The spec is given here, not in the mocharc, so that `bash scripts/e2e/run.sh test/e2e/<file>.e2e.test.ts` runs one file.
+if [ $# -eq 0 ]; then set -- "test/e2e/**/*.e2e.test.ts"; fi
+exec npx mocha --config test/e2e/.mocharc.json "$@"

@@ -3,14 +3,23 @@
  * Debian Chromium through playwright-core. Each `*.e2e.test.ts` file launches its own workbench on its own
  * workspace with {@link launchWorkbench}; the VSIX is packaged once per test process. Every file's `afterEach` hands
  * a failed attempt ({@link failedAttempt}) to `Workbench.failed`, which prints what the CI log needs to find the cause.
+ *
+ * The harness owns the lifetime of what it launches (lifetime.ts): a workbench launched inside a test is closed when
+ * that attempt fails, before Mocha's retry runs; one launched in a `before` hook serves every attempt of its file and
+ * is closed at the file's end at the latest; and the run ends with a check that none of its processes is left.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
+import { failedAttempt, own, runDir } from './lifetime';
+import { markedEnv, terminate, type ProcessInfo } from './processes';
+
+export { failedAttempt };
+export type { StubServer };
 
 export const root = resolve(__dirname, '../..');
 /** Screenshots and logs land here. */
@@ -275,6 +284,23 @@ export async function openDialogueFile(page: Page, fileName: string): Promise<Fr
   throw new Error(`${fileName} did not open in the ReflectEval editor`);
 }
 
+/**
+ * A stub OpenAI-compatible server (test/helpers/stubOpenAI.ts) owned like a workbench: closed when the test attempt
+ * that started it fails, or at the end of its file at the latest.
+ */
+export async function startStub(...args: Parameters<typeof startStubOpenAI>): Promise<StubServer> {
+  let stub: StubServer | undefined;
+  const owned = own('stub', 'stub OpenAI server', { stop: async () => stub?.close() });
+  try {
+    stub = await startStubOpenAI(...args);
+  } catch (err) {
+    await owned.close('it failed to start');
+    throw err;
+  }
+  const started = stub;
+  return { ...started, close: () => owned.close() };
+}
+
 /** Runs the built CLI and fails the test with its stderr when it exits non-zero. */
 export function runCli(args: string[], cwd = root): string {
   const res = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' });
@@ -295,7 +321,7 @@ let packaged: string | undefined;
 /** The VSIX of the current build, packaged once per test process. */
 function vsix(): string {
   if (packaged && existsSync(packaged)) return packaged;
-  const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-vsix-'));
+  const dir = mkdtempSync(join(runDir(), 'vsix-'));
   const file = join(dir, 'reflect-eval.vsix');
   const pack = spawnSync(process.execPath, [join(root, 'scripts/package.mjs'), '--out', file], { cwd: root, encoding: 'utf8' });
   assert.equal(pack.status, 0, `packaging failed:\n${pack.stdout}\n${pack.stderr}`);
@@ -305,18 +331,26 @@ function vsix(): string {
 
 /** A running workbench: code-server on a workspace folder, and a Chromium page showing it. */
 export interface Workbench {
+  /** Its id in the run (`wb3`): its processes carry it in their environment marker (processes.ts). */
+  id: string;
   page: Page;
   browser: Browser;
   server: ChildProcess;
   /** The workspace folder (a fresh temporary folder). */
   workspace: string;
+  /** Its processes still running: code-server's and Chromium's process groups, and any process with its marker. */
+  processes(): ProcessInfo[];
   /** code-server's stdout and stderr so far. */
   log(): string;
   /** The ReflectEval output channel so far (every job's summary is there, whether or not a toast showed it). */
   output(): string;
   /** Screenshot into test-output/e2e/<name>.png. */
   screenshot(name: string): Promise<void>;
-  /** Stops everything, keeps VS Code's logs under test-output/e2e/<logsName>, removes the temporary folders. */
+  /**
+   * Stops everything (the browser, then code-server and every process of its group: SIGTERM, SIGKILL after 5 s), keeps
+   * VS Code's logs under test-output/e2e/<logsName>, removes the temporary folders. Once: a workbench the harness
+   * already closed (after a failed attempt) stays closed.
+   */
   close(logsName: string): Promise<void>;
   /**
    * For a test that failed: a screenshot (test-output/e2e/<name>-failed-<time>.png), and on stdout what the CI log
@@ -325,15 +359,6 @@ export interface Workbench {
    * later test of the file.
    */
   failed(name: string): Promise<void>;
-}
-
-/**
- * Whether the attempt of `test` that just ran failed, for an `afterEach` hook. A failed attempt that `retries` runs
- * again is not marked `failed` (Mocha leaves its state unset until the last attempt), and its hook must still clean
- * up after it: the retry meets whatever it left open.
- */
-export function failedAttempt(test: Mocha.Test | undefined): boolean {
-  return test !== undefined && test.state !== 'passed' && test.state !== 'pending';
 }
 
 /**
@@ -389,65 +414,105 @@ function reflectEvalOutput(userData: string): string {
  */
 export async function launchWorkbench(populate: (workspace: string) => void | Promise<void>, settings: Record<string, unknown> = {}): Promise<Workbench> {
   mkdirSync(out, { recursive: true });
-  const work = mkdtempSync(join(tmpdir(), 'reflect-eval-e2e-'));
-  const workspace = join(work, 'workspace');
-  mkdirSync(workspace);
-  await populate(workspace);
+  let server: ChildProcess | undefined;
+  let browser: Browser | undefined;
+  let logsName: string | undefined;
+  // Registered before anything starts, so that whatever this launch starts is closed with it — also when the
+  // launch itself fails half-way (code-server never listens, the workbench never shows).
+  const owned = own('wb', 'workbench', {
+    stop: async () => void (await browser?.close()),
+    cleanup: () => {
+      const logs = join(userData, 'logs');
+      if (existsSync(logs)) cpSync(logs, join(out, logsName ?? `code-server-logs-${owned.id}`), { recursive: true });
+      rmSync(work, { recursive: true, force: true, maxRetries: 3 });
+    },
+  });
+  const work = join(runDir(), owned.id);
   const userData = join(work, 'user-data');
-  mkdirSync(join(userData, 'User'), { recursive: true });
-  writeFileSync(
-    join(userData, 'User', 'settings.json'),
-    JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, ...settings }),
-  );
-  const extensions = join(work, 'extensions');
-  const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
-  const inst = spawnSync(process.execPath, [codeServer, ...common, '--install-extension', vsix()], { encoding: 'utf8' });
-  assert.equal(inst.status, 0, `installing the VSIX failed:\n${inst.stdout}\n${inst.stderr}`);
-
-  const port = await freePort();
-  let log = '';
-  const server = spawn(process.execPath, [codeServer, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', workspace], {
-    // For profiling by hand (e.g. the editor bench): every Node process of code-server, the extension host among
-    // them, under the inspector on a port of its own; each says where on stderr ("Debugger listening on ws://…").
-    env: { ...process.env, VSCODE_PROXY_URI: '', ...(process.env.REFLECT_EVAL_INSPECT_EXTENSIONS ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:0`.trim() } : {}) },
-  });
-  server.stdout?.on('data', (d) => (log += d));
-  server.stderr?.on('data', (d) => (log += d));
-  await waitFor('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 60_000);
-
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-  await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
-  return {
-    page,
-    browser,
-    server,
-    workspace,
-    log: () => log,
-    output: () => reflectEvalOutput(userData),
-    screenshot: async (name) => void (await page.screenshot({ path: join(out, `${name}.png`) })),
-    failed: async (name) => {
-      await page.screenshot({ path: join(out, `${name}-failed-${Date.now()}.png`) }).catch(() => undefined);
-      console.log(`workbench at the failure:\n${await workbenchState(page)}\nReflectEval output (tail):\n${reflectEvalOutput(userData).slice(-3000) || '(none)'}\ncode-server log (tail):\n${log.slice(-4000)}`);
-      const dialog = page.locator(MODAL_DIALOG);
-      if (await dialog.count().catch(() => 0)) {
-        // Its Cancel button where it has one (a "save changes?" prompt: nothing saved, nothing dropped).
-        const cancel = dialog.locator('a.monaco-button', { hasText: /^Cancel$/ });
-        if (await cancel.count().catch(() => 0)) await cancel.first().click({ timeout: 10_000 }).catch(() => undefined);
-        else await page.keyboard.press('Escape').catch(() => undefined);
-        const closed = await dialog.waitFor({ state: 'detached', timeout: 10_000 }).then(() => true, () => false);
-        console.log(closed ? 'closed the modal dialog' : 'the modal dialog stayed open');
-      }
-    },
-    close: async (logsName) => {
-      await browser.close().catch(() => undefined);
-      server.kill('SIGTERM');
-      if (existsSync(join(userData, 'logs'))) cpSync(join(userData, 'logs'), join(out, logsName), { recursive: true });
-      rmSync(work, { recursive: true, force: true });
-    },
+  // A test attempt that timed out goes on running: if the harness closed this workbench meanwhile, end what the
+  // launch started since and stop.
+  const abandoned = async () => {
+    if (!owned.closing) return;
+    await browser?.close().catch(() => undefined);
+    await terminate(owned.processes);
+    rmSync(work, { recursive: true, force: true });
+    throw new Error(`${owned.what} was closed while it launched (its test attempt ended)`);
   };
+  try {
+    const workspace = join(work, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    await populate(workspace);
+    mkdirSync(join(userData, 'User'), { recursive: true });
+    writeFileSync(
+      join(userData, 'User', 'settings.json'),
+      JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, ...settings }),
+    );
+    const extensions = join(work, 'extensions');
+    const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+    const inst = spawnSync(process.execPath, [codeServer, ...common, '--install-extension', vsix()], { encoding: 'utf8', env: markedEnv(owned.id) });
+    assert.equal(inst.status, 0, `installing the VSIX failed:\n${inst.stdout}\n${inst.stderr}`);
+    await abandoned();
+
+    const port = await freePort();
+    let log = '';
+    server = spawn(process.execPath, [codeServer, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', workspace], {
+      // For profiling by hand (e.g. the editor bench): every Node process of code-server, the extension host among
+      // them, under the inspector on a port of its own; each says where on stderr ("Debugger listening on ws://…").
+      env: markedEnv(owned.id, { ...process.env, VSCODE_PROXY_URI: '', ...(process.env.REFLECT_EVAL_INSPECT_EXTENSIONS ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:0`.trim() } : {}) }),
+      // A process group of its own, ended as a group (the extension host and file watcher are its children).
+      detached: true,
+    });
+    if (server.pid) owned.groups.add(server.pid);
+    server.stdout?.on('data', (d) => (log += d));
+    server.stderr?.on('data', (d) => (log += d));
+    await waitFor('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 60_000);
+    await abandoned();
+
+    // Playwright starts Chromium in a process group of its own; its zygote and renderers start with an emptied
+    // environment, so the group (found from the marked main process, a child of this one) is what names them.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      env: markedEnv(owned.id),
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    for (const p of owned.processes()) if (p.ppid === process.pid && p.pid === p.pgid) owned.groups.add(p.pgid);
+    await abandoned();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+    await abandoned();
+    const b = browser;
+    const s = server;
+    return {
+      id: owned.id,
+      page,
+      browser: b,
+      server: s,
+      workspace,
+      processes: owned.processes,
+      log: () => log,
+      output: () => reflectEvalOutput(userData),
+      screenshot: async (name) => void (await page.screenshot({ path: join(out, `${name}.png`) })),
+      failed: async (name) => {
+        await page.screenshot({ path: join(out, `${name}-failed-${Date.now()}.png`) }).catch(() => undefined);
+        console.log(`workbench at the failure:\n${await workbenchState(page)}\nReflectEval output (tail):\n${reflectEvalOutput(userData).slice(-3000) || '(none)'}\ncode-server log (tail):\n${log.slice(-4000)}`);
+        const dialog = page.locator(MODAL_DIALOG);
+        if (await dialog.count().catch(() => 0)) {
+          // Its Cancel button where it has one (a "save changes?" prompt: nothing saved, nothing dropped).
+          const cancel = dialog.locator('a.monaco-button', { hasText: /^Cancel$/ });
+          if (await cancel.count().catch(() => 0)) await cancel.first().click({ timeout: 10_000 }).catch(() => undefined);
+          else await page.keyboard.press('Escape').catch(() => undefined);
+          const closed = await dialog.waitFor({ state: 'detached', timeout: 10_000 }).then(() => true, () => false);
+          console.log(closed ? 'closed the modal dialog' : 'the modal dialog stayed open');
+        }
+      },
+      close: async (name) => {
+        logsName ??= name;
+        await owned.close();
+      },
+    };
+  } catch (err) {
+    if (!owned.closing) await owned.close(`its launch failed: ${(err as Error).message.split('\n')[0]}`);
+    throw err;
+  }
 }

@@ -11,8 +11,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
-import { answerFileDialog, answerKeyDialog, cli, editorFrame, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, waitForJobSummary, type Workbench } from './harness';
+import { answerFileDialog, answerKeyDialog, cli, editorFrame, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitFor, waitForJobSummary, type Workbench, startStub, type StubServer } from './harness';
 import { spawnSync } from 'node:child_process';
 
 const KEY = 'sk-e2e-jobs-key';
@@ -37,8 +36,8 @@ describe('One plan through the editor and the CLI (code-server + Chromium)', fun
 
   before(async function () {
     if (!prerequisitesPresent()) this.skip();
-    four = await startStubOpenAI(() => ({ reply: '4' }));
-    two = await startStubOpenAI(() => ({ reply: '2' }));
+    four = await startStub(() => ({ reply: '4' }));
+    two = await startStub(() => ({ reply: '2' }));
     wb = await launchWorkbench((dir) => {
       ws = dir;
       const csv = join(root, 'data/annomi/AnnoMI-sample.csv');

@@ -13,8 +13,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
-import { startStubOpenAI, type StubServer } from '../helpers/stubOpenAI';
-import { answerKeyDialog, cli, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitForJobSummary, waitForNotification, type Workbench } from './harness';
+import { answerKeyDialog, cli, failedAttempt, keyDialog, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCommand, setApiKey, waitForJobSummary, waitForNotification, type Workbench, startStub, type StubServer } from './harness';
 
 const KEY = 'sk-e2e-user-key-for-my-provider';
 
@@ -29,8 +28,8 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
 
   before(async function () {
     if (!prerequisitesPresent()) this.skip();
-    mine = await startStubOpenAI(() => ({ reply: '4' }));
-    theirs = await startStubOpenAI(() => ({ reply: '1' }));
+    mine = await startStub(() => ({ reply: '4' }));
+    theirs = await startStub(() => ({ reply: '1' }));
     wb = await launchWorkbench(
       (dir) => {
         const r = spawnSync(process.execPath, [cli, 'import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '2', '--seed', '5', '-o', join(dir, 'study.dialogues.jsonl')], { encoding: 'utf8' });

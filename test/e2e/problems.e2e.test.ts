@@ -27,7 +27,7 @@ describe('problem lines as VS Code diagnostics (code-server + Chromium)', functi
       file = join(ws, 'study.dialogues.jsonl');
       runCli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '2', '--seed', '1', '-o', file]);
       const [first, second] = readFileSync(file, 'utf8').trim().split('\n');
-      const schemaBad = JSON.stringify({ id: 'bad-schema', context: [{ speaker: 'robot', text: 3 }], candidates: [{ id: 'c', text: 'x', annotations: [], scores: {} }] });
+      const schemaBad = JSON.stringify({ id: 'bad-schema', context: [{ speaker: '', text: 3 }], candidates: [{ id: 'c', text: 'x', annotations: [], scores: {} }] });
       // Lines 2-5 need attention (4 lines, 6 problems: three of them on line 3); lines 1 and 6 are items.
       writeFileSync(file, [first, '{"id": "torn", "context": [', schemaBad, first, '[1, 2]', second].join('\n') + '\n');
       // For the save test: a line with bytes that are not UTF-8 (E9 FF, 130 of them) and a line with a lone CR.

@@ -126,7 +126,7 @@ const SCHEMA_BREAKS: readonly ((it: Record<string, unknown>) => void)[] = [
   (it) => delete it.candidates,
   (it) => (it.id = 42),
   (it) => (it.context = 'a string'),
-  (it) => (it.context = [{ speaker: 'counsellor', text: 'hi' }]),
+  (it) => (it.context = [{ speaker: '', text: 'hi' }]),
   (it) => (it.candidates = [{ id: 'c', text: 't', origin: { kind: 'robot' } }]),
   (it) => (it.candidates = [{ id: 'c', text: 't' }]),
   (it) => (it.candidates = [{ id: 'c', text: 't', origin: { kind: 'human' }, annotations: [{ coherent: 'yes' }] }]),

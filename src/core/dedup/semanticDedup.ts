@@ -18,7 +18,7 @@ import seedrandom from 'seedrandom';
 import { shuffled } from '../stats/shuffle';
 import type { Candidate, ClusterInfo, DialogueItem } from '../dialogue/types';
 import type { SentenceEmbedder } from '../models/sentenceEmbedding';
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature, type Signature } from '../evaluators/signature';
 import { ML_HCLUST_VERSION, wardClusters } from './agglomerative';
 
 /** Settings of a semantic deduplication run. */
@@ -62,23 +62,22 @@ export function semanticDedupConfig(partial: Partial<SemanticDedupConfig> = {}):
  * The clustering's signature, stored on every clustered candidate: embedding model (as loaded: `embedder.ref`) and how it pools, linkage,
  * metric, threshold, representative rule, sample size and seed, library and ReflectEval versions.
  */
-export function semanticDedupSignature(c: SemanticDedupConfig, embedder: Pick<SentenceEmbedder, 'spec' | 'ref'>): string {
+export function semanticDedupSignature(c: SemanticDedupConfig, embedder: Pick<SentenceEmbedder, 'spec' | 'ref'>): Signature {
   const s = embedder.spec;
-  return [
-    `emb:${embedder.ref}`,
-    `pool:${s.pooling}`,
-    `norm:${s.normalize ? 'l2' : 'none'}`,
-    `maxlen:${s.maxSeqLength}`,
-    'link:ward',
-    'metric:euclidean',
-    `t:${c.threshold}`,
-    'rep:most-tokens',
-    `k:${c.sample}`,
-    `seed:${c.seed}`,
-    `include:${c.include}`,
-    `impl:ml-hclust-${ML_HCLUST_VERSION}`,
-    `rv:${REFLECT_EVAL_VERSION}`,
-  ].join('|');
+  return buildSignature([
+    ['emb', embedder.ref],
+    ['pool', s.pooling],
+    ['norm', s.normalize ? 'l2' : 'none'],
+    ['maxlen', s.maxSeqLength],
+    ['link', 'ward'],
+    ['metric', 'euclidean'],
+    ['t', c.threshold],
+    ['rep', 'most-tokens'],
+    ['k', c.sample],
+    ['seed', c.seed],
+    ['include', c.include],
+    ['impl', `ml-hclust-${ML_HCLUST_VERSION}`],
+  ]);
 }
 
 /** One item's outcome. */

@@ -5,16 +5,16 @@
 import type { Candidate, DialogueItem } from './types';
 
 /**
- * True when `candidate` is the item's reference itself: a human-written candidate (first origin of kind
- * `human`) whose text is the item's reference text (ignoring surrounding whitespace), as when an annotation table
- * is imported with `--reference` and the annotated human response is also the reference. Reference-based metrics
- * do not score such a candidate: it would be the reference scored against itself (BLEU 1, METEOR ≈ 1), a value
- * that says nothing about the candidate and that would dominate any correlation. A model output that happens to
- * equal the reference is scored as usual.
+ * True when `candidate`'s text is the item's reference text (ignoring surrounding whitespace), whoever wrote it: the
+ * human response of an annotation table imported with `--reference`, or a model output that repeats the reference.
+ * A reference-based evaluator's score of such a candidate is the reference scored against itself (BLEU 1, METEOR
+ * ≈ 1): it says nothing about the candidate and would dominate any correlation. So metrics do not score it, and
+ * every analysis — the correlation table, the ceiling, the alt-test, the majority label, length bias — leaves such a
+ * score out the same way (issue 39 item 6).
  */
-export function isReferenceCandidate(item: Pick<DialogueItem, 'reference'>, candidate: Pick<Candidate, 'origin' | 'text'>): boolean {
+export function isReferenceCandidate(item: Pick<DialogueItem, 'reference'>, candidate: Pick<Candidate, 'text'>): boolean {
   const ref = item.reference?.text;
-  return typeof ref === 'string' && candidate.origin?.kind === 'human' && candidate.text.trim() === ref.trim();
+  return typeof ref === 'string' && candidate.text.trim() === ref.trim();
 }
 
 /** `Score.reason` of a candidate a reference-based metric left out because it is the reference. */

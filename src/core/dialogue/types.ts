@@ -6,8 +6,11 @@
  * (`[key: string]: unknown`): they are preserved verbatim through read → edit → write.
  */
 
-/** Who speaks a turn. */
-export type Speaker = 'therapist' | 'client';
+/**
+ * Who speaks a turn, as the dataset names them (`therapist`, `client`, `User`, `System`, …). The MI roles are
+ * `therapist` and `client`; how a speaker is shown is looked up by `speakerDisplayName` (`./speakers.ts`).
+ */
+export type Speaker = string;
 
 /**
  * AnnoMI's main therapist behaviour codes (Wu et al., ICASSP 2022), as they appear in the
@@ -87,8 +90,11 @@ export interface DecodingSettings {
 
 /** How a candidate came to exist. */
 export interface CandidateOrigin {
-  /** `human`: written by a person (e.g. the reference); `model`: a local model; `api`: a remote endpoint. */
-  kind: 'human' | 'model' | 'api';
+  /**
+   * `human`: written by a person (e.g. the reference); `model`: a local model; `api`: a remote endpoint; `hidden`:
+   * withheld from an annotator (a blind packet, `src/core/team/packets.ts`).
+   */
+  kind: 'human' | 'model' | 'api' | 'hidden';
   /** Model folder, hub id or API model name. */
   model?: string;
   decoding?: DecodingSettings;

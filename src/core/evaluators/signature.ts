@@ -10,6 +10,12 @@
 import { createHash } from 'node:crypto';
 import { REFLECT_EVAL_VERSION } from '../version';
 
+/**
+ * A signature built by {@link buildSignature}: the only kind of string an evaluator's id and its scores' `signature`
+ * may be built from (a signature read back from a file is a plain string again).
+ */
+export type Signature = string & { readonly __signature: 'buildSignature' };
+
 /** One field of a signature; `undefined` values are left out (an unset option that the evaluator defaults). */
 export type SignatureField = readonly [key: string, value: string | number | boolean | undefined];
 
@@ -30,7 +36,7 @@ function decode(value: string): string {
  * @param version - ReflectEval's version (default: this build's)
  * @throws Error for a malformed or repeated key
  */
-export function buildSignature(fields: readonly SignatureField[], version: string = REFLECT_EVAL_VERSION): string {
+export function buildSignature(fields: readonly SignatureField[], version: string = REFLECT_EVAL_VERSION): Signature {
   const seen = new Set<string>();
   const parts: string[] = [];
   for (const [key, value] of fields) {
@@ -41,7 +47,7 @@ export function buildSignature(fields: readonly SignatureField[], version: strin
     parts.push(`${key}:${encode(String(value))}`);
   }
   parts.push(`rv:${encode(version)}`);
-  return parts.join('|');
+  return parts.join('|') as Signature;
 }
 
 /**

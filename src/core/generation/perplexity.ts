@@ -18,6 +18,7 @@
  *   started from `</s>`) read `<s>` as the first decoder input after the start token; its own probability is not
  *   counted (it is forced at generation time, and BART's labels `<s> … </s>` put it there).
  */
+import { buildSignature, type Signature } from '../evaluators/signature';
 import type { GenerativeLM } from '../models/languageModel';
 import type { DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
 import { generatorInputIds, inputWindow } from './localGenerator';
@@ -75,8 +76,8 @@ export interface PerplexityResult {
   tokens: number;
   responses: number;
   perResponse: ResponseNll[];
-  /** e.g. `ppl|model:bundled:reflect-gpt2-tiny|ctx:384|resp:128|eos:yes|input:gem2022` (sacreBLEU-style). */
-  signature: string;
+  /** e.g. `measure:perplexity|model:bundled:reflect-gpt2-tiny|ctx:384|resp:128|eos:yes|input:gem2022-reflection|rv:0.1.0`. */
+  signature: Signature;
 }
 
 /**
@@ -123,6 +124,13 @@ export async function perplexity(
     tokens,
     responses: perResponse.length,
     perResponse,
-    signature: `ppl|model:${model.ref}|ctx:${window}|resp:${maxResponseTokens}|eos:${includeEos ? 'yes' : 'no'}|input:gem2022-${behaviour}${options.inputSpecialTokens ? '+special' : ''}`,
+    signature: buildSignature([
+      ['measure', 'perplexity'],
+      ['model', model.ref],
+      ['ctx', window],
+      ['resp', maxResponseTokens],
+      ['eos', includeEos ? 'yes' : 'no'],
+      ['input', `gem2022-${behaviour}${options.inputSpecialTokens ? '+special' : ''}`],
+    ]),
   };
 }

@@ -3,7 +3,7 @@
  * (Wu et al., ICMI 2023 §2.4: zero-shot judges prompted for a single number, temperature 0).
  */
 import type { DialogueItem, Score } from '../dialogue/types';
-import { buildSignature, parseSignature, shortDigest } from '../evaluators/signature';
+import { buildSignature, parseSignature, shortDigest, type Signature } from '../evaluators/signature';
 import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
 import { parseErrorCategoriesReply, type ErrorCategoryJudgement } from './parseErrorCategories';
 import { parseJudgeReply } from './parseReply';
@@ -42,7 +42,7 @@ export interface Judge {
    * model, sampling parameters, logprobs, reply length; never a secret. Two judges that differ in any of these
    * have different signatures, hence different evaluator ids.
    */
-  readonly signature: string;
+  readonly signature: Signature;
   /**
    * A prompt budget (local judges: the model's positions): prompts are assembled within it by leaving out the
    * oldest turns of the context ({@link assemblePromptWithin}).
@@ -87,7 +87,7 @@ export function judgeConfigDigest(signature: string): string {
  * The signature a judge's scores record: the judge's own, then the prompt variant and its template hash (before
  * the ReflectEval version), e.g. `backend:openai-chat|url:…|model:m|…|body:instructions|request:rating|tmpl:3f2a…|rv:0.1.0`.
  */
-export function judgeScoreSignature(judgeSignature: string, variant: PromptVariant, hash: string): string {
+export function judgeScoreSignature(judgeSignature: string, variant: PromptVariant, hash: string): Signature {
   const fields = [...parseSignature(judgeSignature)].filter(([k]) => k !== 'rv');
   return buildSignature([...fields, ['body', variant.body], ['request', variant.request], ['tmpl', hash]]);
 }

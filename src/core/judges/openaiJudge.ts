@@ -10,7 +10,7 @@
  * score over the valid answers: E = Σ v·p(v) / Σ p(v) over alternatives whose text is a valid answer v.
  */
 import OpenAI, { APIError } from 'openai';
-import { buildSignature } from '../evaluators/signature';
+import { buildSignature, type Signature } from '../evaluators/signature';
 import { RateLimitedError, retryAfterMs } from '../remote/adaptiveConcurrency';
 import { resultFromReply, type Judge, type JudgeRequest, type JudgeResult } from './judge';
 import { ERROR_CATEGORIES_JSON_SCHEMA } from './parseErrorCategories';
@@ -118,7 +118,7 @@ export const ERROR_CATEGORIES_MAX_TOKENS = 400;
  * credentials, query or trailing slash), model, temperature, reply length, logprobs, and the names (never the
  * values, which may be keys) of extra headers.
  */
-export function openAIJudgeSignature(options: Omit<OpenAIJudgeOptions, 'apiKey'>): string {
+export function openAIJudgeSignature(options: Omit<OpenAIJudgeOptions, 'apiKey'>): Signature {
   let url = options.baseURL;
   try {
     const u = new URL(options.baseURL);

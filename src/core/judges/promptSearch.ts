@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import seedrandom from 'seedrandom';
+import { speakerDisplayName } from '../dialogue/speakers';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
 import { shuffleInPlace } from '../stats/shuffle';
@@ -246,7 +247,7 @@ export function fewShotBlock(examples: readonly { item: DialogueItem; candidate:
       const words = Object.entries(spec.answers).sort((a, b) => Math.abs(a[1] - v) - Math.abs(b[1] - v));
       answer = words[0][0];
     } else answer = String(spec.integer ? Math.round(v) : Math.round(v * 10) / 10);
-    lines.push(`Example ${i + 1}`, 'Dialogue', ...ex.item.context.map((t) => `${t.speaker === 'therapist' ? 'Therapist' : 'Client'}: ${t.text}`), 'Response Candidate', `Therapist: ${ex.candidate.text}`, `${cue} ${answer}`);
+    lines.push(`Example ${i + 1}`, 'Dialogue', ...ex.item.context.map((t) => `${speakerDisplayName(t.speaker)}: ${t.text}`), 'Response Candidate', `Therapist: ${ex.candidate.text}`, `${cue} ${answer}`);
   });
   return literal(lines.join('\n'));
 }

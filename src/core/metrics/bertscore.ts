@@ -29,7 +29,7 @@ import { pythonStrip, type EncoderModel, type TokenEmbeddings } from '../models/
 import { LoadCache } from '../models/loadCache';
 import { cwdLocator, isModelDtype, loadEncoder, MODEL_DTYPES, modelKey, type ModelDtype, type ModelLocator } from '../models/registry';
 import { MetricConfigError, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature } from '../evaluators/signature';
 
 export { pythonStrip };
 
@@ -354,16 +354,15 @@ export const bertscore: Metric<BertScoreConfig> = {
   signature(c) {
     const idf = c.idf && c.idfReferences ? `refs${c.idfReferences.length}-${shortHash(c.idfReferences)}` : 'no';
     const rs = c.rescaleWithBaseline && c.baselineFile ? `${basename(c.baselineFile)}-${shortHash([readFileSync(c.baselineFile, 'utf8')])}` : 'no';
-    return [
-      `impl:bert_score-${BERT_SCORE_REFERENCE.version}`,
-      `model:${c.model}`,
-      `layer:${c.layer}`,
-      `idf:${idf}`,
-      `rescale:${rs}`,
-      `prefix:${c.addPrefixSpace}`,
-      `dtype:${c.dtype}`,
-      `rv:${REFLECT_EVAL_VERSION}`,
-    ].join('|');
+    return buildSignature([
+      ['impl', `bert_score-${BERT_SCORE_REFERENCE.version}`],
+      ['model', c.model],
+      ['layer', String(c.layer)],
+      ['idf', idf],
+      ['rescale', rs],
+      ['prefix', c.addPrefixSpace],
+      ['dtype', c.dtype],
+    ]);
   },
   async score(inputs: readonly MetricInput[], c: BertScoreConfig, options: MetricRunOptions = {}): Promise<MetricValues[]> {
     const encoder = await bertScoreEncoder(c.model, c.dtype, options.models);

@@ -3,7 +3,7 @@
  * hypothesis)` with uniform 4-gram weights, optionally one of Chen & Cherry's smoothing functions
  * (`SmoothingFunction().method1` … `method7`).
  */
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature, type Signature } from '../evaluators/signature';
 import { MetricConfigError, VALUE_WARNING, type Metric, type MetricInput, type MetricValues } from './metric';
 import { crExp, crLog } from './text/libm';
 import { ngramStats, ngramStatsPrepared, prepareReference, type PreparedReference } from './text/ngrams';
@@ -187,9 +187,14 @@ function configure(partial: Partial<Bleu4Config> = {}): Bleu4Config {
   return c;
 }
 
-function signature(c: Bleu4Config): string {
+function signature(c: Bleu4Config): Signature {
   const param = { method1: `[epsilon=${c.epsilon}]`, method4: `[k=${c.k}]`, method6: `[alpha=${c.alpha}]`, method7: `[k=${c.k}]` } as Partial<Record<NltkSmoothing, string>>;
-  return [`impl:nltk-3.8`, `tok:${c.tokenizer}`, `smooth:${c.smoothing}${param[c.smoothing] ?? ''}`, ...(c.autoReweigh ? ['reweigh:auto'] : []), `rv:${REFLECT_EVAL_VERSION}`].join('|');
+  return buildSignature([
+    ['impl', 'nltk-3.8'],
+    ['tok', c.tokenizer],
+    ['smooth', `${c.smoothing}${param[c.smoothing] ?? ''}`],
+    ['reweigh', c.autoReweigh ? 'auto' : undefined],
+  ]);
 }
 
 /**

@@ -26,7 +26,7 @@ import type { GenerativeLM } from '../models/languageModel';
 import { LoadCache } from '../models/loadCache';
 import { ModelSourceError } from '../models/errors';
 import { cwdLocator, modelKey, type ModelLocator } from '../models/describe';
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature } from '../evaluators/signature';
 import { MetricConfigError, type Metric, type MetricInput, type MetricOutput, type MetricRunOptions, type MetricValues } from './metric';
 
 /** One follow-up utterance. */
@@ -287,17 +287,16 @@ export function createFollowUpLikelihood(data: FollowUpsData, source: string): M
       return c;
     },
     signature(c) {
-      return [
-        `impl:full-${FULL_REFERENCE.version}`,
-        `model:${c.model}`,
-        `followups:${basename(source)}-${hash}`,
-        `join:${JSON.stringify(c.separator).slice(1, -1)}`,
-        `lookback:${c.lookback}`,
-        `trunc:${c.truncationSide}`,
-        `prefix:${c.addPrefixSpace}`,
-        'll:mean-token-ln',
-        `rv:${REFLECT_EVAL_VERSION}`,
-      ].join('|');
+      return buildSignature([
+        ['impl', `full-${FULL_REFERENCE.version}`],
+        ['model', c.model],
+        ['followups', `${basename(source)}-${hash}`],
+        ['join', JSON.stringify(c.separator).slice(1, -1)],
+        ['lookback', c.lookback],
+        ['trunc', c.truncationSide],
+        ['prefix', c.addPrefixSpace],
+        ['ll', 'mean-token-ln'],
+      ]);
     },
     async score(inputs: readonly MetricInput[], c: FollowUpLikelihoodConfig, options: MetricRunOptions = {}): Promise<MetricValues[]> {
       const model = await seq2seqModel(c.model, options.models);

@@ -6,7 +6,7 @@
  * Source: nltk/translate/meteor_score.py (NLTK 3.8, commit 28d905a2; string mode: NLTK 3.6.4's
  * `_generate_enums`), nltk/stem/porter.py, nltk/corpus/reader/wordnet.py.
  */
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature, type Signature } from '../evaluators/signature';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
 import { porterStem } from './text/porter';
 import { pyLower, pyPow, pySplit } from './text/python';
@@ -165,9 +165,18 @@ function configure(partial: Partial<MeteorConfig> = {}): MeteorConfig {
   return c;
 }
 
-function signature(c: MeteorConfig): string {
+function signature(c: MeteorConfig): Signature {
   const tok = c.mode === 'string' ? 'lower-split' : `${c.tokenizer}+lower`;
-  return ['impl:nltk-3.8', `mode:${c.mode}`, `tok:${tok}`, `alpha:${c.alpha}`, `beta:${c.beta}`, `gamma:${c.gamma}`, 'stem:porter-nltk-3.8', 'wn:3.0', `rv:${REFLECT_EVAL_VERSION}`].join('|');
+  return buildSignature([
+    ['impl', 'nltk-3.8'],
+    ['mode', c.mode],
+    ['tok', tok],
+    ['alpha', c.alpha],
+    ['beta', c.beta],
+    ['gamma', c.gamma],
+    ['stem', 'porter-nltk-3.8'],
+    ['wn', '3.0'],
+  ]);
 }
 
 /** METEOR (NLTK 3.8 `meteor_score`). */

@@ -8,7 +8,7 @@
  * without a match makes the score exactly 0 (NLTK: about 1e-77 per order), its optional smoothing is Lin & Och
  * (2004) add-one on every order (NLTK has none of that name), and the tokenizer is 13a by default.
  */
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature, type Signature } from '../evaluators/signature';
 import { MetricConfigError, VALUE_WARNING, type Metric, type MetricInput, type MetricValues } from './metric';
 import { crExp, crLog } from './text/libm';
 import { ngramStats } from './text/ngrams';
@@ -92,9 +92,14 @@ function configure(partial: Partial<NmtBleuConfig> = {}): NmtBleuConfig {
   return c;
 }
 
-function signature(c: NmtBleuConfig): string {
+function signature(c: NmtBleuConfig): Signature {
   const tok = c.tokenizer === '13a' ? '13a-hf' : c.tokenizer;
-  return [`impl:nmt-compute_bleu-0be8642|tok:${tok}`, `order:${c.maxOrder}`, `smooth:${c.smooth ? 'add-one' : 'none'}`, `rv:${REFLECT_EVAL_VERSION}`].join('|');
+  return buildSignature([
+    ['impl', 'nmt-compute_bleu-0be8642'],
+    ['tok', tok],
+    ['order', c.maxOrder],
+    ['smooth', c.smooth ? 'add-one' : 'none'],
+  ]);
 }
 
 /** The warning stored with an unsmoothed nmt BLEU of 0 caused by an order without a match (not by no match at all). */

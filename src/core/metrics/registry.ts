@@ -8,7 +8,7 @@
 import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference';
 import type { Candidate, DialogueItem, Score } from '../dialogue/types';
 import type { ModelLocator } from '../models/describe';
-import { metricEvaluatorId, VALUE_WARNING, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
+import { metricEvaluatorId, valueWarning, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
 
 // The registry holds metrics of every configuration type; `any` here is the type-erased form of `Metric<C>`.
 export type AnyMetric = Metric<any>;
@@ -45,6 +45,17 @@ export function getMetric(name: string): AnyMetric {
 /** Every registered metric, in registration order. */
 export function listMetrics(): AnyMetric[] {
   return [...registry.values()];
+}
+
+/**
+ * Whether an evaluator id names a reference-based metric: a registered metric with `requiresReference`, or a
+ * metric this build does not know (a score from another version: assumed to need a reference, so that the reference
+ * is never correlated with itself). Judges, averages and reference-free metrics (follow-up likelihood) are not.
+ */
+export function isReferenceBasedEvaluator(id: string): boolean {
+  const m = /^metric:([^.@]+)/.exec(id);
+  if (!m) return false;
+  return registry.get(m[1])?.requiresReference ?? true;
 }
 
 /** Options of {@link scoreItems}. */
@@ -120,7 +131,7 @@ export async function scoreItems(items: readonly DialogueItem[], metric: AnyMetr
     metric.outputs.forEach((o, k) => {
       const v = values?.[o.name];
       let score: Score;
-      const warning = values?.[VALUE_WARNING];
+      const warning = valueWarning(values, o.name);
       if (typeof v === 'number' && !message) score = { value: v, status: 'ok', signature, ...(warning ? { warning } : {}) };
       else {
         failed = true;

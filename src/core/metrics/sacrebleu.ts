@@ -6,7 +6,7 @@
  * `metrics/bleu.py` (`BLEU._preprocess_segment`, `_extract_reference_info`, `_compute_segment_statistics`,
  * `compute_bleu`), `metrics/helpers.py` (`extract_all_word_ngrams`), `utils.my_log`, `tokenizers/tokenizer_13a.py`.
  */
-import { REFLECT_EVAL_VERSION } from '../version';
+import { buildSignature, type Signature } from '../evaluators/signature';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
 import { crExp, crLog } from './text/libm';
 import { ngramStats } from './text/ngrams';
@@ -95,12 +95,19 @@ function configure(partial: Partial<SacreBleuConfig> = {}): SacreBleuConfig {
 }
 
 /** sacreBLEU's own signature (`nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0`), as ReflectEval keys. */
-function signature(c: SacreBleuConfig): string {
+function signature(c: SacreBleuConfig): Signature {
   const def = SMOOTH_DEFAULTS[c.smoothMethod];
   // sacreBLEU prints the value with 2 decimals; a value that needs more keeps them, so 0.125 and 0.12 get different ids.
   const v = c.smoothValue ?? def;
   const smooth = def === null || v === null ? c.smoothMethod : `${c.smoothMethod}[${Number(v.toFixed(2)) === v ? v.toFixed(2) : String(v)}]`;
-  return [`impl:sacrebleu-${SACREBLEU_VERSION}`, 'nrefs:1', `case:${c.lowercase ? 'lc' : 'mixed'}`, `eff:${c.effectiveOrder ? 'yes' : 'no'}`, `tok:${c.tokenize}`, `smooth:${smooth}`, `rv:${REFLECT_EVAL_VERSION}`].join('|');
+  return buildSignature([
+    ['impl', `sacrebleu-${SACREBLEU_VERSION}`],
+    ['nrefs', 1],
+    ['case', c.lowercase ? 'lc' : 'mixed'],
+    ['eff', c.effectiveOrder ? 'yes' : 'no'],
+    ['tok', c.tokenize],
+    ['smooth', smooth],
+  ]);
 }
 
 /** Sentence BLEU (sacreBLEU 2.x `sentence_bleu`). */

@@ -26,8 +26,12 @@ function check(x: readonly number[], y: readonly number[]): void {
   }
 }
 
-/** Pearson's r of two equal-length columns, or null when either has zero variance; clipped to [-1, 1]. */
-function pearsonStatistic(x: readonly number[], y: readonly number[]): number | null {
+/**
+ * Pearson's r of two equal-length columns (two-pass: means, then centred sums), or null when either has zero
+ * variance; clipped to [−1, 1]. The statistic of {@link pearsonR}, of {@link spearmanRho} on ranks, and of the
+ * partial correlations' zero-order terms.
+ */
+export function pearsonStatistic(x: readonly number[], y: readonly number[]): number | null {
   const n = x.length;
   let mx = 0;
   let my = 0;

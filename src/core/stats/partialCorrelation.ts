@@ -3,6 +3,7 @@
  */
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { rankAverage } from './rank';
+import { pearsonStatistic } from './correlation';
 
 /** A first-order partial correlation and its two-sided p-value. */
 export interface PartialCorrelationResult {
@@ -17,30 +18,6 @@ export interface PartialCorrelationResult {
   rxz: number | null;
   ryz: number | null;
   undefinedReason?: 'too-few' | 'constant-input' | 'collinear';
-}
-
-function pearson(x: readonly number[], y: readonly number[]): number | null {
-  const n = x.length;
-  let mx = 0;
-  let my = 0;
-  for (let i = 0; i < n; i++) {
-    mx += x[i];
-    my += y[i];
-  }
-  mx /= n;
-  my /= n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    const dx = x[i] - mx;
-    const dy = y[i] - my;
-    sxy += dx * dy;
-    sxx += dx * dx;
-    syy += dy * dy;
-  }
-  if (sxx === 0 || syy === 0) return null;
-  return Math.max(-1, Math.min(1, sxy / Math.sqrt(sxx * syy)));
 }
 
 /**
@@ -61,9 +38,9 @@ export function partialCorrelation(x: readonly number[], y: readonly number[], z
   const base = { method, n, rxy: null, rxz: null, ryz: null };
   if (n < 4) return { ...base, statistic: null, pValue: null, undefinedReason: 'too-few' };
   const [a, b, c] = method === 'spearman' ? [rankAverage(x), rankAverage(y), rankAverage(z)] : [x, y, z];
-  const rxy = pearson(a, b);
-  const rxz = pearson(a, c);
-  const ryz = pearson(b, c);
+  const rxy = pearsonStatistic(a, b);
+  const rxz = pearsonStatistic(a, c);
+  const ryz = pearsonStatistic(b, c);
   const rs = { rxy, rxz, ryz };
   if (rxy === null || rxz === null || ryz === null) return { ...base, ...rs, statistic: null, pValue: null, undefinedReason: 'constant-input' };
   const den = Math.sqrt((1 - rxz * rxz) * (1 - ryz * ryz));

@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Mustache from 'mustache';
 import { checkTemplate, PromptTemplateError } from './judgePrompt';
+import { speakerDisplayName } from '../dialogue/speakers';
 import type { TherapistBehaviour, Turn } from '../dialogue/types';
 import { renderContext } from './modelInput';
 
@@ -76,7 +77,7 @@ export function findChatTemplate(...roots: string[]): ChatTemplate {
  */
 export function renderChatMessages(template: ChatTemplate, context: readonly Turn[], behaviour: TherapistBehaviour = 'reflection'): ChatMessage[] {
   const view = {
-    dialogue: context.map((t) => ({ role: t.speaker === 'therapist' ? 'Therapist' : 'Client', text: t.text })),
+    dialogue: context.map((t) => ({ role: speakerDisplayName(t.speaker), text: t.text })),
     context: renderContext(context, behaviour),
   };
   const text = Mustache.render(template.source, view, {}, { escape: (s: string) => s });

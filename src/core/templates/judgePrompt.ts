@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Mustache from 'mustache';
+import { speakerDisplayName } from '../dialogue/speakers';
 import type { Turn } from '../dialogue/types';
 
 /** Placeholders a template may use. */
@@ -197,7 +198,7 @@ export function assemblePrompt(lib: PromptLibrary, variant: PromptVariant, conte
   checkTemplate(body.file, body.source, partials);
   checkTemplate(request.file, request.source, partials);
   const view = {
-    dialogue: context.map((t) => ({ role: t.speaker === 'therapist' ? 'Therapist' : 'Client', text: t.text })),
+    dialogue: context.map((t) => ({ role: speakerDisplayName(t.speaker), text: t.text })),
     response,
   };
   const render = (src: string) => Mustache.render(src, view, partials, { escape: (s: string) => s });

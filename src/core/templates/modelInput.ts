@@ -94,13 +94,22 @@ export function buildModelInput(
  * window, never the whole dialogue (a long AnnoMI session has thousands of tokens before its last turns).
  */
 export function turnsInWindow(context: readonly Turn[], tokenizer: TextTokenizer, behaviour: TherapistBehaviour, max: number): number {
-  const fits = (n: number) => tokenizer.encode(renderContext(context.slice(context.length - n), behaviour)).length <= max;
-  let lo = 0; // fits (0 turns = control code only; assumed to fit)
+  return largestFitting(context.length, (n) => tokenizer.encode(renderContext(context.slice(context.length - n), behaviour)).length <= max);
+}
+
+/**
+ * The largest n in [0, limit] with `fits(n)`, for a `fits` that holds up to some n and fails beyond it (0 is
+ * assumed to fit: the control code alone). Gallops n = 1, 2, 4, … until a probe fails or reaches `limit`, then
+ * bisects between the last fitting and the first failing probe: O(log n) calls, each probe at most about twice
+ * the answer.
+ */
+function largestFitting(limit: number, fits: (n: number) => boolean): number {
+  let lo = 0; // fits
   let hi = -1; // does not fit (-1: not found yet)
   for (let n = 1; hi < 0; n *= 2) {
-    const probe = Math.min(n, context.length);
+    const probe = Math.min(n, limit);
     if (!fits(probe)) hi = probe;
-    else if (probe === context.length) return context.length;
+    else if (probe === limit) return limit;
     else lo = probe;
   }
   while (hi - lo > 1) {
@@ -177,21 +186,7 @@ export class DialogueWindows {
    * exactly `turnsInWindow(turns.slice(0, end), tokenizer, behaviour, max)`.
    */
   turnsInWindow(end: number, behaviour: TherapistBehaviour, max: number): number {
-    const fits = (n: number) => this.windowTokens(end - n, end, behaviour) <= max;
-    let lo = 0;
-    let hi = -1;
-    for (let n = 1; hi < 0; n *= 2) {
-      const probe = Math.min(n, end);
-      if (!fits(probe)) hi = probe;
-      else if (probe === end) return end;
-      else lo = probe;
-    }
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (fits(mid)) lo = mid;
-      else hi = mid;
-    }
-    return lo;
+    return largestFitting(end, (n) => this.windowTokens(end - n, end, behaviour) <= max);
   }
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { abbreviate, exportTable, NAME_WIDTH, tableNotes, tableToCsv, tableToLatex, tableToMarkdown, tableToText, wrapText } from '../../../src/core/correlation/correlationExport';
+import { usableScore } from '../../../src/core/correlation/ceiling';
 import { correlationTable, type CorrelationCell, type CorrelationTable } from '../../../src/core/correlation/correlationTable';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
 import { BLEU_ZERO_ORDER_WARNING } from '../../../src/core/metrics/bleu4';
@@ -64,9 +65,12 @@ describe('correlation table: the reference is never scored against itself', () =
     });
   }
 
-  it('without referenceBased, a stale self-score stays (old files: score again to replace it)', () => {
+  it('by default a stale self-score is left out by the registry\'s rule, as the ceiling and the alt-test leave it out', () => {
     const t = correlationTable(study('stale'), { groupBy: 'source' });
-    assert.equal(t.rows.find((r) => r.evaluatorId === BLEU)!.cells[2].n, 10);
+    assert.deepEqual([t.rows.find((r) => r.evaluatorId === BLEU)!.cells[2].n, t.rows.find((r) => r.evaluatorId === BLEU)!.cells[2].isReference], [8, 2]);
+    // only a caller that says an evaluator is not reference-based keeps it
+    const kept = correlationTable(study('stale'), { groupBy: 'source', referenceBased: () => false });
+    assert.equal(kept.rows.find((r) => r.evaluatorId === BLEU)!.cells[2].n, 10);
   });
 });
 
@@ -117,10 +121,9 @@ describe('correlation table notes', () => {
       { statistic: 0.15, pValue: 0.12, ci: { level: 0.95, lower: 0.01, upper: 0.3, resamples: 1000, undefinedResamples: 0 } },
       { statistic: 0.05, pValue: 0.6, ci: { level: 0.95, lower: -0.2, upper: 0.3, resamples: 1000, undefinedResamples: 0 } }, // they agree
     ]);
-    const notes = tableNotes(t);
+    const notes = tableNotes(t).filter((n) => n.kind === 'p-vs-interval');
     assert.equal(notes.length, 1);
     const [n] = notes;
-    assert.equal(n.kind, 'p-vs-interval');
     assert.deepEqual(n.cells.map((c) => c.evaluatorId), ['metric:m0.score@x', 'metric:m1.score@x']);
     assert.match(n.text, /p < 0\.05 but the 95% interval contains 0 for Metric 0 in GPT-2 \(p = 0\.0300, \[-0\.020, 0\.400\]\): the p-value treats the n responses as independent pairs, while the interval resamples the 15 items/);
     assert.match(n.text, /p ≥ 0\.05 but the 95% interval excludes 0 for Metric 1 in GPT-2 .*can be too narrow/);
@@ -170,5 +173,21 @@ describe('correlation text output fits 120 columns', () => {
     assert.deepEqual(wrapText('x'.repeat(12), 5), ['xxxxx', 'xxxxx', 'xx']);
     assert.equal(abbreviate('BLEU-4 (smoothing method1) [3c7ed3]', 20), 'BLEU-4 (sm… [3c7ed3]');
     assert.equal(abbreviate('short', 20), 'short');
+  });
+});
+
+describe('one rule for a candidate that is its item\'s reference (issue 39 item 6)', () => {
+  it('a model response identical to the reference is left out of BLEU by the correlation table and by the ceiling\'s and alt-test\'s usableScore alike', () => {
+    const items = study('reason').map((it) => ({ ...it, candidates: it.candidates.map((c) => (c.id.startsWith('g3') ? { ...c, text: ' the reference ', scores: { ...c.scores, [BLEU]: { value: 1, status: 'ok' as const } } } : c)) }));
+    const t = correlationTable(items, { groupBy: 'source' });
+    const gpt2 = t.rows.find((r) => r.evaluatorId === BLEU)!.cells[0];
+    assert.deepEqual([gpt2.column, gpt2.n, gpt2.isReference], ['GPT-2', 6, 2]);
+    for (const it of items) {
+      for (const c of it.candidates) {
+        const left = c.text.trim() === 'the reference';
+        assert.equal(usableScore(it, c, BLEU), left ? null : (c.scores[BLEU].value as number | null), c.id);
+        assert.equal(usableScore(it, c, JUDGE), c.scores[JUDGE].value, `${c.id}: a judge scores the reference like any response`);
+      }
+    }
   });
 });

@@ -77,7 +77,7 @@ describe('bytes kept by CLI jobs (issue 14)', () => {
       bytes('{"id":"nul","context":[],"candidates":[', [0], ']}'),
       bytes([0xef, 0xbb, 0xbf], item('midbom')), // a BOM in the middle of the file
       bytes('{"id":"trunc","context":[{"speaker":"cli'),
-      bytes(JSON.stringify({ id: 'schema', context: [{ speaker: 'counsellor', text: 'x' }], candidates: [] })),
+      bytes(JSON.stringify({ id: 'schema', context: [{ speaker: '', text: 'x' }], candidates: [] })),
       bytes(item('a')), // a duplicate id: the second "a" is not an item
       bytes('{"id":"surrogate","context":[{"speaker":"client","text":"', [0xed, 0xa0, 0x80], '"}],"candidates":[]}'),
     ];

@@ -40,7 +40,7 @@ describe('dialogue JSONL format', () => {
   });
 
   it('names the line and field of a schema violation', () => {
-    const bad = JSON.stringify({ id: 'x', context: [{ speaker: 'counsellor', text: 'hi' }], candidates: [{ id: 'c', text: 't' }] });
+    const bad = JSON.stringify({ id: 'x', context: [{ speaker: '', text: 'hi' }], candidates: [{ id: 'c', text: 't' }] });
     const doc = parseDocument(`${item('ok')}\n${bad}\n`, 'g.jsonl');
     const fields = doc.problems.map((p) => `${p.line}:${p.field}`);
     assert.ok(fields.includes('2:context[0].speaker'), fields.join(', '));

@@ -52,7 +52,7 @@ describe('line splitting on bytes', () => {
 
 describe('problems per line (issue 14)', () => {
   // 6 problem lines with 8 problems: a schema-invalid line has 3.
-  const schemaBad = JSON.stringify({ id: 's', context: [{ speaker: 'counsellor', text: 1 }], candidates: [{ id: 'c', text: 't' }] });
+  const schemaBad = JSON.stringify({ id: 's', context: [{ speaker: '', text: 1 }], candidates: [{ id: 'c', text: 't' }] });
   const file = bytes(
     item('a'), '\n',
     latin1(), '\n',
@@ -70,7 +70,7 @@ describe('problems per line (issue 14)', () => {
     const reports = lineReports(doc);
     assert.deepEqual(reports.map((r) => r.line), [2, 3, 4, 5, 6, 7]);
     assert.deepEqual(reports.map((r) => r.problems.map((p) => p.code)), [['invalidUtf8'], ['json'], ['schema', 'schema', 'schema'], ['duplicateId'], ['bom'], ['json']]);
-    assert.match(reports[2].message, /^context\[0\]\.speaker: must be one of .*; context\[0\]\.text: must be string; candidates\[0\]\.origin: missing required field "origin"$/);
+    assert.match(reports[2].message, /^context\[0\]\.speaker: must NOT have fewer than 1 characters; context\[0\]\.text: must be string; candidates\[0\]\.origin: missing required field "origin"$/);
   });
 
   it('gives the editor one problem line per line (6, not the 8 problems the banner used to count), each with all its reasons and VS Code\'s line', () => {

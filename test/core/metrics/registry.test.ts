@@ -3,6 +3,7 @@ import { MetricConfigError, metricEvaluatorId, type Metric, type MetricInput, ty
 import { getMetric, listMetrics, registerMetric, scoreItems, unregisterMetric } from '../../../src/core/metrics/registry';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { REFLECT_EVAL_VERSION } from '../../../src/core/version';
+import { buildSignature } from '../../../src/core/evaluators/signature';
 
 /** A small real metric for the loop: length ratio and token overlap, with one configurable field. */
 interface OverlapConfig {
@@ -23,7 +24,7 @@ function overlapMetric(calls: MetricInput[][] = []): Metric<OverlapConfig> {
       if (typeof c.lowercase !== 'boolean') throw new MetricConfigError('overlapTest', 'lowercase', 'must be a boolean');
       return c;
     },
-    signature: (c) => `case:${c.lowercase ? 'lc' : 'mixed'}|rv:${REFLECT_EVAL_VERSION}`,
+    signature: (c) => buildSignature([['case', c.lowercase ? 'lc' : 'mixed']]),
     async score(inputs, c): Promise<MetricValues[]> {
       calls.push([...inputs]);
       return inputs.map(({ candidate, reference = '' }) => {
@@ -74,7 +75,8 @@ describe('scoreItems', () => {
     const before = JSON.stringify(input);
     const res = await scoreItems(input, overlapMetric(), { lowercase: true });
     assert.equal(JSON.stringify(input), before);
-    const sig = `case:lc|rv:${REFLECT_EVAL_VERSION}`;
+    const sig = buildSignature([['case', 'lc']]);
+    assert.equal(sig, `case:lc|rv:${REFLECT_EVAL_VERSION}`);
     assert.equal(res.signature, sig);
     assert.deepEqual(res.evaluatorIds, [metricEvaluatorId('overlapTest', 'overlap', sig), metricEvaluatorId('overlapTest', 'ratio', sig)]);
     assert.equal(res.evaluatorIds[0], `metric:overlapTest.overlap@${sig}`);
@@ -98,7 +100,7 @@ describe('scoreItems', () => {
     assert.deepEqual([res.scored, res.skipped, res.failures, res.cancelled], [3, 0, 2, false]);
   });
 
-  it('never scores the reference against itself: a human candidate whose text is the reference is left out, with the reason', async () => {
+  it('never scores the reference against itself: any candidate whose text is the reference is left out, with the reason', async () => {
     const calls: MetricInput[][] = [];
     const input = items();
     const ref = (text: string, kind: 'human' | 'model', scores = {}) => ({ id: `${kind}-${text.length}`, text, origin: { kind, source: 'Human' }, annotations: [], scores });
@@ -106,22 +108,24 @@ describe('scoreItems', () => {
     const stale = { [`metric:overlapTest.overlap@${sig}`]: { value: 1, status: 'ok' as const, signature: sig }, [`metric:overlapTest.ratio@${sig}`]: { value: 1, status: 'ok' as const, signature: sig } };
     input[0].candidates.push(
       ref(' You drink more than you want to ', 'human', stale), // the reference (surrounding spaces aside), self-scored by an older version
-      ref('You drink more than you want to', 'model'), // a model that wrote the reference's words: scored
+      ref('You drink more than you want to', 'model'), // a model that wrote the reference's words: left out too (issue 39)
       ref('You drink more than you like', 'human'), // another human response: scored
     );
     const res = await scoreItems(input, overlapMetric(calls));
     const [ov, ra] = res.evaluatorIds;
     const [self, model, other] = res.items[0].candidates.slice(2);
     for (const id of [ov, ra]) {
-      assert.equal(self.scores[id].status, 'error');
-      assert.equal(self.scores[id].value, null);
-      assert.equal(self.scores[id].reason, 'is-reference');
+      for (const c of [self, model]) {
+        assert.equal(c.scores[id].status, 'error');
+        assert.equal(c.scores[id].value, null);
+        assert.equal(c.scores[id].reason, 'is-reference');
+      }
       assert.match(self.scores[id].message as string, /candidate human-\d+ is the item's reference: overlapTest does not score the reference against itself/);
     }
-    assert.deepEqual([model.scores[ov].value, other.scores[ov].status], [1, 'ok']);
+    assert.equal(other.scores[ov].status, 'ok');
     // it never reached the metric, and is counted apart from failures
     assert.ok(!calls.flat().some((c) => c.candidate.startsWith(' You drink more')));
-    assert.deepEqual([res.references, res.failures, res.scored], [1, 2, 5]);
+    assert.deepEqual([res.references, res.failures, res.scored], [2, 2, 4]);
     // a reference-free metric scores it
     const free = await scoreItems(input, { ...overlapMetric(), name: 'overlapFree', requiresReference: false });
     assert.equal(free.items[0].candidates[2].scores[free.evaluatorIds[0]].status, 'ok');
@@ -162,7 +166,7 @@ describe('scoreItems', () => {
       id: `i${i}`,
       context: [],
       reference: { text: 'r' },
-      candidates: [{ id: 'c', text: 'r', origin: { kind: 'model' as const }, annotations: [], scores: {} }],
+      candidates: [{ id: 'c', text: 'not r', origin: { kind: 'model' as const }, annotations: [], scores: {} }],
     }));
     const abort = new AbortController();
     const res = await scoreItems(many, overlapMetric(), {}, { batchSize: 2, signal: abort.signal, onProgress: (d) => d >= 2 && abort.abort() });
