@@ -19,6 +19,7 @@ import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type P
 import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
+import { siblingFile } from '../core/dialogue/siblingFile';
 
 const STATE_KEY = 'reflectEval.correlation.settings';
 /** Wait this long after the last change before starting the bootstrap. */
@@ -192,9 +193,8 @@ export class CorrelationPanel {
     const document = this.editors.activeDocument;
     if (!document || !this.lastTable) throw new Error('open a dialogue file first');
     const ext = format === 'latex' ? 'tex' : format;
-    const base = document.uri.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
     const target = await vscode.window.showSaveDialog({
-      defaultUri: document.uri.with({ path: `${base}.correlation.${ext}` }),
+      defaultUri: document.uri.with({ path: siblingFile(document.uri.path, `.correlation.${ext}`) }),
       filters: { [format === 'md' ? 'Markdown' : format === 'latex' ? 'LaTeX' : 'CSV']: [ext] },
       saveLabel: 'Export',
     });
@@ -235,9 +235,8 @@ export class CorrelationPanel {
   private async exportPlot(format: 'svg' | 'png', data: string): Promise<void> {
     const document = this.editors.activeDocument;
     if (!document || !this.lastTable) throw new Error('open a dialogue file first');
-    const base = document.uri.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
     const target = await vscode.window.showSaveDialog({
-      defaultUri: document.uri.with({ path: `${base}.forest.${format}` }),
+      defaultUri: document.uri.with({ path: siblingFile(document.uri.path, `.forest.${format}`) }),
       filters: { [format === 'svg' ? 'SVG image' : 'PNG image']: [format] },
       saveLabel: 'Export',
     });

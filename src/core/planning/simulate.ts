@@ -12,7 +12,7 @@ import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM } from '../stats/confidenceSequence';
 import { anticipatedLabels, planSettings, workingModelSettings, type PlanSettings } from './planner';
 import { assistCoordinates, fullyLabelledPool } from './pool';
-import { SequentialPlan, type DesignKind } from './sequentialPlan';
+import { SequentialPlan, type DesignKind } from '../design/sequentialPlan';
 
 /** Options of {@link simulatePlans}. */
 export interface SimulationOptions extends Partial<PlanSettings> {
