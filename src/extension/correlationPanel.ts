@@ -12,7 +12,9 @@ import { compareEvaluators } from '../core/correlation/compareEvaluators';
 import { exportTable } from '../core/correlation/correlationExport';
 import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/correlation/correlationTable';
 import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/evaluators/evaluatorNames';
-import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
+import { exportableTable, sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
+import { tableSummary } from '../core/correlation/tableSummary';
+import type { HumanGroup } from '../core/labels/groups';
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type PanelSettings, type PinView, type StripView, type TableView } from '../../webview/correlation/protocol';
@@ -45,6 +47,8 @@ export class CorrelationPanel {
   private settings: PanelSettings;
   private pins: PinView[] = [];
   private lastTable: CorrelationTable | null = null;
+  /** The human group of the table last shown, per file: an automatic switch is announced (tableSummary). */
+  private shownHuman = new Map<string, HumanGroup>();
   private pending: AbortController | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -57,7 +61,7 @@ export class CorrelationPanel {
     const { panel, channel } = openPanel<CorrelationProtocol>(
       context.extensionUri,
       'reflectEval.correlation',
-      { title: 'ReflectEval: Correlations', script: 'correlation', style: 'correlation', body: '<div id="app"><h2 id="title">Correlations</h2><p id="summary" class="muted"></p></div>' },
+      { title: 'ReflectEval: Correlations', script: 'correlation', style: 'correlation', body: '<div id="app"><h2 id="title">Correlations</h2><p id="summary" class="muted"></p><p id="group-change" role="status" hidden></p><ol id="notes" class="notes"></ol></div>' },
       { retainContextWhenHidden: true },
     );
     CorrelationPanel.current = new CorrelationPanel(panel, channel, context, editors);
@@ -153,7 +157,9 @@ export class CorrelationPanel {
       variants: [...new Set(ids.map(parseJudgeId).filter((j) => j !== null).map((j) => `${j.body}×${j.request}`))].sort(),
       labelledCandidates: candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length,
       totalCandidates: candidates.length,
+      summary: tableSummary(items, table, this.shownHuman.get(document.uri.toString()) ?? null),
     };
+    this.shownHuman.set(document.uri.toString(), table.human);
     const wantIntervals = configs.some((c) => c.options.bootstrap);
     this.post({ ...base, table, timing: { tableMs, candidates: candidates.length }, intervals: wantIntervals ? 'computing' : 'off' });
     if (!wantIntervals) return;
@@ -199,7 +205,7 @@ export class CorrelationPanel {
       saveLabel: 'Export',
     });
     if (!target) return;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(this.lastTable, format) + '\n'));
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(exportableTable(this.lastTable), format) + '\n'));
     void vscode.window.showInformationMessage(`ReflectEval: correlation table written to ${vscode.workspace.asRelativePath(target)}`);
   }
 

@@ -15,6 +15,7 @@
 import type { HumanGroup } from '../labels/groups';
 import type { ModelSelection, PlanSettings } from './planSettings';
 import type { DesignKind } from './sequentialPlan';
+import type { HumanScoreRule } from '../rubric/labelValues';
 
 /** The format tag of every plan record. */
 export const PLAN_RECORD_FORMAT = 'reflect-eval.label-plan/1';
@@ -46,8 +47,12 @@ export interface LabelPlanRecord extends PlanRecordCommon {
   column?: { groupBy: string; value: string };
   /** Assisting signals of the working model (other evaluators, `human:<group>`). */
   assist?: string[];
-  /** The human-score levels 0..max (max ≥ labelsPerCandidate). */
+  /** The human-score levels 0..max (max ≥ labelsPerCandidate); for another rule, the most labels a candidate had. */
   maxScore: number;
+  /** The rubric dimension of the human score, when it is not the MI preset's coherence count. */
+  dimension?: string;
+  /** Its rule (with `dimension`). */
+  humanScore?: HumanScoreRule;
   /** Labels at which the interval is made tightest (the normal mixture's t_opt), fixed when the plan starts. */
   anticipatedLabels: number;
 }

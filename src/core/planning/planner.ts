@@ -18,7 +18,10 @@ import type { PlanEntry, PlanEntryStatus } from '../design/planOrder';
 import { PLAN_RECORD_FORMAT, type LabelPlanRecord } from '../design/planRecord';
 import { SequentialPlan, type DesignKind, type PlanEstimate } from '../design/sequentialPlan';
 import type { WorkingModelSpec } from '../design/workingModel';
-import { assistCoordinates, labellingPool, poolFingerprint, type LabellingPool } from './pool';
+import { assistCoordinates, humanScoreLevels, labellingPool, poolFingerprint, type LabellingPool } from './pool';
+import { humanScoreSpec, isCoherenceCount, type HumanScoreSpec } from '../rubric/labelValues';
+import { MI_RUBRIC } from '../rubric/presets';
+import type { Rubric } from '../rubric/rubric';
 import { SpearmanTotals } from './spearmanTotals';
 
 export { anticipatedLabels, PLAN_DEFAULTS, planSettings, workingModelSettings } from '../design/planSettings';
@@ -44,6 +47,8 @@ export interface StartPlanOptions extends Partial<PlanSettings> {
   column?: { groupBy: string; value: string };
   /** Assisting signals of the working model ({@link PoolOptions.assist}): they change the order, never the estimand. */
   assist?: string[];
+  /** The human score's dimension and rule (default: the MI preset's coherence count; {@link PoolOptions.spec}). */
+  spec?: HumanScoreSpec;
 }
 
 function checkTarget(target: PlanTarget, against: string | undefined): void {
@@ -72,6 +77,7 @@ export function startLabelPlan(items: readonly DialogueItem[], options: StartPla
     ...(options.against ? { against: options.against } : {}),
     human: pool.human,
     labelsPerCandidate: pool.labelsPerCandidate,
+    ...(isCoherenceCount(pool.spec) ? {} : { dimension: pool.spec.dimension.name, humanScore: pool.spec.rule }),
     ...(options.column ? { column: options.column } : {}),
     ...(options.assist?.length ? { assist: options.assist } : {}),
     maxScore,
@@ -139,6 +145,13 @@ export interface LabelPlan {
 export interface PlanLabelsOptions {
   target: PlanTarget;
   groupRules?: GroupRules;
+  /** The study's rubric, for a record on a dimension (default the MI preset). */
+  rubric?: Rubric;
+}
+
+/** The human-score spec a record was started with. */
+export function recordSpec(record: Pick<LabelPlanRecord, 'dimension' | 'humanScore'>, rubric: Rubric = MI_RUBRIC): HumanScoreSpec {
+  return humanScoreSpec(rubric, record.dimension, record.humanScore);
 }
 
 function stopRule(target: PlanTarget, est: PlanEstimate, minLabels: number): PlanStop | null {
@@ -155,7 +168,7 @@ function stopRule(target: PlanTarget, est: PlanEstimate, minLabels: number): Pla
 
 /** Builds the totals and the start map of a pool under a record. */
 export function planModel(pool: LabellingPool, record: LabelPlanRecord): { totals: SpearmanTotals; start: Map<number, number> } {
-  const levels = Array.from({ length: record.maxScore + 1 }, (_, k) => k);
+  const levels = humanScoreLevels(pool.spec, record.labelsPerCandidate, record.maxScore);
   const totals = new SpearmanTotals(record.against ? [pool.candidates.map((c) => c.scores[0]), pool.candidates.map((c) => c.scores[1])] : [pool.candidates.map((c) => c.scores[0])], levels);
   const index = new Map(pool.candidates.map((c, i) => [`${c.itemId}\u0000${c.candidateId}`, i]));
   const start = new Map<number, number>();
@@ -170,7 +183,7 @@ export function planModel(pool: LabellingPool, record: LabelPlanRecord): { total
 }
 
 function levelOf(totals: SpearmanTotals, human: number, c: { itemId: string; candidateId: string; groupLabels: number }, record: LabelPlanRecord): number {
-  if (human > record.maxScore || c.groupLabels > record.maxScore) throw new Error(`candidate "${c.candidateId}" of item "${c.itemId}" has ${c.groupLabels} ${record.human} labels, more than the ${record.maxScore} the plan was started with; start a new plan`);
+  if ((record.dimension === undefined && human > record.maxScore) || c.groupLabels > record.maxScore) throw new Error(`candidate "${c.candidateId}" of item "${c.itemId}" has ${c.groupLabels} ${record.human} labels, more than the ${record.maxScore} the plan was started with; start a new plan`);
   return totals.levelIndex(human);
 }
 
@@ -225,7 +238,7 @@ export function forgetPlanReplays(): void {
 export function planLabels(items: readonly DialogueItem[], record: LabelPlanRecord, options: PlanLabelsOptions): LabelPlan {
   if ((record as { estimand?: unknown }).estimand != null) throw new Error('this record is an estimate plan\'s (it names an estimand; docs/estimation.md): replay it with estimatePlan / `reflect-eval estimate`');
   checkTarget(options.target, record.against);
-  const pool = labellingPool(items, { evaluator: record.evaluator, against: record.against, human: record.human, labelsPerCandidate: record.labelsPerCandidate, groupRules: options.groupRules, column: record.column, ...(record.assist ? { assist: record.assist } : {}) });
+  const pool = labellingPool(items, { evaluator: record.evaluator, against: record.against, human: record.human, labelsPerCandidate: record.labelsPerCandidate, groupRules: options.groupRules, column: record.column, ...(record.assist ? { assist: record.assist } : {}), spec: recordSpec(record, options.rubric) });
   const fingerprint = poolFingerprint(pool);
   if (pool.candidates.length !== record.pool.candidates || fingerprint !== record.pool.fingerprint) {
     throw new Error(`the pool changed since the plan started (${record.pool.candidates} candidates, fingerprint ${record.pool.fingerprint}; now ${pool.candidates.length}, ${fingerprint}): candidates or ${pool.evaluators.join(' / ')} scores were added, removed or changed. Start a new plan.`);
