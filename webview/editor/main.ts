@@ -333,13 +333,10 @@ function candidateCards(): HTMLElement[] {
   return [...document.querySelectorAll<HTMLElement>('#candidates .candidate')];
 }
 
-/** The candidate the active question was chosen for (a new card starts on its first open question). */
-let questionOf: string | null = null;
-
 function setFocus(candidateId: string | null, moveDomFocus = true): void {
   s.focused = candidateId;
-  if (ownRubric() && candidateId !== questionOf) {
-    questionOf = candidateId;
+  if (ownRubric() && candidateId !== s.questionOf) {
+    s.questionOf = candidateId;
     s.question = initialQuestion(s.rubric!, focusedCandidate()?.mine);
   }
   for (const card of candidateCards()) {
@@ -893,7 +890,7 @@ channel
     s.packet = msg.packet;
     if (rubricChanged) {
       // Every card is drawn again under the new rubric, and the active question chosen again.
-      questionOf = null;
+      s.questionOf = null;
       page.itemKey = '';
     }
     renderRubricProblems(msg.rubricProblems);

@@ -52,6 +52,8 @@ export interface EditorStore {
   packet: PacketInfo | null;
   /** The focused card's active question (a rubric dimension; keys a rubric does not declare act on it). */
   question: string | null;
+  /** The candidate the active question was chosen for (a new card starts on its first open question). */
+  questionOf: string | null;
   /** Open this text or number box of the focused card after the next render (Enter, or a digit that starts a number). */
   editAfterRender: { candidateId: string; dimension: string; initial?: string } | null;
   selected: number;
@@ -94,6 +96,7 @@ export function createStore(saved: SavedState = {}): EditorStore {
     preset: true,
     packet: null,
     question: null,
+    questionOf: null,
     editAfterRender: null,
     selected: saved.selected ?? 0,
     indexed: false,
