@@ -73,7 +73,7 @@ function strArg(args: string[], name: string): string | undefined {
 }
 
 /** Contexts of the committed AnnoMI sample: the turns before each therapist reflection that has ≥ `minTurns` turns before it, one per dialogue. */
-function sampleContexts(n: number, minTurns = 12): Turn[][] {
+export function sampleContexts(n: number, minTurns = 12): Turn[][] {
   const rows = parse(readFileSync(resolve(__dirname, '../data/annomi/AnnoMI-sample.csv')), { columns: true }) as Record<string, string>[];
   const out: Turn[][] = [];
   let dialogue: string | undefined;
@@ -99,7 +99,7 @@ function sampleContexts(n: number, minTurns = 12): Turn[][] {
  * Memory bandwidth in bytes/s: `threads` workers each copy their own 256 MB / `threads` Float32Array into another
  * (TypedArray.set, a memcpy), 5 times; bytes read + written ÷ the slowest worker's time, best of the 5.
  */
-async function copyBandwidth(threads: number, totalBytes = 256 * 2 ** 20): Promise<number> {
+export async function copyBandwidth(threads: number, totalBytes = 256 * 2 ** 20): Promise<number> {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     const n = workerData.bytes / 4;

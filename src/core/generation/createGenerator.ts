@@ -47,7 +47,17 @@ export function generatorHandle(spec: GeneratorSpec, env: GeneratorEnvironment):
     label: generatorLabel(spec),
     async open() {
       if (spec.backend === 'local') {
-        return localCandidateGenerator(await loadGenerativeModel(spec.model ?? DEFAULT_LOCAL_MODEL, env.models), { inputSpecialTokens: spec.inputSpecialTokens });
+        const model = await loadGenerativeModel(spec.model ?? DEFAULT_LOCAL_MODEL, env.models);
+        // An instruct model (its folder has a chat template) reads the chat template's messages, unless "chat": false.
+        const chat =
+          spec.chat !== false && model.tokenizer.chatTemplate
+            ? { template: spec.chatTemplate ? loadChatTemplate(resolve(env.baseDir, spec.chatTemplate)) : findChatTemplate(...env.promptRoots), ...(spec.templateArgs ? { templateArgs: spec.templateArgs } : {}) }
+            : undefined;
+        if (spec.chat === true && !chat) {
+          await model.dispose();
+          throw new Error(`the local generator ${spec.model ?? DEFAULT_LOCAL_MODEL} has no chat template (tokenizer_config.json chat_template, chat_template.jinja): generate with "chat": false`);
+        }
+        return localCandidateGenerator(model, { inputSpecialTokens: spec.inputSpecialTokens, ...(chat ? { chat } : {}) });
       }
       const answer = await env.apiKey(spec);
       if ('missing' in answer) throw new Error(`no API key for the generator ${spec.model} at ${spec.baseURL}: ${answer.missing}`);

@@ -24,6 +24,8 @@ import type { DecodingSettings } from '../dialogue/types';
 import type { GenerationConfig } from '../decoding/generationConfig';
 import { decode, decodeSettings } from '../decoding/engine';
 import { buildModelInput, cleanResponse, renderContext } from '../templates/modelInput';
+import type { ChatTemplate } from '../templates/chatTemplate';
+import { chatPromptIds } from '../templates/modelPrompt';
 import type { DialogueItem, TherapistBehaviour, Turn } from '../dialogue/types';
 import type { CandidateGenerator, ContextOutput, RunSettings } from './run';
 import type { GeneratedSequence } from '../decoding/sequences';
@@ -93,9 +95,20 @@ export function generatorInputIds(
  * @param options.keepOpen - do not dispose the model when the run ends (the caller owns it)
  * @param options.inputSpecialTokens - wrap the input in the tokenizer's special tokens (default false)
  */
-export function localCandidateGenerator(model: GenerativeLM, options: { keepOpen?: boolean; inputSpecialTokens?: boolean; maxGroupRows?: number } = {}): CandidateGenerator {
+export function localCandidateGenerator(
+  model: GenerativeLM,
+  options: { keepOpen?: boolean; inputSpecialTokens?: boolean; maxGroupRows?: number; chat?: { template: ChatTemplate; templateArgs?: Record<string, unknown> } } = {},
+): CandidateGenerator {
+  const chat = options.chat;
+  let promptFormat: string | undefined;
   const promptOf = (item: DialogueItem, maxNewTokens: number, run: RunSettings) => {
     const maxContextTokens = inputWindow(model, run.maxContextTokens, maxNewTokens);
+    if (chat) {
+      // An instruct model reads the chat template's messages in its own template, not the seeds' format.
+      const p = chatPromptIds(model.tokenizer, chat.template, item.context, { behaviour: run.behaviour, maxTokens: maxContextTokens, templateArgs: chat.templateArgs });
+      promptFormat = p.promptFormat;
+      return { maxContextTokens, prompt: p.ids };
+    }
     return { maxContextTokens, prompt: generatorInputIds(item.context, model, { behaviour: run.behaviour, maxContextTokens, inputSpecialTokens: options.inputSpecialTokens }) };
   };
   const configOf = (item: DialogueItem, spec: DecodingSpec & { maxNewTokens: number }, run: RunSettings) =>
@@ -104,7 +117,7 @@ export function localCandidateGenerator(model: GenerativeLM, options: { keepOpen
     let tokens = 0;
     const candidates = sequences.map((s) => {
       tokens += s.tokenIds.length + (s.endedWithEos ? 1 : 0);
-      const decoding: DecodingSettings = { ...s.settings, behaviour: run.behaviour, maxContextTokens, ...(options.inputSpecialTokens ? { inputSpecialTokens: true } : {}) };
+      const decoding: DecodingSettings = { ...s.settings, behaviour: run.behaviour, maxContextTokens, ...(options.inputSpecialTokens ? { inputSpecialTokens: true } : {}), ...(chat && promptFormat ? { promptFormat } : {}) };
       return { text: cleanResponse(model.tokenizer.decode(s.tokenIds)), origin: { kind: 'model' as const, model: model.ref, decoding, createdAt } };
     });
     return { candidates, tokens };

@@ -108,7 +108,8 @@ export async function perplexity(
   const batch = Math.max(1, options.batch ?? 8);
   for (let from = 0; from < requests.length; from += batch) {
     options.signal?.throwIfAborted();
-    const results = await teacherForcing(model, requests.slice(from, from + batch), { signal: options.signal });
+    // Contexts of one dialogue that fit the window extend each other: each starts from the longest beginning kept.
+    const results = await teacherForcing(model, requests.slice(from, from + batch), { signal: options.signal, prefixCache: true });
     results.forEach((r, k) => perResponse.push({ id: examples[from + k].id, tokens: r.tokenLogProbs.length, nll: -r.sumLogProb }));
     options.onProgress?.(Math.min(from + batch, requests.length), requests.length);
   }

@@ -27,8 +27,18 @@ export interface GeneratorSpec {
   headers?: Record<string, string>;
   /** Environment variable holding the API key (CLI; default `REFLECT_EVAL_API_KEY`). */
   apiKeyEnv?: string;
-  /** `openai-chat`: chat template file (default: `generation/chat.mustache` of the prompts folders). */
+  /**
+   * `openai-chat`, and `local` instruct models: chat template file (default: `generation/chat.mustache` of the prompts
+   * folders).
+   */
   chatTemplate?: string;
+  /**
+   * `local`: read the chat template's messages in the model's own chat template — the default when the model folder
+   * has one (an instruct model); false gives it the seeds' format (`<client> … |<therapist> ~<listening>`).
+   */
+  chat?: boolean;
+  /** `local` chat generators: variables for the model's template (default `{"enable_thinking": false}`). */
+  templateArgs?: Record<string, unknown>;
   /** API backends: stop sequences (completions default `[" |<"]`, chat none). */
   stop?: string[];
   maxRetries?: number;
@@ -87,7 +97,7 @@ export interface GenerationRunConfig {
 export const DEFAULT_MAX_NEW_TOKENS = 128;
 export const DEFAULT_SEED = 0;
 
-const GENERATOR_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'chatTemplate', 'stop', 'maxRetries', 'timeoutMs', 'inputSpecialTokens'];
+const GENERATOR_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'chatTemplate', 'stop', 'maxRetries', 'timeoutMs', 'inputSpecialTokens', 'chat', 'templateArgs'];
 const SPEC_FIELDS = ['strategy', 'numBeams', 'numReturnSequences', 'lengthPenalty', 'earlyStopping', 'topP', 'topK', 'temperature', 'noRepeatNgramSize', 'repetitionPenalty', 'maxNewTokens'];
 const RUN_FIELDS = ['generators', 'preset', 'settings', 'seed', 'maxNewTokens', 'behaviour', 'maxContextTokens'];
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
@@ -151,8 +161,13 @@ export function validateGeneratorSpec(value: unknown, at: string, fail: Fail): G
   if (g.model !== undefined && (typeof g.model !== 'string' || g.model.trim() === '')) fail(f('model'), 'must be a non-empty string');
   if (g.inputSpecialTokens !== undefined && (typeof g.inputSpecialTokens !== 'boolean' || g.backend !== 'local')) fail(f('inputSpecialTokens'), 'must be true or false, for local generators only');
   if (g.backend === 'local') {
-    for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'chatTemplate', 'stop', 'maxRetries', 'timeoutMs']) if (g[k] !== undefined) fail(f(k), 'applies to API generators only');
+    for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'stop', 'maxRetries', 'timeoutMs']) if (g[k] !== undefined) fail(f(k), 'applies to API generators only');
+    if (g.chat !== undefined && typeof g.chat !== 'boolean') fail(f('chat'), 'must be true or false');
+    if (g.chatTemplate !== undefined && (typeof g.chatTemplate !== 'string' || g.chat === false)) fail(f('chatTemplate'), 'must be a file path, for chat generators ("chat": false reads the seeds\' format)');
+    if (g.templateArgs !== undefined && (!isObject(g.templateArgs) || g.chat === false)) fail(f('templateArgs'), 'must be an object of chat-template variables, for chat generators');
+    if (g.chat === true && g.inputSpecialTokens) fail(f('inputSpecialTokens'), 'applies to the seeds\' format, not to chat prompts');
   } else {
+    for (const k of ['chat', 'templateArgs']) if (g[k] !== undefined) fail(f(k), 'applies to local generators only');
     if (typeof g.model !== 'string') fail(f('model'), 'is required for API generators (the model name, e.g. "gpt-3.5-turbo-instruct")');
     if (typeof g.baseURL !== 'string' || !/^https?:\/\//.test(g.baseURL)) fail(f('baseURL'), 'is required for API generators: an http(s) URL such as "https://api.openai.com/v1"');
     if (g.chatTemplate !== undefined && (typeof g.chatTemplate !== 'string' || g.backend !== 'openai-chat')) fail(f('chatTemplate'), 'must be a file path, for "openai-chat" only');

@@ -70,7 +70,7 @@ const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repe
 
 /** The Batch API's price: half the online price per token (https://platform.openai.com/docs/guides/batch). */
 export const BATCH_PRICE_FACTOR = 0.5;
-const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature', 'jsonSchema'];
+const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature', 'jsonSchema', 'chat', 'system', 'templateArgs', 'rationale', 'rationaleTokens'];
 
 /**
  * Checks a judge plan (a run config file's contents).
@@ -93,8 +93,14 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (s.model !== undefined && (typeof s.model !== 'string' || s.model.trim() === '')) fail(`${at}.model`, 'must be a non-empty string');
     if (s.backend === 'local') {
       for (const k of ['baseURL', 'headers', 'apiKeyEnv', 'logprobs', 'maxTokens', 'temperature', 'jsonSchema']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to API judges only');
+      for (const k of ['chat', 'rationale']) if (s[k] !== undefined && typeof s[k] !== 'boolean') fail(`${at}.${k}`, 'must be true or false');
+      if (s.system !== undefined && typeof s.system !== 'string') fail(`${at}.system`, 'must be a string (the system turn)');
+      if (s.templateArgs !== undefined && !isObject(s.templateArgs)) fail(`${at}.templateArgs`, 'must be an object of chat-template variables, e.g. {"enable_thinking": false}');
+      if (s.rationaleTokens !== undefined && !(Number.isInteger(s.rationaleTokens) && (s.rationaleTokens as number) >= 1)) fail(`${at}.rationaleTokens`, 'must be an integer ≥ 1');
+      if (s.chat === false) for (const k of ['system', 'templateArgs']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to chat judges only ("chat": false uses prompts as they are)');
       return;
     }
+    for (const k of ['chat', 'system', 'templateArgs', 'rationale', 'rationaleTokens']) if (s[k] !== undefined) fail(`${at}.${k}`, 'applies to local judges only');
     if (typeof s.model !== 'string') fail(`${at}.model`, 'is required for API judges');
     if (typeof s.baseURL !== 'string' || !/^https?:\/\//.test(s.baseURL)) fail(`${at}.baseURL`, 'is required for API judges: an http(s) URL such as "https://api.openai.com/v1"');
     if (s.headers !== undefined && !(isObject(s.headers) && Object.values(s.headers).every((v) => typeof v === 'string'))) fail(`${at}.headers`, 'must map header names to strings');

@@ -30,7 +30,14 @@ export function judgeDescription(spec: JudgeSpec): Record<string, unknown> {
 export async function createJudge(spec: JudgeSpec, options: { apiKey?: string; models: ModelLocator }): Promise<{ judge: Judge; dispose: () => Promise<void> }> {
   if (spec.backend === 'local') {
     const model = await loadGenerativeModel(spec.model ?? DEFAULT_GENERATOR, options.models);
-    return { judge: localOnnxJudge(model), dispose: () => model.dispose() };
+    const judge = localOnnxJudge(model, undefined, {
+      ...(spec.chat !== undefined ? { chat: spec.chat } : {}),
+      ...(spec.system !== undefined ? { system: spec.system } : {}),
+      ...(spec.templateArgs !== undefined ? { templateArgs: spec.templateArgs } : {}),
+      ...(spec.rationale !== undefined ? { rationale: spec.rationale } : {}),
+      ...(spec.rationaleTokens !== undefined ? { rationaleTokens: spec.rationaleTokens } : {}),
+    });
+    return { judge, dispose: () => model.dispose() };
   }
   if (!options.apiKey) throw new Error(`no API key for the judge ${spec.model ?? '(no model)'} at ${spec.baseURL ?? '(no baseURL)'}`);
   if (!spec.model) throw new Error(`the ${spec.backend} judge at ${spec.baseURL ?? '(no baseURL)'} needs a model name`);

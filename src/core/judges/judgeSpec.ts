@@ -22,6 +22,19 @@ export interface JudgeSpec {
    * `response_format: {type: 'json_schema', …}` (otherwise their replies are parsed robustly).
    */
   jsonSchema?: boolean;
+  /**
+   * `local` only: wrap prompts in the model's chat template — default when the model folder has one (instruct
+   * models); `false` uses prompts as they are, `true` requires a template (localJudge.ts).
+   */
+  chat?: boolean;
+  /** `local` chat judges: a system turn before the prompt (default none). */
+  system?: string;
+  /** `local` chat judges: variables for the chat template (default `{"enable_thinking": false}`). */
+  templateArgs?: Record<string, unknown>;
+  /** `local`: error-category requests also write a rationale after the verdict (default false). */
+  rationale?: boolean;
+  /** `local`: the rationale's length bound in tokens (default 96). */
+  rationaleTokens?: number;
 }
 
 /** Price of a model in currency units per million tokens. */

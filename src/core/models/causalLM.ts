@@ -15,12 +15,13 @@
 import type * as ort from 'onnxruntime-common';
 import { relative } from 'node:path';
 import { CacheBufferPool, GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
-import { openCacheAppends, prefixInputName, type CacheAppendSource } from './onnxPatch';
+import { LOGITS_TO_KEEP, openCacheAppends, prefixInputName, type CacheAppendSource } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
 import { describedModelId, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
 import { readCausalLMConfig, readSpecialTokens, type CausalLMConfig } from './modelConfig';
-import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
+import { DEFAULT_PREFIX_CACHE_BYTES, Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
+import { PrefixCache, type PrefixMatch } from './prefixCache';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';
 
 export type { CausalLMConfig } from './modelConfig';
@@ -72,7 +73,19 @@ export class OnnxCausalLM implements GenerativeLM {
       | { kind: 'present'; reason: string },
     /** Where the model came from: folder, ONNX files, dtype, hub commit (see `describedModelFiles`). */
     readonly description?: DescribedModel,
-  ) {}
+    prefixCacheBytes = DEFAULT_PREFIX_CACHE_BYTES,
+  ) {
+    if (cacheMode.kind === 'static' && cacheMode.sharedPrefix === true && prefixCacheBytes > 0) {
+      this.prefixCache = new PrefixCache(rt.Tensor, pastNames, config.numKeyValueHeads, config.headDim, prefixCacheBytes);
+    }
+  }
+
+  /**
+   * Computed prompt caches kept for later prompts that begin the same way (see {@link PrefixCache}): single prompts
+   * (a judge's prompts, a generation run's contexts, perplexity's contexts) compute only the tokens after the longest
+   * cached beginning. Present when the cache is kept in place with a shared prefix and `prefixCacheBytes` is not 0.
+   */
+  readonly prefixCache?: PrefixCache;
 
   /**
    * The last single prompt's pass (its ids, last-position logits and cache): a grid decodes one context under
@@ -141,7 +154,7 @@ export class OnnxCausalLM implements GenerativeLM {
     const rt = await ortRuntime();
     const base = ['input_ids', 'attention_mask'];
     // The shared-prefix inputs are ones the staged graph adds (see sharedPrefixOf).
-    const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids', ...pastNames.map(prefixInputName)], requiredOutputs: ['logits', ...presentNames] };
+    const withPast = { requiredInputs: [...base, ...pastNames], optionalInputs: ['position_ids', LOGITS_TO_KEEP, ...pastNames.map(prefixInputName)], requiredOutputs: ['logits', ...presentNames] };
     // The later-steps graph with the positions each step adds as outputs, when its cache follows Optimum's Concat
     // pattern (a merged decoder's presents come out of an If: loaded as it is).
     const nextFile = layout.kind === 'split' ? layout.decoderWithPast : layout.decoder;
@@ -154,7 +167,7 @@ export class OnnxCausalLM implements GenerativeLM {
       else if (layout.kind === 'merged') reason = `${relative(folder, layout.decoder)} is a merged decoder (its presents come out of an If)`;
       else {
         try {
-          const r = await openCacheAppends(nextFile, pastNames, options.stageWeights === false ? [] : undefined, { sharedPrefix: options.sharedPrefix !== false });
+          const r = await openCacheAppends(nextFile, pastNames, options.stageWeights === false ? [] : undefined, { sharedPrefix: options.sharedPrefix !== false, logitsToKeep: true });
           if ('skipped' in r) reason = r.skipped;
           else patched = r;
         } catch (e) {
@@ -172,7 +185,7 @@ export class OnnxCausalLM implements GenerativeLM {
         if (typeof patched?.source !== 'string') throw e;
         // onnxruntime refused the staged file (another version's rules for external data): the same graph, edited in memory.
         await patched.dispose();
-        const r = await openCacheAppends(nextFile, pastNames, [], { sharedPrefix: options.sharedPrefix !== false });
+        const r = await openCacheAppends(nextFile, pastNames, [], { sharedPrefix: options.sharedPrefix !== false, logitsToKeep: true });
         patched = 'skipped' in r ? undefined : r;
         return openNext(patched?.source);
       });
@@ -200,7 +213,7 @@ export class OnnxCausalLM implements GenerativeLM {
           sharedPrefix: patched.sharedPrefix ?? { skipped: 'sharedPrefix is off' },
         }
       : { kind: 'present' as const, reason };
-    return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first ?? next, next, pastNames, cacheMode, d);
+    return new OnnxCausalLM(describedModelId({ ref: options.id ?? d.ref, dtype: d.dtype }), folder, config, tokenizer, special, rt, first ?? next, next, pastNames, cacheMode, d, options.prefixCacheBytes);
   }
 
   /** An empty cache for `batch` rows (past length 0). */
@@ -233,6 +246,8 @@ export class OnnxCausalLM implements GenerativeLM {
     pastLen: number,
     past: KVCache,
     timer?: RunTimer,
+    /** Logits of the last `keep` positions only, where the graph takes `logits_to_keep` (default: every position). */
+    keep = seq,
   ): Promise<ort.InferenceSession.ReturnType> {
     const T = this.rt.Tensor;
     const graph = pastLen === 0 ? this.first : this.next;
@@ -242,12 +257,18 @@ export class OnnxCausalLM implements GenerativeLM {
     };
     if (graph.inputs.has('position_ids')) feeds.position_ids = new T('int64', positionIds, [batch, seq]);
     if (graph.inputs.has('use_cache_branch')) feeds.use_cache_branch = new T('bool', new Uint8Array([pastLen > 0 ? 1 : 0]), [1]);
+    this.feedKeep(graph, feeds, keep);
     if (graph.inputs.has(this.pastNames[0])) {
       const cache = past.size > 0 ? past : this.emptyCache(batch);
       for (const [name, tensor] of cache) feeds[name] = tensor;
     }
     this.feedPrefix(graph, feeds);
     return graph.run(feeds, timer);
+  }
+
+  /** Feeds `logits_to_keep` (the last `keep` positions get logits) where the graph takes it. */
+  private feedKeep(graph: OnnxGraph, feeds: Record<string, ort.Tensor>, keep: number): void {
+    if (graph.inputs.has(LOGITS_TO_KEEP)) feeds[LOGITS_TO_KEEP] = new this.rt.Tensor('int64', BigInt64Array.of(BigInt(keep)), [1]);
   }
 
   /** Feeds a graph with shared-prefix inputs `prefix` (one prompt's cache, batch 1), or an empty prefix. */
@@ -279,7 +300,7 @@ export class OnnxCausalLM implements GenerativeLM {
    * @throws RangeError on an empty prompt, one longer than `maxPositions − 1`, or prompts of different lengths
    *   for a model without `position_ids` (see {@link paddingSafe})
    */
-  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean; maxNewTokens?: number } = {}): Promise<StartedDecoding> {
+  async startDecoding(prompts: number[][], options: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean; maxNewTokens?: number; prefixCache?: boolean } = {}): Promise<StartedDecoding> {
     const expand = options.expand ?? 1;
     if (!Number.isInteger(expand) || expand < 1) throw new RangeError(`expand must be an integer ≥ 1, got ${expand}`);
     prompts.forEach((p, i) => {
@@ -306,13 +327,26 @@ export class OnnxCausalLM implements GenerativeLM {
         mask[b * longest + t] = real ? 1n : 0n;
       }
     });
+    if (n === 1 && this.prefixCache && options.prefixCache === true && options.reusePromptPass !== false) {
+      // The prompt's cache from the prefix cache: only the tokens after its longest cached beginning are computed, and
+      // every row attends to the whole prompt's cache, fed once per step.
+      const pass = await this.cachedPromptPass(prompts[0], options.timer);
+      const vocab = pass.logits.length;
+      const room = Math.max(0, Math.min(this.maxPositions - 1 - longest, options.maxNewTokens ?? STATIC_GROWTH));
+      const cache = StaticKVCache.from(this.rt.Tensor, this.emptyCache(1), expand, room, this.cacheBuffers);
+      const prefix = { past: this.prefixCache.materialize(pass.match), length: longest };
+      const history = Array.from({ length: expand }, () => [...prompts[0]]);
+      const logits = lastPositionLogits(pass.logits, 1, 1, vocab, expand);
+      return { session: new StaticCausalDecodingSession(this, vocab, cache, new Int32Array(expand), this.cacheMode as StaticMode, options.timer, prefix), logits, history };
+    }
     // A prompt decoded just before (another setting of the same context) starts from the pass already made.
     const key = n === 1 && options.reusePromptPass !== false ? prompts[0].join(',') : undefined;
     let pass = key !== undefined && this.lastPrompt?.key === key ? this.lastPrompt : undefined;
     if (!pass) {
-      const out = await this.run(ids, mask, pos, n, longest, 0, new Map(), options.timer);
+      // Only the last position's logits are read (left padding puts every prompt's last token there).
+      const out = await this.run(ids, mask, pos, n, longest, 0, new Map(), options.timer, 1);
       const vocab = out.logits.dims[2];
-      pass = { key: key ?? '', logits: lastPositionLogits(out.logits.data as Float32Array, n, longest, vocab), vocab, past: this.presents(out) };
+      pass = { key: key ?? '', logits: lastPositionLogits(out.logits.data as Float32Array, n, out.logits.dims[1], vocab), vocab, past: this.presents(out) };
       this.lastPrompt = key !== undefined ? pass : undefined;
     }
     const vocab = pass.vocab;
@@ -354,6 +388,52 @@ export class OnnxCausalLM implements GenerativeLM {
     return { session, logits, history };
   }
 
+  /**
+   * The next-token logits after `promptIds` (a copy: the caller may modify it), computed on top of the longest
+   * cached beginning of the prompt and kept in the prefix cache; for models without one, one pass over the prompt.
+   * A local judge whose answers are single tokens needs nothing else.
+   *
+   * @throws RangeError on an empty prompt or one longer than the model allows
+   */
+  async promptLogits(promptIds: number[], timer?: RunTimer): Promise<Float32Array> {
+    if (promptIds.length === 0) throw new RangeError('the prompt is empty');
+    if (promptIds.length >= this.maxPositions) throw new RangeError(`the prompt has ${promptIds.length} tokens; the model allows ${this.maxPositions} positions in all`);
+    if (this.prefixCache) return (await this.cachedPromptPass(promptIds, timer)).logits.slice();
+    const { session, logits } = await this.startDecoding([promptIds], { timer, reusePromptPass: false });
+    session.release?.();
+    return logits;
+  }
+
+  /**
+   * One prompt's pass through the prefix cache: the longest cached beginning is fed as the shared prefix, the rest
+   * of the prompt is computed in one pass (one row), and its keys, values and last logits are added to the cache.
+   */
+  private async cachedPromptPass(ids: number[], timer?: RunTimer): Promise<{ logits: Float32Array; match: PrefixMatch }> {
+    const store = this.prefixCache as PrefixCache;
+    let m = store.match(ids);
+    if (m.length === ids.length && m.logits) return { logits: m.logits, match: m };
+    // The whole prompt is cached but not its last logits: the last token is computed again.
+    if (m.length === ids.length) m = store.match(ids, ids.length - 1);
+    const rest = ids.slice(m.length);
+    const T = this.rt.Tensor;
+    const mode = this.cacheMode as StaticMode;
+    const pos = new BigInt64Array(rest.length);
+    for (let t = 0; t < rest.length; t++) pos[t] = BigInt(m.length + t);
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new T('int64', BigInt64Array.from(rest, BigInt), [1, rest.length]),
+      attention_mask: new T('int64', new BigInt64Array(m.length + rest.length).fill(1n), [1, m.length + rest.length]),
+      position_ids: new T('int64', pos, [1, rest.length]),
+    };
+    this.feedKeep(this.next, feeds, 1);
+    for (const [name, tensor] of this.emptyCache(1)) feeds[name] = tensor;
+    this.feedPrefix(this.next, feeds, m.length > 0 ? store.materialize(m) : undefined);
+    const out = await this.next.run(feeds, timer, mode.fetches);
+    const vocab = out.logits.dims[2];
+    const logits = lastPositionLogits(out.logits.data as Float32Array, 1, out.logits.dims[1], vocab);
+    const kv = new Map(this.pastNames.map((name) => [name, out[mode.appended.get(name) as string]]));
+    return { logits, match: store.insert(m, rest, kv, logits) };
+  }
+
   /** @internal one step of a {@link CausalDecodingSession}. */
   async runSession(ids: BigInt64Array, mask: BigInt64Array, pos: BigInt64Array, rows: number, width: number, pastLen: number, past: KVCache, timer?: RunTimer) {
     const out = await this.run(ids, mask, pos, rows, width, pastLen, past, timer);
@@ -372,6 +452,7 @@ export class OnnxCausalLM implements GenerativeLM {
       attention_mask: new T('int64', mask, [rows, (prefix?.length ?? 0) + cache.capacity + width]),
       position_ids: new T('int64', pos, [rows, width]),
     };
+    this.feedKeep(this.next, feeds, width);
     for (const [name, tensor] of cache.tensors()) feeds[name] = tensor;
     this.feedPrefix(this.next, feeds, prefix?.past);
     return this.next.run(feeds, timer, fetches);
@@ -386,6 +467,7 @@ export class OnnxCausalLM implements GenerativeLM {
   async dispose(): Promise<void> {
     // The kept prompt pass and its tiled cache (hundreds of MB at real size) go with the sessions.
     this.lastPrompt = undefined;
+    this.prefixCache?.clear();
     this.cacheBuffers.clear();
     await this.first.release();
     if (this.next !== this.first) await this.next.release();
@@ -489,6 +571,9 @@ interface SharedPrefix {
   length: number;
 }
 
+/** The cache mode of a model whose cache is kept in place. */
+type StaticMode = { appended: ReadonlyMap<string, string>; fetches: readonly string[] };
+
 /** Positions a static cache grows by when the caller gave no `maxNewTokens` or decodes past it. */
 const STATIC_GROWTH = 32;
 
@@ -549,10 +634,10 @@ class StaticCausalDecodingSession extends CausalRows {
 /**
  * Model types whose attention over the cache depends on the positions fed (`position_ids`) and the mask only, not on
  * a key's index in the cache: a masked slot then changes nothing but the order of sums (Hugging Face transformers
- * 4.x: GPT-2's learned positions, GPT-J / GPT-NeoX / Llama / Mistral / Qwen2 / Phi / Gemma / StableLM / CodeGen's
- * rotary embeddings). Not, for example, GPT-Neo, whose local layers attend to the last 256 cache indices.
+ * 4.x: GPT-2's learned positions, GPT-J / GPT-NeoX / Llama / Mistral / Qwen2 / Qwen3 / Phi / Gemma / StableLM / CodeGen's
+ * rotary embeddings; Qwen3's q/k norm acts per position). Not, for example, GPT-Neo, whose local layers attend to the last 256 cache indices.
  */
-const STATIC_CACHE_MODEL_TYPES = new Set(['gpt2', 'gptj', 'gpt_neox', 'llama', 'mistral', 'qwen2', 'phi', 'phi3', 'gemma', 'stablelm', 'codegen']);
+const STATIC_CACHE_MODEL_TYPES = new Set(['gpt2', 'gptj', 'gpt_neox', 'llama', 'mistral', 'qwen2', 'qwen3', 'phi', 'phi3', 'gemma', 'stablelm', 'codegen']);
 
 /** Why a config's attention window (sliding or local, counted in cache indices) rules out masked cache slots, if it does. */
 function staticCacheWindow(raw: Record<string, unknown>): string | undefined {

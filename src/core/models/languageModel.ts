@@ -114,11 +114,15 @@ export interface GenerativeLM {
    * kept logits and cache: the same numbers, one pass fewer), as a run's settings for one context do; `false`
    * neither uses nor keeps it (benchmarks comparing strategies at equal work). `maxNewTokens`, a hint: how many
    * tokens the caller may add after the prompts (a model that keeps its cache in place reserves room for them;
-   * more still work).
+   * more still work). `prefixCache` (a single prompt): start from the longest beginning of the prompt the model has
+   * kept from earlier prompts and compute only the rest, keeping it in turn (`OnnxCausalLM.prefixCache`; judges and
+   * perplexity ask for it). Its logits equal a pass over the whole prompt up to the order of float sums (1e-5 on the
+   * fixtures), so which prompts came before can move a value in its last bits; without it (generation) a prompt is
+   * computed whole, and the same prompt always gives the same bits.
    *
    * @throws RangeError on an empty prompt or one longer than the model allows
    */
-  startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean; maxNewTokens?: number }): Promise<StartedDecoding>;
+  startDecoding(prompts: number[][], options?: { expand?: number; timer?: RunTimer; reusePromptPass?: boolean; maxNewTokens?: number; prefixCache?: boolean }): Promise<StartedDecoding>;
   /**
    * Optional: bytes one decoding row holds in its cache for a prompt of `promptLength` tokens and `maxNewTokens`
    * new tokens — keys and values of every layer in float32 (an encoder-decoder's cross-attention cache and encoder
@@ -126,6 +130,12 @@ export interface GenerativeLM {
    * counted.
    */
   cacheBytesPerRow?(promptLength: number, maxNewTokens: number): number;
+  /**
+   * Optional (decoder-only): the next-token logits after one prompt, `[vocab]`, the caller's to modify. A model that
+   * keeps computed prompt caches (`OnnxCausalLM.prefixCache`) computes only the tokens after the prompt's longest
+   * cached beginning.
+   */
+  promptLogits?(promptIds: number[], timer?: RunTimer): Promise<Float32Array>;
   /** Releases the ONNX sessions. */
   dispose(): Promise<void>;
 }

@@ -50,7 +50,16 @@ export interface SessionOptions {
    * the files as they are. Either way the graph and its weights are the same.
    */
   stageWeights?: boolean;
+  /**
+   * Decoder-only models whose cache is kept in place with a shared prefix: the most bytes of computed prompt caches
+   * kept for later prompts that begin the same way (`PrefixCache`, prefixCache.ts; default
+   * {@link DEFAULT_PREFIX_CACHE_BYTES}); 0 keeps none (each single prompt is computed whole, as before).
+   */
+  prefixCacheBytes?: number;
 }
+
+/** The default bound of a model's prefix cache: 1 GiB (about 4,700 prompt positions at Qwen3-0.6B's shape). */
+export const DEFAULT_PREFIX_CACHE_BYTES = 1 << 30;
 
 /** Session options for a plan's or a setting's {@link LocalRuntimeOptions}. */
 export function sessionOptionsOf(runtime: LocalRuntimeOptions | undefined): SessionOptions {

@@ -353,8 +353,61 @@ interface PrefixEdits {
 }
 
 /**
+ * The nodes between a cache value (`present.{i}.key|value`) and attention's product when the model uses grouped-query
+ * attention: Hugging Face's `repeat_kv` (`x[:, :, None].expand(b, kv, rep, t, d).reshape(b, kv·rep, t, d)`), exported as
+ * `Unsqueeze → Expand → Reshape`, each read by the next alone. Empty when `value`'s one non-`Shape` reader is not an
+ * `Unsqueeze` (multi-head attention: the product reads the cache as it is).
+ *
+ * @returns the chain's nodes in order and the value attention reads, or why the pattern does not hold
+ */
+function repeatKvChain(scan: GraphScan, readers: Node[]): { chain: Node[]; head: Node[] } | { skipped: string } {
+  if (readers.length !== 1 || readers[0].opType !== 'Unsqueeze' || readers[0].domain !== '') return { chain: [], head: readers };
+  const chain: Node[] = [readers[0]];
+  for (const op of ['Expand', 'Reshape']) {
+    const next = scan.consumers.get(chain[chain.length - 1].outputs[0]) ?? [];
+    if (next.length !== 1 || next[0].opType !== op || next[0].domain !== '' || next[0].inputs[0] !== chain[chain.length - 1].outputs[0]) {
+      return { skipped: `${chain[chain.length - 1].outputs[0]} is not read by one ${op} alone (repeat_kv's Unsqueeze → Expand → Reshape)` };
+    }
+    chain.push(next[0]);
+  }
+  return { chain, head: scan.consumers.get(chain[2].outputs[0]) ?? [] };
+}
+
+/**
+ * Whether a `Shape` reader of a cache value serves only the shapes of `repeat_kv`'s chains: every path from its output
+ * ends at the shape input (input 1) of an `Expand` or `Reshape` of a chain. Such a `Shape` must keep reporting the
+ * row's own positions (the chain expands the row's own cache), where every other `Shape` of the cache reports the
+ * prefix's positions too.
+ */
+function servesOnlyChains(scan: GraphScan, shape: Node, chainNodes: ReadonlySet<Node>): boolean {
+  const seen = new Set<string>();
+  const stack = [shape.outputs[0]];
+  let reached = false;
+  while (stack.length) {
+    const value = stack.pop() as string;
+    if (seen.has(value)) continue;
+    seen.add(value);
+    if (scan.outputs.has(value)) return false;
+    const users = scan.consumers.get(value) ?? [];
+    for (const n of users) {
+      if (chainNodes.has(n)) {
+        if (n.inputs.indexOf(value) < 1) return false;
+        reached = true;
+      } else if (SHAPE_ARITHMETIC.has(n.opType) && n.domain === '') stack.push(...n.outputs);
+      // Reshaping or expanding the shape vector itself (torch's `expand` export), never an activation by a shape.
+      else if ((n.opType === 'Reshape' || n.opType === 'Expand') && n.domain === '' && n.inputs[0] === value && n.inputs[1] !== value) stack.push(...n.outputs);
+      else return false;
+    }
+  }
+  return reached;
+}
+
+/** Operators torch's exporter uses to compute shapes from a `Shape` (integer tensors only, never activations). */
+const SHAPE_ARITHMETIC = new Set(['Gather', 'Unsqueeze', 'Squeeze', 'Concat', 'Slice', 'Cast', 'Mul', 'Add', 'Sub', 'Div', 'Equal', 'Where', 'ConstantOfShape', 'Identity', 'Shape']);
+
+/**
  * The edits that let every row attend to one shared prompt cache (bifurcated attention: Athiwaratkun et al., ICML
- * 2024): a `prefix_key_values.{i}.key|value` input `[1, heads, P, headDim]` per cache input, whose positions come
+ * 2024): a `prefix_key_values.{i}.key|value` input `[1, kvHeads, P, headDim]` per cache input, whose positions come
  * before each row's own `past_key_values` positions. In each layer the scores of the queries against the prefix's
  * keys are one product for all rows (`[B, H, s, D]` → `[s, H, B, D]`, broadcast against `[1, H, D, P]`), joined
  * before the graph's mask and softmax with the scores against the row's own keys; the probabilities are split the
@@ -362,11 +415,17 @@ interface PrefixEdits {
  * positions the graph derives from the cache length count the prefix. With an empty prefix (P = 0) the graph
  * computes what it did before.
  *
+ * Grouped-query attention (`repeat_kv` between the cache and the product, {@link repeatKvChain}): the prefix is not
+ * expanded. The queries by position `[s, H, B, D]` are regrouped as `[s, kvHeads, rep·B, D]` (query head h reads
+ * key/value head ⌊h / rep⌋, and heads are contiguous), multiplied by the prefix's `[1, kvHeads, D, P]`, and the
+ * scores regrouped back; the values likewise. The row's own positions still go through the graph's chain, whose
+ * `Shape`s keep counting the row's own positions ({@link servesOnlyChains}).
+ *
  * Applies when, for every layer, `present.{i}.key` (a Concat of the cache and the new positions, see
- * {@link cacheAppendsOf}) is read only by one `Transpose(perm 0,1,3,2)` that one `MatMul` reads as its second input
- * (the query × keyᵀ scores), and by `Shape`s; `present.{i}.value` only by one `MatMul` as its second input (the
- * probabilities × values) and by `Shape`s; and each cache input only by its Concat and by `Shape`s without
- * start/end.
+ * {@link cacheAppendsOf}) is read only by one `Transpose(perm 0,1,3,2)` — directly or through a `repeat_kv` chain —
+ * that one `MatMul` reads as its second input (the query × keyᵀ scores), and by `Shape`s; `present.{i}.value` only by
+ * one `MatMul` as its second input (the probabilities × values), directly or through a chain, and by `Shape`s; and each
+ * cache input only by its Concat and by `Shape`s without start/end.
  */
 function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEdits | { skipped: string } {
   const renamed = new Map<number, { inputs: string[]; outputs: string[] }>();
@@ -401,6 +460,44 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
       { op: 'Add', inputs: [`${own}/own`, `${own}/prefixAxis2`], outputs: [out] },
     );
   };
+  // Grouped-query attention: `byPosition` [s, H, B, X] regrouped as [s, kvHeads, rep·B, X] (kvHeads from the prefix's
+  // shape), and a product's result [s, kvHeads, rep·B, Y] back to [s, H, B, Y].
+  let groupConstants = false;
+  const grouped = (layer: string, prefix: string, byPosition: string, tag: string) => {
+    // No -1 in the shape: with an empty prefix one of these tensors has no elements, and -1 is then undefined.
+    const t = `${layer}${tag}`;
+    if (!groupConstants) {
+      groupConstants = true;
+      nodes.push(
+        { op: 'Constant', inputs: [], outputs: [`${ns}one`], attrs: { value_ints: [1] } },
+        { op: 'Constant', inputs: [], outputs: [`${ns}four`], attrs: { value_ints: [4] } },
+      );
+    }
+    nodes.push(
+      { op: 'Shape', inputs: [prefix], outputs: [`${t}PrefixShape`] },
+      { op: 'Slice', inputs: [`${t}PrefixShape`, `${ns}one`, `${ns}two`], outputs: [`${t}KvHeads`] },
+      { op: 'Shape', inputs: [byPosition], outputs: [`${t}ByPositionShape`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}zero`, `${ns}one`], outputs: [`${t}Positions`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}one`, `${ns}two`], outputs: [`${t}Heads`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}two`, `${ns}three`], outputs: [`${t}Rows`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}three`, `${ns}four`], outputs: [`${t}Width`] },
+      { op: 'Mul', inputs: [`${t}Heads`, `${t}Rows`], outputs: [`${t}HeadRows`] },
+      { op: 'Div', inputs: [`${t}HeadRows`, `${t}KvHeads`], outputs: [`${t}GroupRows`] },
+      { op: 'Concat', inputs: [`${t}Positions`, `${t}KvHeads`, `${t}GroupRows`, `${t}Width`], outputs: [`${t}GroupShape`], attrs: { axis: 0 } },
+      { op: 'Reshape', inputs: [byPosition, `${t}GroupShape`], outputs: [`${t}Grouped`] },
+      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}zero`, `${ns}three`], outputs: [`${t}Leading`] },
+    );
+    return { input: `${t}Grouped`, leading: `${t}Leading` };
+  };
+  // `last`: the axis of the prefix's shape that gives the product's last dimension (2: P for scores, 3: D for values).
+  const ungroup = (layer: string, tag: string, product: string, leading: string, prefix: string, last: 2 | 3, out: string) => {
+    nodes.push(
+      { op: 'Shape', inputs: [prefix], outputs: [`${layer}${tag}LastShape`] },
+      { op: 'Slice', inputs: [`${layer}${tag}LastShape`, last === 2 ? `${ns}two` : `${ns}three`, last === 2 ? `${ns}three` : `${ns}four`], outputs: [`${layer}${tag}Last`] },
+      { op: 'Concat', inputs: [leading, `${layer}${tag}Last`], outputs: [`${layer}${tag}UngroupShape`], attrs: { axis: 0 } },
+      { op: 'Reshape', inputs: [product, `${layer}${tag}UngroupShape`], outputs: [out] },
+    );
+  };
   for (const past of pastNames) {
     const prefix = prefixInputName(past);
     const present = past.replace('past_key_values.', 'present.');
@@ -412,27 +509,40 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
       virtualShape(n, prefix);
     }
     const readers = users(present);
-    for (const n of readers.filter(isShape)) virtualShape(n, prefix);
-    const rest = readers.filter((n) => !isShape(n));
+    const found = repeatKvChain(scan, readers.filter((n) => !isShape(n)));
+    if ('skipped' in found) return found;
+    const chainNodes = new Set(found.chain);
+    for (const n of readers.filter(isShape)) if (!(found.chain.length && servesOnlyChains(scan, n, chainNodes))) virtualShape(n, prefix);
+    const rest = found.head;
+    const reads = found.chain.length ? found.chain[2].outputs[0] : present;
     const layer = `${ns}${past.slice('past_key_values.'.length)}/`;
+    const gqa = found.chain.length > 0;
     if (past.endsWith('.key')) {
       const t = rest.length === 1 ? rest[0] : undefined;
-      if (!t || !isKeyTranspose(t)) return { skipped: `${present} is not read by one Transpose(perm 0,1,3,2) alone` };
+      if (!t || !isKeyTranspose(t)) return { skipped: `${reads} is not read by one Transpose(perm 0,1,3,2) alone` };
       const mm = users(t.outputs[0]);
-      if (mm.length !== 1 || !isMatMulOperand(mm[0], t.outputs[0])) return { skipped: `the transposed ${present} is not read by one MatMul alone` };
+      if (mm.length !== 1 || !isMatMulOperand(mm[0], t.outputs[0])) return { skipped: `the transposed ${reads} is not read by one MatMul alone` };
       const scores = mm[0].outputs[0];
       const query = mm[0].inputs[0];
       edit(mm[0]).outputs[0] = `${layer}ownScores`;
       nodes.push(
         { op: 'Transpose', inputs: [query], outputs: [`${layer}queryByPosition`], attrs: { perm: [2, 1, 0, 3] } },
         { op: 'Transpose', inputs: [prefix], outputs: [`${layer}prefixKeyT`], attrs: { perm: [0, 1, 3, 2] } },
-        { op: 'MatMul', inputs: [`${layer}queryByPosition`, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresByPosition`] },
+      );
+      if (gqa) {
+        const g = grouped(layer, prefix, `${layer}queryByPosition`, 'query');
+        nodes.push({ op: 'MatMul', inputs: [g.input, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresGrouped`] });
+        ungroup(layer, 'scores', `${layer}prefixScoresGrouped`, g.leading, prefix, 2, `${layer}prefixScoresByPosition`);
+      } else {
+        nodes.push({ op: 'MatMul', inputs: [`${layer}queryByPosition`, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresByPosition`] });
+      }
+      nodes.push(
         { op: 'Transpose', inputs: [`${layer}prefixScoresByPosition`], outputs: [`${layer}prefixScores`], attrs: { perm: [2, 1, 0, 3] } },
         { op: 'Concat', inputs: [`${layer}prefixScores`, `${layer}ownScores`], outputs: [scores], attrs: { axis: 3 } },
       );
     } else {
       const mm = rest.length === 1 ? rest[0] : undefined;
-      if (!mm || !isMatMulOperand(mm, present)) return { skipped: `${present} is not read by one MatMul alone` };
+      if (!mm || !isMatMulOperand(mm, reads)) return { skipped: `${reads} is not read by one MatMul alone` };
       const probs = mm.inputs[0];
       const out = mm.outputs[0];
       const e = edit(mm);
@@ -444,7 +554,15 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
         { op: 'Slice', inputs: [probs, `${ns}zero`, `${layer}prefixLength`, `${ns}three`], outputs: [`${layer}prefixProbs`] },
         { op: 'Slice', inputs: [probs, `${layer}prefixLength`, `${ns}end`, `${ns}three`], outputs: [`${layer}ownProbs`] },
         { op: 'Transpose', inputs: [`${layer}prefixProbs`], outputs: [`${layer}prefixProbsByPosition`], attrs: { perm: [2, 1, 0, 3] } },
-        { op: 'MatMul', inputs: [`${layer}prefixProbsByPosition`, prefix], outputs: [`${layer}prefixValuesByPosition`] },
+      );
+      if (gqa) {
+        const g = grouped(layer, prefix, `${layer}prefixProbsByPosition`, 'probs');
+        nodes.push({ op: 'MatMul', inputs: [g.input, prefix], outputs: [`${layer}prefixValuesGrouped`] });
+        ungroup(layer, 'values', `${layer}prefixValuesGrouped`, g.leading, prefix, 3, `${layer}prefixValuesByPosition`);
+      } else {
+        nodes.push({ op: 'MatMul', inputs: [`${layer}prefixProbsByPosition`, prefix], outputs: [`${layer}prefixValuesByPosition`] });
+      }
+      nodes.push(
         { op: 'Transpose', inputs: [`${layer}prefixValuesByPosition`], outputs: [`${layer}prefixValues`], attrs: { perm: [2, 1, 0, 3] } },
         { op: 'Add', inputs: [`${layer}prefixValues`, `${layer}ownValues`], outputs: [out] },
       );
@@ -452,6 +570,31 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
   }
   const added = [...pastNames.map((p) => graphInputField(prefixInputName(p), ELEM.float, 4)), ...nodes.map((n, i) => graphNodeField(n, `${ns}n${i}`))];
   return { renamed, added };
+}
+
+/** The graph input that says how many of the last positions get logits (see {@link lastLogitsOf}). */
+export const LOGITS_TO_KEEP = 'logits_to_keep';
+
+/**
+ * The edit that computes `logits` for the last k positions only, k fed as `logits_to_keep` (`[1]`, int64), as Hugging
+ * Face's `logits_to_keep` does: the LM head's input `[B, S, D]` is sliced to its last k positions, so a prompt pass
+ * of S tokens multiplies one position by the vocabulary instead of S (at Qwen3-0.6B's shape, 151,936 × 1,024 per
+ * position: a quarter of a prefill's arithmetic), and returns `[B, k, V]`. Fed S, the graph computes what it did.
+ *
+ * Applies when `logits` is made by a default-domain `MatMul` whose first input is the hidden states.
+ */
+function lastLogitsOf(scan: GraphScan): PrefixEdits | { skipped: string } {
+  const head = scan.producer.get('logits');
+  if (!head || head.opType !== 'MatMul' || head.domain !== '' || head.inputs.length !== 2) return { skipped: `logits is made by ${head ? head.opType : 'no node'}, not the LM head's MatMul` };
+  const ns = '/reflect_eval_logits/';
+  const nodes: NodeSpec[] = [
+    { op: 'Constant', inputs: [], outputs: [`${ns}end`], attrs: { value_ints: [2 ** 62] } },
+    { op: 'Constant', inputs: [], outputs: [`${ns}axis`], attrs: { value_ints: [1] } },
+    { op: 'Neg', inputs: [LOGITS_TO_KEEP], outputs: [`${ns}start`] },
+    { op: 'Slice', inputs: [head.inputs[0], `${ns}start`, `${ns}end`, `${ns}axis`], outputs: [`${ns}kept`] },
+  ];
+  const renamed = new Map([[head.field.start, { inputs: [`${ns}kept`, head.inputs[1]], outputs: [...head.outputs] }]]);
+  return { renamed, added: [graphInputField(LOGITS_TO_KEEP, ELEM.int64, 1), ...nodes.map((n, i) => graphNodeField(n, `${ns}n${i}`))] };
 }
 
 /** A `GraphProto.node` field with its inputs and outputs renamed (every other field copied as it is). */
@@ -556,6 +699,8 @@ export interface SlimModel {
    * {@link sharedPrefixOf}), or why not (it is then staged without them).
    */
   sharedPrefix?: true | { skipped: string };
+  /** With `logitsToKeep` asked for: whether the graph takes `logits_to_keep` ({@link lastLogitsOf}), or why not. */
+  logitsToKeep?: true | { skipped: string };
 }
 
 /**
@@ -571,7 +716,7 @@ export interface SlimModel {
  * @returns the new model, or `{ skipped }` saying why the pattern does not apply
  * @throws RangeError when the bytes are not a well-formed protobuf message
  */
-export function slimModel(src: ByteSource, weights: string, pastNames: readonly string[] = [], minBytes = 1024, options: { sharedPrefix?: boolean } = {}): SlimModel | { skipped: string } {
+export function slimModel(src: ByteSource, weights: string, pastNames: readonly string[] = [], minBytes = 1024, options: { sharedPrefix?: boolean; logitsToKeep?: boolean } = {}): SlimModel | { skipped: string } {
   const top = [...fields(src, 0, src.length)];
   const graphField = top.find((f) => f.field === 7 && f.wire === 2);
   if (!graphField) return { skipped: 'the model has no graph' };
@@ -594,7 +739,12 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
     : opset === undefined || opset < 12n
       ? { skipped: `the model's default opset is ${opset ?? 'not declared'} (the edit's Constant value_ints needs 12 or later)` }
       : sharedPrefixOf(scan, pastNames);
-  const edits = prefix && !('skipped' in prefix) ? prefix : undefined;
+  const keep = options.logitsToKeep && pastNames.length ? lastLogitsOf(scan) : undefined;
+  const edits: PrefixEdits | undefined = prefix && !('skipped' in prefix) ? { renamed: new Map(prefix.renamed), added: [...prefix.added] } : keep && !('skipped' in keep) ? { renamed: new Map(), added: [] } : undefined;
+  if (edits && keep && !('skipped' in keep)) {
+    for (const [k, v] of keep.renamed) edits.renamed.set(k, v);
+    edits.added.push(...keep.added);
+  }
   const body: Uint8Array[] = [];
   for (const f of fields(src, graphField.valueStart, graphField.end)) {
     const names = f.field === 1 && f.wire === 2 ? edits?.renamed.get(f.start) : undefined;
@@ -627,7 +777,8 @@ export function slimModel(src: ByteSource, weights: string, pastNames: readonly 
     at += p.length;
   }
   const sharedPrefix = prefix === undefined ? undefined : 'skipped' in prefix ? { skipped: prefix.skipped } : (true as const);
-  return { bytes, appended: found.appended, external: [...new Set(scan.external)], ...(sharedPrefix ? { sharedPrefix } : {}) };
+  const logitsToKeep = keep === undefined ? undefined : 'skipped' in keep ? { skipped: keep.skipped } : (true as const);
+  return { bytes, appended: found.appended, external: [...new Set(scan.external)], ...(sharedPrefix ? { sharedPrefix } : {}), ...(logitsToKeep ? { logitsToKeep } : {}) };
 }
 
 const total = (parts: readonly Uint8Array[]) => parts.reduce((n, p) => n + p.length, 0);
@@ -639,6 +790,8 @@ export interface StagedModel {
   appended: Map<string, string>;
   /** As in {@link SlimModel}. */
   sharedPrefix?: true | { skipped: string };
+  /** As in {@link SlimModel}. */
+  logitsToKeep?: true | { skipped: string };
   /**
    * Removes the folder, as far as the platform lets it (once onnxruntime has read the weights: after the session is
    * created).
@@ -665,7 +818,7 @@ export interface StagedModel {
  * @throws when no parent allows the folder and its links (the caller then patches the model in memory: see
  *   {@link exposeCacheAppends}), or the file is not a well-formed protobuf message (RangeError)
  */
-export async function stageModel(file: string, pastNames: readonly string[] = [], parents?: readonly string[], options: { sharedPrefix?: boolean } = {}): Promise<StagedModel | { skipped: string }> {
+export async function stageModel(file: string, pastNames: readonly string[] = [], parents?: readonly string[], options: { sharedPrefix?: boolean; logitsToKeep?: boolean } = {}): Promise<StagedModel | { skipped: string }> {
   const real = await realpath(file);
   const name = basename(real);
   const fd = openSync(real, 'r');
@@ -693,7 +846,7 @@ export async function stageModel(file: string, pastNames: readonly string[] = []
       const path = join(dir, `reflect-eval-graph-${name}`);
       await writeFile(path, slim.bytes);
       const made = dir;
-      return { path, appended: slim.appended, ...(slim.sharedPrefix ? { sharedPrefix: slim.sharedPrefix } : {}), dispose: () => rm(made, { recursive: true, force: true }).catch(() => undefined) };
+      return { path, appended: slim.appended, ...(slim.sharedPrefix ? { sharedPrefix: slim.sharedPrefix } : {}), ...(slim.logitsToKeep ? { logitsToKeep: slim.logitsToKeep } : {}), dispose: () => rm(made, { recursive: true, force: true }).catch(() => undefined) };
     } catch (e) {
       failure = e;
       if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -733,6 +886,8 @@ export interface CacheAppendSource {
   appended: Map<string, string>;
   /** As in {@link SlimModel}, when asked for (a graph edited in memory never has the prefix inputs). */
   sharedPrefix?: true | { skipped: string };
+  /** As in {@link SlimModel}, when asked for (a graph edited in memory never has it). */
+  logitsToKeep?: true | { skipped: string };
   /** Call once the session exists (removes a staged folder). */
   dispose(): Promise<void>;
 }
@@ -746,7 +901,7 @@ export interface CacheAppendSource {
  * @returns the source, or `{ skipped }` saying why the pattern does not apply
  * @throws RangeError when the file is not a well-formed protobuf message
  */
-export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[], options: { sharedPrefix?: boolean } = {}): Promise<CacheAppendSource | { skipped: string }> {
+export async function openCacheAppends(file: string, pastNames: readonly string[], parents?: readonly string[], options: { sharedPrefix?: boolean; logitsToKeep?: boolean } = {}): Promise<CacheAppendSource | { skipped: string }> {
   const inMemory = async (): Promise<CacheAppendSource | { skipped: string }> => {
     const patched = exposeCacheAppends(await readModelWithRoom(file), pastNames, { inPlace: true });
     const sharedPrefix = options.sharedPrefix ? { sharedPrefix: { skipped: 'the graph was edited in memory, not staged' } } : {};
@@ -760,7 +915,7 @@ export async function openCacheAppends(file: string, pastNames: readonly string[
     if (e instanceof RangeError) throw e;
     return inMemory();
   }
-  return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, ...(staged.sharedPrefix ? { sharedPrefix: staged.sharedPrefix } : {}), dispose: staged.dispose };
+  return 'skipped' in staged ? staged : { source: staged.path, appended: staged.appended, ...(staged.sharedPrefix ? { sharedPrefix: staged.sharedPrefix } : {}), ...(staged.logitsToKeep ? { logitsToKeep: staged.logitsToKeep } : {}), dispose: staged.dispose };
 }
 
 /**

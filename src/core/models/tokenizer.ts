@@ -2,6 +2,7 @@
  * Tokenizers through `@huggingface/transformers` (`AutoTokenizer`), loaded from a local model folder.
  */
 import { resolve } from 'node:path';
+import { readChatTemplate, type ModelChatTemplate } from './modelChatTemplate';
 
 /** The subset of a tokenizer the input builder needs. Token ids are non-negative integers. */
 export interface TextTokenizer {
@@ -22,6 +23,12 @@ export interface ModelTokenizer extends TextTokenizer {
    * `<s> … </s>`; GPT-2: none). Encoder inputs of encoder-decoder models are encoded this way.
    */
   encodeWithSpecialTokens(text: string): number[];
+  /**
+   * The model's chat template (instruct models: Llama-3.x-Instruct, Qwen3, Gemma-3-it…), read from the folder; absent
+   * for a base model. Encode what it renders with {@link encode}: the template writes the special tokens itself (as
+   * transformers.js's `apply_chat_template` tokenizes with `add_special_tokens: false`).
+   */
+  chatTemplate?: ModelChatTemplate;
 }
 
 /**
@@ -36,7 +43,9 @@ export async function loadTokenizer(folder: string, config: { eos_token_id?: num
   const fromConfig = config.eos_token_id === undefined ? [] : Array.isArray(config.eos_token_id) ? config.eos_token_id : [config.eos_token_id];
   const eos = fromConfig.length > 0 ? fromConfig : tok.eos_token_id !== undefined && tok.eos_token_id !== null ? [Number(tok.eos_token_id)] : [];
   const pad = config.pad_token_id ?? (tok.pad_token_id !== undefined && tok.pad_token_id !== null ? Number(tok.pad_token_id) : eos[0] ?? 0);
+  const chatTemplate = readChatTemplate(resolve(folder));
   return {
+    ...(chatTemplate ? { chatTemplate } : {}),
     encode: (text: string) => tok.encode(text, { add_special_tokens: false }).map(Number),
     encodeWithSpecialTokens: (text: string) => tok.encode(text, { add_special_tokens: true }).map(Number),
     // An empty sequence (a model that ends at once) is the empty text; transformers.js throws on it.

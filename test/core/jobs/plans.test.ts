@@ -78,7 +78,7 @@ describe('running plans on files', function () {
     const manifest = JSON.parse(readFileSync(join(dir, 'study.judge-manifest.json'), 'utf8'));
     assert.deepEqual(manifest.prompts, ['bundled']);
     assert.equal(manifest.cache, join('.reflect-eval-cache', 'judge-cache.jsonl'));
-    assert.match(manifest.evaluators[0].signature, /^backend:local\|model:bundled:reflect-gpt2-tiny\|answers:logprob\|fit:oldest-turns-first\|rv:/);
+    assert.match(manifest.evaluators[0].signature, /^backend:local\|model:bundled:reflect-gpt2-tiny\|answers:logprob\|fit:oldest-turns-first\|categories:yes-no@[0-9a-f]{8}\|rv:/);
 
     const before = readFileSync(file);
     const mtime = statSync(file).mtimeMs;
