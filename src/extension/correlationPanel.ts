@@ -17,28 +17,63 @@ import { tableSummary } from '../core/correlation/tableSummary';
 import type { HumanGroup } from '../core/labels/groups';
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
-import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type PanelSettings, type PinView, type StripView, type TableView } from '../../webview/correlation/protocol';
+import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type DimensionChoice, type PanelSettings, type PinView, type StripView, type TableView } from '../../webview/correlation/protocol';
 import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
 import { siblingFile } from '../core/dialogue/siblingFile';
+import { humanScoreSpec, type HumanScoreRule } from '../core/rubric/labelValues';
+import { MI_RUBRIC } from '../core/rubric/presets';
+import type { Rubric } from '../core/rubric/rubric';
+import { loadRubric } from '../core/rubric/rubricFile';
 
 const STATE_KEY = 'reflectEval.correlation.settings';
 /** Wait this long after the last change before starting the bootstrap. */
 const INTERVAL_DEBOUNCE_MS = 400;
 
-function toOptions(s: PanelSettings, withBootstrap: boolean): CorrelationTableOptions {
+/**
+ * The table options of panel settings, with the study's rubric: the dimension and human score as
+ * `correlate --dimension/--human-score` take them (a dimension the rubric lacks, or a rule that does not fit it,
+ * falls back to the rubric's primary and its default rule, as the picker then shows).
+ */
+function toOptions(s: PanelSettings, withBootstrap: boolean, rubric: Rubric = MI_RUBRIC): CorrelationTableOptions {
+  const dimension = usableDimension(s, rubric);
   return {
     method: s.method,
     human: s.human,
     groupBy: s.groupBy.trim() || 'origin',
     best: s.best,
+    ...(rubric !== MI_RUBRIC ? { rubric } : {}),
+    ...(dimension.dimension ? { dimension: dimension.dimension } : {}),
+    ...(dimension.humanScore ? { humanScore: dimension.humanScore } : {}),
     ...(withBootstrap && s.intervals ? { bootstrap: { resamples: s.resamples, seed: s.seed } } : {}),
   };
 }
 
+/** The settings' dimension and rule when the rubric has them and they fit, else none (the primary, its default rule). */
+function usableDimension(s: PanelSettings, rubric: Rubric): { dimension?: string; humanScore?: HumanScoreRule } {
+  const dimension = s.dimension || undefined;
+  const humanScore = (s.humanScore || undefined) as HumanScoreRule | undefined;
+  try {
+    humanScoreSpec(rubric, dimension, humanScore);
+    return { ...(dimension ? { dimension } : {}), ...(humanScore ? { humanScore } : {}) };
+  } catch {
+    try {
+      humanScoreSpec(rubric, dimension);
+      return dimension ? { dimension } : {};
+    } catch {
+      return {};
+    }
+  }
+}
+
+/** The dimensions of `rubric` a table can take (binary, ordinal, numeric). */
+function dimensionChoices(rubric: Rubric): DimensionChoice[] {
+  return rubric.dimensions.flatMap((d) => (d.type === 'binary' || d.type === 'ordinal' || d.type === 'numeric' ? [{ name: d.name, title: d.title ?? d.name, type: d.type }] : []));
+}
+
 function configLabel(s: PanelSettings): string {
-  return [s.method, s.human, s.groupBy !== 'origin' ? `by ${s.groupBy}` : '', s.variant, s.ceiling ? 'ceiling' : ''].filter(Boolean).join(' · ');
+  return [s.method, s.human, s.dimension ?? '', s.humanScore ?? '', s.groupBy !== 'origin' ? `by ${s.groupBy}` : '', s.variant, s.ceiling ? 'ceiling' : ''].filter(Boolean).join(' · ');
 }
 
 export class CorrelationPanel {
@@ -117,10 +152,17 @@ export class CorrelationPanel {
     return document ? { document, items: documentItems(parseDialogue(document)) } : null;
   }
 
+  /** The active study's rubric (its `*.rubric.json`, else the MI preset). @throws RubricError for a broken rubric file */
+  private rubric(): Rubric {
+    const document = this.editors.activeDocument;
+    return document && document.uri.scheme === 'file' ? loadRubric(document.uri.fsPath).rubric : MI_RUBRIC;
+  }
+
   /** The pinned configurations followed by the current one. */
   private configurations(): PinnedConfiguration[] {
     const all = [...this.pins, { label: this.pins.length ? `current (${configLabel(this.settings)})` : configLabel(this.settings), settings: this.settings }];
-    return all.map((p) => ({ label: p.label, options: toOptions(p.settings, true), ...(p.settings.variant ? { variant: p.settings.variant } : {}), ...(p.settings.ceiling ? { ceiling: true } : {}) }));
+    const rubric = this.rubric();
+    return all.map((p) => ({ label: p.label, options: toOptions(p.settings, true, rubric), ...(p.settings.variant ? { variant: p.settings.variant } : {}), ...(p.settings.ceiling ? { ceiling: true } : {}) }));
   }
 
   private cancelIntervals(): void {
@@ -158,6 +200,10 @@ export class CorrelationPanel {
       labelledCandidates: candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length,
       totalCandidates: candidates.length,
       summary: tableSummary(items, table, this.shownHuman.get(document.uri.toString()) ?? null),
+      rubric: (() => {
+        const r = this.rubric();
+        return { name: r.name, primary: r.primary, dimensions: dimensionChoices(r) };
+      })(),
     };
     this.shownHuman.set(document.uri.toString(), table.human);
     const wantIntervals = configs.some((c) => c.options.bootstrap);
@@ -187,7 +233,7 @@ export class CorrelationPanel {
     if (!active) return null;
     const t0 = performance.now();
     try {
-      const comparisons = compareEvaluators(active.items, a, b, toOptions(this.settings, true));
+      const comparisons = compareEvaluators(active.items, a, b, toOptions(this.settings, true, this.rubric()));
       return { comparisons, ms: performance.now() - t0 };
     } catch (err) {
       return { comparisons: null, error: (err as Error).message, ms: performance.now() - t0 };
@@ -213,7 +259,7 @@ export class CorrelationPanel {
   private strip(evaluator: string): StripView | null {
     const source = this.items();
     if (!source) return null;
-    const data = correlationData(source.items, toOptions(this.settings, false));
+    const data = correlationData(source.items, toOptions(this.settings, false, this.rubric()));
     const name = displayNames([evaluator], data.signatures).get(evaluator) ?? evaluator;
     const shown = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? name;
     return { evaluator, name: shown, panels: data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, evaluator, c.key) })).filter((p) => p.points.length > 0) };
@@ -227,7 +273,7 @@ export class CorrelationPanel {
     const source = this.items();
     if (!source) throw new Error('open a dialogue file first');
     const group = column.slice(column.indexOf(':') + 1);
-    const data = correlationData(source.items, toOptions(this.settings, false));
+    const data = correlationData(source.items, toOptions(this.settings, false, this.rubric()));
     const points = cellPoints(data, evaluator, group);
     const name = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? evaluator;
     if (points.length === 0) throw new Error(`no response of ${group} has a score of ${name} and a label`);

@@ -184,6 +184,7 @@ function estimatePlanState(document: DialogueFileDocument, items: readonly Dialo
   const v = estimatePlanView(items, record, { blind, groupRules: groupRules() });
   return {
     order: v.itemOrder,
-    view: { text: v.text, title: [v.title, ...v.rows.map((r) => r.text)].join('\n'), estimateShown: v.estimateShown, labelsToGo: v.labelsToGo, stopped: v.stopped },
+    // Each group's estimate with its interval and labels to go on the line itself (blind mode: counts only).
+    view: { text: `${v.text} — ${v.rows.map((r) => `${r.key}: ${r.text || `${r.labelled} of ${r.candidates} labelled`}`).join('; ')}`, title: v.title, estimateShown: v.estimateShown, labelsToGo: v.labelsToGo, stopped: v.stopped },
   };
 }

@@ -135,6 +135,21 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     await p.screenshot({ path: join(out, 'correlation-panel.png') });
   });
 
+  it('takes a rubric dimension as correlate --dimension does (empathy, the mean rating), and back', async () => {
+    const f = panel as Frame;
+    const options = await f.$$eval('#dimension option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    assert.ok(options.includes('empathy'), `the dimension picker offers empathy: ${options.join(', ')}`);
+    await f.selectOption('#dimension', 'empathy');
+    const want = expected(cliTable(file, '--dimension', 'empathy'));
+    await waitFor('the panel on empathy', async () => JSON.stringify(await readPanel(f)) === JSON.stringify(want), 60_000).catch(() => undefined);
+    assert.deepEqual(await readPanel(f), want);
+    assert.match((await f.textContent('#summary')) ?? '', /empathy/i);
+    await (page as Page).screenshot({ path: join(out, 'correlation-dimension.png') });
+    await f.selectOption('#dimension', '');
+    const back = expected(cliTable(file));
+    await waitFor('the panel on coherence again', async () => JSON.stringify(await readPanel(f)) === JSON.stringify(back), 60_000);
+  });
+
   it('switches to Kendall and computes bootstrap intervals equal to the CLI’s', async () => {
     const f = panel as Frame;
     await f.selectOption('#method', 'kendall');

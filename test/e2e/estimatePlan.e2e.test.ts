@@ -48,6 +48,8 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
     const toGo = /labels to go: about (\d+)/.exec(cliLine)?.[1];
     assert.ok(toGo, cliLine);
     assert.ok(text.includes(`about ${toGo} labels to go`), `${text} — the CLI said: ${cliLine}`);
+    // Each group on the line: its estimate (none before the plan's first 20 labels) and its labels to go.
+    assert.match(text, / — all: (no estimate yet|−?\d\.\d{3} \[−?\d\.\d{3}, −?\d\.\d{3}\]) · about \d+ labels to go/);
     await p.screenshot({ path: join(out, 'estimate-plan.png') });
   });
 });

@@ -26,6 +26,8 @@ const view: ViewState = { filter: '', sort: 'kind', compareA: '', compareB: '', 
 const sync = new SettingsSync({ ...DEFAULT_SETTINGS });
 let settings: PanelSettings = sync.settings;
 let lastTable: CorrelationTable | null = null;
+/** The study's rubric as the last table message gave it (for the dimension picker). */
+let rubricInfo: TableView['rubric'] = undefined;
 
 function select(id: string, label: string, options: [string, string][], value: string, onChange: (v: string) => void): HTMLElement {
   const s = el('select', { id });
@@ -73,7 +75,7 @@ let controlsKey = '';
 
 function renderControls(variants: string[]): void {
   const box = document.getElementById('controls') as HTMLElement;
-  const key = JSON.stringify([variants, settings, view.sort, (lastTable?.columns ?? []).map((c) => [c.key, c.label])]);
+  const key = JSON.stringify([variants, settings, view.sort, (lastTable?.columns ?? []).map((c) => [c.key, c.label]), rubricInfo]);
   if (key === controlsKey && box.childElementCount > 0) return;
   controlsKey = key;
   const groupBy = el('input', { id: 'group-by', list: 'group-keys', value: settings.groupBy, size: '18', title: 'origin, model, strategy, source, kind, none, or a candidate field path such as origin.decoding.topP' });
@@ -115,11 +117,27 @@ function renderControls(variants: string[]): void {
       el('label', {}, 'Group by ', groupBy, keys),
       select('best', 'Best', [['absolute', 'largest |r|'], ['signed', 'largest r']], settings.best, (v) => changeSettings({ best: v as PanelSettings['best'] })),
       select('variant', 'Judge variant', [['', 'every variant'], ...variants.map((v): [string, string] => [v, v])], settings.variant, (v) => changeSettings({ variant: v })),
+      ...dimensionControls(),
       el('label', { title: 'First rows: one annotator against the rest of the group (leave one annotator out, mean over annotators), and every evaluator against the same targets — is this judge as good as one more annotator? (reflect-eval correlate --ceiling)' }, ceiling, ' human ceiling'),
     ),
     el('div', { class: 'row' }, el('label', {}, intervals, ' bootstrap 95% intervals, B = '), resamples, el('label', {}, ' seed ', seed), filter, el('label', {}, ' sort ', sortSelect())),
     el('div', { class: 'row' }, pinLabel, pin, ...exports),
   );
+}
+
+/**
+ * The rubric dimension the human score is taken on and its rule, as `correlate --dimension/--human-score` (issue 39
+ * item 4): the study's binary, ordinal and numeric dimensions; the rule's choices fit the dimension's type.
+ */
+function dimensionControls(): HTMLElement[] {
+  const r = rubricInfo;
+  if (!r || r.dimensions.length === 0) return [];
+  const current = r.dimensions.find((d) => d.name === (settings.dimension || r.primary)) ?? r.dimensions[0];
+  const rules: [string, string][] = current.type === 'binary' ? [['', 'default (count)'], ['count', 'count'], ['majority', 'majority']] : [['', 'default (mean)'], ['mean', 'mean'], ['median', 'median']];
+  return [
+    select('dimension', 'Dimension', r.dimensions.map((d): [string, string] => [d.name === r.primary ? '' : d.name, `${d.title}${d.name === r.primary ? ' (primary)' : ''} · ${d.type}`]), settings.dimension && settings.dimension !== r.primary ? settings.dimension : '', (v) => changeSettings({ dimension: v, humanScore: '' })),
+    select('human-score', 'Score', rules, rules.some(([v]) => v === (settings.humanScore ?? '')) ? (settings.humanScore ?? '') : '', (v) => changeSettings({ humanScore: v as PanelSettings['humanScore'] })),
+  ];
 }
 
 function sortSelect(): HTMLSelectElement {
@@ -498,6 +516,7 @@ channel.on('table', (m: TableView, env) => {
   status.textContent = `table ${m.timing.tableMs.toFixed(1)} ms for ${m.timing.candidates} responses · ${intervals}`;
   status.dataset.tableMs = String(m.timing.tableMs);
   if (m.timing.intervalsMs !== undefined) status.dataset.intervalsMs = String(m.timing.intervalsMs);
+  rubricInfo = m.rubric;
   renderControls(m.variants);
   renderPins(m.pins);
   renderTable();

@@ -26,9 +26,20 @@ export interface PanelSettings {
    * against the rest, and every evaluator against the same leave-one-out targets.
    */
   ceiling: boolean;
+  /** The rubric dimension the human score is taken on, its name exactly (`--dimension`); '' = the rubric's primary. */
+  dimension?: string;
+  /** How the labels on it become one score (`--human-score`); '' = the dimension's default (count or mean). */
+  humanScore?: '' | 'mean' | 'median' | 'count' | 'majority';
 }
 
-export const DEFAULT_SETTINGS: PanelSettings = { method: 'spearman', human: 'auto', groupBy: 'origin', best: 'absolute', variant: '', intervals: false, resamples: 1000, seed: 1, ceiling: false };
+export const DEFAULT_SETTINGS: PanelSettings = { method: 'spearman', human: 'auto', groupBy: 'origin', best: 'absolute', variant: '', intervals: false, resamples: 1000, seed: 1, ceiling: false, dimension: '', humanScore: '' };
+
+/** A dimension of the study's rubric the table can correlate with (binary, ordinal or numeric). */
+export interface DimensionChoice {
+  name: string;
+  title: string;
+  type: 'binary' | 'ordinal' | 'numeric';
+}
 
 /** A pinned configuration as the panel shows it. */
 export interface PinView {
@@ -56,6 +67,8 @@ export interface TableView {
   variants: string[];
   labelledCandidates: number;
   totalCandidates: number;
+  /** The study's rubric (`mi-acl2023` for the preset), its primary dimension and the dimensions a table can take. */
+  rubric?: { name: string; primary: string; dimensions: DimensionChoice[] };
   /** What the CLI prints for this table (its sentence and notes), the group used and its labelled responses, an automatic switch of group. */
   summary?: TableSummary;
   /** Milliseconds the host spent: parsing + table, and the intervals when computed. */
