@@ -12,7 +12,7 @@ const FLOORS = [
   /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'dedup', 'rubric'],
   /* 3 */ ['labels', 'generation', 'metrics'],
   /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation'],
-  /* 5 */ ['metaEvaluation', 'planning'],
+  /* 5 */ ['metaEvaluation', 'planning', 'workspace'],
   /* 6 */ ['jobs'],
 ];
 
