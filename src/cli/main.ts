@@ -23,6 +23,7 @@ import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { registerSearchPrompts } from './commands/searchPrompts';
 import { registerSplit } from './commands/split';
+import { registerStudies } from './commands/studies';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -51,6 +52,7 @@ export function buildProgram(): Command {
   registerCompact(program);
   registerRun(program);
   registerDemo(program);
+  registerStudies(program);
   return program;
 }
 

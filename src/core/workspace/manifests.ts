@@ -14,7 +14,7 @@ export interface JudgeRunSummary {
   /** The dialogue file's name the manifest names (`file`), when it names one. */
   file?: string;
   finishedAt?: string;
-  /** Judges as `backend: model` (the model left out when the default). */
+  /** Judges by the id the run gave them (`local:bundled:reflect-gpt2-tiny`), else as the plan names them (`backend: model`). */
   judges: string[];
   /** Task bodies × assessment requests. */
   variants: number;
@@ -90,11 +90,13 @@ export function judgeRunOf(text: string, path: string): JudgeRunSummary | Manife
   const bodies = Array.isArray(m.bodies) ? m.bodies.length : 0;
   const requests = Array.isArray(m.requests) ? m.requests.length : 0;
   const costs = records.map((r) => r.cost).filter((c): c is number => typeof c === 'number');
+  // The judges as the run resolved them (`local:bundled:reflect-gpt2-tiny`), else as the plan named them.
+  const judgeIds = [...new Set(records.map((r) => str(r.judge)).filter((j): j is string => !!j))];
   return {
     manifest: path,
     ...(str(m.file) ? { file: str(m.file) } : {}),
     ...(str(m.finishedAt) ? { finishedAt: str(m.finishedAt) } : {}),
-    judges: Array.isArray(m.judges) ? m.judges.map(label) : [],
+    judges: judgeIds.length ? judgeIds : Array.isArray(m.judges) ? m.judges.map(label) : [],
     variants: bodies * requests,
     evaluators: records.length,
     judgements: 'judgements' in totals ? num(totals.judgements) : sum('judgements'),

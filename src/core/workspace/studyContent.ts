@@ -38,6 +38,8 @@ export interface StudyContent {
   candidates: number;
   /** Every annotator with a coherence answer, by labelled count descending, then id (`mine` is not set: no viewer). */
   progress: LabelProgress;
+  /** Candidates with a coherence answer from at least one annotator. */
+  labelledByAnyone: number;
   /** Generated candidates (an origin with decoding settings) by model and strategy, most candidates first. */
   generated: OriginGroup[];
   evaluators: EvaluatorCount[];
@@ -98,9 +100,11 @@ export function studyContent(text: string): StudyContent {
   const groups = new Map<string, OriginGroup>();
   const scored = new Map<string, number>();
   let candidates = 0;
+  let labelledByAnyone = 0;
   for (const it of items) {
     for (const c of it.candidates) {
       candidates++;
+      if (c.annotations.some((a) => typeof a.coherent === 'boolean')) labelledByAnyone++;
       const o = c.origin;
       if (generatedOrigin(o)) {
         const strategy = String(o.decoding?.strategy ?? '');
@@ -123,6 +127,7 @@ export function studyContent(text: string): StudyContent {
     items: items.length,
     candidates,
     progress: labelProgress(items, null),
+    labelledByAnyone,
     generated: [...groups.values()].sort((a, b) => b.candidates - a.candidates || a.model.localeCompare(b.model) || a.strategy.localeCompare(b.strategy)),
     evaluators: [...scored].map(([id, n]) => ({ id, kind: evaluatorKind(id), candidates: n })).sort((a, b) => a.id.localeCompare(b.id)),
     problemLines,
