@@ -50,7 +50,10 @@ function packageTarget(target, out) {
   }
   mkdirSync(dirname(out), { recursive: true });
   const targetArgs = target === 'universal' ? [] : ['--target', target];
-  execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', ...targetArgs, '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // No public repository yet (package.json has no `repository`): vsce cannot turn README.md's relative links and
+  // images into URLs, so they stay relative — VS Code's page of the installed extension reads them from the VSIX. A
+  // Marketplace publication needs the public URL of these files: `vsce publish --baseContentUrl … --baseImagesUrl …`.
+  execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', ...targetArgs, '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
   const bytes = statSync(out).size;
   console.log(`packaged ${out} (${target}, ${(bytes / 1e6).toFixed(1)} MB)`);
   return bytes;
