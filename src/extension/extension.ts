@@ -1,6 +1,7 @@
 /**
- * ReflectEval's VS Code entry point: registers the dialogue editor, the correlation panel and the commands.
- * Models and judges load lazily, only when a command runs.
+ * The full extension: registers the dialogue editor, the correlation panel and the commands. The package's `main`
+ * is the small entry (entry.ts), which loads this bundle (dist/extension.js) when a command or the editor is first
+ * used. Models and judges load lazily, only when a command runs.
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands/index';
