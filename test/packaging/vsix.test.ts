@@ -78,7 +78,8 @@ describe('platform VSIXs (npm run package:all)', function () {
       const manifest = JSON.parse(zip.readAsText('extension/package.json')) as { main: string; icon: string; contributes: { walkthroughs: { steps: { media: { image: Record<string, string> } }[] }[] } };
       assert.equal(manifest.main, './dist/entry.js');
       assert.ok(names.includes(`extension/${manifest.icon}`), 'the icon');
-      for (const file of ['extension/CHANGELOG.md', 'extension/LICENSE', 'extension/LICENSE-data.md', 'extension/data/annomi/AnnoMI-sample.csv', 'extension/data/annomi/README.md', 'extension/data/wordnet/wn30-meteor.txt.gz', 'extension/fixtures/models/reflect-gpt2-tiny/onnx/model.onnx']) {
+      // (vsce stores README.md, CHANGELOG.md and LICENSE as readme.md, changelog.md and LICENSE.txt.)
+      for (const file of ['extension/readme.md', 'extension/changelog.md', 'extension/LICENSE.txt', 'extension/LICENSE-data.md', 'extension/media/screenshots/editor-light.png', 'extension/data/annomi/AnnoMI-sample.csv', 'extension/data/annomi/README.md', 'extension/data/wordnet/wn30-meteor.txt.gz', 'extension/fixtures/models/reflect-gpt2-tiny/onnx/model.onnx']) {
         assert.ok(names.includes(file), `${target}: ${file}`);
       }
       // Every picture the walkthrough shows is there.
