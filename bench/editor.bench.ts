@@ -19,11 +19,11 @@
  *   trace below), without the ack's way back to the webview: the document edit the goal is about;
  * - key right after j: the same for a labelling key pressed at once after `j` (next candidate), as a labeller typing
  *   at full speed does, before the webview has reported where focus went (the host holds such a key for that report,
- *   or hands it to the webview when `j` crossed into the next item; src/extension/keyRoute.ts);
+ *   or hands it to the webview when `j` crossed into the next item; src/extension/editor/keyRoute.ts);
  * - where a label key goes: the extension host writes a timing line at each step of a label
  *   (REFLECT_EVAL_TRACE_LABELS, src/extension/labelTrace.ts; the bench sets it for code-server), and each key is
  *   split into VS Code routing the key to the command, the host deciding the operation (or, when it cannot, the trip
- *   to the webview and back; src/extension/keyRoute.ts), the document applying the
+ *   to the webview and back; src/extension/editor/keyRoute.ts), the document applying the
  *   edit (a WorkspaceEdit applied by VS Code before the editor read its own file, 2026-11-27), the editor's change handler, and the ack's way out and into the webview (medians).
  *
  * Prints each figure with the issue's goal and the ratio 45 MB / 1 MB. Speed is never asserted.
@@ -139,7 +139,7 @@ function keyPath(presses: { start: number; ack: number; moveAt?: number }[]): Ke
     const inKey = events.filter((e) => e.at >= (moveAt ?? start) - 1 && e.at <= ack + 1);
     const find = (event: string, after = -Infinity) => inKey.find((e) => e.event === event && e.ms >= after);
     const command = inKey.filter((e) => e.event === 'command')[moveAt === undefined ? 0 : 1];
-    // `received`: the key went to the webview and came back as an operation (src/extension/keyRoute.ts).
+    // `received`: the key went to the webview and came back as an operation (src/extension/editor/keyRoute.ts).
     const received = command && find('received', command.ms);
     const edit = command && find('edit', (received ?? command).ms);
     const changed = edit && find('changed', edit.ms);
@@ -280,7 +280,7 @@ async function measure(wb: Workbench, name: string, file: string, keys: number, 
   await keysProfile?.stop();
   const { kinds, bytes } = await frame.evaluate(() => (window as unknown as Bench).bench);
   // A labeller typing at full speed: `j` and at once a key, before the webview can report where focus went (the key
-  // waits in the host for that report, src/extension/keyRoute.ts). `n` and `y` by turns, so each is a change even
+  // waits in the host for that report, src/extension/editor/keyRoute.ts). `n` and `y` by turns, so each is a change even
   // where `j` stays on the item's last candidate.
   const afterMove: { start: number; ack: number; moveAt: number }[] = [];
   for (let i = 0; i < keysAfterMove; i++) {

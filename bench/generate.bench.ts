@@ -21,7 +21,7 @@ import { parse } from 'csv-parse/sync';
 import { decode } from '../src/core/decoding/engine';
 import type { GenerationConfig } from '../src/core/decoding/generationConfig';
 import { buildModelInput } from '../src/core/templates/modelInput';
-import { OnnxCausalLM } from '../src/core/models/causalLM';
+import { cwdLocator, loadGenerativeModel } from '../src/core/models/registry';
 import type { Turn } from '../src/core/dialogue/types';
 import { runReal } from './generateReal';
 
@@ -67,7 +67,7 @@ export async function run(args: string[]): Promise<void> {
   if (size !== 'fixture') throw new Error(`--size ${size}: expected real or fixture`);
   const rounds = arg(args, '--rounds', 3);
   const maxNewTokens = arg(args, '--max-new-tokens', 32);
-  const ours = await OnnxCausalLM.load(folder);
+  const ours = await loadGenerativeModel(folder, cwdLocator());
   const parity = JSON.parse(readFileSync(join(folder, 'parity.json'), 'utf8')) as { cases: { promptIds: number[] }[] };
   const prompts = [...parity.cases.map((c) => c.promptIds), ...sampleContexts(5).map((ctx) => buildModelInput(ctx, ours.tokenizer).inputIds)];
   const eos = ours.specialTokens.eosTokenIds[0];

@@ -5,13 +5,14 @@
  * staged or not).
  */
 import { OnnxCausalLM } from '../src/core/models/causalLM';
-import { OnnxSeq2SeqLM } from '../src/core/models/seq2seqLM';
+import { cwdLocator, loadGenerativeModel } from '../src/core/models/registry';
 
 async function main(): Promise<void> {
-  const [folder, kind, way] = process.argv.slice(2);
+  // The kind (gpt2 | bart) names the run; the registry tells the architecture from config.json.
+  const [folder, , way] = process.argv.slice(2);
   const options = { staticCache: !way.startsWith('present'), stageWeights: !way.endsWith('file') };
   const t0 = performance.now();
-  const model = kind === 'gpt2' ? await OnnxCausalLM.load(folder, options) : await OnnxSeq2SeqLM.load(folder, options);
+  const model = await loadGenerativeModel(folder, cwdLocator(), options);
   const ms = performance.now() - t0;
   const how = model instanceof OnnxCausalLM ? (model.cacheMode.kind === 'static' ? `cache in place, graph from ${model.cacheMode.loadedFrom}` : 'cache returned') : '';
   console.log(JSON.stringify({ ms, rssBytes: process.memoryUsage().rss, how }));

@@ -48,7 +48,9 @@ const fullExtensionBesideEntry = {
   },
 };
 const watch = process.argv.includes('--watch');
-const common = { bundle: true, sourcemap: true, logLevel: 'warning', minify: false };
+// jsonc-parser's "main" is a UMD build whose factory requires './impl/format' at run time, which a bundle does not
+// carry ("Cannot find module './impl/format'" from dist/cli.js); its ES module build bundles whole.
+const common = { bundle: true, sourcemap: true, logLevel: 'warning', minify: false, alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' } };
 
 const bundles = await Promise.all([
   build({

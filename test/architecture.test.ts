@@ -75,6 +75,8 @@ describe('architecture', function () {
       'src/cli/c.ts': "import { e } from '../extension/e';\nexport const c = e;\n",
       'src/extension/e.ts': 'export const e = 1;\n',
       'webview/w/main.ts': "import { readFileSync } from 'node:fs';\nimport { e } from '../../src/extension/e';\nexport const w = [readFileSync, e];\n",
+      // a webview naming a job's type
+      'webview/w/types.ts': "import type { Plan } from '../../src/core/jobs/plans';\nexport type W = Plan;\n",
       // a circle of types only
       'src/core/cache/a.ts': "import type { B } from './b';\nexport type A = { b?: B };\n",
       'src/core/cache/b.ts': "import type { A } from './a';\nexport type B = { a?: A };\n",
@@ -90,6 +92,7 @@ describe('architecture', function () {
       expect('cli-without-extension: src/cli/c.ts → src/extension/e.ts');
       expect('webview-without-node: webview/w/main.ts → fs');
       expect('webview-without-host: webview/w/main.ts → src/extension/e.ts');
+      expect('webview-without-host: webview/w/types.ts → src/core/jobs/plans.ts');
       expect('no-circular: src/core/cache/a.ts → src/core/cache/b.ts');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,9 +3,8 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXECUTION_PROVIDERS, type ExecutionProvider, type LocalRuntimeOptions } from '../core/models/ortRuntime';
-import { readDialogueFile } from '../core/format/files';
-import { documentItems, type DialogueDocument } from '../core/format/jsonl';
-import { problemLineMessages } from '../core/format/lineReport';
+import type { DialogueDocument } from '../core/format/jsonl';
+import { readStudy, studyProblemMessages } from '../core/format/studyFiles';
 import type { DialogueItem } from '../core/dialogue/types';
 
 /** Commander parser for a positive integer option. */
@@ -20,11 +19,14 @@ export function log(msg: string): void {
   process.stderr.write(msg + '\n');
 }
 
-/** Reads a dialogue file and reports its problems (each line kept as is) on stderr. */
+/**
+ * Reads a study — the dialogue file and its labels in sidecar files, if it keeps them there — and reports its
+ * problems (each line kept as is) on stderr. `doc` is the dialogue file alone; `items` are what every analysis reads.
+ */
 export function openDialogues(path: string): { doc: DialogueDocument; items: DialogueItem[] } {
-  const doc = readDialogueFile(path);
-  for (const m of problemLineMessages(doc)) log(m);
-  return { doc, items: documentItems(doc) };
+  const study = readStudy(path);
+  for (const m of studyProblemMessages(study)) log(m);
+  return { doc: study.doc, items: study.items };
 }
 
 /** Adds `--threads`, `--execution-provider` and `--spinning` (how local models run) to a command. */

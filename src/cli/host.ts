@@ -123,7 +123,8 @@ export function printReport(report: JobReport): void {
   for (const w of report.warnings) log(`warning: ${w}`);
   if (report.cancelled) log('interrupted: kept what was finished');
   if (report.files?.length && report.itemsChanged !== undefined) log(`wrote ${report.files[0]}: ${report.itemsChanged} item(s) changed`);
-  else if (report.job !== 'perplexity' && report.job !== 'import' && report.itemsChanged === 0) log('no item changed; the file was left as it was');
+  // Only a job that changes items counts them (a report, a leaderboard, a plan record leave the file alone).
+  else if (report.itemsChanged === 0) log('no item changed; the file was left as it was');
   for (const f of report.files?.slice(report.itemsChanged !== undefined ? 1 : 0) ?? []) log(`wrote ${f}`);
   if (report.nothingDone) {
     log(`reflect-eval ${report.job}: nothing done: ${report.nothingDone}`);

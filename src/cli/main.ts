@@ -15,6 +15,7 @@ import { registerDemo } from './commands/demo';
 import { registerGenerate } from './commands/generate';
 import { registerGenericImport } from './commands/importGeneric';
 import { registerJudge } from './commands/judge';
+import { registerLabels } from './commands/labels';
 import { registerScore } from './commands/score';
 import { registerPerplexity } from './commands/perplexity';
 import { registerPlanLabels } from './commands/planLabels';
@@ -24,6 +25,7 @@ import { registerRun } from './commands/run';
 import { registerSearchPrompts } from './commands/searchPrompts';
 import { registerSplit } from './commands/split';
 import { registerStudies } from './commands/studies';
+import { registerTeam } from './commands/team';
 import { packageVersion } from './paths';
 
 /** Builds the `reflect-eval` program. */
@@ -49,6 +51,8 @@ export function buildProgram(): Command {
   registerReport(program);
   registerDedup(program);
   registerSplit(program);
+  registerTeam(program);
+  registerLabels(program);
   registerCompact(program);
   registerRun(program);
   registerDemo(program);

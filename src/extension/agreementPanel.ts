@@ -6,7 +6,7 @@
  * `reflect-eval agreement` (and its `--errors-vs`) prints. It follows the active dialogue document and updates when it changes.
  */
 import * as vscode from 'vscode';
-import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
+import { onDidChangeDialogue, parseDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { displayNames } from '../core/evaluators/evaluatorNames';
 import { firstStudyAnalysis } from '../core/agreement/firstStudy';
 import { plainCellText, renderTables, type PlainTable } from '../core/metaEvaluation/metaEvaluationExport';
@@ -15,10 +15,11 @@ import type { DialogueItem } from '../core/dialogue/types';
 import { firstStudyCsv } from '../core/agreement/firstStudyCsv';
 import { DEFAULT_EXPERT_PREFIX } from '../core/datasets/annotationColumns';
 import { documentItems } from '../core/format/jsonl';
-import type { AgreementHostMessage, AgreementWebviewMessage, ErrorCategoryTableView, ExportableTable } from '../../webview/agreement/protocol';
+import type { AgreementProtocol, AnalysisMessage, ErrorCategoryTableView, ExportableTable } from '../../webview/agreement/protocol';
 import { config } from './commands/common';
-import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
-import { webviewPage } from './webviewHtml';
+import type { DialogueEditorProvider } from './dialogueEditor';
+import { openPanel } from './panels';
+import type { HostChannel } from './webviewChannel';
 
 /** Recomputing waits this long after the last edit, so a burst of label keys costs one analysis. */
 const DEBOUNCE_MS = 250;
@@ -91,19 +92,7 @@ export class AgreementPanel {
       AgreementPanel.current.update();
       return;
     }
-    const panel = vscode.window.createWebviewPanel('reflectEval.agreement', 'ReflectEval: Agreement & Errors', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
-    });
-    AgreementPanel.current = new AgreementPanel(panel, context, editors);
-  }
-
-  private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    context: vscode.ExtensionContext,
-    private readonly editors: DialogueEditorProvider,
-  ) {
-    panel.webview.html = webviewPage(panel.webview, context.extensionUri, {
+    const { panel, channel } = openPanel<AgreementProtocol>(context.extensionUri, 'reflectEval.agreement', {
       title: 'ReflectEval: Agreement & Errors',
       script: 'agreement',
       style: 'agreement',
@@ -115,15 +104,16 @@ export class AgreementPanel {
 <section id="error-categories-section"><h3>Error-category judges against the experts' error labels <span class="muted">(Cohen's kappa vs the majority, precision, recall, F1; GEM 2022 §4 categories)</span> <button class="csv" data-table="error-categories">CSV</button></h3><div id="error-categories"></div></section>
 <footer id="cli" class="muted"></footer>`,
     });
+    AgreementPanel.current = new AgreementPanel(panel, channel, editors);
+  }
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly channel: HostChannel<AgreementProtocol>,
+    private readonly editors: DialogueEditorProvider,
+  ) {
+    channel.on('ready', () => this.update()).on('exportCsv', (m) => this.exportCsv(m.table));
     this.disposables.push(
-      panel.webview.onDidReceiveMessage(async (m: AgreementWebviewMessage) => {
-        try {
-          if (m.type === 'ready') this.update();
-          else if (m.type === 'exportCsv') await this.exportCsv(m.table);
-        } catch (err) {
-          void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
-        }
-      }),
       editors.onDidChangeActive(() => this.update()),
       onDidChangeDialogue((e) => {
         if (e.document === this.editors.activeDocument && e.contentChanges.length > 0) this.scheduleUpdate();
@@ -147,10 +137,10 @@ export class AgreementPanel {
   private update(): void {
     clearTimeout(this.timer);
     const document = this.editors.activeDocument;
-    let msg: AgreementHostMessage;
+    let msg: AnalysisMessage;
     if (!document) {
       this.last = undefined;
-      msg = { type: 'analysis', file: null, analysis: null, errorCategories: [], cli: null };
+      msg = { file: null, analysis: null, errorCategories: [], cli: null };
     } else {
       const file = vscode.workspace.asRelativePath(document.uri);
       const prefix = expertPrefix();
@@ -161,13 +151,13 @@ export class AgreementPanel {
         const errors = errorCategoryTables(items, file, prefix);
         this.last = { document, analysis, errorTables: errors.tables };
         const { responses: _, ...view } = analysis;
-        msg = { type: 'analysis', file, analysis: view, errorCategories: errors.views, cli };
+        msg = { file, analysis: view, errorCategories: errors.views, cli };
       } catch (err) {
         this.last = undefined;
-        msg = { type: 'analysis', file, analysis: null, errorCategories: [], cli, error: (err as Error).message };
+        msg = { file, analysis: null, errorCategories: [], cli, error: (err as Error).message };
       }
     }
-    void this.panel.webview.postMessage(msg);
+    this.channel.notify('analysis', msg);
   }
 
   /** Writes one part of the analysis as CSV (the tidy layout of `reflect-eval agreement --csv`) where the user picks. */

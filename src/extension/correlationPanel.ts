@@ -7,7 +7,7 @@
  * the table at once, the intervals (when switched on) debounced and cooperatively, cancelled by the next change.
  */
 import * as vscode from 'vscode';
-import { onDidChangeDialogue, type DialogueFileDocument } from './dialogueDocument';
+import { onDidChangeDialogue, parseDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { compareEvaluators } from '../core/correlation/compareEvaluators';
 import { exportTable } from '../core/correlation/correlationExport';
 import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/correlation/correlationTable';
@@ -15,9 +15,10 @@ import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/evaluat
 import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
-import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings, type PinView } from '../../webview/correlation/protocol';
-import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
-import { webviewPage } from './webviewHtml';
+import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type PanelSettings, type PinView, type StripView, type TableView } from '../../webview/correlation/protocol';
+import type { DialogueEditorProvider } from './dialogueEditor';
+import { openPanel } from './panels';
+import type { HostChannel } from './webviewChannel';
 
 const STATE_KEY = 'reflectEval.correlation.settings';
 /** Wait this long after the last change before starting the bootstrap. */
@@ -41,8 +42,6 @@ export class CorrelationPanel {
   private static current: CorrelationPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private settings: PanelSettings;
-  /** The revision of the webview change `settings` came from (0: restored or default). */
-  private settingsRev = 0;
   private pins: PinView[] = [];
   private lastTable: CorrelationTable | null = null;
   private pending: AbortController | undefined;
@@ -54,28 +53,48 @@ export class CorrelationPanel {
       CorrelationPanel.current.update();
       return;
     }
-    const panel = vscode.window.createWebviewPanel('reflectEval.correlation', 'ReflectEval: Correlations', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-      enableScripts: true,
-      retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
-    });
-    CorrelationPanel.current = new CorrelationPanel(panel, context, editors);
+    const { panel, channel } = openPanel<CorrelationProtocol>(
+      context.extensionUri,
+      'reflectEval.correlation',
+      { title: 'ReflectEval: Correlations', script: 'correlation', style: 'correlation', body: '<div id="app"><h2 id="title">Correlations</h2><p id="summary" class="muted"></p></div>' },
+      { retainContextWhenHidden: true },
+    );
+    CorrelationPanel.current = new CorrelationPanel(panel, channel, context, editors);
   }
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
+    private readonly channel: HostChannel<CorrelationProtocol>,
     private readonly context: vscode.ExtensionContext,
     private readonly editors: DialogueEditorProvider,
   ) {
     this.settings = { ...DEFAULT_SETTINGS, ...(context.workspaceState.get<Partial<PanelSettings>>(STATE_KEY) ?? {}) };
-    panel.webview.html = webviewPage(panel.webview, context.extensionUri, {
-      title: 'ReflectEval: Correlations',
-      script: 'correlation',
-      style: 'correlation',
-      body: '<div id="app"><h2 id="title">Correlations</h2><p id="summary" class="muted"></p></div>',
-    });
+    channel
+      .on('ready', () => this.update())
+      .on('settings', async (m) => {
+        this.settings = m.settings;
+        await this.context.workspaceState.update(STATE_KEY, this.settings);
+        this.update();
+      })
+      .on('pin', (m) => {
+        this.pins.push({ label: m.label.trim() || configLabel(this.settings), settings: { ...this.settings } });
+        this.update();
+      })
+      .on('unpin', (m) => {
+        this.pins.splice(m.index, 1);
+        this.update();
+      })
+      .on('export', (m) => this.export(m.format))
+      .on('exportPlot', (m) => this.exportPlot(m.format, m.data))
+      .on('openCell', (m) => this.openCell(m.evaluator, m.column))
+      .on('open', async (m) => {
+        const document = this.editors.activeDocument;
+        if (!document) throw new Error('open a dialogue file first');
+        if (!(await this.editors.reveal(document, m.itemId, m.candidateId))) throw new Error(`item ${m.itemId} is no longer in ${vscode.workspace.asRelativePath(document.uri)}`);
+      })
+      .handle('compare', (m) => this.compare(m.a, m.b))
+      .handle('strip', (m) => this.strip(m.evaluator));
     this.disposables.push(
-      panel.webview.onDidReceiveMessage((m: CorrelationWebviewMessage) => void this.onMessage(m)),
       editors.onDidChangeActive(() => this.update()),
       onDidChangeDialogue((e) => {
         if (e.document === this.editors.activeDocument && e.contentChanges.length > 0) this.update();
@@ -86,44 +105,6 @@ export class CorrelationPanel {
       this.cancelIntervals();
       this.disposables.forEach((d) => d.dispose());
     });
-  }
-
-  private async onMessage(m: CorrelationWebviewMessage): Promise<void> {
-    try {
-      switch (m.type) {
-        case 'ready':
-          return this.update();
-        case 'settings':
-          this.settings = m.settings;
-          this.settingsRev = m.rev;
-          await this.context.workspaceState.update(STATE_KEY, this.settings);
-          return this.update();
-        case 'pin':
-          this.pins.push({ label: m.label.trim() || configLabel(this.settings), settings: { ...this.settings } });
-          return this.update();
-        case 'unpin':
-          this.pins.splice(m.index, 1);
-          return this.update();
-        case 'compare':
-          return this.compare(m.a, m.b);
-        case 'export':
-          return await this.export(m.format);
-        case 'exportPlot':
-          return await this.exportPlot(m.format, m.data);
-        case 'strip':
-          return this.strip(m.evaluator);
-        case 'openCell':
-          return await this.openCell(m.evaluator, m.column);
-        case 'open': {
-          const document = this.editors.activeDocument;
-          if (!document) throw new Error('open a dialogue file first');
-          if (!(await this.editors.reveal(document, m.itemId, m.candidateId))) throw new Error(`item ${m.itemId} is no longer in ${vscode.workspace.asRelativePath(document.uri)}`);
-          return;
-        }
-      }
-    } catch (err) {
-      void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
-    }
   }
 
   private items(): { document: DialogueFileDocument; items: DialogueItem[] } | null {
@@ -151,7 +132,7 @@ export class CorrelationPanel {
     const active = this.items();
     if (!active) {
       this.lastTable = null;
-      this.post({ type: 'table', file: null, table: null, settings: this.settings, settingsRev: this.settingsRev, pins: this.pins, evaluators: [], variants: [], labelledCandidates: 0, totalCandidates: 0, timing: { tableMs: 0, candidates: 0 }, intervals: 'off' });
+      this.post({ file: null, table: null, settings: this.settings, pins: this.pins, evaluators: [], variants: [], labelledCandidates: 0, totalCandidates: 0, timing: { tableMs: 0, candidates: 0 }, intervals: 'off' });
       return;
     }
     const { document, items } = active;
@@ -164,10 +145,8 @@ export class CorrelationPanel {
     const ids = [...new Set(candidates.flatMap((c) => Object.keys(c.scores ?? {})))].sort();
     const names = displayNames(ids, evaluatorSignatures(items));
     const base = {
-      type: 'table' as const,
       file: vscode.workspace.asRelativePath(document.uri),
       settings: this.settings,
-      settingsRev: this.settingsRev,
       pins: this.pins,
       evaluators: ids.map((id) => ({ id, name: names.get(id) as string })),
       variants: [...new Set(ids.map(parseJudgeId).filter((j) => j !== null).map((j) => `${j.body}×${j.request}`))].sort(),
@@ -195,18 +174,17 @@ export class CorrelationPanel {
     }, INTERVAL_DEBOUNCE_MS);
   }
 
-  private compare(a: string, b: string): void {
+  /** Two evaluators compared under the current configuration; null when no dialogue file is active. */
+  private compare(a: string, b: string): ComparisonView | null {
     const active = this.items();
-    if (!active) return;
+    if (!active) return null;
     const t0 = performance.now();
-    let msg: CorrelationHostMessage;
     try {
       const comparisons = compareEvaluators(active.items, a, b, toOptions(this.settings, true));
-      msg = { type: 'comparison', comparisons, ms: performance.now() - t0 };
+      return { comparisons, ms: performance.now() - t0 };
     } catch (err) {
-      msg = { type: 'comparison', comparisons: null, error: (err as Error).message, ms: performance.now() - t0 };
+      return { comparisons: null, error: (err as Error).message, ms: performance.now() - t0 };
     }
-    this.post(msg);
   }
 
   /** Writes the table on screen (with its intervals when computed) to a file the user picks. */
@@ -226,13 +204,13 @@ export class CorrelationPanel {
   }
 
   /** The strip plot data of one evaluator under the current configuration: the responses each cell correlates. */
-  private strip(evaluator: string): void {
+  private strip(evaluator: string): StripView | null {
     const source = this.items();
-    if (!source) return;
+    if (!source) return null;
     const data = correlationData(source.items, toOptions(this.settings, false));
     const name = displayNames([evaluator], data.signatures).get(evaluator) ?? evaluator;
     const shown = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? name;
-    this.post({ type: 'strip', evaluator, name: shown, panels: data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, evaluator, c.key) })).filter((p) => p.points.length > 0) });
+    return { evaluator, name: shown, panels: data.columns.map((c) => ({ column: c.key, label: c.label, points: cellPoints(data, evaluator, c.key) })).filter((p) => p.points.length > 0) };
   }
 
   /**
@@ -270,7 +248,7 @@ export class CorrelationPanel {
     void vscode.window.showInformationMessage(`ReflectEval: forest plot written to ${vscode.workspace.asRelativePath(target)}`);
   }
 
-  private post(msg: CorrelationHostMessage): void {
-    void this.panel.webview.postMessage(msg);
+  private post(msg: TableView): void {
+    this.channel.notify('table', msg);
   }
 }

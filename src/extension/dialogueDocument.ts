@@ -1,10 +1,17 @@
 /**
- * A dialogue file open in the dialogue editor (issue 19 item 3). The editor is a `CustomEditorProvider`: VS Code
- * does not read the file into a text model first (~5 s for a 45 MB file, and no file over 50 MB at all), so the
- * document is ours. It holds the text VS Code would hold (`LineText`, core) with its undo stack and saved point
- * (`LineDocument`, core), answers the lookups the editor made of a `TextDocument` (`getText`, `lineAt`, `lineCount`,
- * `version`, `isDirty`), and reports every change through {@link onDidChangeDialogue}. Label edits replace whole lines and go on VS Code's undo stack
- * (`onDidChangeCustomDocument` in dialogueEditor.ts); saves, reverts and backups are the provider's.
+ * The dialogue editor's document model (issue 19 item 3; one object since issue 38): a dialogue file open in the
+ * dialogue editor. The editor is a `CustomEditorProvider`: VS Code does not read the file into a text model first
+ * (~5 s for a 45 MB file, and no file over 50 MB at all), so the document is ours. It holds
+ *
+ * - the bytes as text: the text VS Code would hold (`LineText`, core) with its undo stack and saved point
+ *   (`LineDocument`, core), answering the lookups the editor made of a `TextDocument` (`getText`, `lineAt`,
+ *   `lineCount`, `version`, `isDirty`), and reporting every change through {@link onDidChangeDialogue};
+ * - the parse, cached by version and re-parsed incrementally after label edits ({@link DialogueFileDocument.parse});
+ * - edits: whole lines replaced as one step of VS Code's undo stack (`edit`, `updateItems`);
+ * - its problem lines, from the text and from the bytes on disk the text cannot show (`problemLines`, for the
+ *   diagnostics and the editor's banner);
+ * - the byte-preserving save (`save`, `saveAs`: problem lines written back byte for byte);
+ * - the merge of what a job writes to the file meanwhile into its unsaved labels (`watchDisk`, externalChanges.ts).
  *
  * A file on disk is read and decoded on first use, after VS Code has created the editor's webview (reading and
  * decoding 45 MB takes ~0.2 s of the extension host's single thread, which VS Code's round trips wait for).
@@ -14,7 +21,16 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { LineText, type LineReplacement } from '../core/format/lineText';
 import { LineDocument } from '../core/format/lineDocument';
-import type { RawLine } from '../core/format/jsonl';
+import { documentItems, headerEditFor, parseDocument, parseRawLines, serializeItem, type DialogueDocument, type RawLine } from '../core/format/jsonl';
+import { changedLinesInPlace, reparseLines } from '../core/format/lineUpdate';
+import { problemLines, withDiskProblems, type ProblemLine } from '../core/format/lineReport';
+import { bytesVsCodeKeeps } from '../core/format/vsCodeSafe';
+import { keepProblemLines } from '../core/format/keepProblemLines';
+import { decodeUtf8Lossy } from '../core/format/bytes';
+import { writeTextAtomic } from '../core/format/files';
+import type { DialogueItem } from '../core/dialogue/types';
+import type { ConflictEntry } from '../../webview/editor/protocol';
+import { ExternalChangeMerger } from './externalChanges';
 
 /** A change of a dialogue document, shaped as VS Code's `TextDocumentChangeEvent` for the listeners that had one. */
 export interface DialogueChange {
@@ -37,6 +53,24 @@ export const onDidEditDialogue = editEmitter.event;
 /** Every dialogue document VS Code has open. */
 export const openDialogueDocuments = new Set<DialogueFileDocument>();
 
+/** What a save from this editor does to a line VS Code would change (see `DialogueFileDocument.save`). */
+export const SAVE_KEEPS_BYTES = 'a save from this editor keeps its bytes, unless the line is edited';
+
+/** A problem line whose bytes VS Code's save would change, with what this editor's save does about it. */
+function withSaveNote(line: ProblemLine): ProblemLine {
+  if (!line.inVsCode.some((c) => c === 'invalidUtf8' || c === 'loneCr')) return line;
+  return { ...line, reasons: [...line.reasons, SAVE_KEEPS_BYTES], message: `${line.message}; ${SAVE_KEEPS_BYTES}` };
+}
+
+/**
+ * What a save did beyond writing the text: problem lines written back byte for byte (`restored`, 1-based file
+ * lines), or problem lines the save had to change (`changed`, why, and where the file as it was is kept).
+ */
+export type SaveReport =
+  | { kind: 'written' }
+  | { kind: 'restored'; name: string; restored: number[] }
+  | { kind: 'edited'; name: string; changed: { line: number; message: string }[]; reason: string; backup: vscode.Uri };
+
 /** One line of a dialogue document, as `TextDocument.lineAt` gave it. */
 export interface DialogueLine {
   text: string;
@@ -54,6 +88,17 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    * (externalChanges.ts): a save then asks before writing over it. Cleared by a reload or a save.
    */
   newerOnDisk = false;
+  /**
+   * The parse of version `version`, and the lines changed in place since (every change this document fired), or
+   * `'all'` after a structural change: the next parse re-parses only those lines when it can (issue 19 item 3).
+   */
+  private parsed: { version: number; doc: DialogueDocument; pending?: Set<number> | 'all'; seen: number } | undefined;
+  /** Problem lines read from the file's bytes that the text cannot show, by the text VS Code shows for their first line. */
+  private onDisk = new Map<string, ProblemLine>();
+  private merger: ExternalChangeMerger | undefined;
+  private readonly conflictsEmitter = new vscode.EventEmitter<ConflictEntry[]>();
+  /** Fires with every unsaved label a merge with the file on disk could not settle, whenever that list changes. */
+  readonly onDidChangeConflicts = this.conflictsEmitter.event;
 
   /**
    * @param uri - the file
@@ -136,7 +181,203 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   }
 
   private fire(contentChanges: DialogueChange['contentChanges']): void {
+    this.trackParse(contentChanges);
     changeEmitter.fire({ document: this, contentChanges });
+  }
+
+  /** Notes, for the cached parse, which lines a change touched (before anyone else hears of it). */
+  private trackParse(contentChanges: DialogueChange['contentChanges']): void {
+    const hit = this.parsed;
+    if (!hit || contentChanges.length === 0 || hit.version === this.version) return;
+    const lines = changedLinesInPlace(contentChanges);
+    if (!lines) hit.pending = 'all';
+    else if (hit.pending !== 'all') {
+      hit.pending ??= new Set();
+      for (const l of lines) hit.pending.add(l);
+    }
+    hit.seen = this.version;
+  }
+
+  /** The file's name as the workspace shows it (in messages and parse errors). */
+  get name(): string {
+    return vscode.workspace.asRelativePath(this.uri);
+  }
+
+  /**
+   * The parsed document, cached by version: re-parsed incrementally after label edits (the lines changed in place
+   * since the cached version, `document.lineAt`), from its lines otherwise (no join and split of the whole text).
+   * Treat it as read-only: the editor, the panels and the commands share it.
+   */
+  parse(): DialogueDocument {
+    const hit = this.parsed;
+    if (hit && hit.version === this.version) return hit.doc;
+    // Only when every change that made this version was seen (each is, through `fire`; a version reached without
+    // one is parsed from its lines).
+    const inPlace = hit && hit.pending instanceof Set && hit.seen === this.version && [...hit.pending].every((l) => l < this.lineCount) ? reparseLines(hit.doc, [...hit.pending].map((line) => ({ line, text: this.lineAt(line).text }))) : undefined;
+    const doc = inPlace ?? parseRawLines(this.rawLines(), this.name, hit?.doc);
+    this.parsed = { version: this.version, doc, seen: this.version };
+    return doc;
+  }
+
+  /** The items of {@link parse}, in file order. */
+  items(): DialogueItem[] {
+    return documentItems(this.parse());
+  }
+
+  /**
+   * Replaces items (matched by id) with the result of `update`, as one undoable edit that replaces only the lines of
+   * items that changed (and the header of a compact file, when new evaluators join it). Items for which `update`
+   * returns undefined are left alone.
+   *
+   * @param label - what VS Code's undo and redo name the edit
+   * @returns number of lines changed
+   * @throws Error when a line is not where the parse says (nothing is changed then)
+   */
+  updateItems(update: (item: DialogueItem) => DialogueItem | undefined, label = 'Label'): number {
+    const doc = this.parse();
+    const updated: { line: number; raw: string; next: DialogueItem }[] = [];
+    for (const line of doc.itemLines) {
+      const entry = doc.lines[line];
+      if (entry.kind !== 'item') continue;
+      const next = update(entry.item);
+      if (next) updated.push({ line, raw: entry.raw.text, next });
+    }
+    // A compact file lists new evaluators in its header, so their scores are written compactly too.
+    const { header, edit: headerEdit } = headerEditFor(doc, updated.map((u) => u.next));
+    const lines = [...(headerEdit ? [{ line: headerEdit.line, raw: headerEdit.oldText, text: headerEdit.newText }] : []), ...updated.map((u) => ({ line: u.line, raw: u.raw, text: serializeItem(u.next, header) }))];
+    const edits: { line: number; text: string }[] = [];
+    for (const { line, raw, text } of lines) {
+      if (text === raw) continue;
+      const current = this.lineAt(line).text;
+      if (current !== raw.replace(/^\uFEFF/, '')) throw new Error(`line ${line + 1} of ${this.uri.fsPath} is not where ReflectEval expected it; nothing was changed`);
+      edits.push({ line, text: text.replace(/^\uFEFF/, '') });
+    }
+    if (edits.length > 0) this.edit(edits, label);
+    return edits.length;
+  }
+
+  /**
+   * Reads the file's bytes (when the document is a file and has no unsaved changes) for what the text cannot show:
+   * bytes that are not UTF-8 (VS Code shows U+FFFD and a save writes it), lone CRs (VS Code splits the line).
+   *
+   * @returns whether there were or are such lines (the editor's index and the diagnostics then need updating)
+   */
+  async readDiskProblems(): Promise<boolean> {
+    if (this.uri.scheme !== 'file' || this.isDirty) return false;
+    const version = this.version;
+    let bytes: Uint8Array;
+    try {
+      bytes = await vscode.workspace.fs.readFile(this.uri);
+    } catch {
+      return false;
+    }
+    if (this.isClosed || this.version !== version || this.isDirty) return false;
+    const before = this.onDisk;
+    const byText = new Map<string, ProblemLine>();
+    // Nothing VS Code would change (the usual case): no need to parse and validate every line again (issue 19 item 3).
+    const lines = bytesVsCodeKeeps(bytes) ? [] : problemLines(parseDocument(bytes, this.name));
+    for (const l of lines) {
+      // Only what the text cannot show: other problems are found in the text, wherever the line is now.
+      if (l.inVsCode.length > 0 && l.editorLine - 1 < this.lineCount) byText.set(this.lineAt(l.editorLine - 1).text, l);
+    }
+    this.onDisk = byText;
+    return before.size > 0 || byText.size > 0;
+  }
+
+  /** How many problem lines only the file's bytes show (last read by {@link readDiskProblems}). */
+  get diskProblemCount(): number {
+    return this.onDisk.size;
+  }
+
+  /**
+   * The problem lines of the document as it is now — from its text, with what its file's bytes say about lines
+   * still as they were read — each with what this editor's save does about it.
+   */
+  problemLines(): ProblemLine[] {
+    return withDiskProblems(problemLines(this.parse()), this.onDisk, this.lineCount, (i) => this.lineAt(i).text).map(withSaveNote);
+  }
+
+  /**
+   * Saves the document to its file (Ctrl+S, Save All, auto-save, saving on close), keeping problem lines byte for
+   * byte (see {@link saveAs}), and marks it saved. Listeners hear `will` before and `did` after (written, or failed).
+   */
+  async save(): Promise<SaveReport> {
+    const top = this.stackTop;
+    this.announceSave('will');
+    try {
+      const report = await this.saveAs(this.uri);
+      this.newerOnDisk = false;
+      this.markSaved(top);
+      return report;
+    } finally {
+      this.announceSave('did');
+    }
+  }
+
+  /**
+   * Writes the document to `target`, keeping problem lines byte for byte (issue 14 item 1). The document holds the
+   * text VS Code would show: a line with bytes that are not UTF-8 holds U+FFFD, a lone CR is a line break. When,
+   * against the file's bytes as they are now, only items changed, every problem line is written with its old bytes
+   * (`keepProblemLines`, core); when more changed (a problem line edited, lines added or removed), the text is
+   * written and the file as it was is kept in `.reflect-eval-cache/backups/` (the report says which lines changed
+   * and where the backup is). The file is written atomically (a temporary sibling renamed over it).
+   */
+  async saveAs(target: vscode.Uri): Promise<SaveReport> {
+    const bytes = this.toBytes();
+    let before: Uint8Array | undefined;
+    try {
+      before = await vscode.workspace.fs.readFile(target);
+    } catch {
+      before = undefined;
+    }
+    const name = vscode.workspace.asRelativePath(target);
+    // Bytes the text holds as they are (UTF-8, no CR: `bytesVsCodeKeeps`) have no line to keep; the usual case, and
+    // at 45 MB the check costs milliseconds where `keepProblemLines` parses the file twice.
+    const result = before && !bytesVsCodeKeeps(before) ? keepProblemLines(before, decodeUtf8Lossy(bytes), name) : ({ kind: 'unchanged' } as const);
+    const out = result.kind === 'restore' ? result.bytes : bytes;
+    if (target.scheme === 'file') writeTextAtomic(target.fsPath, out);
+    else await vscode.workspace.fs.writeFile(target, out);
+    if (result.kind === 'restore') return { kind: 'restored', name, restored: result.restored.map((l) => l.line) };
+    if (result.kind !== 'edited' || !before) return { kind: 'written' };
+    const dir = vscode.Uri.joinPath(target, '..', '.reflect-eval-cache', 'backups');
+    const base = target.path.slice(target.path.lastIndexOf('/') + 1);
+    const backup = vscode.Uri.joinPath(dir, `${base}.${new Date().toISOString().replace(/[:.]/g, '-')}.before-save`);
+    await vscode.workspace.fs.createDirectory(dir);
+    await vscode.workspace.fs.writeFile(backup, before);
+    return { kind: 'edited', name, changed: result.changed, reason: result.reason, backup };
+  }
+
+  /** Writes the bytes a save would write to a hot-exit backup at `destination`. */
+  async backupTo(destination: vscode.Uri): Promise<void> {
+    await vscode.workspace.fs.writeFile(destination, this.toBytes());
+  }
+
+  /**
+   * Starts merging what a job writes to the file into the document's unsaved labels (externalChanges.ts), once;
+   * the merge stops when the document is disposed.
+   */
+  watchDisk(): void {
+    this.merger ??= new ExternalChangeMerger(this, (conflicts) => this.conflictsEmitter.fire(conflicts));
+  }
+
+  /** The unsaved labels a merge could not settle, as the editor lists them. */
+  conflicts(): ConflictEntry[] {
+    return this.merger?.conflicts() ?? [];
+  }
+
+  /** The user's pick for a conflict (see `ExternalChangeMerger.resolve`). */
+  async resolveConflict(id: number, choice: 'mine' | 'disk'): Promise<void> {
+    await this.merger?.resolve(id, choice);
+  }
+
+  /** Fires after every change of this document (see {@link onDidChangeDialogue}). */
+  onDidChange(listener: (e: DialogueChange) => void): vscode.Disposable {
+    return onDidChangeDialogue((e) => e.document === this && listener(e));
+  }
+
+  /** Fires when a save of this document begins and when it has ended (see {@link onDidSaveDialogue}). */
+  onDidSave(listener: (phase: 'will' | 'did') => void): vscode.Disposable {
+    return onDidSaveDialogue((e) => e.document === this && listener(e.phase));
   }
 
   private fireLines(lines: readonly LineReplacement[] | undefined): void {
@@ -192,6 +433,24 @@ export class DialogueFileDocument implements vscode.CustomDocument {
 
   dispose(): void {
     this.closed = true;
+    this.merger?.dispose();
+    this.conflictsEmitter.dispose();
     openDialogueDocuments.delete(this);
   }
+}
+
+/** The parsed form of a dialogue document (`DialogueFileDocument.parse`: cached per version, incremental after label edits). */
+export function parseDialogue(document: DialogueFileDocument): DialogueDocument {
+  return document.parse();
+}
+
+/**
+ * Replaces items of `document` (matched by id) with the result of `update`, as one undoable edit
+ * (`DialogueFileDocument.updateItems`).
+ *
+ * @returns number of lines changed
+ * @throws Error when a line is not where the parse says (nothing is changed then)
+ */
+export async function updateItems(document: DialogueFileDocument, update: (item: DialogueItem) => DialogueItem | undefined, label = 'Label'): Promise<number> {
+  return document.updateItems(update, label);
 }

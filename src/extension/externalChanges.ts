@@ -17,13 +17,32 @@
  * then nothing is touched, a warning says so, and the next save asks before writing the document over the file.
  */
 import * as vscode from 'vscode';
-import { onDidChangeDialogue, onDidSaveDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { labelChanges, rebaseLabelOperations, type LabelConflict, type LabelFieldChange, type LabelOrphan } from '../core/labels/rebase';
-import { documentItems, headerEditFor, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
+import { documentItems, parseDocument, serializeItem, type DialogueDocument } from '../core/format/jsonl';
 import { decodeUtf8Lossy } from '../core/format/bytes';
 import { LineText } from '../core/format/lineText';
 import type { Annotation, DialogueItem } from '../core/dialogue/types';
-import type { ConflictEntry, EditorHostMessage } from '../../webview/editor/protocol';
+import type { ConflictEntry } from '../../webview/editor/protocol';
+
+/** What the merger needs of the document it watches (dialogueDocument.ts `DialogueFileDocument`, which owns it). */
+export interface MergedDocument {
+  readonly uri: vscode.Uri;
+  readonly version: number;
+  readonly isDirty: boolean;
+  readonly isClosed: boolean;
+  readonly name: string;
+  /** Set when a merge was impossible: the next save asks before writing over the file. */
+  newerOnDisk: boolean;
+  getText(): string;
+  toBytes(): Uint8Array;
+  reload(bytes?: Uint8Array): Promise<void>;
+  /** The document's cached parse (read-only). */
+  parse(): DialogueDocument;
+  /** Replaces items as one undoable edit; returns the lines changed. */
+  updateItems(update: (item: DialogueItem) => DialogueItem | undefined, label: string): number;
+  onDidChange(listener: () => void): vscode.Disposable;
+  onDidSave(listener: (phase: 'will' | 'did') => void): vscode.Disposable;
+}
 
 /** Lines that are not items, by text (line endings aside: VS Code gives a document one kind). */
 function otherLines(doc: DialogueDocument): string[] {
@@ -58,13 +77,13 @@ export class ExternalChangeMerger implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
 
   /**
-   * @param parse - the document as it is now, parsed: the dialogue editor's cached parse (`parseDialogue`), so
-   *   opening a 45 MB file does not parse it once more here; treated as read-only
+   * @param document - the document watched; its cached parse is the merger's too, so opening a 45 MB file does not
+   *   parse it once more here
+   * @param onConflicts - the unsaved labels a merge could not settle, whenever that list changes
    */
   constructor(
-    private readonly document: DialogueFileDocument,
-    private readonly send: (msg: EditorHostMessage) => void,
-    private readonly parse: () => DialogueDocument,
+    private readonly document: MergedDocument,
+    private readonly onConflicts: (conflicts: ConflictEntry[]) => void,
   ) {
     // The base is parsed once VS Code has had time to create the webview: the extension host is single-threaded,
     // and parsing a 45 MB file (~0.4 s) while VS Code resolves the editor delays the webview by as much (issue 19
@@ -86,9 +105,8 @@ export class ExternalChangeMerger implements vscode.Disposable {
       watcher,
       watcher.onDidChange(() => this.schedule()),
       watcher.onDidCreate(() => this.schedule()),
-      onDidSaveDialogue((e) => {
-        if (e.document !== document) return;
-        if (e.phase === 'will') return void (this.savingSince = Date.now());
+      document.onDidSave((phase) => {
+        if (phase === 'will') return void (this.savingSince = Date.now());
         // The base is what the save wrote. With no label edit applied while the file was written (the document is
         // clean), that is the document as it is: its cached parse, no read of the file. Otherwise read back from the
         // disk: those edits are in the text but not in the file, and taking the text as the base would make the
@@ -102,15 +120,19 @@ export class ExternalChangeMerger implements vscode.Disposable {
           .then((text) => void (this.base = parseDocument(text, this.name)), () => this.takeBase())
           .finally(() => (this.savingSince = undefined));
       }),
-      onDidChangeDialogue((e) => {
+      document.onDidChange(() => {
         // Reverted, reloaded or undone to the saved version: in sync with the disk again.
-        if (e.document === document && !document.isDirty && this.savingSince === undefined) this.takeBase();
+        if (!document.isDirty && this.savingSince === undefined) this.takeBase();
       }),
     );
   }
 
   private get name(): string {
-    return vscode.workspace.asRelativePath(this.document.uri);
+    return this.document.name;
+  }
+
+  private parse(): DialogueDocument {
+    return this.document.parse();
   }
 
   private takeBase(): void {
@@ -197,26 +219,20 @@ export class ExternalChangeMerger implements vscode.Disposable {
    * touched.
    *
    * @returns the number of lines replaced
-   * @throws RangeError when a line cannot be replaced (nothing is changed then)
+   * @throws Error when a line cannot be replaced (nothing is changed then)
    */
   private replaceItems(update: (item: DialogueItem) => DialogueItem | undefined): number {
-    const doc = this.parse();
-    const updated: { line: number; text?: string; next?: DialogueItem }[] = [];
-    for (const line of doc.itemLines) {
-      const entry = doc.lines[line];
-      if (entry.kind !== 'item') continue;
-      const next = update(entry.item);
-      if (next) updated.push({ line, next });
-    }
-    const { header, edit: headerEdit } = headerEditFor(doc, updated.map((u) => u.next!));
-    if (headerEdit) updated.unshift({ line: headerEdit.line, text: headerEdit.newText.replace(/^\uFEFF/, '') });
-    const edits = updated.map(({ line, text, next }) => ({ line, text: (text ?? serializeItem(next!, header)).replace(/^\uFEFF/, '') }));
-    return this.document.edit(edits, 'Merge labels');
+    return this.document.updateItems(update, 'Merge labels');
   }
 
-  /** Sends the open conflicts and orphaned labels to the webview. */
-  sendConflicts(): void {
-    if (this.open.length === 0) return this.send({ type: 'conflicts', conflicts: [] });
+  /** Tells the editor the open conflicts and orphaned labels. */
+  private sendConflicts(): void {
+    this.onConflicts(this.conflicts());
+  }
+
+  /** The open conflicts and orphaned labels, as the editor lists them. */
+  conflicts(): ConflictEntry[] {
+    if (this.open.length === 0) return [];
     const items = documentItems(this.parse());
     const indexOf = new Map(items.map((it, i) => [it.id, i]));
     const candidateText = (itemId: string, candidateId: string) => {
@@ -250,7 +266,7 @@ export class ExternalChangeMerger implements vscode.Disposable {
         disk: r.kind === 'itemMissing' ? 'item removed' : 'candidate removed',
       };
     });
-    this.send({ type: 'conflicts', conflicts });
+    return conflicts;
   }
 
   /**

@@ -6,17 +6,17 @@
  * the "ReflectEval" output channel, and results applied to the open dialogue document as line edits (merged into the
  * document as it is when they arrive, so labels made during a run stay; undo, dirty state and save as usual).
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DialogueFileDocument } from './dialogueDocument';
 import type { DialogueItem } from '../core/dialogue/types';
 import type { ItemSink, JobHost, JobReport } from '../core/jobs/host';
 import type { EndpointSource } from '../core/jobs/apiKeyPolicy';
-import type { FileJobPlan } from '../core/jobs/plans';
+import type { FileJobPlan, JobPlan } from '../core/jobs/plans';
 import { failFor } from '../core/config';
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../core/models/ortRuntime';
 import { promptRoots, workspaceDir } from './commands/common';
-import { parseDialogue, updateItems } from './dialogueEditor';
+import { parseDialogue, updateItems } from './dialogueDocument';
 import { editorSecret, settingsEndpointSource } from './keys';
 
 let channel: vscode.OutputChannel | undefined;
@@ -111,6 +111,28 @@ export async function runPlanInEditor(context: vscode.ExtensionContext, document
     const r = await runPlan(plan, { file: documentFile(document), items }, host, sink);
     r.itemsChanged = sink.changed;
     return r;
+  });
+  showReport(report);
+  return report;
+}
+
+/**
+ * Runs a plan of a job that creates a dialogue file (an import) in a cancellable notification: the core runner
+ * (`runPlanOnFile`, as in the CLI and a pipeline) writes the job's items as the file `target`; the report is logged
+ * and shown. The caller opens the file.
+ *
+ * @returns the report (`nothingDone` when nothing was written); errors thrown by the job (a table's problems)
+ *   propagate to the caller
+ */
+export async function runPlanCreatingFile(context: vscode.ExtensionContext, plan: JobPlan, target: vscode.Uri, title: string): Promise<JobReport> {
+  if (target.scheme !== 'file') throw new Error(`${target.toString()}: ReflectEval writes a new dialogue file on disk; choose a file in a local folder`);
+  const { runPlanOnFile } = await import('../core/jobs/file');
+  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ReflectEval: ${title}`, cancellable: true }, async (progress, token) => {
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort());
+    const host = editorHost(context, progress, abort.signal, dirname(target.fsPath), () => 'plan');
+    outputChannel().appendLine(`${new Date().toISOString()} ${plan.job} to ${target.fsPath}`);
+    return runPlanOnFile(plan, target.fsPath, host);
   });
   showReport(report);
   return report;

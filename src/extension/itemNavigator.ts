@@ -1,17 +1,18 @@
 /**
  * The dialogue editor's item list navigation, host side (issue 18 item 3; the plan order: issue 16 item 3): turns
  * the webview's filter and order into the list of items it shows, the disagreement marks on a candidate, "next
- * unlabelled", and the labelling progress in the VS Code status bar. The rules are core's
- * (src/core/navigation/itemNavigation.ts, src/core/planning/planView.ts); this module only applies them to a document.
+ * unlabelled", and how the labelling progress reads in the status bar. The rules are core's
+ * (src/core/navigation/itemNavigation.ts, src/core/planning/planView.ts); this module only applies them to a
+ * document's items. No `vscode` import: the editor controller (editor/controller.ts) uses it, under unit test.
  */
-import * as vscode from 'vscode';
-import type { DialogueFileDocument } from './dialogueDocument';
 import { annotatorDisagreement, blindSafeFilter, describeJudgeHumanDisagreement, filterItems, judgeHumanDisagreements, labelProgress, nextUnlabelled, originGroups, type ItemFilter, type LabelProgress, type ListPosition } from '../core/navigation/itemNavigation';
 import type { ScoreScale } from '../core/navigation/scoreSummary';
 import type { DialogueItem } from '../core/dialogue/types';
 import { blindCandidateId, blindOrder, candidateIdOfView, type ItemView } from '../core/labels/annotatorView';
 import type { CandidateMarks, ListOrder, NavigatorState } from '../../webview/editor/protocol';
-import { editorPlanState } from './labelPlan';
+
+/** The labelling plan's order and state line for an item list (labelPlan.ts `editorPlanState`): null when there is no plan. */
+export type PlanState = { order: number[]; view: { text: string; title: string } } | { error: string } | null;
 
 /** What an editor's item list is filtered and sorted by (the webview's choice). */
 export interface ListSettings {
@@ -31,10 +32,9 @@ export interface EvaluatorInfo {
  * origin groups and progress of `items` when the caller already has them (after an edit in place, issue 19 item 3).
  */
 export function navigatorState(
-  document: DialogueFileDocument,
   items: readonly DialogueItem[],
   list: ListSettings,
-  opts: { annotator: string | null; blind: boolean; info: EvaluatorInfo; known?: { origins?: string[]; progress?: LabelProgress } },
+  opts: { annotator: string | null; blind: boolean; info: EvaluatorInfo; plan: (items: readonly DialogueItem[], blind: boolean, names: ReadonlyMap<string, string>) => PlanState; known?: { origins?: string[]; progress?: LabelProgress } },
 ): { state: NavigatorState; listed: number[] } {
   const { filter, dropped } = blindSafeFilter(list.filter, opts.blind);
   const ctx = { annotator: opts.annotator, blind: opts.blind, scales: opts.info.scales };
@@ -43,7 +43,7 @@ export function navigatorState(
   let ordered = all;
   let plan: NavigatorState['plan'] = null;
   if (list.order === 'plan') {
-    const p = editorPlanState(document, items, opts.blind, opts.info.names);
+    const p = opts.plan(items, opts.blind, opts.info.names);
     if (!p) plan = { error: 'No labelling plan for this file yet: run “ReflectEval: Plan Labels…”.' };
     else if ('error' in p) plan = { error: p.error };
     else {
@@ -114,30 +114,4 @@ export function progressStatusText(progress: LabelProgress, annotator: string | 
   const text = annotator ? `$(checklist) ${progress.mine}/${progress.candidates} labelled` : `$(checklist) no annotator set`;
   const tooltip = [`Labelled (coherence answered) / candidates in this file`, ...others, '', 'Click: next unlabelled candidate'].join('\n');
   return { text, tooltip };
-}
-
-/** The status bar item showing the active dialogue editor's progress; clicking it runs "next unlabelled". */
-export class ProgressStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('reflectEval.labelProgress', vscode.StatusBarAlignment.Left, 100);
-
-  constructor() {
-    this.item.name = 'ReflectEval Labelling Progress';
-    this.item.command = 'reflectEval.label.nextUnlabelled';
-  }
-
-  show(progress: LabelProgress, annotator: string | null): void {
-    const { text, tooltip } = progressStatusText(progress, annotator);
-    this.item.text = text;
-    this.item.tooltip = tooltip;
-    this.item.accessibilityInformation = { label: annotator ? `ReflectEval: ${progress.mine} of ${progress.candidates} candidates labelled by you` : 'ReflectEval: no annotator set' };
-    this.item.show();
-  }
-
-  hide(): void {
-    this.item.hide();
-  }
-
-  dispose(): void {
-    this.item.dispose();
-  }
 }

@@ -5,7 +5,7 @@
  * `reflect-eval plan-labels` keeps it (`<file>.label-plan.json`), so the CLI and the editor follow one plan; its
  * state is recomputed from the document (unsaved labels included) whenever the item list is sent.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { DialogueFileDocument } from './dialogueDocument';
@@ -13,7 +13,10 @@ import { resolveHuman } from '../core/correlation/correlationTable';
 import { displayNames, evaluatorSignatures } from '../core/evaluators/evaluatorNames';
 import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../core/labels/groups';
-import { planLabels, startLabelPlan, type LabelPlanRecord, type PlanTarget } from '../core/planning/planner';
+import type { JobReport } from '../core/jobs/host';
+import type { FileJobPlan } from '../core/jobs/plans';
+import { planLabels, type LabelPlanRecord, type PlanTarget } from '../core/planning/planner';
+import { planRecordDifference, readLabelPlanRecord } from '../core/planning/planRecord';
 import { labelPlanRecordPath, planListOrder, planStateView, type PlanStateView } from '../core/planning/planView';
 
 /** The plan an editor follows: its record file and target. */
@@ -61,13 +64,7 @@ function readRecord(path: string): LabelPlanRecord {
   const mtimeMs = statSync(path).mtimeMs;
   const hit = records.get(path);
   if (hit && hit.mtimeMs === mtimeMs) return hit.record;
-  let record: LabelPlanRecord;
-  try {
-    record = JSON.parse(readFileSync(path, 'utf8')) as LabelPlanRecord;
-  } catch (err) {
-    throw new Error(`${path}: not a plan record (${(err as Error).message})`);
-  }
-  if (record?.format !== 'reflect-eval.label-plan/1') throw new Error(`${path}: not a plan record (format ${String(record?.format)})`);
+  const record = readLabelPlanRecord(path);
   records.set(path, { mtimeMs, record });
   return record;
 }
@@ -106,7 +103,12 @@ async function pick<T>(title: string, items: Pick<T>[]): Promise<T | undefined> 
  * "ReflectEval: Plan Labels…": evaluator (or pair), human group and target by quick picks; starts a plan or follows
  * the one beside the file when it has the same evaluators and group; then `show` switches the editor to plan order.
  */
-export async function planLabelsCommand(document: DialogueFileDocument | undefined, itemsOf: (document: DialogueFileDocument) => readonly DialogueItem[], show: (document: DialogueFileDocument) => void): Promise<void> {
+export async function planLabelsCommand(
+  document: DialogueFileDocument | undefined,
+  itemsOf: (document: DialogueFileDocument) => readonly DialogueItem[],
+  show: (document: DialogueFileDocument) => void,
+  run: (plan: FileJobPlan) => Promise<JobReport>,
+): Promise<void> {
   if (!document) {
     void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
     return;
@@ -134,22 +136,22 @@ export async function planLabelsCommand(document: DialogueFileDocument | undefin
   const target = await pick('Plan Labels (4/4): target', targets);
   if (!target) return;
 
+  // Starting or following the plan is the core's labelling-plan job (src/core/jobs/planLabels.ts), as the CLI runs it.
   const recordPath = labelPlanRecordPath(document.uri.fsPath);
-  let record: LabelPlanRecord | null = null;
+  let restart = false;
   if (existsSync(recordPath)) {
     const old = readRecord(recordPath);
-    const same = old.evaluator === evaluator && (old.against ?? null) === against && old.human === human && !old.column;
-    if (same) record = old;
-    else {
+    if (planRecordDifference(old, { evaluator, ...(against ? { against } : {}), human })) {
       const answer = await vscode.window.showWarningMessage(`${basename(recordPath)} holds a plan for other settings (${names.get(old.evaluator) ?? old.evaluator}${old.against ? ` vs ${names.get(old.against) ?? old.against}` : ''}, ${old.human}). Start a new plan and overwrite it?`, { modal: true }, 'Start a New Plan');
       if (answer !== 'Start a New Plan') return;
+      restart = true;
     }
   }
-  if (!record) {
-    record = { ...startLabelPlan(items, { evaluator, ...(against ? { against } : {}), human, target, seed: 1, groupRules: groupRules() }), created: new Date().toISOString() };
-    writeFileSync(recordPath, JSON.stringify(record, null, 2) + '\n');
-    records.delete(recordPath);
-  }
+  const { validatePlan } = await import('../core/jobs/plans');
+  const plan = validatePlan({ job: 'plan-labels', evaluator, ...(against ? { against } : {}), human, target, seed: 1, expertPrefix: groupRules().expertPrefix, ...(restart ? { restart: true } : {}) }, 'Plan Labels…');
+  const report = await run(plan as FileJobPlan);
+  records.delete(recordPath);
+  if (report.nothingDone) return;
   chosen.set(document.uri.toString(), { recordPath, target });
   await memento?.update(STATE_KEY, Object.fromEntries(chosen));
   show(document);

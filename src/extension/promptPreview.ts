@@ -8,13 +8,14 @@
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { documentItems } from '../core/format/jsonl';
-import type { PreviewHostMessage, PreviewWebviewMessage } from '../../webview/preview/protocol';
-import { parseDialogue, type DialogueEditorProvider } from './dialogueEditor';
-import { onDidChangeDialogue, openDialogueDocuments } from './dialogueDocument';
+import type { PreviewProtocol, PreviewView } from '../../webview/preview/protocol';
+import type { DialogueEditorProvider } from './dialogueEditor';
+import { onDidChangeDialogue, openDialogueDocuments, parseDialogue } from './dialogueDocument';
 import { readDialogueFile } from '../core/format/files';
 import { promptRoots, workspaceDir } from './commands/common';
 import type { SearchVariantRef } from './searchPanel';
-import { webviewPage } from './webviewHtml';
+import { openPanel } from './panels';
+import type { HostChannel } from './webviewChannel';
 
 const TEMPLATE_KINDS = ['bodies', 'requests', 'parts'] as const;
 
@@ -28,7 +29,7 @@ function templateOf(doc: vscode.TextDocument): { kind: (typeof TEMPLATE_KINDS)[n
 }
 
 export class PromptPreviewPanel {
-  private panel: vscode.WebviewPanel | undefined;
+  private panel: { panel: vscode.WebviewPanel; channel: HostChannel<PreviewProtocol> } | undefined;
   private template: vscode.TextDocument | undefined;
   /** A prompt search variant on screen instead of a template (from the leaderboard). */
   private search: SearchVariantRef | undefined;
@@ -75,20 +76,17 @@ export class PromptPreviewPanel {
 
   private open(): void {
     if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel('reflectEval.promptPreview', 'ReflectEval: Prompt Preview', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-        enableScripts: true,
-        localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist'), vscode.Uri.joinPath(this.context.extensionUri, 'media')],
-      });
-      this.panel.webview.html = webviewPage(this.panel.webview, this.context.extensionUri, {
+      const opened = openPanel<PreviewProtocol>(this.context.extensionUri, 'reflectEval.promptPreview', {
         title: 'ReflectEval: Prompt Preview',
         script: 'preview',
         style: 'preview',
         body: '<div id="header"></div><ul id="warnings" role="status" hidden></ul><div id="error" hidden></div><pre id="prompt"></pre>',
       });
-      this.panel.webview.onDidReceiveMessage((m: PreviewWebviewMessage) => m.type === 'ready' && void this.update());
-      this.panel.onDidDispose(() => (this.panel = undefined));
+      opened.channel.on('ready', () => void this.update());
+      opened.panel.onDidDispose(() => (this.panel = undefined));
+      this.panel = opened;
     } else {
-      this.panel.reveal(vscode.ViewColumn.Beside, true);
+      this.panel.panel.reveal(vscode.ViewColumn.Beside, true);
       void this.update();
     }
   }
@@ -108,10 +106,10 @@ export class PromptPreviewPanel {
 
 
   /** The search variant's prompt: the report's synthesized templates over the prompt folders, for the selected candidate. */
-  private async updateSearch(panel: vscode.WebviewPanel, ref: SearchVariantRef, run: number): Promise<void> {
-    const msg: PreviewHostMessage = { type: 'preview', template: `prompt search: ${vscode.workspace.asRelativePath(ref.reportFile)}`, variant: { body: '?', request: '?' }, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
+  private async updateSearch(channel: HostChannel<PreviewProtocol>, ref: SearchVariantRef, run: number): Promise<void> {
+    const msg: PreviewView = { template: `prompt search: ${vscode.workspace.asRelativePath(ref.reportFile)}`, variant: { body: '?', request: '?' }, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
     try {
-      const { readSearchReport, searchVariantLibrary } = await import('../core/jobs/searchLeaderboard');
+      const { readSearchReport, searchVariantLibrary } = await import('../core/judges/searchReport');
       const { loadPromptLibrary, assemblePrompt } = await import('../core/templates/judgePrompt');
       const report = readSearchReport(ref.reportFile);
       const entry = report.entries[ref.index];
@@ -138,22 +136,22 @@ export class PromptPreviewPanel {
     } catch (err) {
       msg.error = (err as Error).message;
     }
-    if (run === this.generation) void panel.webview.postMessage(msg);
+    if (run === this.generation) channel.notify('preview', msg);
   }
 
   private async update(): Promise<void> {
-    const panel = this.panel;
-    if (panel && this.search) return this.updateSearch(panel, this.search, ++this.generation);
+    const channel = this.panel?.channel;
+    if (channel && this.search) return this.updateSearch(channel, this.search, ++this.generation);
     const doc = this.template;
     const tpl = doc && templateOf(doc);
-    if (!panel || !doc || !tpl) return;
+    if (!channel || !doc || !tpl) return;
     const run = ++this.generation;
     const config = vscode.workspace.getConfiguration('reflectEval');
     const variant = {
       body: tpl.kind === 'bodies' ? tpl.name : (config.get<string>('judge.body') ?? 'instructions'),
       request: tpl.kind === 'requests' ? tpl.name : (config.get<string>('judge.request') ?? 'rating'),
     };
-    const msg: PreviewHostMessage = { type: 'preview', template: vscode.workspace.asRelativePath(doc.uri), variant, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
+    const msg: PreviewView = { template: vscode.workspace.asRelativePath(doc.uri), variant, candidate: null, prompt: null, tokens: null, error: null, warnings: [] };
     try {
       const { loadPromptLibrary, assemblePrompt, variantIndentWarnings } = await import('../core/templates/judgePrompt');
       const roots = [vscode.Uri.joinPath(this.context.extensionUri, 'prompts').fsPath];
@@ -192,6 +190,6 @@ export class PromptPreviewPanel {
     } catch (err) {
       msg.error = (err as Error).message;
     }
-    if (run === this.generation) void panel.webview.postMessage(msg);
+    if (run === this.generation) channel.notify('preview', msg);
   }
 }

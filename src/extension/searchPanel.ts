@@ -6,12 +6,12 @@
  * opens a clicked variant's assembled prompt in the prompt preview (reflectEval.previewSearchVariant).
  */
 import * as vscode from 'vscode';
-import { leaderboardRows, readSearchReport, searchReportFile } from '../core/jobs/searchLeaderboard';
-import type { SearchResult } from '../core/jobs/searchPrompts';
-import type { LeaderboardSummary, SearchHostMessage, SearchWebviewMessage } from '../../webview/search/protocol';
+import { leaderboardRows, readSearchReport, searchReportFile, type SearchResult } from '../core/judges/searchReport';
+import type { LeaderboardSummary, LeaderboardView, SearchProtocol } from '../../webview/search/protocol';
 import type { DialogueEditorProvider } from './dialogueEditor';
 import { documentFile } from './host';
-import { webviewPage } from './webviewHtml';
+import { openPanel } from './panels';
+import type { HostChannel } from './webviewChannel';
 
 /** What reflectEval.previewSearchVariant gets: a report entry, and the dialogue file whose candidates fill the prompt. */
 export interface SearchVariantRef {
@@ -39,12 +39,13 @@ export class SearchPanel {
   /** Opens (or reveals) the panel; with `files`, shows that report, else the active dialogue file's. */
   static show(context: vscode.ExtensionContext, editors: DialogueEditorProvider, files?: { reportFile: string; dialogueFile: string }): void {
     if (!SearchPanel.current) {
-      const panel = vscode.window.createWebviewPanel('reflectEval.promptSearch', 'ReflectEval: Prompt Search', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
-      });
-      SearchPanel.current = new SearchPanel(panel, context, editors);
+      const { panel, channel } = openPanel<SearchProtocol>(
+        context.extensionUri,
+        'reflectEval.promptSearch',
+        { title: 'ReflectEval: Prompt Search', script: 'search', style: 'search', body: '<div id="app"><h2>Prompt search</h2><p id="search-status" class="muted">Loading…</p></div>' },
+        { retainContextWhenHidden: true },
+      );
+      SearchPanel.current = new SearchPanel(panel, channel, editors);
     } else SearchPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
     const p = SearchPanel.current;
     p.follow(files);
@@ -53,17 +54,14 @@ export class SearchPanel {
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
-    context: vscode.ExtensionContext,
+    private readonly channel: HostChannel<SearchProtocol>,
     private readonly editors: DialogueEditorProvider,
   ) {
-    panel.webview.html = webviewPage(panel.webview, context.extensionUri, {
-      title: 'ReflectEval: Prompt Search',
-      script: 'search',
-      style: 'search',
-      body: '<div id="app"><h2>Prompt search</h2><p id="search-status" class="muted">Loading…</p></div>',
-    });
+    channel
+      .on('ready', () => this.update())
+      .on('refresh', () => this.update())
+      .on('open', (m) => this.open(m.index));
     this.disposables.push(
-      panel.webview.onDidReceiveMessage((m: SearchWebviewMessage) => void this.onMessage(m)),
       editors.onDidChangeActive(() => {
         this.follow();
         this.update();
@@ -89,26 +87,15 @@ export class SearchPanel {
     }
   }
 
-  private async onMessage(m: SearchWebviewMessage): Promise<void> {
-    try {
-      switch (m.type) {
-        case 'ready':
-        case 'refresh':
-          return this.update();
-        case 'open': {
-          if (!this.reportFile) throw new Error('no prompt search report is shown');
-          const ref: SearchVariantRef = { reportFile: this.reportFile, index: m.index, ...(this.dialogueFile ? { dialogueFile: this.dialogueFile } : {}) };
-          await vscode.commands.executeCommand('reflectEval.previewSearchVariant', ref);
-          return;
-        }
-      }
-    } catch (err) {
-      void vscode.window.showErrorMessage(`ReflectEval: ${(err as Error).message}`);
-    }
+  /** A clicked variant: its assembled prompt in the prompt preview. */
+  private async open(index: number): Promise<void> {
+    if (!this.reportFile) throw new Error('no prompt search report is shown');
+    const ref: SearchVariantRef = { reportFile: this.reportFile, index, ...(this.dialogueFile ? { dialogueFile: this.dialogueFile } : {}) };
+    await vscode.commands.executeCommand('reflectEval.previewSearchVariant', ref);
   }
 
   private update(): void {
-    const msg: SearchHostMessage = { type: 'leaderboard', report: null, error: null, summary: null, rows: [] };
+    const msg: LeaderboardView = { report: null, error: null, summary: null, rows: [] };
     if (!this.reportFile) msg.error = 'Open a dialogue file (*.dialogues.jsonl) and run Search Judge Prompts… to see its leaderboard.';
     else {
       msg.report = vscode.workspace.asRelativePath(this.reportFile);
@@ -120,6 +107,6 @@ export class SearchPanel {
         msg.error = (err as Error).message;
       }
     }
-    void this.panel.webview.postMessage(msg);
+    this.channel.notify('leaderboard', msg);
   }
 }

@@ -23,7 +23,7 @@ describe('reflect-eval import/export annotations, agreement', () => {
   it('imports the synthetic table and exports it back unchanged', () => {
     const r = cli('import', 'annotations', table, '-o', jsonl, '--reference');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /read 1080 rows: 24 contexts, 180 responses, 18 annotators \(9 experts, 9 laypeople\)/);
+    assert.match(r.stderr, /read 1080 rows of .*synthetic-annotations\.csv: 24 contexts, 180 responses, 18 annotators \(9 experts, 9 laypeople\)/);
     assert.match(r.stderr, /kept extra column\(s\): batch \(per item\), seconds_spent \(per annotation\)/);
     const items = readFileSync(jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(items.length, 24);

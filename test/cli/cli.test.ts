@@ -106,7 +106,7 @@ describe('reflect-eval CLI', () => {
     const row = JSON.parse(avg.stdout).rows.find((r: { evaluatorId: string }) => r.evaluatorId === 'average:both follow-ups');
     assert.equal(row.cells[2].n, 225);
     const boot = cli('correlate', study, '--bootstrap', '50', '--seed', '4', '--format', 'csv');
-    assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4,0,,(true|false),[^,]*$/);
+    assert.match(boot.stdout.split('\n')[1], /,0\.95,-?0\.\d+,-?0\.\d+,50,0,4,0,,(true|false),[^,]*,,,[a-z-]+,[^,]*,[^,]*$/);
     // --plot writes the forest plot of the same table: one row per evaluator, the table's numbers in its tooltips
     const svgFile = join(dir, 'forest.svg');
     const plotted = cli('correlate', study, '--plot', svgFile, '--json');

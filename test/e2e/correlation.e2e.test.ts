@@ -116,10 +116,12 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
       assert.deepEqual(await readPanel(panel as Frame), want, (err as Error).message);
     });
     // ICMI 2023 styling: best in bold, p < 0.05 in italics, plain otherwise; an undefined cell says so, never NaN.
+    // Bold only where the CLI marks a best (n ≥ 20 and separated from the runner-up, issue 40) — compared above; on
+    // this small study no column's best is separated, so no cell is bold.
     const styles = await panel.$$eval('#correlations td.cell', (tds) =>
       tds.map((td) => ({ best: td.classList.contains('best'), significant: td.classList.contains('significant'), weight: getComputedStyle(td.querySelector('.stat') as Element).fontWeight, style: getComputedStyle(td.querySelector('.stat') as Element).fontStyle })),
     );
-    assert.ok(styles.some((c) => c.best) && styles.some((c) => c.significant));
+    assert.ok(styles.some((c) => c.significant));
     for (const c of styles) {
       assert.equal(c.weight, c.best ? '700' : '400');
       assert.equal(c.style, c.significant ? 'italic' : 'normal');

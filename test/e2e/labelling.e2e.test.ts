@@ -244,8 +244,9 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     await frame.evaluate(() => {
       const w = window as unknown as ItemMessages;
       w.itemMessages = [];
-      window.addEventListener('message', (e: MessageEvent<{ type: string; view?: unknown; candidates?: unknown[] }>) => {
-        if (e.data?.type === 'item') w.itemMessages.push({ view: e.data.view !== undefined, candidates: e.data.candidates?.length ?? -1, bytes: JSON.stringify(e.data).length });
+      // The message layer's envelope (webview/shared/messages.ts): the item message is its `params`.
+      window.addEventListener('message', (e: MessageEvent<{ type: string; params?: { view?: unknown; candidates?: unknown[] } }>) => {
+        if (e.data?.type === 'item') w.itemMessages.push({ view: e.data.params?.view !== undefined, candidates: e.data.params?.candidates?.length ?? -1, bytes: JSON.stringify(e.data).length });
       });
     });
     // Click a card and press a key at once: even cards are cleared, odd ones flipped. The click moves focus in the

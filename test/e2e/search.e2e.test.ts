@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { leaderboardRows, readSearchReport } from '../../src/core/jobs/searchLeaderboard';
+import { leaderboardRows, readSearchReport } from '../../src/core/judges/searchReport';
 import { failedAttempt, frameWith, launchWorkbench, MODAL_DIALOG, openDialogueFile, out, prerequisitesPresent, runCommand, waitFor, type Workbench } from './harness';
 
 const RESPONSES = [

@@ -6,24 +6,17 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartConfiguration } from 'chart.js';
 import type { AgreementRow, AgreementTable } from '../../src/core/agreement/agreementTable';
 import { formatNumber } from '../../src/core/tables/numberFormat';
-import type { AgreementHostMessage, AgreementWebviewMessage, AnalysisView, ErrorCategoryTableView, ExportableTable } from './protocol';
+import { el } from '../shared/dom';
+import { WebviewChannel } from '../shared/ipc';
+import type { AgreementProtocol, AnalysisMessage, AnalysisView, ErrorCategoryTableView, ExportableTable } from './protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
-declare function acquireVsCodeApi(): { postMessage(msg: unknown): void };
-const vscode = acquireVsCodeApi();
-const post = (m: AgreementWebviewMessage) => vscode.postMessage(m);
+const channel = new WebviewChannel<AgreementProtocol>();
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const num = (v: number | null, digits = 3) => (v === null ? '–' : formatNumber(v, digits));
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
 
 /** A theme colour (VS Code's CSS variables), with a fallback outside VS Code. */
 function theme(name: string, fallback: string): string {
@@ -283,9 +276,7 @@ function renderErrorCategories(views: ErrorCategoryTableView[]): void {
   );
 }
 
-window.addEventListener('message', (e: MessageEvent<AgreementHostMessage>) => {
-  const m = e.data;
-  if (m.type !== 'analysis') return;
+channel.on('analysis', (m: AnalysisMessage) => {
   $('title').textContent = m.file ? `Agreement & error analyses: ${m.file}` : 'Agreement & error analyses';
   document.body.classList.toggle('empty', !m.analysis);
   $('cli').replaceChildren(...(m.cli ? ['Same numbers on the command line: ', el('code', {}, m.cli)] : []));
@@ -309,6 +300,6 @@ window.addEventListener('message', (e: MessageEvent<AgreementHostMessage>) => {
 
 for (const b of document.querySelectorAll<HTMLButtonElement>('button.csv')) {
   b.title = 'Export this table as CSV (the layout of reflect-eval agreement --csv)';
-  b.addEventListener('click', () => post({ type: 'exportCsv', table: b.dataset.table as ExportableTable }));
+  b.addEventListener('click', () => channel.notify('exportCsv', { table: b.dataset.table as ExportableTable }));
 }
-post({ type: 'ready' });
+channel.notify('ready', {});

@@ -1,7 +1,9 @@
 /**
- * The typed message protocol between the extension host and the agreement & error analyses panel webview. Both
- * sides compile against these definitions; nothing else crosses the boundary.
+ * The typed message protocol between the extension host and the agreement & error analyses panel webview, on the
+ * shared message layer (webview/shared/messages.ts). Both sides compile against these definitions; nothing else
+ * crosses the boundary.
  */
+import type { Protocol } from '../shared/messages';
 import type { FirstStudyAnalysis } from '../../src/core/agreement/firstStudy';
 import type { FirstStudyTable } from '../../src/core/agreement/firstStudyCsv';
 
@@ -29,8 +31,8 @@ export interface ErrorCategoryTableView {
   notes: string[];
 }
 
-export type AgreementHostMessage = {
-  type: 'analysis';
+/** The analysis of the active dialogue file, as the panel shows it. */
+export interface AnalysisMessage {
   /** Workspace-relative path of the dialogue file, or null when no dialogue editor is open. */
   file: string | null;
   analysis: AnalysisView | null;
@@ -40,6 +42,11 @@ export type AgreementHostMessage = {
   cli: string | null;
   /** Why there is no analysis (e.g. a file that cannot be read). */
   error?: string;
-};
+}
 
-export type AgreementWebviewMessage = { type: 'ready' } | { type: 'exportCsv'; table: ExportableTable };
+export interface AgreementProtocol extends Protocol {
+  toWebview: { analysis: AnalysisMessage };
+  /** `exportCsv`: write one part of the analysis as CSV where the user picks. */
+  toHost: { ready: Record<string, never>; exportCsv: { table: ExportableTable } };
+  requests: Record<string, never>;
+}

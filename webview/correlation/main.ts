@@ -8,12 +8,12 @@ import type { EvaluatorComparison } from '../../src/core/correlation/compareEval
 import type { CorrelationCell, CorrelationRow, CorrelationTable } from '../../src/core/correlation/correlationTable';
 import { formatInterval, formatNumber, formatP, formatStatistic, undefinedExplanation, undefinedPhrase } from '../../src/core/tables/numberFormat';
 import { FOREST_PLOT_CSS, forestPlotSvg, stripPlotSvg, type StripPanel } from '../../src/core/correlation/forestPlot';
-import { DEFAULT_SETTINGS, type CorrelationHostMessage, type CorrelationWebviewMessage, type PanelSettings } from './protocol';
+import { el } from '../shared/dom';
+import { WebviewChannel } from '../shared/ipc';
+import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type PanelSettings, type StripView, type TableView } from './protocol';
 import { SettingsSync } from './settingsSync';
 
-declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
-const vscode = acquireVsCodeApi();
-const post = (m: CorrelationWebviewMessage) => vscode.postMessage(m);
+const channel = new WebviewChannel<CorrelationProtocol>();
 
 interface ViewState {
   filter: string;
@@ -22,17 +22,10 @@ interface ViewState {
   compareA: string;
   compareB: string;
 }
-const view: ViewState = { filter: '', sort: 'kind', compareA: '', compareB: '', ...((vscode.getState() as Partial<ViewState> | undefined) ?? {}) };
+const view: ViewState = { filter: '', sort: 'kind', compareA: '', compareB: '', ...channel.getState<ViewState>() };
 const sync = new SettingsSync({ ...DEFAULT_SETTINGS });
 let settings: PanelSettings = sync.settings;
 let lastTable: CorrelationTable | null = null;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...children);
-  return e;
-}
 
 function select(id: string, label: string, options: [string, string][], value: string, onChange: (v: string) => void): HTMLElement {
   const s = el('select', { id });
@@ -43,13 +36,11 @@ function select(id: string, label: string, options: [string, string][], value: s
 }
 
 function changeSettings(patch: Partial<PanelSettings>): void {
-  const sent = sync.change(patch);
-  settings = sent.settings;
-  post({ type: 'settings', ...sent });
+  settings = sync.change(patch, (s) => channel.notify('settings', { settings: s }));
 }
 
 function saveView(): void {
-  vscode.setState(view);
+  channel.patchState(view);
 }
 
 /** Builds the static skeleton once. */
@@ -107,12 +98,12 @@ function renderControls(variants: string[]): void {
   const pinLabel = el('input', { id: 'pin-label', placeholder: 'label (optional)', size: '14' });
   const pin = el('button', { id: 'pin', title: 'Keep this configuration as columns beside the current one' }, 'Pin configuration');
   pin.addEventListener('click', () => {
-    post({ type: 'pin', label: pinLabel.value });
+    channel.notify('pin', { label: pinLabel.value });
     pinLabel.value = '';
   });
   const exports = (['md', 'latex', 'csv'] as const).map((f) => {
     const b = el('button', { id: `export-${f}`, class: 'secondary' }, `Export ${f === 'md' ? 'Markdown' : f === 'latex' ? 'LaTeX' : 'CSV'}`);
-    b.addEventListener('click', () => post({ type: 'export', format: f }));
+    b.addEventListener('click', () => channel.notify('export', { format: f }));
     return b;
   });
   box.replaceChildren(
@@ -149,7 +140,7 @@ function renderPins(pins: { label: string }[]): void {
   box.replaceChildren(
     ...pins.map((p, i) => {
       const x = el('button', { class: 'unpin', title: 'Unpin', 'data-index': String(i) }, '×');
-      x.addEventListener('click', () => post({ type: 'unpin', index: i }));
+      x.addEventListener('click', () => channel.notify('unpin', { index: i }));
       return el('span', { class: 'pin' }, `📌 ${p.label} `, x);
     }),
   );
@@ -349,7 +340,7 @@ function renderCompareControls(evaluators: { id: string; name: string }[]): void
   };
   const run = el('button', { id: 'compare-run' }, 'Compare');
   run.addEventListener('click', () => {
-    if (view.compareA && view.compareB) post({ type: 'compare', a: view.compareA, b: view.compareB });
+    if (view.compareA && view.compareB) askComparison(view.compareA, view.compareB);
   });
   box.replaceChildren(el('label', {}, 'A ', pick('compare-a', view.compareA, (v) => (view.compareA = v))), el('label', {}, ' B ', pick('compare-b', view.compareB, (v) => (view.compareB = v))), run);
 }
@@ -414,9 +405,8 @@ function openCell(cell: HTMLElement): void {
   const evaluator = (cell.closest('tr') as HTMLElement | null)?.dataset.evaluator;
   const column = cell.dataset.column;
   if (!evaluator || !column) return;
-  post({ type: 'openCell', evaluator, column });
-  stripOf = evaluator;
-  post({ type: 'strip', evaluator });
+  channel.notify('openCell', { evaluator, column });
+  askStrip(evaluator);
 }
 
 // A click on a forest-plot row shows its strip plot; a click on a strip point or a table cell opens the response(s)
@@ -437,32 +427,43 @@ function openCell(cell: HTMLElement): void {
   }
   const pt = target.closest('#strip .pt') as SVGElement | null;
   if (pt?.dataset.item && pt.dataset.candidate) {
-    post({ type: 'open', itemId: pt.dataset.item, candidateId: pt.dataset.candidate });
+    channel.notify('open', { itemId: pt.dataset.item, candidateId: pt.dataset.candidate });
     return;
   }
   const row = target.closest('#plot [data-evaluator]') as SVGElement | null;
   const id = row?.dataset.evaluator;
   // Ceiling rows have no responses of their own to plot.
   if (id && !/^(?:human:ceiling|loo):/.test(id) && lastTable?.rows.some((r) => r.evaluatorId === id)) {
-    stripOf = id;
-    post({ type: 'strip', evaluator: id });
+    askStrip(id);
   }
 });
 
-window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => {
-  const m = e.data;
-  if (m.type === 'strip') {
-    if (m.evaluator !== stripOf) return;
+/** The strip plot request on its way (a newer one withdraws it). */
+let stripRequest: AbortController | undefined;
+
+/** Asks for one evaluator's strip plot; the answer is drawn if that evaluator is still the one chosen. */
+function askStrip(evaluator: string): void {
+  stripOf = evaluator;
+  stripRequest?.abort();
+  stripRequest = new AbortController();
+  channel.request('strip', { evaluator }, { signal: stripRequest.signal, onResult: (m: StripView | null) => {
+    if (!m || m.evaluator !== stripOf) return;
     stripData = { name: m.name, panels: m.panels };
     renderStrip();
-    return;
-  }
-  if (m.type === 'comparison') {
-    renderComparison(m.comparisons, m.error, m.ms);
-    return;
-  }
-  if (m.type !== 'table') return;
-  sync.receive(m.settings, m.settingsRev);
+  } });
+}
+
+/** The comparison on its way (a newer one withdraws it). */
+let comparisonRequest: AbortController | undefined;
+
+function askComparison(a: string, b: string): void {
+  comparisonRequest?.abort();
+  comparisonRequest = new AbortController();
+  channel.request('compare', { a, b }, { signal: comparisonRequest.signal, onResult: (m: ComparisonView | null) => m && renderComparison(m.comparisons, m.error, m.ms) });
+}
+
+channel.on('table', (m: TableView, env) => {
+  sync.receive(m.settings, env.done.webview);
   settings = sync.settings;
   lastTable = m.table;
   const app = document.getElementById('app') as HTMLElement;
@@ -488,7 +489,7 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
   renderControls(m.variants);
   renderPins(m.pins);
   renderTable();
-  if (stripOf && m.table.rows.some((r) => r.evaluatorId === stripOf)) post({ type: 'strip', evaluator: stripOf });
+  if (stripOf && m.table.rows.some((r) => r.evaluatorId === stripOf)) askStrip(stripOf);
   else {
     stripOf = null;
     stripData = null;
@@ -500,10 +501,10 @@ window.addEventListener('message', (e: MessageEvent<CorrelationHostMessage>) => 
 skeleton();
 (document.getElementById('export-svg') as HTMLElement).addEventListener('click', () => {
   const svg = plotFile();
-  if (svg) post({ type: 'exportPlot', format: 'svg', data: svg });
+  if (svg) channel.notify('exportPlot', { format: 'svg', data: svg });
 });
 (document.getElementById('export-png') as HTMLElement).addEventListener('click', () => {
   const svg = plotFile();
-  if (svg) void plotPng(svg).then((data) => post({ type: 'exportPlot', format: 'png', data }), (err: Error) => ((document.getElementById('status') as HTMLElement).textContent = err.message));
+  if (svg) void plotPng(svg).then((data) => channel.notify('exportPlot', { format: 'png', data }), (err: Error) => ((document.getElementById('status') as HTMLElement).textContent = err.message));
 });
-post({ type: 'ready' });
+channel.notify('ready', {});

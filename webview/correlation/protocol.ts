@@ -1,7 +1,8 @@
 /**
- * The typed message protocol between the extension host and the correlation panel webview. Both sides compile against these
- * definitions; nothing else crosses the boundary.
+ * The typed message protocol between the extension host and the correlation panel webview, on the shared message
+ * layer (webview/shared/messages.ts). Both sides compile against these definitions; nothing else crosses the boundary.
  */
+import type { Protocol, RequestShape } from '../shared/messages';
 import type { EvaluatorComparison } from '../../src/core/correlation/compareEvaluators';
 import type { StripPanel } from '../../src/core/correlation/forestPlot';
 import type { BestRule, CorrelationMethod, CorrelationTable, HumanChoice } from '../../src/core/correlation/correlationTable';
@@ -37,45 +38,63 @@ export interface PinView {
 /** State of the bootstrap intervals of the table on screen. */
 export type IntervalState = 'off' | 'computing' | 'done' | 'failed';
 
-export type CorrelationHostMessage =
-  | {
-      type: 'table';
-      file: string | null;
-      /** Null when no dialogue file is active. */
-      table: CorrelationTable | null;
-      /** The settings this table was computed for. */
-      settings: PanelSettings;
-      /** The revision of the webview's change those settings came from (0 before any change): see `settingsSync.ts`. */
-      settingsRev: number;
-      pins: PinView[];
-      /** Evaluators of the file (id, display name), for the comparison pickers. */
-      evaluators: { id: string; name: string }[];
-      /** Judge prompt variants present in the file (`body×request`). */
-      variants: string[];
-      labelledCandidates: number;
-      totalCandidates: number;
-      /** Milliseconds the host spent: parsing + table, and the intervals when computed. */
-      timing: { tableMs: number; intervalsMs?: number; candidates: number };
-      intervals: IntervalState;
-      message?: string;
-    }
-  | { type: 'comparison'; comparisons: EvaluatorComparison[] | null; error?: string; ms: number }
-  /** The responses behind one evaluator's row (current configuration), per column: for its strip plot. */
-  | { type: 'strip'; evaluator: string; name: string; panels: StripPanel[] };
+/**
+ * The table of the active dialogue file for the current settings and pins. The settings the webview sent last are
+ * in it once the message's `done.webview` reaches that `settings` message (webview/correlation/settingsSync.ts).
+ */
+export interface TableView {
+  file: string | null;
+  /** Null when no dialogue file is active. */
+  table: CorrelationTable | null;
+  /** The settings this table was computed for. */
+  settings: PanelSettings;
+  pins: PinView[];
+  /** Evaluators of the file (id, display name), for the comparison pickers. */
+  evaluators: { id: string; name: string }[];
+  /** Judge prompt variants present in the file (`body×request`). */
+  variants: string[];
+  labelledCandidates: number;
+  totalCandidates: number;
+  /** Milliseconds the host spent: parsing + table, and the intervals when computed. */
+  timing: { tableMs: number; intervalsMs?: number; candidates: number };
+  intervals: IntervalState;
+  message?: string;
+}
 
-export type CorrelationWebviewMessage =
-  | { type: 'ready' }
-  /** A change of the controls; `rev` counts the changes this webview has sent (1, 2, …). */
-  | { type: 'settings'; settings: PanelSettings; rev: number }
-  | { type: 'pin'; label: string }
-  | { type: 'unpin'; index: number }
-  | { type: 'compare'; a: string; b: string }
-  | { type: 'export'; format: 'md' | 'latex' | 'csv' }
-  /** A forest-plot row was clicked: send that evaluator's strip plot data. */
-  | { type: 'strip'; evaluator: string }
-  /** A point was clicked: open that response in the dialogue editor. */
-  | { type: 'open'; itemId: string; candidateId: string }
-  /** A table cell was clicked: open its responses (evaluator × column, current configuration) in the dialogue editor. */
-  | { type: 'openCell'; evaluator: string; column: string }
-  /** Save the forest plot on screen: the SVG text, or a PNG (base64, drawn from that SVG on a canvas). */
-  | { type: 'exportPlot'; format: 'svg' | 'png'; data: string };
+/** Two evaluators compared under the current configuration (or why not). */
+export interface ComparisonView {
+  comparisons: EvaluatorComparison[] | null;
+  error?: string;
+  ms: number;
+}
+
+/** The responses behind one evaluator's row (current configuration), per column: for its strip plot. */
+export interface StripView {
+  evaluator: string;
+  name: string;
+  panels: StripPanel[];
+}
+
+export interface CorrelationProtocol extends Protocol {
+  toWebview: { table: TableView };
+  toHost: {
+    ready: Record<string, never>;
+    /** A change of the controls. */
+    settings: { settings: PanelSettings };
+    pin: { label: string };
+    unpin: { index: number };
+    export: { format: 'md' | 'latex' | 'csv' };
+    /** A point was clicked: open that response in the dialogue editor. */
+    open: { itemId: string; candidateId: string };
+    /** A table cell was clicked: open its responses (evaluator × column, current configuration) in the dialogue editor. */
+    openCell: { evaluator: string; column: string };
+    /** Save the forest plot on screen: the SVG text, or a PNG (base64, drawn from that SVG on a canvas). */
+    exportPlot: { format: 'svg' | 'png'; data: string };
+  };
+  requests: {
+    /** Compare two evaluators (a newer comparison withdraws the one still on its way); null when no file is active. */
+    compare: RequestShape<{ a: string; b: string }, ComparisonView | null>;
+    /** A forest-plot row was clicked: that evaluator's strip plot data (a newer click withdraws the older one); null when no file is active. */
+    strip: RequestShape<{ evaluator: string }, StripView | null>;
+  };
+}

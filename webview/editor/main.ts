@@ -5,25 +5,26 @@
  * us. So that fast typing is interpreted right (e.g. `N` then `2`), operations the host has not acknowledged yet
  * are re-applied on top of what it last sent, with the same pure functions the host uses.
  *
- * Keyboard: labelling keys are VS Code keybindings (keys.ts); VS Code forwards every key press in this webview
+ * Keyboard: labelling keys are VS Code keybindings (src/core/labels/labelKeys.ts); VS Code forwards every key press in this webview
  * to its keybinding service and the matching command comes back here as an `action`. Key presses in text fields
  * are kept from VS Code (except those with Ctrl/Alt/Meta, so Ctrl+S and Ctrl+Z still work).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { ERROR_CATEGORIES, ERROR_LABELS } from '../../src/core/labels/scheme';
-import { applyLabelOpToAnnotation, labelStatus, type LabelOp, type LabelStatus } from '../../src/core/labels/annotate';
-import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
+import { labelStatus, type LabelOp, type LabelStatus } from '../../src/core/labels/annotate';
+import type { CandidateView } from '../../src/core/labels/annotatorView';
 import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ErrorVerdict, ScoreGroup } from '../../src/core/navigation/scoreSummary';
-import { isLabelAction, keysOf, labelOpOfKey, type EditorAction } from './keys';
+import { isLabelAction, keysOf, labelOpOfKey, type EditorAction } from '../../src/core/labels/labelKeys';
+import { el } from '../shared/dom';
+import { WebviewChannel, vscodeApi } from '../shared/ipc';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
-import type { CandidateMarks, ConflictEntry, EditorHostMessage, EditorWebviewMessage, FocusState, ItemEntry, ProblemEntry } from './protocol';
+import { MOVES_FOCUS, type ConflictEntry, type EditorProtocol, type NextUnlabelled } from './protocol';
 import { createNavigator, listedEntries, listPosition, markBadges, neighbour, updateNavigator } from './navigator';
+import { acknowledge, canAct, createStore, displayed as displayedIn, focusStateToPost, savedState, takeItem, type PendingOp, type SavedState } from './store';
 
-declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
-const vscode = acquireVsCodeApi();
-const post = (msg: EditorWebviewMessage) => vscode.postMessage(msg);
+const channel = new WebviewChannel<EditorProtocol>();
 /**
  * Milestones of the first paint as `performance` marks (`reflect-eval:<name>`, the first of each only), read by
  * `npm run bench -- editor` to split the time from the page's start to the first item shown.
@@ -57,88 +58,61 @@ const STATUS_TEXT: Record<LabelStatus, string> = {
 const TEXT_EDITING_KEYS = new Set(['Backspace', 'Delete', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'Enter', 'Escape', 'Tab', 'PageUp', 'PageDown']);
 /** Two lines a row: where the item is, and the first words of its last client turn (media/editor.css). */
 const ROW_HEIGHT = 40;
-interface SavedState {
-  selected?: number;
-  seq?: number;
-  /** Score groups collapsed by the researcher. */
-  collapsedScores?: string[];
-}
-const saved = (vscode.getState() as SavedState | undefined) ?? {};
-/** Score groups the researcher collapsed (metrics, judges, other): kept for every candidate and item. */
-const collapsedGroups = new Set<string>(saved.collapsedScores ?? []);
-let entries: ItemEntry[] = [];
-let problems: ProblemEntry[] = [];
-let annotator: string | null = null;
-let blind = false;
-let comparison = false;
-let selected = saved.selected ?? 0;
-let indexed = false;
-/** The selected item as the host last sent it. */
-let current: { index: number; view: ItemView; scores: Record<string, ScoreGroup[]>; scoresStamp?: number; marks?: Record<string, CandidateMarks> } | null = null;
-/** Label operations sent but not yet acknowledged; `seq` survives reloads of the webview (setState). */
-let seq = saved.seq ?? 0;
-/** Shown but not yet acknowledged: the webview's operations (by `seq`) and the host's (`host`, by its `hostSeq`). */
-let pending: { seq: number; host?: true; itemId: string; candidateId: string; op: LabelOp }[] = [];
-/** The last `move` of a host message handled (protocol.ts, `FocusState`). */
-let lastMove = 0;
-/** The focused candidate (keys act on it). */
-let focused: string | null = null;
-/** Where focus goes when the next item arrives. */
-let focusOnArrival: 'first' | 'last' | 'firstIncomplete' = 'firstIncomplete';
-/** Focus this candidate when its item arrives (drill-down from a panel). */
-let revealCandidate: string | null = null;
-/** Focus the Other text field of this candidate after the next render. */
-let focusOtherOf: string | null = null;
-let renderedItemKey = '';
+/** The page's state (store.ts); what it keeps across reloads is merged into VS Code's webview state. */
+const s = createStore(channel.getState<SavedState>());
+/** What the page last built, so a render rebuilds only what changed. */
+const page = {
+  /** The item, context and modes the item part was built for (JSON). */
+  itemKey: '',
+  /** The cards on the page by candidate id, with what each was built from ({@link cardKey}). */
+  cards: new Map<string, { key: string; card: HTMLElement }>(),
+  hintTimer: undefined as ReturnType<typeof setTimeout> | undefined,
+};
+/** "Next unlabelled" requests the host has not answered yet. */
+const awaitingNext = () => channel.outstanding('nextUnlabelled');
+const displayed = () => displayedIn(s);
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 const list = $('#item-list');
 const spacer = $('#item-list-spacer');
 const rows = $('#item-list-rows');
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
-
 const kbd = (k: string) => el('kbd', {}, k);
 
 function saveState(): void {
   // Merged over the rest of the state (the layout's width and toggles, layout.ts).
-  vscode.setState({ ...((vscode.getState() as object | undefined) ?? {}), selected, seq, collapsedScores: [...collapsedGroups] } satisfies SavedState);
+  channel.patchState(savedState(s));
 }
 
 // ---------------------------------------------------------------------------------------------- item list
 
 function renderList(): void {
   // The rows the filter and order leave (navigator.ts), in list order.
-  const shown = listedEntries(entries);
+  const shown = listedEntries(s.entries);
   spacer.style.height = `${shown.length * ROW_HEIGHT}px`;
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - 5);
   const last = Math.min(shown.length, first + Math.ceil(list.clientHeight / ROW_HEIGHT) + 10);
   rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
-  if (entries.some((e) => e.index === selected)) list.setAttribute('aria-activedescendant', `item-row-${selected}`);
+  if (s.entries.some((e) => e.index === s.selected)) list.setAttribute('aria-activedescendant', `item-row-${s.selected}`);
   else list.removeAttribute('aria-activedescendant');
   rows.replaceChildren(
     ...shown.slice(first, last).map((e) => {
-      const done = annotator !== null && e.candidates > 0 && e.complete === e.candidates;
+      const done = s.annotator !== null && e.candidates > 0 && e.complete === e.candidates;
       const row = el(
         'div',
         {
-          class: `item-row${e.index === selected ? ' selected' : ''}${done ? ' done' : ''}`,
+          class: `item-row${e.index === s.selected ? ' selected' : ''}${done ? ' done' : ''}`,
           id: `item-row-${e.index}`,
           'data-item-index': String(e.index),
           title: `${e.description ?? e.id}: ${e.complete} of ${e.candidates} candidates fully labelled by you, ${e.labelled} answered`,
           role: 'option',
-          'aria-selected': String(e.index === selected),
+          'aria-selected': String(e.index === s.selected),
         },
         el('span', { class: 'item-label' }, e.label, ...(e.snippet ? [el('span', { class: 'item-snippet' }, `“${e.snippet}”`)] : [])),
         el('span', { class: 'item-count', 'aria-label': `${e.complete} of ${e.candidates} labelled${done ? ', done' : ''}` }, `${done ? '✓ ' : ''}${e.complete}/${e.candidates}`),
       );
       row.addEventListener('click', () => {
-        focusOnArrival = 'firstIncomplete';
+        s.focusOnArrival = 'firstIncomplete';
         select(e.index);
       });
       return row;
@@ -147,146 +121,120 @@ function renderList(): void {
 }
 
 function select(index: number): void {
-  if (index < 0 || index >= entries.length) return;
-  selected = index;
+  if (index < 0 || index >= s.entries.length) return;
+  s.selected = index;
   saveState();
   renderList();
   const top = Math.max(0, listPosition(index)) * ROW_HEIGHT;
   if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_HEIGHT) list.scrollTop = top - list.clientHeight / 2;
-  post({ type: 'select', index });
+  channel.notify('select', { index });
   postFocusState();
 }
 
 // ---------------------------------------------------------------------------------------------- labels
-
-/** The selected item with the unacknowledged operations applied to the annotator's own labels. */
-function displayed(): ItemView | null {
-  if (!current) return null;
-  const ops = pending.filter((p) => p.itemId === current!.view.id);
-  if (ops.length === 0 || !annotator) return current.view;
-  const now = new Date();
-  return {
-    ...current.view,
-    candidates: current.view.candidates.map((c) => {
-      let mine = c.mine;
-      for (const p of ops) if (p.candidateId === c.id) mine = applyLabelOpToAnnotation(mine, annotator!, p.op, now);
-      return mine === c.mine ? c : { ...c, mine };
-    }),
-  };
-}
 
 /**
  * The number of label operations shown but not yet applied to the document, as `data-pending-labels` on the body:
  * a save or an undo made meanwhile acts on the document without them (end-to-end tests wait for 0).
  */
 function showPending(): void {
-  document.body.dataset.pendingLabels = String(pending.length);
+  document.body.dataset.pendingLabels = String(s.pending.length);
 }
 
 function focusedCandidate(): CandidateView | undefined {
-  return displayed()?.candidates.find((c) => c.id === focused);
+  return displayed()?.candidates.find((c) => c.id === s.focused);
 }
 
 function sendOp(candidateId: string, op: LabelOp): void {
-  if (!current) return;
-  if (!annotator) {
-    post({ type: 'command', command: 'setAnnotator' });
+  if (!s.current) return;
+  if (!s.annotator) {
+    channel.notify('command', { command: 'setAnnotator' });
     return;
   }
-  seq += 1;
-  saveState();
-  const itemId = current.view.id;
-  post({ type: 'label', seq, itemId, candidateId, op });
-  showOp({ seq, itemId, candidateId, op });
+  const itemId = s.current.view.id;
+  const { seq } = channel.request('label', { itemId, candidateId, op });
+  showOp({ side: 'webview', seq, itemId, candidateId, op });
 }
 
-/** Shows a label operation not yet acknowledged (the webview's, or one the host applied itself) and announces it. */
-function showOp(p: (typeof pending)[number]): void {
+/** Shows a label operation the host has not applied yet (the webview's, or one the host announced) and announces it. */
+function showOp(p: PendingOp): void {
   const before = displayed()?.candidates.find((x) => x.id === p.candidateId)?.mine;
   // Choosing Other moves focus to its text field.
-  if (p.op.kind === 'toggleError' && p.op.error === 'other' && !before?.errors?.includes('other')) focusOtherOf = p.candidateId;
-  pending.push(p);
+  if (p.op.kind === 'toggleError' && p.op.error === 'other' && !before?.errors?.includes('other')) s.focusOtherOf = p.candidateId;
+  s.pending.push(p);
   showPending();
-  if (current?.view.id !== p.itemId) return;
+  if (s.current?.view.id !== p.itemId) return;
   renderCandidates();
   const c = displayed()?.candidates.find((x) => x.id === p.candidateId);
   if (c) announce(`Candidate ${c.position}: ${labelSummary(c.mine) === '—' ? 'not labelled' : labelSummary(c.mine)}, ${STATUS_TEXT[labelStatus(c.mine)]}`);
 }
 
-/** Drops the pending operations the host acknowledged; true when any was dropped. */
-function acknowledge(ack: { seq?: number; hostSeq?: number }): boolean {
-  const before = pending.length;
-  pending = pending.filter((p) => (p.host ? p.seq > (ack.hostSeq ?? 0) : p.seq > (ack.seq ?? 0)));
-  showPending();
-  return pending.length !== before;
-}
-
 /** Tells the host which candidate a key would label now (protocol.ts, `FocusState`), when that changed. */
 function postFocusState(): void {
-  const state: FocusState = {
-    type: 'focusState',
-    move: lastMove,
-    index: current?.index ?? selected,
-    itemId: current?.view.id ?? null,
-    candidateId: focused,
-    settled: ready() && deferred.length === 0 && focused !== null && !!displayed()?.candidates.some((c) => c.id === focused),
-  };
-  const key = JSON.stringify(state);
-  if (key === lastFocusState) return;
-  lastFocusState = key;
-  post(state);
+  const state = focusStateToPost(s, awaitingNext());
+  if (state) channel.notify('focusState', state);
 }
-let lastFocusState = '';
 
-let hintTimer: ReturnType<typeof setTimeout> | undefined;
 function hint(text: string): void {
   const h = $('#hint');
   if (!h) return;
   h.textContent = text;
-  clearTimeout(hintTimer);
-  hintTimer = setTimeout(() => (h.textContent = ''), 4000);
+  clearTimeout(page.hintTimer);
+  page.hintTimer = setTimeout(() => (h.textContent = ''), 4000);
 }
-
-/**
- * Actions that arrived while the selected item was on its way, or while the answer to a "next unlabelled" request
- * was; they run, in order, once it is shown (so a key typed right after U labels the candidate U goes to).
- */
-let deferred: EditorAction[] = [];
-/** "Next unlabelled" requests the host has not answered yet. */
-let awaitingNext = 0;
 
 /** Whether an action can run now: the selected item is shown and no "next unlabelled" answer is on its way. */
 function ready(): boolean {
-  return !!current && current.index === selected && awaitingNext === 0;
+  return canAct(s, awaitingNext());
 }
 
-/** Runs an action now, or after the ones held back (see {@link deferred}). */
+/** Runs an action now, or after the ones held back (see `EditorStore.deferred`). */
 function onAction(action: EditorAction): void {
-  if (!entries.length) return;
-  if (!ready() || deferred.length > 0) deferred.push(action);
+  if (!s.entries.length) return;
+  if (!ready() || s.deferred.length > 0) s.deferred.push(action);
   else runAction(action);
 }
 
 /** Runs the actions held back, in order, while they can run. */
 function runDeferred(): void {
-  while (deferred.length > 0 && ready()) runAction(deferred.shift()!);
+  while (s.deferred.length > 0 && ready()) runAction(s.deferred.shift()!);
+}
+
+/** Asks the host where "next unlabelled" goes; keys wait until the answer is shown. */
+function requestNextUnlabelled(): void {
+  channel.request('nextUnlabelled', { index: s.selected, candidateId: s.focused }, {
+    onResult: (answer: NextUnlabelled, ack) => {
+      s.answeredMove = ack.seq;
+      if ('notice' in answer) hint(answer.notice);
+      else reveal(answer.index, answer.candidateId);
+    },
+  });
+}
+
+/** Shows an item with a candidate focused (a drill-down, or "next unlabelled"). */
+function reveal(index: number, candidateId: string | null): void {
+  s.revealCandidate = candidateId;
+  if (!s.indexed) s.selected = index; // the index is on its way: select the item when it arrives
+  else if (index === s.selected && s.current?.index === s.selected) {
+    page.itemKey = '';
+    renderItem();
+  } else select(index);
 }
 
 function runAction(action: EditorAction): void {
-  if (!entries.length) return;
+  if (!s.entries.length) return;
   switch (action.kind) {
     case 'nextCandidate':
     case 'previousCandidate':
       moveFocus(action.kind === 'nextCandidate' ? 1 : -1);
       return;
     case 'nextUnlabelled':
-      awaitingNext += 1;
-      return post({ type: 'nextUnlabelled', index: selected, candidateId: focused });
+      return requestNextUnlabelled();
     case 'nextItem':
     case 'previousItem': {
-      const next = neighbour(entries, selected, action.kind === 'nextItem' ? 1 : -1);
+      const next = neighbour(s.entries, s.selected, action.kind === 'nextItem' ? 1 : -1);
       if (next === undefined) return hint(action.kind === 'nextItem' ? 'This is the last item.' : 'This is the first item.');
-      focusOnArrival = 'firstIncomplete';
+      s.focusOnArrival = 'firstIncomplete';
       select(next);
       return;
     }
@@ -307,7 +255,7 @@ function candidateCards(): HTMLElement[] {
 }
 
 function setFocus(candidateId: string | null, moveDomFocus = true): void {
-  focused = candidateId;
+  s.focused = candidateId;
   for (const card of candidateCards()) {
     const on = card.dataset.candidateId === candidateId;
     card.classList.toggle('focused', on);
@@ -328,13 +276,13 @@ function moveFocus(delta: number): void {
   const view = displayed();
   if (!view) return;
   const ids = view.candidates.map((c) => c.id);
-  const at = focused ? ids.indexOf(focused) : -1;
+  const at = s.focused ? ids.indexOf(s.focused) : -1;
   const next = at + delta;
   if (next >= 0 && next < ids.length) return setFocus(ids[next]);
   // Past the ends: on to the neighbouring item.
-  const item = neighbour(entries, selected, delta > 0 ? 1 : -1);
+  const item = neighbour(s.entries, s.selected, delta > 0 ? 1 : -1);
   if (item === undefined) return hint(delta > 0 ? 'Last candidate of the last item.' : 'First candidate of the first item.');
-  focusOnArrival = delta > 0 ? 'first' : 'last';
+  s.focusOnArrival = delta > 0 ? 'first' : 'last';
   select(item);
 }
 
@@ -369,7 +317,7 @@ function scoreGroups(groups: ScoreGroup[]): HTMLElement {
     ...groups.map((g) => {
       const details = el(
         'details',
-        { class: `score-group ${g.group}`, 'data-group': g.group, ...(collapsedGroups.has(g.group) ? {} : { open: '' }) },
+        { class: `score-group ${g.group}`, 'data-group': g.group, ...(s.collapsedGroups.has(g.group) ? {} : { open: '' }) },
         el('summary', {}, `${g.title} (${g.lines.length})`),
         el(
           'table',
@@ -389,9 +337,9 @@ function scoreGroups(groups: ScoreGroup[]): HTMLElement {
       );
       details.addEventListener('toggle', () => {
         const open = (details as HTMLDetailsElement).open;
-        if (open === !collapsedGroups.has(g.group)) return;
-        if (open) collapsedGroups.delete(g.group);
-        else collapsedGroups.add(g.group);
+        if (open === !s.collapsedGroups.has(g.group)) return;
+        if (open) s.collapsedGroups.delete(g.group);
+        else s.collapsedGroups.add(g.group);
         saveState();
         // Every candidate's group of this kind follows.
         for (const other of document.querySelectorAll<HTMLDetailsElement>(`details.score-group[data-group="${g.group}"]`)) other.open = open;
@@ -493,7 +441,7 @@ function errorQuestion(c: CandidateView, mine: Annotation): HTMLElement {
 }
 
 function comparisonTable(c: CandidateView): HTMLElement {
-  const rowsOf = [...(c.mine ? [c.mine] : annotator ? [{ annotator } as Annotation] : []), ...(c.others ?? [])];
+  const rowsOf = [...(c.mine ? [c.mine] : s.annotator ? [{ annotator: s.annotator } as Annotation] : []), ...(c.others ?? [])];
   return el(
     'table',
     { class: 'comparison' },
@@ -501,8 +449,8 @@ function comparisonTable(c: CandidateView): HTMLElement {
     ...rowsOf.map((a) =>
       el(
         'tr',
-        { class: a.annotator === annotator ? 'mine' : 'other', 'data-annotator': a.annotator },
-        el('td', {}, a.annotator === annotator ? `${a.annotator} (you)` : a.annotator),
+        { class: a.annotator === s.annotator ? 'mine' : 'other', 'data-annotator': a.annotator },
+        el('td', {}, a.annotator === s.annotator ? `${a.annotator} (you)` : a.annotator),
         el('td', {}, annotatorGroup(a)),
         el('td', {}, labelSummary(a)),
       ),
@@ -523,12 +471,12 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
   };
   yes.addEventListener('click', answer(true));
   no.addEventListener('click', answer(false));
-  const scores = current?.scores[c.id] ?? [];
+  const scores = s.current?.scores[c.id] ?? [];
   const card = el(
     'div',
     {
-      class: `candidate${c.id === focused ? ' focused' : ''}`,
-      tabindex: c.id === focused ? '0' : '-1',
+      class: `candidate${c.id === s.focused ? ' focused' : ''}`,
+      tabindex: c.id === s.focused ? '0' : '-1',
       role: 'group',
       'aria-label': `Candidate ${c.position} of ${count}, ${STATUS_TEXT[status]}`,
       'data-candidate-id': c.id,
@@ -540,29 +488,27 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
     ...(c.origin ? [el('div', { class: 'candidate-origin' }, originText(c.origin) + (c.duplicateOrigins?.length ? ` (+${c.duplicateOrigins.length} identical)` : ''))] : []),
     el('div', { class: 'candidate-actions' }, yes, no),
     ...(mine?.coherent === true ? [empathyQuestion(c, mine)] : mine?.coherent === false ? [errorQuestion(c, mine)] : []),
-    ...(comparison ? [comparisonTable(c)] : []),
+    ...(s.comparison ? [comparisonTable(c)] : []),
     ...(scores.length ? [scoreGroups(scores)] : []),
-    ...markBadges(current?.marks?.[c.id]),
+    ...markBadges(s.current?.marks?.[c.id]),
   );
   card.addEventListener('click', (e) => {
     if ((e.target as HTMLElement).closest('vscode-button, button, input')) return;
     setFocus(c.id);
   });
   card.addEventListener('focusin', () => {
-    if (focused !== c.id) setFocus(c.id, false);
+    if (s.focused !== c.id) setFocus(c.id, false);
   });
   return card;
 }
 
-/** The cards on the page by candidate id, with what each was built from ({@link cardKey}). */
-const renderedCards = new Map<string, { key: string; card: HTMLElement }>();
 
 /**
  * Everything a candidate's card is built from but focus (which `setFocus` sets on the card it finds): the item, the
  * candidate as shown (label times aside: they are not shown), its score lines and marks, the view's modes.
  */
 function cardKey(c: CandidateView, count: number): string {
-  return JSON.stringify([current?.index, current?.view.id, c, count, current?.scores[c.id] ?? null, current?.marks?.[c.id] ?? null, comparison, blind], (k, v) => (k === 'updatedAt' ? undefined : v));
+  return JSON.stringify([s.current?.index, s.current?.view.id, c, count, s.current?.scores[c.id] ?? null, s.current?.marks?.[c.id] ?? null, s.comparison, s.blind], (k, v) => (k === 'updatedAt' ? undefined : v));
 }
 
 /** Re-renders the candidates only, keeping scroll position and focus. */
@@ -579,13 +525,13 @@ function renderCandidates(): void {
   const count = view.candidates.length;
   const cards = view.candidates.map((c) => {
     const key = cardKey(c, count);
-    const kept = renderedCards.get(c.id);
+    const kept = page.cards.get(c.id);
     if (kept && kept.key === key) return kept.card;
     const card = renderCandidate(c, count);
-    renderedCards.set(c.id, { key, card });
+    page.cards.set(c.id, { key, card });
     return card;
   });
-  for (const id of [...renderedCards.keys()]) if (!view.candidates.some((c) => c.id === id)) renderedCards.delete(id);
+  for (const id of [...page.cards.keys()]) if (!view.candidates.some((c) => c.id === id)) page.cards.delete(id);
   const children = Array.from(box.children);
   if (children.length === cards.length) cards.forEach((card, i) => children[i] !== card && box.replaceChild(card, children[i]));
   else box.replaceChildren(...cards);
@@ -598,39 +544,39 @@ function renderCandidates(): void {
       return renderLegend();
     }
   }
-  if (focusOtherOf) {
-    const input = box.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(focusOtherOf)}"] .other-text`);
+  if (s.focusOtherOf) {
+    const input = box.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(s.focusOtherOf)}"] .other-text`);
     if (input) {
-      focusOtherOf = null;
+      s.focusOtherOf = null;
       input.focus();
       return renderLegend();
     }
   }
-  setFocus(focused, hadFocus || document.hasFocus());
+  setFocus(s.focused, hadFocus || document.hasFocus());
 }
 
 function renderItem(): void {
   const main = $('#item');
   const view = displayed();
-  if (!current || !view) {
-    renderedItemKey = '';
-    main.replaceChildren(el('p', { class: 'muted' }, entries.length ? 'Select an item.' : 'This file has no items yet.'));
+  if (!s.current || !view) {
+    page.itemKey = '';
+    main.replaceChildren(el('p', { class: 'muted' }, s.entries.length ? 'Select an item.' : 'This file has no items yet.'));
     renderLegend();
     return;
   }
   const key = JSON.stringify([view.id, view.context, view.reference, view.blind, view.comparison]);
-  const fresh = key !== renderedItemKey;
+  const fresh = key !== page.itemKey;
   if (!fresh) return renderCandidates();
-  const sameItem = renderedItemKey !== '' && JSON.parse(renderedItemKey)[0] === view.id;
-  renderedItemKey = key;
+  const sameItem = page.itemKey !== '' && JSON.parse(page.itemKey)[0] === view.id;
+  page.itemKey = key;
   const ids = view.candidates.map((c) => c.id);
-  if (revealCandidate && ids.includes(revealCandidate)) {
-    focused = revealCandidate;
-    focusOnArrival = 'firstIncomplete';
-  } else if (!sameItem || !focused || !ids.includes(focused)) {
+  if (s.revealCandidate && ids.includes(s.revealCandidate)) {
+    s.focused = s.revealCandidate;
+    s.focusOnArrival = 'firstIncomplete';
+  } else if (!sameItem || !s.focused || !ids.includes(s.focused)) {
     const firstIncomplete = view.candidates.find((c) => labelStatus(c.mine) !== 'complete')?.id;
-    focused = focusOnArrival === 'last' ? ids[ids.length - 1] : focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
-    focusOnArrival = 'firstIncomplete';
+    s.focused = s.focusOnArrival === 'last' ? ids[ids.length - 1] : s.focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
+    s.focusOnArrival = 'firstIncomplete';
   }
   const p = view.provenance;
   main.replaceChildren(
@@ -650,9 +596,9 @@ function renderItem(): void {
   collapseTranscript(transcript);
   transcript.scrollTop = transcript.scrollHeight;
   renderCandidates();
-  if (revealCandidate && focused === revealCandidate) {
-    revealCandidate = null;
-    setFocus(focused);
+  if (s.revealCandidate && s.focused === s.revealCandidate) {
+    s.revealCandidate = null;
+    setFocus(s.focused);
   }
 }
 
@@ -677,7 +623,7 @@ function renderLegend(): void {
   const rebind = el('a', { href: '#', class: 'rebind', title: 'Open Keyboard Shortcuts filtered to the labelling commands' }, 'Keys…');
   rebind.addEventListener('click', (e) => {
     e.preventDefault();
-    post({ type: 'command', command: 'showLabellingKeys' });
+    channel.notify('command', { command: 'showLabellingKeys' });
   });
   box.replaceChildren(...parts, el('span', { id: 'hint', role: 'status' }, ($('#hint')?.textContent ?? '') as string), rebind);
 }
@@ -685,18 +631,18 @@ function renderLegend(): void {
 function renderHeader(): void {
   // The name alone (the toolbar is narrow beside a panel); what it is on hover and for screen readers.
   const who = $('#annotator');
-  who.textContent = annotator ? `as ${annotator}` : 'No annotator set';
-  who.title = annotator ? `Annotator: ${annotator}` : 'No annotator set: choose one with Annotator…';
+  who.textContent = s.annotator ? `as ${s.annotator}` : 'No annotator set';
+  who.title = s.annotator ? `Annotator: ${s.annotator}` : 'No annotator set: choose one with Annotator…';
   who.setAttribute('aria-label', who.title);
-  $('#mode').textContent = [blind ? 'Blind' : '', comparison ? 'Comparing annotators' : ''].filter(Boolean).join(' · ');
+  $('#mode').textContent = [s.blind ? 'Blind' : '', s.comparison ? 'Comparing annotators' : ''].filter(Boolean).join(' · ');
   const toggle = (id: string, on: boolean) => {
     const b = $(id);
     if (on) b.removeAttribute('secondary');
     else b.setAttribute('secondary', '');
     b.setAttribute('aria-pressed', String(on));
   };
-  toggle('#cmd-blind', blind);
-  toggle('#cmd-compare', comparison);
+  toggle('#cmd-blind', s.blind);
+  toggle('#cmd-compare', s.comparison);
   renderProblems();
   fitToolbar();
 }
@@ -707,25 +653,25 @@ const BANNER_LINES = 20;
 /** The banner: problem lines counted per line, each a link that shows the line in a text editor. */
 function renderProblems(): void {
   const box = $('#problems');
-  box.hidden = problems.length === 0;
-  const invalid = problems.filter((p) => p.severity === 'error').length;
-  const other = problems.length - invalid;
+  box.hidden = s.problems.length === 0;
+  const invalid = s.problems.filter((p) => p.severity === 'error').length;
+  const other = s.problems.length - invalid;
   const head = [
     invalid ? `${invalid} line${invalid === 1 ? ' is' : 's are'} not an item: ReflectEval never edits ${invalid === 1 ? 'it' : 'them'} and leaves ${invalid === 1 ? 'it' : 'them'} out of every job` : '',
     other ? `${other} item line${other === 1 ? '' : 's'} that VS Code would change on save` : '',
   ].filter(Boolean).join('; ');
-  const entriesShown = problems.slice(0, BANNER_LINES).map((p) => {
+  const entriesShown = s.problems.slice(0, BANNER_LINES).map((p) => {
     const link = el('a', { href: '#', class: 'problem-line', 'data-line': String(p.line), title: 'Show this line in a text editor' }, `line ${p.line}`);
     link.addEventListener('click', (ev) => {
       ev.preventDefault();
-      post({ type: 'revealLine', line: p.line });
+      channel.notify('revealLine', { line: p.line });
     });
     return el('li', {}, link, `: ${p.reasons.join('; ')}`);
   });
   box.replaceChildren(
     el('strong', {}, `${head}:`),
     el('ul', {}, ...entriesShown),
-    ...(problems.length > BANNER_LINES ? [el('div', { class: 'muted' }, `…and ${problems.length - BANNER_LINES} more line(s): all of them are in the Problems panel.`)] : []),
+    ...(s.problems.length > BANNER_LINES ? [el('div', { class: 'muted' }, `…and ${s.problems.length - BANNER_LINES} more line(s): all of them are in the Problems panel.`)] : []),
   );
 }
 
@@ -744,7 +690,7 @@ function renderConflicts(conflicts: ConflictEntry[]): void {
   box.hidden = conflicts.length === 0;
   const button = (c: ConflictEntry, choice: 'mine' | 'disk', text: string) => {
     const b = el('button', { type: 'button', class: 'chip', 'data-choice': choice }, text);
-    b.addEventListener('click', () => post({ type: 'resolveConflict', id: c.id, choice }));
+    b.addEventListener('click', () => channel.notify('resolveConflict', { id: c.id, choice }));
     return b;
   };
   box.replaceChildren(
@@ -770,103 +716,71 @@ function renderConflicts(conflicts: ConflictEntry[]): void {
 
 // ---------------------------------------------------------------------------------------------- messages
 
-window.addEventListener('message', (event: MessageEvent<EditorHostMessage>) => {
-  const msg = event.data;
-  switch (msg.type) {
-    case 'index': {
-      milestone('index');
-      entries = msg.entries;
-      problems = msg.problems;
-      annotator = msg.annotator;
-      blind = msg.blind;
-      comparison = msg.comparison;
-      $('#file').textContent = msg.file;
-      renderHeader();
-      const clamped = Math.min(selected, Math.max(0, entries.length - 1));
-      renderList();
-      milestone('list');
-      if (!entries.length) {
-        current = null;
-        renderItem();
-      } else if (!indexed || clamped !== selected) {
-        selected = clamped;
-        select(selected);
-      }
-      indexed = true;
-      break;
+channel
+  .on('index', (msg) => {
+    milestone('index');
+    s.entries = msg.entries;
+    s.problems = msg.problems;
+    s.annotator = msg.annotator;
+    s.blind = msg.blind;
+    s.comparison = msg.comparison;
+    $('#file').textContent = msg.file;
+    renderHeader();
+    const clamped = Math.min(s.selected, Math.max(0, s.entries.length - 1));
+    renderList();
+    milestone('list');
+    if (!s.entries.length) {
+      s.current = null;
+      renderItem();
+    } else if (!s.indexed || clamped !== s.selected) {
+      s.selected = clamped;
+      select(s.selected);
     }
-    case 'entries':
-      for (const e of msg.entries) if (entries[e.index]?.index === e.index) entries[e.index] = e;
-      renderList();
-      break;
-    case 'item':
-      acknowledge({ seq: msg.ack, hostSeq: msg.hostAck });
-      if (msg.index === selected) {
-        let scores = msg.scores ?? {};
-        let scoresStamp = msg.scoresStamp;
-        let view = msg.view;
-        if (msg.scoresBase !== undefined) {
-          // Only the changed candidates and their score lines: merge them into the full view they build on, if it
-          // is ours.
-          if (current?.index !== msg.index || current.scoresStamp !== msg.scoresBase) {
-            post({ type: 'select', index: msg.index });
-            break;
-          }
-          scores = { ...current.scores, ...scores };
-          scoresStamp = msg.scoresBase;
-          const changed = new Map((msg.candidates ?? []).map((c) => [c.id, c]));
-          view = { ...current.view, candidates: current.view.candidates.map((c) => changed.get(c.id) ?? c) };
-        }
-        if (!view) break;
-        current = { index: msg.index, view, scores, scoresStamp, marks: msg.marks };
-        renderItem();
-        milestone('item');
-      }
-      break;
-    case 'ack':
-      if (acknowledge(msg)) renderCandidates();
-      break;
-    case 'labelled':
-      // Counted for the end-to-end tests, which check that keys take this path.
-      document.body.dataset.hostLabels = String(Number(document.body.dataset.hostLabels ?? 0) + 1);
-      showOp({ seq: msg.hostSeq, host: true, itemId: msg.itemId, candidateId: msg.candidateId, op: msg.op });
-      break;
-    case 'action':
-      onAction(msg.action);
-      break;
-    case 'busy':
-      $('#busy').textContent = msg.message ?? '';
-      fitToolbar();
-      break;
-    case 'reveal':
-      revealCandidate = msg.candidateId;
-      if (!indexed) selected = msg.index; // the index is on its way: select the item when it arrives
-      else if (msg.index === selected && current?.index === selected) {
-        renderedItemKey = '';
-        renderItem();
-      } else select(msg.index);
-      break;
-    case 'conflicts':
-      renderConflicts(msg.conflicts);
-      break;
-    case 'navigator':
-      updateNavigator(msg.state, entries.length, annotator);
-      break;
-    case 'notice':
-      hint(msg.text);
-      break;
-    case 'keys':
-      document.body.classList.toggle('keys-live', msg.live);
-      $('#legend').title = msg.live ? '' : 'The keys work while this editor has focus: click in it first.';
-      break;
-  }
-  if ('answers' in msg && msg.answers === 'nextUnlabelled') awaitingNext = Math.max(0, awaitingNext - 1);
-  // Actions held back run once the item they wait for is shown (each may hold back the rest again).
-  runDeferred();
-  // The host learns which of its messages that move focus this state follows (protocol.ts, FocusState).
-  if ('move' in msg && typeof msg.move === 'number') lastMove = Math.max(lastMove, msg.move);
-  postFocusState();
-});
+    s.indexed = true;
+  })
+  .on('entries', (msg) => {
+    for (const e of msg.entries) if (s.entries[e.index]?.index === e.index) s.entries[e.index] = e;
+    renderList();
+  })
+  .on('item', (msg, env) => {
+    // What the host has applied is in this item: only later operations are shown on top.
+    acknowledge(s, env.done);
+    showPending();
+    // A partial item builds on a full one this page may not hold (a reload, another item meanwhile): ask again.
+    const taken = takeItem(s, msg, env.seq);
+    if (taken === 'askAgain') channel.notify('select', { index: msg.index });
+    if (taken !== 'shown') return;
+    renderItem();
+    milestone('item');
+  })
+  .on('labelled', (msg, env) => {
+    // Counted for the end-to-end tests, which check that keys take this path.
+    document.body.dataset.hostLabels = String(Number(document.body.dataset.hostLabels ?? 0) + 1);
+    showOp({ side: 'host', seq: env.seq, itemId: msg.itemId, candidateId: msg.candidateId, op: msg.op });
+  })
+  .on('action', (msg) => onAction(msg.action))
+  .on('reveal', (msg) => reveal(msg.index, msg.candidateId))
+  .on('conflicts', (msg) => renderConflicts(msg.conflicts))
+  .on('navigator', (msg) => updateNavigator(msg.state, s.entries.length, s.annotator))
+  .on('notice', (msg) => hint(msg.text))
+  .on('keys', (msg) => {
+    document.body.classList.toggle('keys-live', msg.live);
+    $('#legend').title = msg.live ? '' : 'The keys work while this editor has focus: click in it first.';
+  })
+  .after((env) => {
+    // An operation's end (the host's `ack`): the operations it applied are no longer shown on top.
+    if (env.type === 'ack' && acknowledge(s, env.done)) {
+      showPending();
+      renderCandidates();
+    }
+    // Actions held back run once the item they wait for is shown (each may hold back the rest again).
+    runDeferred();
+    // The host learns which of its messages that move focus this state follows (protocol.ts, FocusState).
+    if ((MOVES_FOCUS as readonly string[]).includes(env.type)) s.lastMove = Math.max(s.lastMove, env.seq);
+    s.lastMove = Math.max(s.lastMove, s.answeredMove);
+    s.answeredMove = 0;
+    postFocusState();
+  });
 
 list.addEventListener('scroll', () => renderList());
 window.addEventListener('resize', () => renderList());
@@ -877,8 +791,8 @@ window.addEventListener('keydown', (e) => {
   if (e.key === ' ' && (e.target as HTMLElement).closest('button, vscode-button, summary, a')) return;
   if (['ArrowDown', 'ArrowUp', 'PageDown', 'PageUp', ' '].includes(e.key)) e.preventDefault();
 });
-window.addEventListener('focus', () => post({ type: 'focus', focused: true }));
-window.addEventListener('blur', () => post({ type: 'focus', focused: false }));
+window.addEventListener('focus', () => channel.notify('focus', { focused: true }));
+window.addEventListener('blur', () => channel.notify('focus', { focused: false }));
 for (const [id, command] of [
   ['#cmd-generate', 'generate'],
   ['#cmd-judge', 'judge'],
@@ -888,28 +802,28 @@ for (const [id, command] of [
   ['#cmd-blind', 'toggleBlindMode'],
   ['#cmd-compare', 'toggleComparison'],
 ] as const) {
-  $(id).addEventListener('click', () => post({ type: 'command', command }));
+  $(id).addEventListener('click', () => channel.notify('command', { command }));
 }
 // The item list as a listbox: arrow keys, Home/End, PageUp/PageDown move the selection while it has focus (kept from
 // VS Code's keybindings, where the same keys move between candidates and items).
 list.addEventListener('keydown', (e) => {
   if (e.target !== list || e.ctrlKey || e.metaKey || e.altKey) return;
   // Within the items the filter and order list (navigator.ts).
-  const shown = listedEntries(entries);
+  const shown = listedEntries(s.entries);
   if (shown.length === 0) return;
-  const at = Math.max(0, shown.findIndex((x) => x.index === selected));
+  const at = Math.max(0, shown.findIndex((x) => x.index === s.selected));
   const page = Math.max(1, Math.floor(list.clientHeight / ROW_HEIGHT) - 1);
   const to: Record<string, number> = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: shown.length - 1, PageDown: at + page, PageUp: at - page };
   if (!(e.key in to)) return;
   e.preventDefault();
   e.stopPropagation();
-  focusOnArrival = 'firstIncomplete';
+  s.focusOnArrival = 'firstIncomplete';
   select(shown[Math.min(shown.length - 1, Math.max(0, to[e.key]))].index);
 });
-initLayout(vscode, () => renderList());
-createNavigator({ post, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
+initLayout(vscodeApi(), () => renderList());
+createNavigator({ host: { navigate: (filter, order) => channel.notify('navigate', { filter, order }), command: (command) => channel.notify('command', { command }) }, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
 renderLegend();
 showPending();
 milestone('ready');
-post({ type: 'ready' });
-if (document.hasFocus()) post({ type: 'focus', focused: true });
+channel.notify('ready', {});
+if (document.hasFocus()) channel.notify('focus', { focused: true });

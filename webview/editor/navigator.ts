@@ -5,31 +5,29 @@
  * item keys. Blind mode: the origin and judge-vs-humans filters are not offered, and the bar says so.
  */
 import type { ItemFilter } from '../../src/core/navigation/itemNavigation';
-import { keysOf } from './keys';
-import type { CandidateMarks, EditorWebviewMessage, ItemEntry, ListOrder, NavigatorState } from './protocol';
+import { keysOf } from '../../src/core/labels/labelKeys';
+import { el } from '../shared/dom';
+import type { CandidateMarks, EditorCommand, ItemEntry, ListOrder, NavigatorState } from './protocol';
 
-type Post = (msg: EditorWebviewMessage) => void;
+/** What the bar tells the host: the list's filter and order, and a command (Plan Labels…). */
+interface NavigatorHost {
+  navigate(filter: ItemFilter, order: ListOrder): void;
+  command(command: EditorCommand): void;
+}
 
 let state: NavigatorState | null = null;
 /** List position of each listed item index (null: every item, in file order). */
 let positions: Map<number, number> | null = null;
-let post: Post = () => undefined;
+let host: NavigatorHost = { navigate: () => undefined, command: () => undefined };
 let onListChange: () => void = () => undefined;
 let requestNextUnlabelled: () => void = () => undefined;
 let filter: ItemFilter = {};
 let order: ListOrder = 'file';
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
-
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 function send(): void {
-  post({ type: 'navigate', filter, order });
+  host.navigate(filter, order);
 }
 
 /** Keys typed in the search field stay there (VS Code still gets Ctrl/Alt/Meta combinations and F-keys). */
@@ -43,8 +41,8 @@ function keepKeys(ev: KeyboardEvent): void {
  * @param options.onListChange - called when the listed items change (re-render the list)
  * @param options.nextUnlabelled - "next unlabelled" (the button; the key arrives as an action)
  */
-export function createNavigator(options: { post: Post; onListChange: () => void; nextUnlabelled: () => void }): void {
-  post = options.post;
+export function createNavigator(options: { host: NavigatorHost; onListChange: () => void; nextUnlabelled: () => void }): void {
+  host = options.host;
   onListChange = options.onListChange;
   requestNextUnlabelled = options.nextUnlabelled;
   if (byId('navigator')) return;
@@ -97,7 +95,7 @@ export function createNavigator(options: { post: Post; onListChange: () => void;
   const next = el('button', { id: 'nav-next-unlabelled', type: 'button', class: 'nav-button', title: `Go to the next candidate you have not labelled, in list order, wrapping around (${keysOf('reflectEval.label.nextUnlabelled')})` }, `Next unlabelled (${keysOf('reflectEval.label.nextUnlabelled')})`);
   next.addEventListener('click', () => requestNextUnlabelled());
   const planButton = el('button', { id: 'nav-plan-labels', type: 'button', class: 'nav-button', hidden: '' }, 'Plan Labels…');
-  planButton.addEventListener('click', () => post({ type: 'command', command: 'planLabels' }));
+  planButton.addEventListener('click', () => host.command('planLabels'));
   const bar = el(
     'div',
     { id: 'navigator', role: 'search', 'aria-label': 'Find items' },

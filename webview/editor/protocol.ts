@@ -1,11 +1,13 @@
 /**
- * The typed message protocol between the extension host and the dialogue editor webview. Both sides compile against these
- * definitions; nothing else crosses the boundary.
+ * The typed message protocol between the extension host and the dialogue editor webview, on the shared message layer
+ * (webview/shared/messages.ts: numbered envelopes, requests answered by an `ack`, the host's `done` watermark). Both
+ * sides compile against these definitions; nothing else crosses the boundary.
  */
+import type { Protocol, RequestShape } from '../shared/messages';
 import type { LabelOp } from '../../src/core/labels/annotate';
 import type { CandidateView, ItemView } from '../../src/core/labels/annotatorView';
 import type { ScoreGroup } from '../../src/core/navigation/scoreSummary';
-import type { EditorAction } from './keys';
+import type { EditorAction } from '../../src/core/labels/labelKeys';
 import type { ItemFilter, LabelProgress } from '../../src/core/navigation/itemNavigation';
 
 /** How the item list is sorted: file order, or the labelling plan's (next to label first; issue 16 item 3). */
@@ -91,17 +93,16 @@ export interface ConflictEntry {
 /**
  * Labels applied in the host (issue 19 item 3). A labelling key runs a VS Code command in the extension host; the
  * host labels the focused candidate itself, without asking the webview, when it knows which candidate that is: the
- * webview's last {@link FocusState} is settled and reports every message that can move focus the host sent (`move`
- * on `action`, `reveal`, `notice` and `index`; the host also counts each `nextUnlabelled` it was asked for, whose
- * `reveal` or `notice` is still to come). A key that arrives while such a message is on its way waits in the host for
- * the report that follows it (keyRoute.ts). Otherwise the key goes to the webview as an `action` and comes back as a
- * `label` operation, in order after the messages that move focus. A click or Tab in the webview posts its focus
+ * webview's last {@link FocusState} is settled and reports every message that can move focus the host sent
+ * ({@link MOVES_FOCUS}, and the answer to a `nextUnlabelled` request, which the host counts from the moment the
+ * request arrives). A key that arrives while such a message is on its way waits in the host for the report that
+ * follows it (src/extension/editor/keyRoute.ts). Otherwise the key goes to the webview as an `action` and comes back
+ * as a `label` request, in order after the messages that move focus. A click or Tab in the webview posts its focus
  * state in the event that moves focus, before a key typed next is forwarded to VS Code's keybinding service; the
  * end-to-end test checks that such a key labels the candidate just clicked (test/e2e/labelling.e2e.test.ts).
  */
 export interface FocusState {
-  type: 'focusState';
-  /** The last `move` of a host message the webview handled. */
+  /** The number (`seq`) of the last host message that can move focus the webview has handled. */
   move: number;
   /** The selected item (file index) and its id when shown. */
   index: number;
@@ -115,100 +116,112 @@ export interface FocusState {
   settled: boolean;
 }
 
-export type EditorHostMessage =
-  | { type: 'index'; file: string; entries: ItemEntry[]; problems: ProblemEntry[]; annotator: string | null; blind: boolean; comparison: boolean; move: number }
-  /**
-   * Rows of the item list that changed since the last `index` or `entries` (the items' lines were edited in place:
-   * a label, an undo of one), each replacing the row of the same `index`. Sent instead of a whole `index` so a key
-   * press in a 5,000-item file costs one row (issue 19 item 3); items added, removed or moved send an `index`.
-   */
-  | { type: 'entries'; entries: ItemEntry[] }
-  | { type: 'navigator'; state: NavigatorState }
-  /**
-   * A short message for the hint line (e.g. "next unlabelled" found none); `move`: see {@link FocusState};
-   * `answers`: this is the answer to the webview's `nextUnlabelled` request.
-   */
-  | { type: 'notice'; text: string; move?: number; answers?: 'nextUnlabelled' }
-  /**
-   * Whether VS Code now sends the labelling keys to this editor: the focus context key of their keybindings
-   * (`reflectEval.dialogueEditorFocus`) is set. It follows the webview's `focus` message after a round trip through
-   * the extension host, so a key typed the moment focus enters the webview can arrive before it and is then not
-   * seen by the extension; the legend shows the keys as live only once this says so.
-   */
-  | { type: 'keys'; live: boolean }
-  /**
-   * The selected item as the annotator sees it. `ack`: the last label operation (by `seq`) the document already
-   * reflects; the webview re-applies its later ones on top until they are acknowledged.
-   */
-  | {
-      type: 'item';
-      index: number;
-      /** The whole view, with `scoresStamp`; absent with `scoresBase` (see `candidates`). */
-      view?: ItemView;
-      /**
-       * With `scoresBase`, instead of `view`: only the candidates (as the view shows them, in any order) that
-       * changed since the full set `scoresBase` and the partial ones after it; the context, the reference and the
-       * order of the candidates have not changed (issue 19 item 3: after a label key, one candidate, not the item).
-       */
-      candidates?: CandidateView[];
-      ack: number;
-      /** The last label the host applied itself (`labelled`, by `hostSeq`) that the document already reflects. */
-      hostAck: number;
-      /**
-       * Each shown candidate's scores (by the id the view gives it) as readable, grouped lines, named over every
-       * evaluator of the file so names match the correlation tables. Empty in blind mode.
-       */
-      scores: Record<string, ScoreGroup[]>;
-      /** Set when `scores` is every shown candidate's: a number for this full set. */
-      scoresStamp?: number;
-      /**
-       * Set instead when `scores` holds only the candidates whose lines changed since the full set `scoresBase`
-       * (and the partial sets after it): the others keep theirs. A webview that does not hold that set asks for the
-       * item again (`select`).
-       */
-      scoresBase?: number;
-      /** Disagreement marks by the id the view gives each candidate (only candidates with a mark). */
-      marks?: Record<string, CandidateMarks>;
-    }
-  /**
-   * Label operations up to `seq` (the webview's) or `hostSeq` (the host's own, `labelled`) have been applied (or
-   * rejected); the document is the truth for them now.
-   */
-  | { type: 'ack'; seq?: number; hostSeq?: number }
-  /**
-   * A labelling key was pressed (a VS Code command ran) and the host leaves it to the webview: act on the focused
-   * candidate. `move`: see {@link FocusState}.
-   */
-  | { type: 'action'; action: EditorAction; move: number }
-  /**
-   * A labelling key the host applied itself to the candidate the webview reported focused: shown at once, like the
-   * webview's own operations, until `ack` with this `hostSeq` (which increases by one per message).
-   */
-  | { type: 'labelled'; hostSeq: number; itemId: string; candidateId: string; op: LabelOp }
-  | { type: 'busy'; message: string | null }
-  /**
-   * Show this item with this candidate focused (drill-down from a panel; `answers`: the answer to the webview's
-   * `nextUnlabelled` request, which holds back the keys after it until it arrives).
-   */
-  | { type: 'reveal'; index: number; candidateId: string | null; move: number; answers?: 'nextUnlabelled' }
-  /** Unsaved labels that need the user's pick after a merge with the file on disk (empty: none). */
-  | { type: 'conflicts'; conflicts: ConflictEntry[] };
+/** The file's item list and what the editor shows it as (sent when the webview is ready, and after a structural change). */
+export interface IndexView {
+  file: string;
+  entries: ItemEntry[];
+  problems: ProblemEntry[];
+  annotator: string | null;
+  blind: boolean;
+  comparison: boolean;
+}
 
-export type EditorWebviewMessage =
-  | { type: 'ready' }
-  | { type: 'select'; index: number }
-  /** One change to the current annotator's label; `seq` increases by one per message from this webview. */
-  | { type: 'label'; seq: number; itemId: string; candidateId: string; op: LabelOp }
-  /** Posted whenever it changes (deduplicated): which candidate a key would label now. */
-  | FocusState
-  /** The webview gained or lost keyboard focus (drives the `reflectEval.dialogueEditorFocus` context key). */
-  | { type: 'focus'; focused: boolean }
-  /** Show this 1-based line of the file in a text editor (a problem line the banner lists). */
-  | { type: 'revealLine'; line: number }
-  /** The user's pick for a {@link ConflictEntry}: keep the unsaved label, or the file's. */
-  | { type: 'resolveConflict'; id: number; choice: 'mine' | 'disk' }
-  /** The item list's filter and order changed. */
-  | { type: 'navigate'; filter: ItemFilter; order: ListOrder }
-  /** Go to the next candidate the annotator has not labelled after this one (item index, shown candidate id), in list order. */
-  | { type: 'nextUnlabelled'; index: number; candidateId: string | null }
-  | { type: 'command'; command: 'generate' | 'judge' | 'showCorrelation' | 'showAgreement' | 'setAnnotator' | 'toggleBlindMode' | 'toggleComparison' | 'showLabellingKeys' | 'planLabels' };
+/**
+ * The selected item as the annotator sees it: the whole view, or (with `base`) only what changed since the full
+ * item message numbered `base`. The webview shows its own label requests, and the host's announced labels, on top
+ * until the message's `done` covers them.
+ */
+export interface ItemMessage {
+  index: number;
+  /** The whole view; absent with `base` (see `candidates`). */
+  view?: ItemView;
+  /**
+   * With `base`, instead of `view`: only the candidates (as the view shows them, in any order) that changed since
+   * the full item message `base` and the partial ones after it; the context, the reference and the order of the
+   * candidates have not changed (issue 19 item 3: after a label key, one candidate, not the item).
+   */
+  candidates?: CandidateView[];
+  /**
+   * Each shown candidate's scores (by the id the view gives it) as readable, grouped lines, named over every
+   * evaluator of the file so names match the correlation tables. Empty in blind mode. With `base`: only the
+   * candidates whose lines changed; the others keep theirs.
+   */
+  scores: Record<string, ScoreGroup[]>;
+  /**
+   * The number (`seq`) of the full item message this one builds on. A webview that does not hold that message asks
+   * for the item again (`select`).
+   */
+  base?: number;
+  /** Disagreement marks by the id the view gives each candidate (only candidates with a mark). */
+  marks?: Record<string, CandidateMarks>;
+}
+
+/** Where "next unlabelled" goes: the item and the candidate (shown id) to reveal, or a message for the hint line. */
+export type NextUnlabelled = { index: number; candidateId: string } | { notice: string };
+
+/** The commands the editor's toolbar and bars run. */
+export type EditorCommand = 'generate' | 'judge' | 'showCorrelation' | 'showAgreement' | 'setAnnotator' | 'toggleBlindMode' | 'toggleComparison' | 'showLabellingKeys' | 'planLabels';
+
+export interface EditorProtocol extends Protocol {
+  toWebview: {
+    index: IndexView;
+    /**
+     * Rows of the item list that changed since the last `index` or `entries` (the items' lines were edited in
+     * place: a label, an undo of one), each replacing the row of the same `index`. Sent instead of a whole `index`
+     * so a key press in a 5,000-item file costs one row (issue 19 item 3); items added, removed or moved send an
+     * `index`.
+     */
+    entries: { entries: ItemEntry[] };
+    navigator: { state: NavigatorState };
+    /** A short message for the hint line. */
+    notice: { text: string };
+    /**
+     * Whether VS Code now sends the labelling keys to this editor: the focus context key of their keybindings
+     * (`reflectEval.dialogueEditorFocus`) is set. It follows the webview's `focus` message after a round trip through
+     * the extension host, so a key typed the moment focus enters the webview can arrive before it and is then not
+     * seen by the extension; the legend shows the keys as live only once this says so.
+     */
+    keys: { live: boolean };
+    item: ItemMessage;
+    /** A labelling key was pressed (a VS Code command ran) and the host leaves it to the webview: act on the focused candidate. */
+    action: { action: EditorAction };
+    /**
+     * A labelling key the host applies itself (a host operation: `done.host` reaches this message's number once
+     * applied) to the candidate the webview reported focused: shown at once, like the webview's own label requests.
+     */
+    labelled: { itemId: string; candidateId: string; op: LabelOp };
+    /** Show this item with this candidate focused (drill-down from a panel). */
+    reveal: { index: number; candidateId: string | null };
+    /** Unsaved labels that need the user's pick after a merge with the file on disk (empty: none). */
+    conflicts: { conflicts: ConflictEntry[] };
+  };
+  toHost: {
+    /** The page is loaded (and after a reload): send the index. */
+    ready: Record<string, never>;
+    /** The user selected an item: send it whole. */
+    select: { index: number };
+    /** Posted whenever it changes (deduplicated): which candidate a key would label now. */
+    focusState: FocusState;
+    /** The webview gained or lost keyboard focus (drives the `reflectEval.dialogueEditorFocus` context key). */
+    focus: { focused: boolean };
+    /** Show this 1-based line of the file in a text editor (a problem line the banner lists). */
+    revealLine: { line: number };
+    /** The user's pick for a {@link ConflictEntry}: keep the unsaved label, or the file's. */
+    resolveConflict: { id: number; choice: 'mine' | 'disk' };
+    /** The item list's filter and order changed. */
+    navigate: { filter: ItemFilter; order: ListOrder };
+    command: { command: EditorCommand };
+  };
+  requests: {
+    /** One change to the current annotator's label; applied in the order sent, each one undo step. */
+    label: RequestShape<{ itemId: string; candidateId: string; op: LabelOp }, undefined>;
+    /**
+     * Go to the next candidate the annotator has not labelled after this one (item index, shown candidate id), in
+     * list order, after the label requests sent before it. The answer moves focus.
+     */
+    nextUnlabelled: RequestShape<{ index: number; candidateId: string | null }, NextUnlabelled>;
+  };
+}
+
+/** The host messages that can move the webview's focus (besides the answer to `nextUnlabelled`). */
+export const MOVES_FOCUS: readonly (keyof EditorProtocol['toWebview'])[] = ['index', 'action', 'reveal'];

@@ -1,13 +1,10 @@
 /** The prompt preview webview: shows the assembled prompt the host sends. */
-import type { PreviewHostMessage, PreviewWebviewMessage } from './protocol';
+import { WebviewChannel } from '../shared/ipc';
+import type { PreviewProtocol } from './protocol';
 
-declare function acquireVsCodeApi(): { postMessage(msg: unknown): void };
-const vscode = acquireVsCodeApi();
-const post = (m: PreviewWebviewMessage) => vscode.postMessage(m);
+const channel = new WebviewChannel<PreviewProtocol>();
 
-window.addEventListener('message', (e: MessageEvent<PreviewHostMessage>) => {
-  const m = e.data;
-  if (m.type !== 'preview') return;
+channel.on('preview', (m) => {
   const header = document.getElementById('header') as HTMLElement;
   const lines = [`Template: ${m.template}`, `Variant: ${m.variant.body} × ${m.variant.request}`];
   if (m.candidate) lines.push(`Candidate: ${m.candidate}`);
@@ -21,4 +18,4 @@ window.addEventListener('message', (e: MessageEvent<PreviewHostMessage>) => {
   error.textContent = m.error ?? '';
   (document.getElementById('prompt') as HTMLElement).textContent = m.prompt ?? '';
 });
-post({ type: 'ready' });
+channel.notify('ready', {});

@@ -4,19 +4,12 @@
  * the host to open its assembled prompt in the prompt preview. All numbers come from the host.
  */
 import type { BootstrapInterval } from '../../src/core/stats/bootstrap';
-import type { LeaderboardFit, LeaderboardRow } from '../../src/core/jobs/searchLeaderboard';
-import type { SearchHostMessage, SearchWebviewMessage } from './protocol';
+import type { LeaderboardFit, LeaderboardRow } from '../../src/core/judges/searchReport';
+import { el } from '../shared/dom';
+import { WebviewChannel } from '../shared/ipc';
+import type { LeaderboardView, SearchProtocol } from './protocol';
 
-declare function acquireVsCodeApi(): { postMessage(msg: unknown): void };
-const vscode = acquireVsCodeApi();
-const post = (m: SearchWebviewMessage) => vscode.postMessage(m);
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...children);
-  return e;
-}
+const channel = new WebviewChannel<SearchProtocol>();
 
 const f3 = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(3));
 const ci = (c?: BootstrapInterval) => (c && c.lower !== null && c.upper !== null ? ` [${f3(c.lower)}, ${f3(c.upper)}]` : '');
@@ -25,7 +18,7 @@ const fitTitle = (f: LeaderboardFit | null, part: string) => (f ? `${part}: Spea
 
 function row(r: LeaderboardRow): HTMLTableRowElement {
   const name = el('button', { class: 'variant link', title: `Open the assembled prompt of ${r.body} × ${r.request} in the prompt preview (template ${r.templateHash})`, 'data-index': String(r.index) }, `${r.body} × ${r.request}`);
-  name.addEventListener('click', () => post({ type: 'open', index: r.index }));
+  name.addEventListener('click', () => channel.notify('open', { index: r.index }));
   const role = r.chosen ? (r.chosenInFolds ? `chosen (fold${r.chosenInFolds.length > 1 ? 's' : ''} ${r.chosenInFolds.join(', ')})` : 'chosen') : r.baseline ? 'paper baseline' : r.skipped ? 'skipped' : '';
   return el(
     'tr',
@@ -40,7 +33,7 @@ function row(r: LeaderboardRow): HTMLTableRowElement {
   );
 }
 
-function render(m: SearchHostMessage): void {
+function render(m: LeaderboardView): void {
   const app = document.getElementById('app') as HTMLElement;
   const head = el('h2', {}, 'Prompt search');
   if (m.error || !m.summary) {
@@ -49,7 +42,7 @@ function render(m: SearchHostMessage): void {
   }
   const s = m.summary;
   const refresh = el('button', { id: 'refresh', class: 'secondary' }, 'Reload');
-  refresh.addEventListener('click', () => post({ type: 'refresh' }));
+  refresh.addEventListener('click', () => channel.notify('refresh', {}));
   const facts = [
     `report ${m.report}`,
     s.split,
@@ -78,7 +71,5 @@ function render(m: SearchHostMessage): void {
   );
 }
 
-window.addEventListener('message', (e: MessageEvent<SearchHostMessage>) => {
-  if (e.data.type === 'leaderboard') render(e.data);
-});
-post({ type: 'ready' });
+channel.on('leaderboard', render);
+channel.notify('ready', {});

@@ -1,9 +1,10 @@
 /**
- * The typed message protocol between the extension host and the prompt search leaderboard webview. Both sides
- * compile against these definitions; nothing else crosses the boundary.
+ * The typed message protocol between the extension host and the prompt search leaderboard webview, on the shared
+ * message layer (webview/shared/messages.ts). Both sides compile against these definitions; nothing else crosses
+ * the boundary.
  */
-import type { LeaderboardRow } from '../../src/core/jobs/searchLeaderboard';
-import type { CrossFit } from '../../src/core/jobs/searchPrompts';
+import type { Protocol } from '../shared/messages';
+import type { CrossFit, LeaderboardRow } from '../../src/core/judges/searchReport';
 
 /** The report's header as the panel shows it. */
 export interface LeaderboardSummary {
@@ -19,18 +20,23 @@ export interface LeaderboardSummary {
   crossFit: CrossFit | null;
 }
 
-export type SearchHostMessage = {
-  type: 'leaderboard';
+/** The leaderboard the panel shows. */
+export interface LeaderboardView {
   /** The report file (workspace-relative), or null when no dialogue file is active. */
   report: string | null;
   /** Why there is nothing to show (no report yet, a bad report). */
   error: string | null;
   summary: LeaderboardSummary | null;
   rows: LeaderboardRow[];
-};
+}
 
-export type SearchWebviewMessage =
-  | { type: 'ready' }
-  | { type: 'refresh' }
-  /** A variant was clicked: open its assembled prompt in the prompt preview (`index` into the report's entries). */
-  | { type: 'open'; index: number };
+export interface SearchProtocol extends Protocol {
+  toWebview: { leaderboard: LeaderboardView };
+  toHost: {
+    ready: Record<string, never>;
+    refresh: Record<string, never>;
+    /** A variant was clicked: open its assembled prompt in the prompt preview (`index` into the report's entries). */
+    open: { index: number };
+  };
+  requests: Record<string, never>;
+}

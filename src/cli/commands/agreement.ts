@@ -7,6 +7,8 @@
  */
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { MI_PRESET, MI_RUBRIC } from '../../core/rubric/presets';
+import { loadRubric } from '../../core/rubric/rubricFile';
 import { EXPORT_FORMATS, type ExportFormat } from '../../core/correlation/correlationExport';
 import { correlationData } from '../../core/correlation/correlationTable';
 import { displayNames } from '../../core/evaluators/evaluatorNames';
@@ -30,6 +32,7 @@ import { errorCategoryAgreement, errorCategoryAgreementPlainTable } from '../../
 import type { DialogueItem } from '../../core/dialogue/types';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import type { HumanGroup } from '../../core/labels/groups';
+import { INTERVAL_METHODS, type IntervalMethod } from '../../core/stats/bootstrap';
 import { log, openDialogues, positiveInt } from '../common';
 import { readAnnotationTable, tableReadingOptions, tableReadingSettings } from './annotations';
 import { resolveEvaluator } from './correlate';
@@ -79,6 +82,7 @@ export function registerAgreement(program: Command): void {
     .option('--bootstrap [B]', 'percentile bootstrap intervals over dialogue items with B resamples (default 1000 when given without a number)', positiveInt)
     .option('--seed <seed>', 'seed of the bootstrap', '1')
     .option('--level <level>', 'confidence level of the intervals', level, 0.95)
+    .addOption(new Option('--interval <method>', 'how bootstrap bounds are read (default: docs/meta-evaluation.md#coverage)').choices([...INTERVAL_METHODS]))
     .addOption(new Option('--format <format>', 'format of the coefficient, ceiling, length-bias and majority tables').choices(EXPORT_FORMATS as string[]).default('text'))
     .action((file: string, opts: Record<string, unknown>) => {
       const csvOut = opts.csv ? resolve(opts.csv as string) : undefined;
@@ -86,7 +90,10 @@ export function registerAgreement(program: Command): void {
       const items = /\.(csv|tsv)$/i.test(file) ? readAnnotationTable(file, tableReadingSettings(opts, file)) : openDialogues(file).items;
       const groupRules = { expertPrefix: opts.expertPrefix as string };
       const format = opts.format as ExportFormat;
-      const bootstrap = opts.bootstrap === undefined ? undefined : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string), level: opts.level as number };
+      const bootstrap =
+        opts.bootstrap === undefined
+          ? undefined
+          : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string), level: opts.level as number, ...(opts.interval ? { interval: opts.interval as IntervalMethod } : {}) };
       const by = opts.by as string | undefined;
       const parts = by ? itemsBy(items, by) : [{ key: 'all', items: [...items], candidates: 0 }];
       const group = opts.group as HumanGroup;
@@ -144,6 +151,15 @@ export function registerAgreement(program: Command): void {
           raters: opts.raters as number | undefined,
           propagateClusters: opts.propagate as boolean,
         });
+      // A study with its own rubric: the first study's analyses (coherence rates, error distributions) do not apply;
+      // the coefficients of its dimensions are the agreement table.
+      const rubric = /\.(csv|tsv)$/i.test(file) ? MI_RUBRIC : loadRubric(resolve(file)).rubric;
+      if (rubric.name !== MI_PRESET) {
+        const coefficients = agreementCoefficientsBy(items, by ?? null, { groupRules, bootstrap, rubric });
+        if (opts.json) process.stdout.write(JSON.stringify({ rubric: rubric.name, coefficients }, null, 2) + '\n');
+        else process.stdout.write(renderTables(groupedCoefficientsPlainTables(coefficients, { compact: format === 'text' }), format));
+        return;
+      }
       const withCoefficients = Boolean(opts.coefficients);
       if (!by) {
         const analysis = analyse(items);

@@ -8,7 +8,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXPORT_FORMATS, type ExportFormat } from '../../core/correlation/correlationExport';
 import { displayNames } from '../../core/evaluators/evaluatorNames';
 import { evaluatorAltTest, type AltTestScoring } from '../../core/metaEvaluation/altTest';
-import { altTestPlainTable, renderTables } from '../../core/metaEvaluation/metaEvaluationExport';
+import { altTestBaselinesPlainTable, altTestPlainTable, renderTables } from '../../core/metaEvaluation/metaEvaluationExport';
 import type { HumanGroup } from '../../core/labels/groups';
 import { openDialogues, positiveInt } from '../common';
 import { resolveEvaluator } from './correlate';
@@ -40,6 +40,11 @@ export function registerAltTest(program: Command): void {
     .option('--threshold <t>', 'score ≥ t → coherent; match-rate: the cut at which the evaluator says coherent as often as the group', threshold, 'match-rate' as const)
     .addOption(new Option('--scoring <s>', 'alignment score of a label against the other annotators').choices(['accuracy']).default('accuracy'))
     .option('--min-instances <n>', 'test annotators with at least this many instances (the paper: 30 for the t-test)', positiveInt, 30)
+    .option('--no-baselines', 'leave out the trivial baselines (always-majority, always-minority, random at the base rate) run beside each evaluator')
+    .option('--baseline-draws <n>', 'draws of the random baseline', positiveInt, 20)
+    .option('--seed <seed>', 'seed of the random baseline', '1')
+    .addOption(new Option('--test <test>', "each annotator's test: cluster-jackknife (over the dialogue contexts; default) or t (the paper's, over instances)").choices(['cluster-jackknife', 't']).default('cluster-jackknife'))
+    .addOption(new Option('--zero-variance <rule>', "an annotator whose differences d are all equal has no t-test: untested (not won against) or reference (scipy's t = −∞, p = 0, as the paper's code)").choices(['untested', 'reference']).default('untested'))
     .option('--expert-prefix <prefix>', 'annotator ids starting with this are experts (unless an annotation says its group)', 'Expert')
     .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS as string[]).default('text'))
     .option('--json', 'print the results as JSON')
@@ -57,13 +62,18 @@ export function registerAltTest(program: Command): void {
           threshold: opts.threshold as number | 'match-rate',
           scoring: opts.scoring as AltTestScoring,
           minInstancesPerHuman: opts.minInstances as number,
+          zeroVariance: opts.zeroVariance as 'untested' | 'reference',
+          test: opts.test as 't' | 'cluster-jackknife',
+          baselines: opts.baselines === false ? false : { draws: opts.baselineDraws as number, seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string) },
+          displayName: names.get(id) ?? id,
         }),
       );
       if (opts.json) {
         process.stdout.write(JSON.stringify(results.map((r) => ({ displayName: names.get(r.evaluatorId), ...r })), null, 2) + '\n');
         return;
       }
-      const tables = results.map((r) => altTestPlainTable(r.result, { evaluator: names.get(r.evaluatorId) ?? r.evaluatorId, group: r.group, threshold: r.threshold, thresholdRule: r.thresholdRule }));
+      const tables = results.map((r) => altTestPlainTable(r.result, { evaluator: names.get(r.evaluatorId) ?? r.evaluatorId, group: r.group, threshold: r.threshold, thresholdRule: r.thresholdRule, trivial: r.trivial, verdict: r.verdict }));
+      if (results.some((r) => r.baselines.length)) tables.push(altTestBaselinesPlainTable(results.map((r) => ({ ...r, displayName: names.get(r.evaluatorId) }))));
       process.stdout.write(renderTables(tables, opts.format as ExportFormat));
       if (results.length > 1 && opts.format === 'text') {
         const ranked = [...results].sort((a, b) => (b.result.advantageProbability ?? -1) - (a.result.advantageProbability ?? -1));

@@ -4,15 +4,16 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { importAnnoMI, parseAnnoMI, selectDialogues, summariseWindowCounts, therapistLabelDistribution, windowTurnCounts, type AnnoMISelection } from '../../core/datasets/annomi';
-import { assertWritable, writeTextAtomic } from '../../core/format/files';
-import { formatItems } from '../../core/format/jsonl';
+import { parseAnnoMI, selectDialogues, summariseWindowCounts, therapistLabelDistribution, windowTurnCounts, type AnnoMISelection } from '../../core/datasets/annomi';
+import { assertWritable } from '../../core/format/files';
+import { runPlanOnFile } from '../../core/jobs/file';
+import { validatePlan } from '../../core/jobs/plans';
 import { MAX_CONTEXT_TOKENS } from '../../core/templates/modelInput';
-import { isHubId, resolveCausalLM } from '../../core/models/modelSource';
-import { loadTokenizer } from '../../core/models/tokenizer';
+import { DEFAULT_GENERATOR, loadModelTokenizer } from '../../core/models/registry';
 import type { TherapistBehaviour } from '../../core/dialogue/types';
 import { log, positiveInt } from '../common';
-import { bundledModel } from '../paths';
+import { bundledModels } from '../paths';
+import { cliHost, printReport } from '../host';
 
 const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
 
@@ -50,13 +51,12 @@ export function registerImport(program: Command): Command {
     .option('--no-reference-candidate', 'do not add the reference as a human candidate')
     .requiredOption('-o, --out <file>', 'output file (*.dialogues.jsonl)')
     .option('--force', 'overwrite the output file')
-    .action((csv: string, opts: Record<string, unknown>) => {
+    .action(async (csv: string, opts: Record<string, unknown>) => {
       const out = resolve(opts.out as string);
       assertWritable(out, Boolean(opts.force));
-      const dialogues = parseAnnoMI(readFileSync(csv, 'utf8'), basename(csv));
-      const items = importAnnoMI(dialogues, selection(opts, csv));
-      writeTextAtomic(out, formatItems(items));
-      log(`wrote ${items.length} items to ${out}`);
+      const { sourceFile: _name, ...chosen } = selection(opts, csv);
+      const plan = validatePlan({ job: 'import', format: 'annomi', file: csv, ...chosen }, 'flags');
+      printReport(await runPlanOnFile(plan, out, cliHost()));
     });
   return imp;
 }
@@ -65,15 +65,14 @@ export function registerImport(program: Command): Command {
 export function registerStats(program: Command): void {
   const stats = program.command('stats').description('dataset statistics');
   annomiOptions(stats.command('annomi <csv>').description('therapist-label distribution of the selected dialogues (GEM 2022 Table 2) and turns per model input window (footnote 5)'))
-    .option('--model <folderOrHubId>', 'tokenizer of this generator (default: the bundled model)')
+    .option('--model <ref>', 'tokenizer of this generator: a folder, a hub id or bundled:<name> (default: the bundled model)')
     .option('--max-context-tokens <n>', 'window size in tokens', positiveInt, MAX_CONTEXT_TOKENS)
     .option('--json', 'print JSON')
     .action(async (csv: string, opts: Record<string, unknown>) => {
       const dialogues = selectDialogues(parseAnnoMI(readFileSync(csv, 'utf8'), basename(csv)), selection(opts, csv));
       const dist = therapistLabelDistribution(dialogues);
-      const ref = (opts.model as string | undefined) ?? bundledModel();
-      const folder = isHubId(ref) ? (await resolveCausalLM(ref)).folder : resolve(ref);
-      const tokenizer = await loadTokenizer(folder);
+      const ref = (opts.model as string | undefined) ?? DEFAULT_GENERATOR;
+      const tokenizer = await loadModelTokenizer(ref, { bundledDir: bundledModels(), baseDir: process.cwd(), hub: { log } });
       const max = opts.maxContextTokens as number;
       const measured = windowTurnCounts(dialogues, tokenizer, max);
       const all = summariseWindowCounts(measured, 'any');

@@ -9,9 +9,12 @@ import { exportAnnotationTable } from '../../core/datasets/annotationExport';
 import { importAnnotationTable, type AnnotationImportOptions } from '../../core/datasets/annotationImport';
 import { DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/datasets/annotationColumns';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
-import { formatItems } from '../../core/format/jsonl';
 import type { DialogueItem } from '../../core/dialogue/types';
+import { runPlanOnFile } from '../../core/jobs/file';
+import { annotationTableLines, tableWarning } from '../../core/jobs/importData';
+import { validatePlan } from '../../core/jobs/plans';
 import { log, openDialogues } from '../common';
+import { cliHost, printReport } from '../host';
 
 /** Commander collector for a repeatable, comma-separated list option. */
 function list(value: string, previous: string[] | undefined): string[] {
@@ -37,14 +40,12 @@ export function tableReadingSettings(opts: Record<string, unknown>, file: string
   };
 }
 
-/** Reads an annotation table from disk, reporting its warnings on stderr. */
+/** Reads an annotation table from disk, reporting its warnings and what it read on stderr (the import job's lines). */
 export function readAnnotationTable(csv: string, options: AnnotationImportOptions): DialogueItem[] {
+  const file = options.file ?? basename(csv);
   const result = importAnnotationTable(readFileSync(csv, 'utf8'), options);
-  for (const w of result.warnings) log(`${options.file}:${w.line}: ${w.row !== w.line ? `row ${w.row}: ` : ''}${w.message}`);
-  const experts = result.annotators.filter((a) => a.group === 'expert').length;
-  const candidates = result.items.reduce((s, i) => s + i.candidates.length, 0);
-  log(`read ${result.rows} rows: ${result.items.length} contexts, ${candidates} responses, ${result.annotators.length} annotators (${experts} experts, ${result.annotators.length - experts} laypeople)`);
-  if (result.extraColumns.length) log(`kept extra column(s): ${result.extraColumns.map((c) => `${c.name} (per ${c.level})`).join(', ')}`);
+  for (const w of result.warnings) log(tableWarning(file, w));
+  for (const line of annotationTableLines(result, csv)) log(line);
   return result.items;
 }
 
@@ -57,12 +58,12 @@ export function registerAnnotationImport(imp: Command): void {
   )
     .requiredOption('-o, --out <file>', 'output file (*.dialogues.jsonl)')
     .option('--force', 'overwrite the output file')
-    .action((csv: string, opts: Record<string, unknown>) => {
+    .action(async (csv: string, opts: Record<string, unknown>) => {
       const out = resolve(opts.out as string);
       assertWritable(out, Boolean(opts.force));
-      const items = readAnnotationTable(csv, tableReadingSettings(opts, csv));
-      writeTextAtomic(out, formatItems(items));
-      log(`wrote ${items.length} items to ${out}`);
+      const { file: _name, ...options } = tableReadingSettings(opts, csv);
+      const plan = validatePlan({ job: 'import', format: 'annotations', file: csv, ...options }, 'flags');
+      printReport(await runPlanOnFile(plan, out, cliHost()));
     });
 }
 

@@ -11,6 +11,8 @@ import { exportComparison, exportTable, EXPORT_FORMATS, tableNotes, type ExportF
 import { CORRELATION_METHODS, correlationData, correlationTable, type AverageEvaluator, type CorrelationMethod, type CorrelationTableOptions, type HumanChoice } from '../../core/correlation/correlationTable';
 import { displayNames } from '../../core/evaluators/evaluatorNames';
 import type { DialogueItem } from '../../core/dialogue/types';
+import { INTERVAL_METHODS, type IntervalMethod } from '../../core/stats/bootstrap';
+import { P_ADJUST_METHODS, type PAdjustMethod } from '../../core/stats/multipleTesting';
 import { log, openDialogues, positiveInt } from '../common';
 
 function oneOf<T extends string>(values: readonly T[]): (v: string) => T {
@@ -69,6 +71,11 @@ export function registerCorrelate(program: Command): void {
       if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be in (0, 1)');
       return n;
     }, 0.95)
+    .option('--interval <method>', `how bootstrap bounds are read: ${INTERVAL_METHODS.join(' | ')} (default: see docs/meta-evaluation.md#coverage)`, oneOf(INTERVAL_METHODS))
+    .option('--adjust <method>', `adjust each column's p-values for its evaluator rows: ${P_ADJUST_METHODS.join(' | ')} (Holm: familywise; BY: false discovery rate)`, oneOf(P_ADJUST_METHODS))
+    .option('--baselines', 'add trivial baseline rows: response length, a constant, a seeded random number')
+    .option('--best-mark <rule>', 'separated: mark the best only with n ≥ 20 and when the cluster-jackknife test separates it from the runner-up (default) | largest: the largest value, as the papers', oneOf(['separated', 'largest'] as const), 'separated')
+    .option('--p-value <test>', "each cell's p: cluster-jackknife (over dialogue contexts; default) | independent (scipy's, responses as independent: the papers' p)", oneOf(['cluster-jackknife', 'independent'] as const), 'cluster-jackknife')
     .option('--filter <text...>', 'keep evaluators whose id or name contains one of these')
     .option('--average <label=a+b>', 'add a row averaging evaluators (ids joined by +); repeatable', average)
     .option('--compare <evaluators...>', 'compare two evaluators (ids, unique id prefixes or display names): difference, bootstrap interval and p, Williams\' t, Steiger\'s z')
@@ -79,7 +86,8 @@ export function registerCorrelate(program: Command): void {
     .option('--plot <file.svg>', 'also write a forest plot (each evaluator\'s correlation and interval per group, laypeople–experts dashed) as SVG')
     .action((file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
-      const bootstrap = opts.bootstrap === undefined ? undefined : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed: /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string), level: opts.level as number };
+      const seed = /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string);
+      const bootstrap = opts.bootstrap === undefined ? undefined : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed, level: opts.level as number, ...(opts.interval ? { interval: opts.interval as IntervalMethod } : {}) };
       const options: CorrelationTableOptions = {
         method: opts.method as CorrelationMethod,
         human: opts.human as HumanChoice,
@@ -89,6 +97,10 @@ export function registerCorrelate(program: Command): void {
         bootstrap,
         evaluators: opts.filter as string[] | undefined,
         averages: opts.average as AverageEvaluator[] | undefined,
+        ...(opts.adjust ? { adjust: opts.adjust as PAdjustMethod } : {}),
+        ...(opts.baselines ? { baselines: { seed } } : {}),
+        bestMark: opts.bestMark as 'separated' | 'largest',
+        pValue: opts.pValue as 'cluster-jackknife' | 'independent',
       };
       if (opts.plot && opts.compare) throw new Error('--plot draws the correlation table; it cannot be combined with --compare');
       let output: string;

@@ -5,6 +5,7 @@
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { demoPipeline } from '../../core/jobs/demo';
+import { siblingFile } from '../../core/dialogue/siblingFile';
 import { runPipeline } from '../../core/jobs/file';
 import { validatePipeline } from '../../core/jobs/plans';
 import { log } from '../common';
@@ -22,7 +23,7 @@ export function registerDemo(program: Command): void {
     .action(async (opts: Record<string, unknown>) => {
       const started = performance.now();
       const file = resolve(opts.out as string);
-      const report = resolve((opts.report as string | undefined) ?? file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.report.md');
+      const report = resolve((opts.report as string | undefined) ?? siblingFile(file, '.report.md'));
       const table = resolve((opts.table as string | undefined) ?? join(bundledData(), 'evalreflections', 'annotations-gpt2-stage.csv'));
       const pipeline = validatePipeline(demoPipeline({ file, table, report }), 'demo');
       if (opts.printPlan) {

@@ -6,28 +6,28 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { assertWritable, writeTextAtomic } from '../../core/format/files';
-import { formatItems } from '../../core/format/jsonl';
-import { formatOf, guessMapping, importDataset, MAPPING_PRESETS, previewItems, readDataset, type DatasetMapping } from '../../core/datasets';
+import { assertWritable } from '../../core/format/files';
+import { guessDatasetMapping, MAPPING_PRESETS, previewItems } from '../../core/datasets';
+import { writeCreatedFile } from '../../core/jobs/file';
+import type { ImportPlan } from '../../core/jobs/importData';
+import { JOBS, validatePlan } from '../../core/jobs/plans';
 import { log, positiveInt } from '../common';
+import { cliHost, printReport } from '../host';
 
-/** The mapping of `--mapping` (a JSON file or inline JSON) or `--preset`, before validation. */
-function mappingFrom(opts: Record<string, unknown>): { value: unknown; source: string } {
+/** The mapping part of a generic import plan from `--mapping` (a JSON file, or inline JSON) or `--preset`. */
+function mappingFrom(opts: Record<string, unknown>): { mapping: unknown } | { preset: string } {
   if (opts.mapping && opts.preset) throw new Error('give either --mapping or --preset, not both');
   if (opts.preset) {
-    const preset = MAPPING_PRESETS[opts.preset as string];
-    if (!preset) throw new Error(`unknown preset ${JSON.stringify(opts.preset)}; presets: ${Object.keys(MAPPING_PRESETS).join(', ')}`);
-    return { value: structuredClone(preset), source: `preset ${opts.preset as string}` };
+    if (!Object.hasOwn(MAPPING_PRESETS, opts.preset as string)) throw new Error(`unknown preset ${JSON.stringify(opts.preset)}; presets: ${Object.keys(MAPPING_PRESETS).join(', ')}`);
+    return { preset: opts.preset as string };
   }
   const m = opts.mapping as string | undefined;
   if (!m) throw new Error('give --mapping <mapping.json> (or --preset, or --guess to print a mapping guessed from the columns)');
-  const inline = m.trim().startsWith('{');
-  const text = inline ? m : readFileSync(m, 'utf8');
-  const source = inline ? '--mapping' : basename(m);
+  if (!m.trim().startsWith('{')) return { mapping: m };
   try {
-    return { value: JSON.parse(text), source };
+    return { mapping: JSON.parse(m) };
   } catch (err) {
-    throw new Error(`${source}: not valid JSON: ${(err as Error).message}`);
+    throw new Error(`--mapping: not valid JSON: ${(err as Error).message}`);
   }
 }
 
@@ -45,33 +45,21 @@ export function registerGenericImport(program: Command): void {
     .option('--preview [N]', 'print the first N items (default 3)', positiveInt)
     .option('-o, --out <file>', 'output file (*.dialogues.jsonl)')
     .option('--force', 'overwrite the output file')
-    .action((file: string, opts: Record<string, unknown>) => {
-      const text = readFileSync(file, 'utf8');
-      const name = basename(file);
+    .action(async (file: string, opts: Record<string, unknown>) => {
       if (opts.guess) {
-        const format = formatOf(name) ?? 'csv';
-        const guessed: DatasetMapping = { format, ...guessMapping(readDataset(text, format, name).columns) };
-        process.stdout.write(JSON.stringify(guessed, null, 2) + '\n');
+        // Only the mapping goes to stdout (so it can be redirected into a file); what the guess saw goes to stderr.
+        const guessed = guessDatasetMapping(readFileSync(file, 'utf8'), basename(file));
+        for (const n of guessed.notes) log(`guess: ${n}`);
+        process.stdout.write(JSON.stringify(guessed.mapping, null, 2) + '\n');
         return;
       }
       if (!opts.out && opts.preview === undefined) throw new Error('give -o <out.dialogues.jsonl>, or --preview to only look at the first items');
       const out = opts.out ? resolve(opts.out as string) : undefined;
       if (out) assertWritable(out, Boolean(opts.force));
-      const { value, source } = mappingFrom(opts);
-      if (opts.reference && value && typeof value === 'object') (value as DatasetMapping).reference = { ...(value as DatasetMapping).reference, fromHumanResponse: true };
-      const result = importDataset(text, value, { file: name, mappingSource: source });
-      for (const w of result.warnings) log(`${name}:${w.line}: ${w.row !== w.line ? `row ${w.row}: ` : ''}${w.message}`);
-      const candidates = result.items.reduce((s, it) => s + it.candidates.length, 0);
-      const experts = result.annotators.filter((a) => a.group === 'expert').length;
-      log(
-        `read ${result.records} records${result.turnRows ? ` (${result.turnRows} turn rows, ${result.responseRows} response rows)` : ''}: ${result.items.length} contexts, ${candidates} responses, ` +
-          `${result.annotators.length} annotators (${experts} experts, ${result.annotators.length - experts} laypeople), ${result.items.filter((i) => i.reference).length} references`,
-      );
-      if (result.keptColumns.length) log(`kept unmapped column(s): ${result.keptColumns.map((c) => `${c.name} (per ${c.level})`).join(', ')}`);
-      if (opts.preview !== undefined) process.stdout.write(previewItems(result.items, opts.preview === true ? 3 : (opts.preview as number)) + '\n');
-      if (out) {
-        writeTextAtomic(out, formatItems(result.items));
-        log(`wrote ${result.items.length} items to ${out}`);
-      }
+      const plan = validatePlan({ job: 'import', format: 'generic', file, ...mappingFrom(opts), ...(opts.reference ? { reference: true } : {}) }, 'flags');
+      // The job reads the dataset; the preview looks at its items before they are written.
+      const made = await JOBS.import.run(plan as ImportPlan, cliHost());
+      if (opts.preview !== undefined) process.stdout.write(previewItems(made.items, opts.preview === true ? 3 : (opts.preview as number), 120, made.rubric ?? null) + '\n');
+      printReport(out ? writeCreatedFile(made, out) : made.report);
     });
 }

@@ -4,11 +4,11 @@
  */
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { estimateJudgePlan, validateJudgePlan, type JudgePlan } from '../../core/jobs/judge';
+import { validateJudgePlan, type JudgePlan } from '../../core/jobs/judge';
+import { JOBS } from '../../core/jobs/plans';
 import { runPlanOnFile } from '../../core/jobs/file';
 import type { JudgeSpec } from '../../core/judges/judgeSpec';
-import { documentItems } from '../../core/format/jsonl';
-import { readDialogueFile } from '../../core/format/files';
+import { readStudy } from '../../core/format/studyFiles';
 import { log, positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';
 import { cliHost, DEFAULT_API_KEY_ENV, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
@@ -59,7 +59,8 @@ export function registerJudge(program: Command): void {
       }
       const host = cliHost({ baseDir, prompts: opts.prompts ? resolve(opts.prompts as string) : undefined });
       if (opts.dryRun) {
-        const est = await estimateJudgePlan(plan, documentItems(readDialogueFile(resolve(file))), host.promptRoots);
+        const path = resolve(file);
+        const est = await JOBS.judge.estimate(plan, { file: path, items: readStudy(path).items }, host);
         process.stdout.write(`${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${plan.repeats && plan.repeats > 1 ? ` × ${plan.repeats} repeats` : ''}; cached replies are not asked again\n`);
         for (const j of est.perJudge) process.stdout.write(`${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate tokenizer)' : ''}${j.cost === null ? ' (no price in the plan)' : `, cost ≤ ${j.cost.toFixed(4)}`}\n`);
         if (est.cost !== null) process.stdout.write(`estimated cost ≤ ${est.cost.toFixed(4)}${plan.batch ? ' (Batch API: half the plan\'s prices)' : ''}\n`);

@@ -3,17 +3,22 @@
  * evaluator's Spearman correlation with the human coherence score (or on the difference of two evaluators')
  * narrows fastest, the current whole-pool estimate with its anytime-valid interval, and the labels to go
  * (docs/labelling-plan.md). `--simulate` replays plans on a fully labelled file; `--bound` says how many labels any
- * design-unbiased plan could save there at best. Read-only on the dialogue file;
- * the plan's record (seed, settings, candidates labelled at the start) is kept in a small JSON file beside it.
+ * design-unbiased plan could save there at best. Read-only on the dialogue file; starting or following a plan is the
+ * core's labelling-plan job (src/core/jobs/planLabels.ts, as the editor's Plan Labels… runs it), whose record (seed,
+ * settings, candidates labelled at the start) is kept in a small JSON file beside the dialogue file.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { displayNames } from '../../core/evaluators/evaluatorNames';
 import type { HumanGroup } from '../../core/labels/groups';
 import { designBound, type DesignBoundResult } from '../../core/planning/designBound';
-import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type PlanTarget } from '../../core/planning/planner';
+import { MemorySink } from '../../core/jobs/memorySink';
+import { LabelPlanMismatchError } from '../../core/jobs/planLabels';
+import { runPlan, validatePlan, type FileJobPlan } from '../../core/jobs/plans';
+import type { LabelPlan, PlanTarget } from '../../core/planning/planner';
 import { simulatePlans, type SimulationResult } from '../../core/planning/simulate';
 import { log, openDialogues, positiveInt } from '../common';
+import { cliHost, printReport } from '../host';
 import { resolveEvaluator } from './correlate';
 
 function targetValue(v: string, prev: (number | 'decide')[] = []): (number | 'decide')[] {
@@ -30,19 +35,6 @@ function unitInterval(v: string): number {
 }
 
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits));
-
-/** The default record path: `<file without .dialogues.jsonl>.label-plan.json`. */
-export function defaultRecordPath(file: string): string {
-  return file.replace(/(\.dialogues)?\.jsonl$/, '') + '.label-plan.json';
-}
-
-function sameSettings(record: LabelPlanRecord, evaluator: string, against: string | undefined, human: HumanGroup, column: { groupBy: string; value: string } | undefined): string | null {
-  if (record.evaluator !== evaluator) return `evaluator ${record.evaluator}`;
-  if ((record.against ?? null) !== (against ?? null)) return record.against ? `against ${record.against}` : 'no --against';
-  if (record.human !== human) return `human ${record.human}`;
-  if (JSON.stringify(record.column ?? null) !== JSON.stringify(column ?? null)) return record.column ? `column ${record.column.groupBy} = ${record.column.value}` : 'the whole file';
-  return null;
-}
 
 /** Plain-text state of a plan. */
 export function planText(plan: LabelPlan, names: Map<string, string>, next: number): string {
@@ -129,7 +121,7 @@ export function registerPlanLabels(program: Command): void {
       if (v !== 'text' && v !== 'json') throw new InvalidArgumentError('must be text or json');
       return v;
     }, 'text')
-    .action((file: string, opts: Record<string, unknown>) => {
+    .action(async (file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
       const human = opts.human as HumanGroup | 'auto';
       const evaluator = resolveEvaluator(items, opts.evaluator as string, { human });
@@ -155,32 +147,33 @@ export function registerPlanLabels(program: Command): void {
         return;
       }
       if (targets.length > 1) throw new Error('--target takes one value outside --simulate');
-      const target: PlanTarget = targets[0] === 'decide' ? { decide: true } : { halfWidth: (targets[0] as number | undefined) ?? (against ? NaN : 0.1) };
-      const chosen: PlanTarget = against && targets.length === 0 ? { decide: true } : target;
-      const recordPath = opts.record === false ? null : typeof opts.record === 'string' ? opts.record : defaultRecordPath(file);
-      let record: LabelPlanRecord | null = null;
-      if (recordPath && existsSync(recordPath) && !opts.restart) {
-        try {
-          record = JSON.parse(readFileSync(recordPath, 'utf8')) as LabelPlanRecord;
-        } catch (err) {
-          throw new Error(`${recordPath}: not a plan record (${(err as Error).message})`);
-        }
-        if (record.format !== 'reflect-eval.label-plan/1') throw new Error(`${recordPath}: not a plan record (format ${String(record.format)})`);
-        const diff = sameSettings(record, evaluator, against, human === 'auto' ? record.human : human, column);
-        if (diff) throw new Error(`${recordPath} holds a plan for ${diff}; pass --restart to start a new plan, or --record <other file>`);
+      const target: PlanTarget | undefined = targets[0] === 'decide' ? { decide: true } : targets[0] !== undefined ? { halfWidth: targets[0] } : against ? undefined : { halfWidth: 0.1 };
+      const plan = validatePlan(
+        {
+          job: 'plan-labels',
+          ...common,
+          ...(target ? { target } : {}),
+          seed: opts.seed,
+          ...(opts.record === false ? { record: false } : typeof opts.record === 'string' ? { record: opts.record } : {}),
+          ...(opts.restart ? { restart: true } : {}),
+        },
+        'flags',
+      ) as FileJobPlan;
+      const path = resolve(file);
+      const host = cliHost();
+      let report;
+      try {
+        report = await runPlan(plan, { file: path, items }, host, new MemorySink([...items]));
+      } catch (err) {
+        if (err instanceof LabelPlanMismatchError) throw new Error(`${err.recordFile} holds a plan for ${err.difference}; pass --restart to start a new plan, or --record <other file>`);
+        throw err;
       }
-      if (!record) {
-        record = { ...startLabelPlan(items, { ...common, target: chosen, seed: opts.seed as string }), created: new Date().toISOString() };
-        if (recordPath) {
-          writeFileSync(recordPath, JSON.stringify(record, null, 2) + '\n');
-          log(`started a plan (${record.start.length} candidates labelled at the start); record written to ${recordPath}`);
-        }
-      }
-      const plan = planLabels(items, record, { target: chosen });
+      printReport(report);
+      const state = report.data as unknown as LabelPlan;
       const names = displayNames([evaluator, ...(against ? [against] : [])]);
       if (opts.format === 'json') {
-        const { order, ...rest } = plan;
+        const { order, ...rest } = state;
         process.stdout.write(JSON.stringify({ ...rest, next: order.filter((o) => !o.labelled).slice(0, opts.next as number), order }, null, 2) + '\n');
-      } else process.stdout.write(planText(plan, names, opts.next as number));
+      } else process.stdout.write(planText(state, names, opts.next as number));
     });
 }

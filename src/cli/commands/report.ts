@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runPlanOnFile } from '../../core/jobs/file';
+import { siblingFile } from '../../core/dialogue/siblingFile';
 import { validateReportPlan } from '../../core/jobs/report';
 import { cliHost, printReport, withInterrupt } from '../host';
 
@@ -20,19 +21,25 @@ export function registerReport(program: Command): void {
     .option('--bootstrap <B>', 'bootstrap resamples for the intervals (0: none)', '1000')
     .option('--seed <s>', 'bootstrap seed', '1')
     .option('--agreement-by <field>', 'agreement per value of this field (default: stage when items have one)')
+    .option('--interval <method>', 'how bootstrap bounds are read: percentile | bca | expanded-percentile | expanded-bca (default: docs/meta-evaluation.md#coverage)')
+    .option('--adjust <method>', "adjust each column's p-values for its evaluator rows: holm | by")
+    .option('--baselines', 'add trivial baseline rows to the correlation table: length, a constant, a random number')
     .option('--print-plan', 'print the plan as JSON (runnable with `reflect-eval run`), then exit')
     .action(async (file: string, opts: Record<string, string | boolean | undefined>) => {
       const path = resolve(file);
       const plan = validateReportPlan(
         {
           job: 'report',
-          out: resolve((opts.out as string | undefined) ?? path.replace(/(\.dialogues)?\.jsonl$/i, '') + '.report.md'),
+          out: resolve((opts.out as string | undefined) ?? siblingFile(path, '.report.md')),
           human: opts.human,
           groupBy: opts.by,
           method: opts.method,
           bootstrap: Number(opts.bootstrap),
           seed: opts.seed,
           ...(opts.agreementBy ? { agreementBy: opts.agreementBy } : {}),
+          ...(opts.interval ? { interval: opts.interval } : {}),
+          ...(opts.adjust ? { adjust: opts.adjust } : {}),
+          ...(opts.baselines ? { baselines: true } : {}),
         },
         'flags',
       );

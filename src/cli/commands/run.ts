@@ -6,10 +6,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runPipeline, runPlanOnFile } from '../../core/jobs/file';
-import { validatePipeline, validatePlan } from '../../core/jobs/plans';
-import { runImportPlan } from '../../core/jobs/importData';
-import { writeTextAtomic, assertWritable } from '../../core/format/files';
-import { formatItems } from '../../core/format/jsonl';
+import { isFileJobPlan, validatePipeline, validatePlan } from '../../core/jobs/plans';
+import { assertWritable } from '../../core/format/files';
 import { cliHost, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
 
@@ -35,16 +33,12 @@ export function registerRun(program: Command): void {
         return;
       }
       const plan = validatePlan(value, read.source);
-      if (plan.job === 'import') {
-        const out = resolve((opts.out as string | undefined) ?? file ?? '');
-        if (!opts.out && !file) throw new Error('an import plan needs the file to create (-o <file>)');
+      if (!isFileJobPlan(plan)) {
+        if (!opts.out && !file) throw new Error(`a ${plan.job} plan creates a dialogue file: give the file to create (-o <file>)`);
+        const out = resolve((opts.out as string | undefined) ?? (file as string));
         assertWritable(out, Boolean(opts.force));
-        const { items, report } = runImportPlan(plan, host);
-        if (!report.nothingDone) {
-          writeTextAtomic(out, formatItems(items));
-          report.files = [out];
-          report.itemsChanged = items.length;
-        }
+        const report = await runPlanOnFile(plan, out, host);
+        host.close();
         printReport(report);
         return;
       }

@@ -5,10 +5,10 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runPlanOnFile } from '../../core/jobs/file';
-import { buildSearchSpace, estimateLines, estimateSearchPlan, searchCacheFile, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../core/jobs/searchPrompts';
-import { documentItems } from '../../core/format/jsonl';
-import { readDialogueFile } from '../../core/format/files';
-import { positiveInt } from '../common';
+import { JOBS } from '../../core/jobs/plans';
+import { estimateLines, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../core/jobs/searchPrompts';
+import { readStudy } from '../../core/format/studyFiles';
+import { positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';
 import { cliHost, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
 
@@ -19,8 +19,7 @@ function nonNegativeInt(v: string): number {
 }
 
 export function registerSearchPrompts(program: Command): void {
-  program
-    .command('search-prompts <file>')
+  withRuntimeOptions(program.command('search-prompts <file>'))
     .description('search judge prompt variants (parts A–D, requests, few-shot examples, judges) on development items split by dialogue context; report the chosen variant on held-out items beside the paper\'s variants (docs/prompt-search.md)')
     .requiredOption('--config <search.json>', 'the search: judges, parts, requests, fewShot, split, budget, prices (docs/prompt-search.md)')
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
@@ -46,6 +45,8 @@ export function registerSearchPrompts(program: Command): void {
       }
       if (opts.writeWinner !== undefined) overrides.writeWinner = opts.writeWinner === true ? true : resolve(opts.writeWinner as string);
       if (opts.cache === false) overrides.cache = false;
+      const runtime = runtimeFromFlags(opts, plan.runtime);
+      if (runtime) overrides.runtime = runtime;
       if (Object.keys(overrides).length) plan = validateSearchPromptsPlan({ ...plan, ...overrides }, `${read.source} with flags`);
       if (opts.printPlan) {
         process.stdout.write(JSON.stringify({ job: 'search-prompts', ...plan }, null, 2) + '\n');
@@ -54,10 +55,9 @@ export function registerSearchPrompts(program: Command): void {
       const host = cliHost({ baseDir: read.dir, prompts: opts.prompts ? resolve(opts.prompts as string) : undefined });
       const path = resolve(file);
       if (opts.dryRun) {
-        const space = buildSearchSpace(plan, documentItems(readDialogueFile(path)), host.promptRoots);
-        const est = await estimateSearchPlan(plan, space, searchCacheFile(plan, path, host.baseDir));
+        const est = await JOBS['search-prompts'].estimate(plan, { file: path, items: readStudy(path).items }, host);
         process.stdout.write(estimateLines(est, plan).join('\n') + '\n');
-        for (const w of space.warnings) process.stdout.write(`warning: ${w}\n`);
+        for (const w of est.warnings) process.stdout.write(`warning: ${w}\n`);
         host.close();
         return;
       }

@@ -7,14 +7,17 @@
 import type { Annotation, DialogueItem, ErrorCategory } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../labels/groups';
 import { ERROR_CATEGORIES, ERROR_LABELS, filledMostEvidentError } from '../labels/scheme';
-import type { BootstrapInterval } from '../stats/bootstrap';
+import { DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { bootstrapStatistic, pick, type CoefficientBootstrap } from '../stats/clusterBootstrap';
 import { fleissKappa } from './fleiss';
 import { gwetAC1, type GwetAC1Result } from './gwetAC1';
 import { icc, type IccForm } from './icc';
 import { itemsBy } from '../dialogue/groupBy';
 import { krippendorffAlpha, type KrippendorffAlphaResult, type MeasurementLevel } from './krippendorffAlpha';
-import { labelMatrix, type LabelMatrix } from './labelData';
+import { labelMatrix, type LabelMatrix, type LabelMatrixOptions } from './labelData';
+import { isAsked, labelValue } from '../rubric/labelValues';
+import { MI_PRESET } from '../rubric/presets';
+import { dimensionNamed, dimensionTitle, type Dimension, type Rubric } from '../rubric/rubric';
 import { valueCounts, type RatingValue } from './reliabilityData';
 
 /** Bootstrap settings of the table (the clusters are the dialogue items). */
@@ -23,6 +26,8 @@ export interface TableBootstrap {
   seed: number | string;
   /** Default 0.95. */
   level?: number;
+  /** How the bounds are read off the resamples (default: the stats default, `DEFAULT_INTERVAL`). */
+  interval?: IntervalMethod;
 }
 
 /** Fleiss' kappa over the units with the modal number of ratings (Fleiss' model needs n ratings per unit). */
@@ -52,7 +57,10 @@ export interface IccCell {
 
 /** One label's coefficients. */
 export interface CoefficientRow {
-  /** `coherence`, `error:<category>`, `mostEvidentError`, `empathy`. */
+  /**
+   * MI preset: `coherence`, `error:<category>`, `mostEvidentError`, `empathy`; another rubric: the dimension's name,
+   * `<name>:<option>` per option of a multi-select, and its most-evident field's name.
+   */
   key: string;
   label: string;
   /** Krippendorff's level of measurement used. */
@@ -61,6 +69,7 @@ export interface CoefficientRow {
   categories: string[];
   /** Units with at least one value of this label. */
   units: number;
+  /** Fleiss' kappa and Gwet's AC1 need categories: undefined for a numeric dimension (alpha at the interval level and the ICCs say it). */
   fleiss: FleissCell;
   alpha: KrippendorffAlphaResult;
   ac1: GwetAC1Result;
@@ -87,6 +96,8 @@ export interface CoefficientTableOptions {
   group?: HumanGroup;
   groupRules?: GroupRules;
   bootstrap?: TableBootstrap;
+  /** The study's rubric (default: the MI preset, whose table is the first study's). */
+  rubric?: Rubric;
 }
 
 function modal(ns: number[]): number | null {
@@ -108,7 +119,7 @@ function fleissCell(m: LabelMatrix<RatingValue>, categories: readonly RatingValu
   if (n === null || n < 2 || used.length === 0) return { kappa: null, undefinedReason: n === null ? 'no subjects' : 'fewer than 2 ratings per unit', subjects: used.length, raters: n, leftOut };
   const k = fleissKappa(used);
   const cell: FleissCell = { kappa: k.kappa, ...(k.undefinedReason ? { undefinedReason: k.undefinedReason } : {}), subjects: used.length, raters: n, leftOut };
-  if (boot) cell.ci = bootstrapStatistic(used.length, (idx) => fleissKappa(pick(used, idx)).kappa, { ...boot, clusters });
+  if (boot) cell.ci = bootstrapStatistic(used.length, (idx) => fleissKappa(pick(used, idx)).kappa, { family: 'agreement', ...boot, clusters });
   return cell;
 }
 
@@ -132,20 +143,59 @@ function iccCell(m: LabelMatrix<number>, boot?: CoefficientBootstrap): IccCell |
   };
 }
 
-function row<T extends RatingValue>(key: string, label: string, level: MeasurementLevel, m: LabelMatrix<T>, categories: readonly T[], boot?: CoefficientBootstrap, withIcc = false): CoefficientRow {
+/** Why Fleiss' kappa and AC1 are undefined on a numeric dimension. */
+export const NOT_CATEGORIES = 'numeric';
+
+function row<T extends RatingValue>(key: string, label: string, level: MeasurementLevel, m: LabelMatrix<T>, categories: readonly T[] | null, boot?: CoefficientBootstrap, withIcc = false): CoefficientRow {
   const bootstrap = boot ? { ...boot, clusters: m.clusters } : undefined;
   const units = m.data.filter((r) => r.some((v) => v !== null)).length;
   return {
     key,
     label,
     level,
-    categories: categories.map(String),
+    categories: (categories ?? []).map(String),
     units,
-    fleiss: fleissCell(m as LabelMatrix<RatingValue>, categories, boot),
-    alpha: krippendorffAlpha(m.data, { level, values: categories, ...(bootstrap ? { bootstrap } : {}) }),
-    ac1: gwetAC1(m.data, { categories, ...(bootstrap ? { bootstrap } : {}) }),
+    fleiss: categories ? fleissCell(m as LabelMatrix<RatingValue>, categories, boot) : { kappa: null, undefinedReason: NOT_CATEGORIES, subjects: 0, raters: null, leftOut: 0 },
+    alpha: krippendorffAlpha(m.data, { level, ...(categories ? { values: categories } : {}), ...(bootstrap ? { bootstrap } : {}) }),
+    ac1: categories
+      ? gwetAC1(m.data, { categories, ...(bootstrap ? { bootstrap } : {}) })
+      : { ac1: null, undefinedReason: NOT_CATEGORIES, units, pairableUnits: 0, categories: [], observedAgreement: NaN, expectedAgreement: NaN, classificationProbabilities: [] },
     ...(withIcc ? { icc: iccCell(m as unknown as LabelMatrix<number>, boot) } : {}),
   };
+}
+
+/**
+ * The rows of a rubric other than the MI preset, one per dimension in rubric order, at the level its type asks for
+ * (Krippendorff 2011): binary and categorical nominal (Fleiss' kappa, alpha, AC1 over its options); ordinal at the
+ * ordinal level over its points, with the ICCs of the ratings; numeric at the interval level with the ICCs (no
+ * Fleiss or AC1: a number is not a category); a multi-select as one nominal yes/no row per option somebody chose,
+ * and its most evident choice as a nominal row; free text has no agreement. A value counts only where the
+ * dimension is asked.
+ */
+function rubricRows(items: readonly DialogueItem[], rubric: Rubric, lm: LabelMatrixOptions, boot?: CoefficientBootstrap): { rows: CoefficientRow[]; primary: LabelMatrix<RatingValue> } {
+  const matrix = <T extends RatingValue>(value: (a: Annotation) => T | null | undefined) => labelMatrix(items, value, lm);
+  const asked = (d: Dimension) => (a: Annotation) => (isAsked(a, d, rubric) ? labelValue(a, d) : undefined);
+  const rows: CoefficientRow[] = [];
+  for (const d of rubric.dimensions) {
+    const title = dimensionTitle(d);
+    const value = asked(d);
+    if (d.type === 'binary') rows.push(row(d.name, title, 'nominal', matrix((a) => value(a) as boolean | undefined), [true, false], boot));
+    else if (d.type === 'categorical') rows.push(row(d.name, title, 'nominal', matrix((a) => value(a) as string | undefined), d.options.map((o) => o.value), boot));
+    else if (d.type === 'ordinal') rows.push(row(d.name, `${title} (${d.points[0].value}–${d.points[d.points.length - 1].value})`, 'ordinal', matrix((a) => value(a) as number | undefined), d.points.map((p) => p.value), boot, true));
+    else if (d.type === 'numeric') rows.push(row(d.name, `${title} (${d.min}–${d.max})`, 'interval', matrix((a) => value(a) as number | undefined), null, boot, true));
+    else if (d.type === 'multiSelect') {
+      const chosen = new Set<string>();
+      for (const it of items) for (const c of it.candidates) for (const a of c.annotations) for (const v of (value(a) as string[] | undefined) ?? []) chosen.add(v);
+      for (const o of d.options.filter((o) => chosen.has(o.value))) {
+        rows.push(row(`${d.name}:${o.value}`, `${title}: ${o.label ?? o.value}`, 'nominal', matrix((a) => (isAsked(a, d, rubric) ? ((labelValue(a, d) as string[] | undefined) ?? []).includes(o.value) : undefined) ? 'yes' : isAsked(a, d, rubric) ? 'no' : null), ['yes', 'no'], boot));
+      }
+      if (d.mostEvident) {
+        const m = d.mostEvident;
+        rows.push(row(m.name, m.title ?? m.name, 'nominal', matrix((a) => (isAsked(a, d, rubric) && typeof a[m.name] === 'string' ? (a[m.name] as string) : null)), d.options.map((o) => o.value).filter((v) => chosen.has(v)), boot));
+      }
+    }
+  }
+  return { rows, primary: matrix(asked(dimensionNamed(rubric, rubric.primary)!) as (a: Annotation) => RatingValue | undefined) };
 }
 
 /**
@@ -164,8 +214,26 @@ function row<T extends RatingValue>(key: string, label: string, level: Measureme
  */
 export function agreementCoefficients(items: readonly DialogueItem[], options: CoefficientTableOptions = {}): CoefficientTable {
   const group = options.group ?? 'all';
-  const lm = { group, groupRules: options.groupRules ?? DEFAULT_GROUP_RULES };
-  const boot: CoefficientBootstrap | undefined = options.bootstrap ? { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level: options.bootstrap.level ?? 0.95 } : undefined;
+  const lm: LabelMatrixOptions = { group, groupRules: options.groupRules ?? DEFAULT_GROUP_RULES };
+  const boot: CoefficientBootstrap | undefined = options.bootstrap
+    ? { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level: options.bootstrap.level ?? 0.95, interval: options.bootstrap.interval ?? DEFAULT_INTERVAL }
+    : undefined;
+  const bootRecord = boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95, interval: boot.interval ?? DEFAULT_INTERVAL } } : {};
+  const rubric = options.rubric;
+  if (rubric && rubric.name !== MI_PRESET) {
+    const primary = dimensionNamed(rubric, rubric.primary)!;
+    // A candidate is a unit when an annotator of the group gave the primary dimension a value.
+    const { rows, primary: m } = rubricRows(items, rubric, { ...lm, labelled: (a) => isAsked(a, primary, rubric) && labelValue(a, primary) !== undefined }, boot);
+    return {
+      group,
+      annotators: m.annotators,
+      units: m.units.length,
+      items: new Set(m.clusters).size,
+      rows,
+      neverChosen: [],
+      ...bootRecord,
+    };
+  }
   const coherence = labelMatrix(items, (a) => (a.coherent ? 'coherent' : 'incoherent'), lm);
   const chosen = new Set<ErrorCategory>();
   for (const it of items) for (const c of it.candidates) for (const a of c.annotations) if (a.coherent === false) for (const e of a.errors ?? []) chosen.add(e);
@@ -186,8 +254,21 @@ export function agreementCoefficients(items: readonly DialogueItem[], options: C
     items: new Set(coherence.clusters).size,
     rows,
     neverChosen: ERROR_CATEGORIES.filter((e) => !chosen.has(e)),
-    ...(boot ? { bootstrap: { resamples: boot.resamples, seed: boot.seed, level: boot.level ?? 0.95 } } : {}),
+    ...bootRecord,
   };
+}
+
+/** Drops a group's table whose annotators are exactly those of another table kept before it or of `all`. */
+function dropRepeats(tables: CoefficientTable[]): CoefficientTable[] {
+  const key = (t: CoefficientTable) => `${t.units}\u0000${t.annotators.join('\u0000')}`;
+  const all = tables.find((t) => t.group === 'all');
+  const seen = new Set<string>();
+  return tables.filter((t) => {
+    if (t !== all && all && key(t) === key(all)) return false;
+    if (seen.has(key(t))) return false;
+    seen.add(key(t));
+    return true;
+  });
 }
 
 /** Coefficient tables per value of a field and per annotator group. */
@@ -210,7 +291,8 @@ export function agreementCoefficientsBy(items: readonly DialogueItem[], by: stri
     groups: parts.map((p) => ({
       key: p.key,
       candidates: p.candidates,
-      tables: humanGroups.map((g) => agreementCoefficients(p.items, { ...options, group: g })).filter((t) => t.units > 0),
+      // A group whose annotators are all of `all` (every annotator is a layperson, say) would repeat its table.
+      tables: dropRepeats(humanGroups.map((g) => agreementCoefficients(p.items, { ...options, group: g })).filter((t) => t.units > 0)),
     })),
   };
 }

@@ -103,7 +103,7 @@ export function cohenKappa(a: readonly (RatingValue | null | undefined)[], b: re
   const weights = options.weights ?? 'none';
   const result = cohenKappaFromTable(tableOf(cells), weights, categories, leftOut);
   if (options.bootstrap && cells.length > 0) {
-    result.ci = bootstrapStatistic(cells.length, (idx) => cohenKappaFromTable(tableOf(pick(cells, idx)), weights, categories).kappa, { ...options.bootstrap, clusters: pairClusters });
+    result.ci = bootstrapStatistic(cells.length, (idx) => cohenKappaFromTable(tableOf(pick(cells, idx)), weights, categories).kappa, { family: 'agreement', ...options.bootstrap, clusters: pairClusters });
   }
   return result;
 }

@@ -15,7 +15,7 @@ import { checkRectangular, observedValues, valueCounts, type RatingValue, type R
 export interface GwetAC1Result {
   /** AC1 = (p_a − p_e) / (1 − p_e), in [−1, 1]; null when undefined (no unit with two ratings). */
   ac1: number | null;
-  undefinedReason?: 'no unit with two ratings';
+  undefinedReason?: 'no unit with two ratings' | string;
   /** Units with at least one rating (n, the units π_k averages over). */
   units: number;
   /** Units with at least two ratings (n', the units p_a averages over). */
@@ -41,7 +41,11 @@ export interface GwetAC1Options {
   bootstrap?: CoefficientBootstrap;
 }
 
-function ac1OfCounts(counts: readonly (readonly number[])[], q: number): Omit<GwetAC1Result, 'categories' | 'ci'> {
+/**
+ * Gwet's AC1 of a units × categories count table (`valueCounts` of reliability data) over q categories: what
+ * {@link gwetAC1} computes, and what its bootstrap recomputes on every resample of the table's rows.
+ */
+export function ac1OfCounts(counts: readonly (readonly number[])[], q: number): Omit<GwetAC1Result, 'categories' | 'ci'> {
   let units = 0;
   let pairable = 0;
   let pa = 0;
@@ -79,6 +83,6 @@ export function gwetAC1<T extends RatingValue>(data: ReliabilityData<T>, options
   const categories = options.categories ? [...options.categories] : observedValues(data);
   const counts = valueCounts(data, categories as T[]);
   const result: GwetAC1Result = { categories, ...ac1OfCounts(counts, categories.length) };
-  if (options.bootstrap) result.ci = bootstrapStatistic(data.length, (idx) => ac1OfCounts(pick(counts, idx), categories.length).ac1, options.bootstrap);
+  if (options.bootstrap) result.ci = bootstrapStatistic(data.length, (idx) => ac1OfCounts(pick(counts, idx), categories.length).ac1, { family: 'agreement', ...options.bootstrap });
   return result;
 }

@@ -117,7 +117,7 @@ export function icc(data: ReliabilityData<number>, options: IccOptions = {}): Ic
     const completeClusters = options.bootstrap.clusters ? data.map((_, i) => options.bootstrap!.clusters![i]).filter((_, i) => data[i].every(present)) : undefined;
     const settings = { ...options.bootstrap, clusters: completeClusters };
     result.ci = {};
-    for (const form of forms) result.ci[form] = bootstrapStatistic(complete.length, (idx) => iccOfRows(pick(complete, idx)).icc[form], settings);
+    for (const form of forms) result.ci[form] = bootstrapStatistic(complete.length, (idx) => iccOfRows(pick(complete, idx)).icc[form], { ...settings, family: 'icc' });
   }
   return result;
 }

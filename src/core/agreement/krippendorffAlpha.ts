@@ -49,8 +49,12 @@ export interface KrippendorffAlphaOptions {
   bootstrap?: CoefficientBootstrap;
 }
 
-/** Alpha of value counts (units × values) with the domain `values` (numbers for interval/ratio). */
-function alphaOfCounts(counts: readonly (readonly number[])[], values: readonly RatingValue[], level: MeasurementLevel): Omit<KrippendorffAlphaResult, 'level' | 'values' | 'ci'> {
+/**
+ * Krippendorff's alpha of a units × values count table (`valueCounts` of reliability data) with the domain `values`
+ * (numbers for interval/ratio): what {@link krippendorffAlpha} computes, and what its bootstrap recomputes on every
+ * resample of the table's rows.
+ */
+export function alphaOfCounts(counts: readonly (readonly number[])[], values: readonly RatingValue[], level: MeasurementLevel): Omit<KrippendorffAlphaResult, 'level' | 'values' | 'ci'> {
   const V = values.length;
   // Coincidences o_ck = Σ_u (n_uc n_uk − [c = k] n_uc) / (m_u − 1), over units with m_u ≥ 2.
   const o = Array.from({ length: V }, () => new Array<number>(V).fill(0));
@@ -129,7 +133,7 @@ export function krippendorffAlpha<T extends RatingValue>(data: ReliabilityData<T
   const counts = valueCounts(data, values as T[]);
   const result: KrippendorffAlphaResult = { level, values, ...alphaOfCounts(counts, values, level) };
   if (options.bootstrap) {
-    result.ci = bootstrapStatistic(data.length, (idx) => alphaOfCounts(pick(counts, idx), values, level).alpha, options.bootstrap);
+    result.ci = bootstrapStatistic(data.length, (idx) => alphaOfCounts(pick(counts, idx), values, level).alpha, { family: 'agreement', ...options.bootstrap });
   }
   return result;
 }

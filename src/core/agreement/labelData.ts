@@ -22,25 +22,28 @@ export interface LabelMatrix<T extends RatingValue> {
 export interface LabelMatrixOptions {
   group?: HumanGroup;
   groupRules?: GroupRules;
+  /** Which annotations make a candidate a unit (default: those with a coherence label, the MI preset's primary). */
+  labelled?: (a: Annotation) => boolean;
 }
 
 /**
- * The matrix of `value(annotation)` over candidates that have at least one coherence label from the group (the
- * responses of the agreement table), one column per annotator of the group; `value` returning null/undefined
+ * The matrix of `value(annotation)` over candidates that have at least one label from the group (a coherence label,
+ * or what `options.labelled` accepts: the responses of the agreement table), one column per annotator of the group; `value` returning null/undefined
  * leaves the cell missing. An annotator's second annotation of the same candidate (not expected) throws.
  *
  * @throws Error naming the item and candidate on a repeated annotator
  */
 export function labelMatrix<T extends RatingValue>(items: readonly DialogueItem[], value: (a: Annotation) => T | null | undefined, options: LabelMatrixOptions = {}): LabelMatrix<T> {
   const keep = inGroup(options.group ?? 'all', options.groupRules ?? DEFAULT_GROUP_RULES);
+  const labelled = options.labelled ?? ((a: Annotation) => typeof a.coherent === 'boolean');
   const rows: { unit: string; cluster: string; byAnnotator: Map<string, T | null> }[] = [];
   const annotators = new Set<string>();
   for (const item of items) {
     for (const c of item.candidates) {
-      const labelled = c.annotations.filter((a) => typeof a.coherent === 'boolean' && keep(a));
-      if (labelled.length === 0) continue;
+      const units = c.annotations.filter((a) => labelled(a) && keep(a));
+      if (units.length === 0) continue;
       const byAnnotator = new Map<string, T | null>();
-      for (const a of labelled) {
+      for (const a of units) {
         if (byAnnotator.has(a.annotator)) throw new Error(`item ${item.id}, candidate ${c.id}: annotator "${a.annotator}" has two annotations`);
         const v = value(a);
         byAnnotator.set(a.annotator, v === undefined ? null : v);

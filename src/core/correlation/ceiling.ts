@@ -17,7 +17,7 @@ import { isReferenceCandidate } from '../dialogue/reference';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { isReferenceBasedEvaluator } from '../metrics';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
-import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
+import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 
 /**
  * True when a reference-based metric scored the item's own reference (the candidate's text is the reference text):
@@ -73,7 +73,7 @@ export interface CeilingTable {
   items: number;
   /** The ceiling first, then one row per evaluator. */
   rows: CeilingRow[];
-  bootstrap?: { resamples: number; seed: number | string; level: number };
+  bootstrap?: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod };
 }
 
 /** Options of {@link leaveOneOutCeiling}. */
@@ -85,7 +85,7 @@ export interface CeilingOptions {
   method?: CorrelationMethod;
   /** Evaluator ids to compare (exact ids). */
   evaluators?: readonly string[];
-  bootstrap?: { resamples: number; seed: number | string; level?: number };
+  bootstrap?: { resamples: number; seed: number | string; level?: number; interval?: IntervalMethod };
 }
 
 interface Entry {
@@ -208,12 +208,34 @@ export function leaveOneOutCeiling(items: readonly DialogueItem[], options: Ceil
         diff[k].push(m === null || hm === null ? null : m - hm);
       });
     }
-    rows[0].ci = percentileInterval(h, level);
+    const interval = options.bootstrap.interval ?? DEFAULT_INTERVAL;
+    // The clusters are the items holding a pair; BCa's jackknife leaves each out in turn.
+    const used = items.map((_, i) => [...entries.values()].some((per) => per[i].length > 0));
+    const m = used.filter(Boolean).length;
+    const bca = interval === 'bca' || interval === 'expanded-bca';
+    const jh: (number | null)[] = [];
+    const je: (number | null)[][] = evaluators.map(() => []);
+    const jd: (number | null)[][] = evaluators.map(() => []);
+    if (bca) {
+      used.forEach((u, leave) => {
+        if (!u) return;
+        const r = correlations(entries, Int32Array.from(items.map((_, i) => i).filter((i) => i !== leave)), evaluators.length, method);
+        const hm = meanOf(r.human);
+        jh.push(hm);
+        r.evaluators.forEach((cells, k) => {
+          const mk = meanOf(cells);
+          je[k].push(mk);
+          jd[k].push(mk === null || hm === null ? null : mk - hm);
+        });
+      });
+    }
+    const ci = (stats: (number | null)[], estimate: number | null, jackknife: (number | null)[]) => bootstrapInterval(stats, { level, method: interval, clusters: m, family: 'ceiling', ...(bca ? { estimate, jackknife } : {}) });
+    rows[0].ci = ci(h, humanMean, jh);
     evaluators.forEach((_, k) => {
-      rows[k + 1].ci = percentileInterval(e[k], level);
-      rows[k + 1].difference!.ci = percentileInterval(diff[k], level);
+      rows[k + 1].ci = ci(e[k], rows[k + 1].mean, je[k]);
+      rows[k + 1].difference!.ci = ci(diff[k], rows[k + 1].difference!.value, jd[k]);
     });
-    table.bootstrap = { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level };
+    table.bootstrap = { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval };
   }
   return table;
 }

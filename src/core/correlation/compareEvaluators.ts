@@ -4,10 +4,10 @@
  * (interval and two-sided p) and, for Pearson and Spearman, Williams' t and Steiger's z.
  */
 import type { DialogueItem } from '../dialogue/types';
-import { bootstrapIndices, bootstrapPValue, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
-import { kendallTauBWeighted } from '../stats/correlation';
+import { bootstrapIndices, bootstrapPValue, DEFAULT_INTERVAL, expandedBootstrapPValue, type BootstrapInterval } from '../stats/bootstrap';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
-import { correlate, correlationData, weightedCorrelation, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
+import { jackknifeTest, type JackknifeTest } from '../stats/clusterBootstrap';
+import { cellStatisticOfCounts, correlate, correlationData, intervalOfCounts, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
 import { displayNames } from '../evaluators/evaluatorNames';
 
 /** Triples of one column for two evaluators, per item: candidates with usable scores from both and a label. */
@@ -38,7 +38,16 @@ export interface EvaluatorComparison {
   williams: DependentCorrelationTest | null;
   /** Steiger's z with pooled r (Pearson; Spearman on ranks); null for Kendall. */
   steiger: DependentCorrelationTest | null;
-  /** Paired item bootstrap of the difference: percentile interval and two-sided p; when asked for. */
+  /**
+   * The cluster-jackknife t-test of rA − rB = 0 over the dialogue items (m − 1 df; every method, Kendall included).
+   * Williams' and Steiger's tests treat the responses as independent; with responses clustered in contexts they
+   * rejected a true null 7–8 % of the time at 5 % in the coverage study, the jackknife 4–6 %. Null when undefined.
+   */
+  jackknife: JackknifeTest | null;
+  /**
+   * Paired item bootstrap of the difference: interval (by the bootstrap's interval method) and two-sided p (calibrated
+   * like the interval: `expandedBootstrapPValue` for the expanded methods, else `bootstrapPValue`); when asked for.
+   */
   bootstrap?: BootstrapInterval & { pValue: number | null };
 }
 
@@ -112,6 +121,18 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
         steiger = steigerZ(rA, rB, rAB, t.n);
       }
     }
+    const fa = cellStatisticOfCounts(method, { x: t.a, y: t.h });
+    const fb = cellStatisticOfCounts(method, { x: t.b, y: t.h });
+    const ones = Int32Array.from(t.a, (pa) => (pa.length ? 1 : 0));
+    const leaveOut: (number | null)[] = [];
+    ones.forEach((u, k) => {
+      if (!u) return;
+      ones[k] = 0;
+      const x = fa(ones);
+      const y = fb(ones);
+      leaveOut.push(x === null || y === null ? null : x - y);
+      ones[k] = 1;
+    });
     const out: EvaluatorComparison = {
       column: col.key,
       method,
@@ -126,39 +147,28 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
       difference: diff,
       williams,
       steiger,
+      jackknife: jackknifeTest(diff, leaveOut),
     };
     if (resamples) {
-      let diffs: (number | null)[];
-      if (method === 'kendall') {
-        // Each pair weighted by its item's draws: exactly tau-b of the concatenated resample (kendallTauBWeighted).
-        const all = flatten(t, Array.from(t.a.keys()));
-        const item = t.a.flatMap((pa, k) => pa.map(() => k));
-        const ta = kendallTauBWeighted(all.a, all.h);
-        const tb = kendallTauBWeighted(all.b, all.h);
-        const counts = new Int32Array(t.a.length);
-        const weights = new Int32Array(item.length);
-        diffs = resamples.map((idx) => {
-          counts.fill(0);
-          for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-          for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
-          const x = ta(weights);
-          const y = tb(weights);
-          return x === null || y === null ? null : x - y;
-        });
-      } else {
-        // Weighted by item draw counts: the same numbers as on the concatenated resample (see cellInterval).
-        const ra = weightedCorrelation({ x: t.a, y: t.h }, method === 'spearman');
-        const rb = weightedCorrelation({ x: t.b, y: t.h }, method === 'spearman');
-        const counts = new Int32Array(t.a.length);
-        diffs = resamples.map((idx) => {
-          counts.fill(0);
-          for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-          const x = ra(counts);
-          const y = rb(counts);
-          return x === null || y === null ? null : x - y;
-        });
-      }
-      out.bootstrap = { ...percentileInterval(diffs, level), pValue: bootstrapPValue(diffs) };
+      // Each pair weighted by its item's draws: the same numbers as on the concatenated resample (see cellInterval).
+      const ra = cellStatisticOfCounts(method, { x: t.a, y: t.h });
+      const rb = cellStatisticOfCounts(method, { x: t.b, y: t.h });
+      const difference = (counts: Int32Array) => {
+        const x = ra(counts);
+        const y = rb(counts);
+        return x === null || y === null ? null : x - y;
+      };
+      const counts = new Int32Array(t.a.length);
+      const diffs = resamples.map((idx) => {
+        counts.fill(0);
+        for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+        return difference(counts);
+      });
+      const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
+      const ci = intervalOfCounts(diffs, difference, t.a.map((pa) => pa.length > 0), level, interval, 'difference');
+      // The p-value reads the resamples as the interval does: calibrated by the expansion when the interval is expanded.
+      const expanded = interval === 'expanded-percentile' || interval === 'expanded-bca';
+      out.bootstrap = { ...ci, pValue: expanded ? expandedBootstrapPValue(diffs, ci.clusters ?? 0) : bootstrapPValue(diffs) };
     }
     return out;
   });

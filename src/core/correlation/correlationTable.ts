@@ -13,9 +13,13 @@ import type { Candidate, DialogueItem } from '../dialogue/types';
 import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference';
 import { isReferenceBasedEvaluator } from '../metrics';
 import type { UndefinedReason } from '../tables/numberFormat';
-import { bootstrapIndices, percentileInterval, type BootstrapInterval } from '../stats/bootstrap';
+import { bootstrapIndices, bootstrapInterval, DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { kendallTauB, kendallTauBStatistic, kendallTauBWeighted, pearsonR, spearmanRho } from '../stats/correlation';
-import { displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from '../evaluators/evaluatorNames';
+import { jackknifeTest, type JackknifeTest } from '../stats/clusterBootstrap';
+import type { CoverageFamily } from '../stats/measuredCoverage';
+import { adjustPValues, type PAdjustMethod } from '../stats/multipleTesting';
+import seedrandom from 'seedrandom';
+import { BASELINE_IDS, displayNames, evaluatorKind, evaluatorLegend, evaluatorSignatures, HUMAN_REFERENCE_ID, KIND_ORDER, type EvaluatorKind, type LegendEntry } from '../evaluators/evaluatorNames';
 
 /** Correlation coefficient: Spearman's rho (ICMI 2023's choice), Pearson's r, or Kendall's tau-b. */
 export type CorrelationMethod = 'spearman' | 'pearson' | 'kendall';
@@ -37,6 +41,8 @@ export interface BootstrapSettings {
   seed: number | string;
   /** Default 0.95. */
   level?: number;
+  /** How the bounds are read off the resamples (default {@link DEFAULT_INTERVAL}; `percentile` for the intervals of earlier versions). */
+  interval?: IntervalMethod;
 }
 
 /** A derived evaluator: the mean of several evaluators' scores (ICMI 2023 Table 4, likelihood-averaged follow-ups). */
@@ -76,6 +82,56 @@ export interface CorrelationTableOptions {
    * `isReferenceBasedEvaluator` (metrics/registry.ts), the rule the ceiling and the alt-test use too.
    */
   referenceBased?: (evaluatorId: string) => boolean;
+  /**
+   * Trivial baseline rows (`correlate --baselines`): response length in whitespace tokens, a constant (its
+   * correlation is undefined: it says nothing), and a seeded random number (what noise alone correlates). Never
+   * marked best, never in a column's family of adjusted p-values.
+   */
+  baselines?: boolean | { seed?: number | string };
+  /**
+   * Adjust the p-values of each column's evaluator rows for their number (`--adjust`): Holm's step-down (familywise
+   * error) or Benjamini–Yekutieli (false discovery rate under any dependence); significance then reads the adjusted
+   * p-value. Default none.
+   */
+  adjust?: PAdjustMethod | 'none';
+  /**
+   * How the best cell of a column is marked: `separated` (default) — only when the best cell has at least
+   * `minBestN` responses and the dependent-correlation test separates it from the runner-up at α on the responses
+   * both scored ({@link bestSeparation}); `largest` — the largest value, whatever the evidence (the papers' bold).
+   */
+  bestMark?: BestMark;
+  /** Responses the best cell (and the test against the runner-up) needs for a mark. Default 20. */
+  minBestN?: number;
+  /**
+   * The p-value of each cell (H0: no correlation): `cluster-jackknife` (default) — the cluster-jackknife t-test over
+   * the dialogue items ({@link cellJackknifeTest}), which holds its level when responses of one context are alike;
+   * `independent` — scipy's p, which treats the n responses as independent (the papers' p; 8–10 % type-I error at 5 %
+   * on clustered studies in the coverage study, docs/meta-evaluation.md#coverage). With the default, scipy's p is kept
+   * in `pIndependent`.
+   */
+  pValue?: PTest;
+}
+
+/** How a cell's p-value is computed (see {@link CorrelationTableOptions.pValue}). */
+export type PTest = 'cluster-jackknife' | 'independent';
+
+/** How the best cell of a column is marked (see {@link CorrelationTableOptions.bestMark}). */
+export type BestMark = 'separated' | 'largest';
+
+/** Why a column's best cell is, or is not, marked. */
+export interface BestInColumn {
+  column: string;
+  /** The evaluator with the largest (|) value, and the runner-up; null when the column has fewer than two defined evaluator cells. */
+  best: string | null;
+  runnerUp: string | null;
+  /** Responses both scored (the test's n); null without a test. */
+  n: number | null;
+  /** Two-sided p of the test of equal correlations with the human score (the cluster-jackknife t of their difference, {@link bestSeparation}). */
+  pValue: number | null;
+  /** The best cell is marked. */
+  marked: boolean;
+  /** `separated`, or why not: `too-few` (< minBestN responses), `not-separated` (p ≥ α), `tie`, `untestable`, `one-cell`; `largest` under the old rule. */
+  reason: 'separated' | 'too-few' | 'not-separated' | 'tie' | 'untestable' | 'one-cell' | 'largest';
 }
 
 /** One cell: an evaluator against the human score on one group of responses. */
@@ -103,14 +159,18 @@ export interface CorrelationCell {
   statistic: number | null;
   /** Two-sided p-value, or null when undefined. */
   pValue: number | null;
+  /** The p-value adjusted for the column's evaluator rows (with `adjust`); null for rows outside the family. */
+  pAdjusted?: number | null;
+  /** scipy's p (responses as independent), kept when `pValue` is the cluster-jackknife one. */
+  pIndependent?: number | null;
   /**
    * Why the correlation is undefined: fewer than 3 pairs, a constant column (scipy gives nan), or (side-by-side
    * tables only) the evaluator is not part of that column's configuration.
    */
   undefinedReason?: UndefinedReason;
-  /** Kendall only: exact or asymptotic p-value (scipy's `method='auto'`). */
-  pMethod?: 'exact' | 'asymptotic';
-  /** p < α. */
+  /** How `pValue` was computed: the cluster jackknife, or (scipy's p) for Kendall exact or asymptotic (scipy's `method='auto'`). */
+  pMethod?: 'exact' | 'asymptotic' | 'cluster-jackknife';
+  /** p < α (the adjusted p with `adjust`). */
   significant: boolean;
   /** The best defined cell of its column among the evaluator rows (ties all marked); never on the human row. */
   best: boolean;
@@ -156,7 +216,16 @@ export interface CorrelationTable {
   legend: LegendEntry[];
   /** Items that hold at least one candidate: the units resampled by the bootstrap. */
   items: number;
-  bootstrap?: { resamples: number; seed: number | string; level: number };
+  bootstrap?: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod };
+  /** The p-value adjustment of each column's evaluator rows, when asked for. */
+  adjust?: PAdjustMethod;
+  /** How best cells are marked, and per column why (not) ({@link markBest}). */
+  bestMark?: BestMark;
+  bestInColumn?: BestInColumn[];
+  /** Responses a best cell needs (`minBestN`). */
+  minBestN?: number;
+  /** How the cells' p-values were computed (absent in tables made before issue 40: `independent`). */
+  pTest?: PTest;
   /** Side-by-side tables: the pinned configurations, in column order (see `sideBySide`). */
   configurations?: { label: string; method: CorrelationMethod; human: HumanGroup; groupBy: string; variant?: string }[];
 }
@@ -226,6 +295,10 @@ function usable(c: Candidate, id: string): number | null | undefined {
   return s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value) ? s.value : null;
 }
 
+function baselineSeed(options: CorrelationTableOptions): string {
+  return String(typeof options.baselines === 'object' ? (options.baselines.seed ?? 1) : 1);
+}
+
 /** Reduces `items` for {@link correlationTable} and {@link compareEvaluators}. */
 export function correlationData(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationData {
   const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
@@ -269,6 +342,12 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
         scores.set(id, v);
         if (v !== null && typeof s?.warning === 'string' && s.warning) warnings.set(id, s.warning);
       }
+      if (options.baselines) {
+        const t = c.text.trim();
+        scores.set(BASELINE_IDS.length, t ? t.split(/\s+/u).length : 0);
+        scores.set(BASELINE_IDS.constant, 0);
+        scores.set(BASELINE_IDS.random, seedrandom(`${baselineSeed(options)}/${it.id}/${c.id}`)());
+      }
       for (const avg of options.averages ?? []) {
         const vals = avg.members.map((m) => usable(c, m));
         if (vals.every((v) => v === undefined)) continue;
@@ -299,6 +378,7 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
   const signatures = evaluatorSignatures(items);
   const names = displayNames([...ids], signatures);
   const evaluatorIds = [...ids].filter((id) => filters.length === 0 || filters.some((f) => id.toLowerCase().includes(f) || (names.get(id) ?? '').toLowerCase().includes(f)));
+  if (options.baselines && observations.length) evaluatorIds.push(BASELINE_IDS.length, BASELINE_IDS.constant, BASELINE_IDS.random);
   // A group none of whose responses anyone has labelled (e.g. the gold references) gets no column.
   const keys = [...groupCounts.keys()].filter((k) => k !== 'all' && (groupCounts.get(k)?.labelled ?? 0) > 0).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   if (includeAll && groupCounts.has('all')) keys.push('all');
@@ -395,9 +475,10 @@ export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayL
 }
 
 /**
- * Percentile bootstrap interval of one cell's correlation over the given item resamples: each resample is the
- * concatenation of the pairs of its items ({@link resamplePairs}), the correlation is recomputed on it, and
- * resamples where it is undefined are counted and left out (see {@link percentileInterval}).
+ * Bootstrap interval of one cell's correlation over the given item resamples: each resample is the concatenation of
+ * the pairs of its items ({@link resamplePairs}), the correlation is recomputed on it, and resamples where it is
+ * undefined are counted and left out; the bounds follow `interval` ({@link bootstrapInterval}; the clusters are the
+ * items holding at least one pair of the cell, and BCa's jackknife leaves each of them out in turn).
  *
  * Spearman and Pearson are computed without building the resample: a pair drawn w times (w = how often its item
  * was drawn) is weighted by w, ranks are average ranks among the weighted copies, and r is the weighted Pearson
@@ -406,40 +487,55 @@ export function resamplePairs(pairs: Pick<CellPairs, 'x' | 'y'>, indices: ArrayL
  * Knight's pair counts with weights, O(n log d) per resample, exactly {@link kendallTauBStatistic} of the
  * concatenation).
  */
-export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95): BootstrapInterval {
+export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamples: readonly Int32Array[], level = 0.95, interval: IntervalMethod = DEFAULT_INTERVAL): BootstrapInterval {
+  const ofCounts = cellStatisticOfCounts(method, pairs);
   const counts = new Int32Array(pairs.x.length);
-  if (method === 'kendall') {
-    const item: number[] = [];
-    const x: number[] = [];
-    const y: number[] = [];
-    pairs.x.forEach((px, k) => {
-      for (let j = 0; j < px.length; j++) {
-        item.push(k);
-        x.push(px[j]);
-        y.push(pairs.y[k][j]);
-      }
-    });
-    const tau = kendallTauBWeighted(x, y);
-    const weights = new Int32Array(x.length);
-    return percentileInterval(
-      resamples.map((idx) => {
-        counts.fill(0);
-        for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-        for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
-        return tau(weights);
-      }),
-      level,
-    );
-  }
-  const weighted = weightedCorrelation(pairs, method === 'spearman');
-  return percentileInterval(
-    resamples.map((idx) => {
-      counts.fill(0);
-      for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
-      return weighted(counts);
-    }),
-    level,
-  );
+  const stats = resamples.map((idx) => {
+    counts.fill(0);
+    for (let i = 0; i < idx.length; i++) counts[idx[i]]++;
+    return ofCounts(counts);
+  });
+  return intervalOfCounts(stats, ofCounts, pairs.x.map((px) => px.length > 0), level, interval);
+}
+
+/**
+ * The interval of resample statistics of a statistic of item draw counts: the clusters are the items `used`, BCa's
+ * estimate is `ofCounts` with every item once, its jackknife with each used item left out in turn.
+ */
+export function intervalOfCounts(stats: readonly (number | null)[], ofCounts: (counts: Int32Array) => number | null, used: readonly boolean[], level: number, interval: IntervalMethod, family: CoverageFamily = 'correlation'): BootstrapInterval {
+  const m = used.filter(Boolean).length;
+  if (interval !== 'bca' && interval !== 'expanded-bca') return bootstrapInterval(stats, { level, method: interval, clusters: m, family });
+  const counts = Int32Array.from(used, () => 1);
+  const estimate = ofCounts(counts);
+  const jackknife: (number | null)[] = [];
+  used.forEach((u, k) => {
+    if (!u) return;
+    counts[k] = 0;
+    jackknife.push(ofCounts(counts));
+    counts[k] = 1;
+  });
+  return bootstrapInterval(stats, { level, method: interval, clusters: m, estimate, jackknife, family });
+}
+
+/** The cell's correlation as a function of item draw counts (each pair repeated as often as its item was drawn). */
+export function cellStatisticOfCounts(method: CorrelationMethod, pairs: Pick<CellPairs, 'x' | 'y'>): (counts: Int32Array) => number | null {
+  if (method !== 'kendall') return weightedCorrelation(pairs, method === 'spearman');
+  const item: number[] = [];
+  const x: number[] = [];
+  const y: number[] = [];
+  pairs.x.forEach((px, k) => {
+    for (let j = 0; j < px.length; j++) {
+      item.push(k);
+      x.push(px[j]);
+      y.push(pairs.y[k][j]);
+    }
+  });
+  const tau = kendallTauBWeighted(x, y);
+  const weights = new Int32Array(x.length);
+  return (counts) => {
+    for (let j = 0; j < item.length; j++) weights[j] = counts[item[j]];
+    return tau(weights);
+  };
 }
 
 /**
@@ -557,6 +653,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
   if (options.bootstrap && !(level > 0 && level < 1)) throw new RangeError(`bootstrap level must be in (0, 1) (got ${level})`);
   const resamples = options.bootstrap && data.itemIds.length > 0 ? bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed) : null;
   const names = displayNames(data.evaluatorIds, data.signatures);
+  const pTest = options.pValue ?? 'cluster-jackknife';
 
   const makeRow = (evaluatorId: string, displayName: string): CorrelationRow => ({
     evaluatorId,
@@ -566,6 +663,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
       const pairs = cellPairs(data, evaluatorId, col.key);
       const flat = resamplePairs(pairs, Array.from(pairs.x.keys()));
       const r = correlate(method, flat.x, flat.y);
+      const p = pTest === 'cluster-jackknife' && r.statistic !== null ? cellJackknifeTest(method, pairs, r.statistic)?.pValue ?? null : r.pValue;
       const cell: CorrelationCell = {
         column: col.key,
         n: pairs.n,
@@ -574,13 +672,15 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
         missingLabel: pairs.missingLabel,
         isReference: pairs.isReference,
         statistic: r.statistic,
-        pValue: r.pValue,
-        significant: r.pValue !== null && r.pValue < alpha,
+        pValue: p,
+        significant: p !== null && p < alpha,
         best: false,
       };
+      if (pTest === 'cluster-jackknife') cell.pIndependent = r.pValue;
       if (pairs.warnings.size) cell.warnings = Object.fromEntries(pairs.warnings);
       if (r.undefinedReason) cell.undefinedReason = r.undefinedReason;
-      if ('pMethod' in r && r.pMethod) cell.pMethod = r.pMethod;
+      if (pTest === 'cluster-jackknife' && r.statistic !== null) cell.pMethod = 'cluster-jackknife';
+      else if ('pMethod' in r && r.pMethod) cell.pMethod = r.pMethod;
       return cell;
     }),
   });
@@ -588,9 +688,14 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
   const rows = data.evaluatorIds
     .map((id) => makeRow(id, names.get(id) as string))
     .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.displayName.localeCompare(b.displayName, 'en', { numeric: true }) || a.evaluatorId.localeCompare(b.evaluatorId));
-  markBest(rows, bestRule);
+  const adjust = options.adjust && options.adjust !== 'none' ? options.adjust : undefined;
+  if (adjust) adjustRows(rows, adjust, alpha);
+  const bestMark = options.bestMark ?? 'separated';
+  const minBestN = options.minBestN ?? 20;
+  const bestInColumn = markBest(rows, bestRule, { mark: bestMark, minN: minBestN, alpha, separation: bestSeparation(data, method) });
   const reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
-  if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level)) task();
+  const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
+  if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level, interval)) task();
   return {
     method,
     human: data.human,
@@ -603,15 +708,61 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     reference,
     legend: evaluatorLegend(rows.map((r) => r.evaluatorId), data.signatures),
     items: data.itemIds.length,
-    ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } } : {}),
+    ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval } } : {}),
+    ...(adjust ? { adjust } : {}),
+    bestMark,
+    bestInColumn,
+    minBestN,
+    pTest,
   };
 }
 
+/**
+ * The cluster-jackknife t-test of a cell's correlation against 0 ({@link jackknifeTest}): the correlation with each
+ * item (context) that holds a pair of the cell left out in turn, t with m − 1 degrees of freedom. Null when fewer
+ * than two items hold pairs, or every leave-one-out value is the same.
+ */
+export function cellJackknifeTest(method: CorrelationMethod, pairs: Pick<CellPairs, 'x' | 'y'>, estimate: number): JackknifeTest | null {
+  const f = cellStatisticOfCounts(method, pairs);
+  const counts = Int32Array.from(pairs.x, (px) => (px.length ? 1 : 0));
+  const jackknife: (number | null)[] = [];
+  pairs.x.forEach((px, k) => {
+    if (!px.length) return;
+    counts[k] = 0;
+    jackknife.push(f(counts));
+    counts[k] = 1;
+  });
+  return jackknifeTest(estimate, jackknife);
+}
+
+/** Rows that take part in a column's family of tests and in the best mark: evaluators, not humans or baselines. */
+export function isEvaluatorRow(r: Pick<CorrelationRow, 'kind' | 'evaluatorId'>): boolean {
+  return r.kind !== 'human' && r.kind !== 'baseline' && !r.evaluatorId.startsWith('loo:');
+}
+
+/**
+ * Adjusts the p-values of every column's evaluator rows for their number ({@link adjustPValues}; undefined cells
+ * are not in the family) and re-reads significance from the adjusted p. Human and baseline rows keep their raw p.
+ */
+export function adjustRows(rows: readonly CorrelationRow[], method: PAdjustMethod, alpha: number): void {
+  if (rows.length === 0) return;
+  const family = rows.filter(isEvaluatorRow);
+  for (let c = 0; c < rows[0].cells.length; c++) {
+    const adjusted = adjustPValues(family.map((r) => r.cells[c]?.pValue ?? null), method);
+    family.forEach((r, k) => {
+      const cell = r.cells[c];
+      if (!cell) return;
+      cell.pAdjusted = adjusted[k];
+      cell.significant = adjusted[k] !== null && adjusted[k] < alpha;
+    });
+  }
+}
+
 /** One closure per cell that computes and stores its bootstrap interval. */
-function intervalTasks(data: CorrelationData, method: CorrelationMethod, rows: readonly CorrelationRow[], resamples: readonly Int32Array[], level: number): (() => void)[] {
+function intervalTasks(data: CorrelationData, method: CorrelationMethod, rows: readonly CorrelationRow[], resamples: readonly Int32Array[], level: number, interval: IntervalMethod): (() => void)[] {
   return rows.flatMap((row) =>
     row.cells.map((cell) => () => {
-      cell.ci = cellInterval(method, cellPairs(data, row.evaluatorId, cell.column), resamples, level);
+      cell.ci = cellInterval(method, cellPairs(data, row.evaluatorId, cell.column), resamples, level, interval);
     }),
   );
 }
@@ -629,25 +780,124 @@ export async function correlationTableAsync(items: readonly DialogueItem[], opti
   const data = correlationData(items, options);
   if (data.itemIds.length === 0) return table;
   const resamples = bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed);
-  for (const task of intervalTasks(data, table.method, [table.reference, ...table.rows], resamples, level)) {
+  const interval = options.bootstrap.interval ?? DEFAULT_INTERVAL;
+  for (const task of intervalTasks(data, table.method, [table.reference, ...table.rows], resamples, level, interval)) {
     signal?.throwIfAborted();
     await new Promise<void>((resolve) => setImmediate(resolve));
     signal?.throwIfAborted();
     task();
   }
-  return { ...table, bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } };
+  return { ...table, bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval } };
 }
 
-/** Marks the best cell(s) of every column (see {@link correlationTable}). Exported for pinned, merged tables. */
-export function markBest(rows: readonly CorrelationRow[], rule: BestRule): void {
-  if (rows.length === 0) return;
+/** The test of the best cell against the runner-up: two-sided p and the responses both scored, or null (untestable). */
+export type SeparationTest = (best: CorrelationRow, runnerUp: CorrelationRow, column: string, rule: BestRule) => { n: number; pValue: number | null } | null;
+
+/**
+ * The separation test of {@link markBest} on a table's data: on the column's responses both evaluators scored and
+ * the humans labelled, the cluster-jackknife t-test ({@link jackknifeTest}, m − 1 degrees of freedom over the items
+ * holding such responses) of r(best, H) − r(runner-up, H) = 0, by the table's method. A test of two dependent
+ * correlations that respects the dialogue contexts: Williams' t and Steiger's z treat the responses as independent and
+ * rejected a true null 7–8 % of the time at 5 % in the coverage study (docs/meta-evaluation.md#coverage), the
+ * jackknife 4–6 %. Under `best: absolute` the runner-up's sign is aligned with the best's (|r| is compared).
+ */
+export function bestSeparation(data: CorrelationData, method: CorrelationMethod): SeparationTest {
+  return (best, runnerUp, column, rule) => {
+    const m = data.itemIds.length;
+    const a: number[][] = Array.from({ length: m }, () => []);
+    const b: number[][] = Array.from({ length: m }, () => []);
+    const h: number[][] = Array.from({ length: m }, () => []);
+    let n = 0;
+    for (const o of data.observations) {
+      if (!o.groups.includes(column) || o.human === null) continue;
+      if (o.leftOutAsReference.has(best.evaluatorId) || o.leftOutAsReference.has(runnerUp.evaluatorId)) continue;
+      const va = o.scores.get(best.evaluatorId);
+      const vb = o.scores.get(runnerUp.evaluatorId);
+      if (va == null || vb == null) continue;
+      a[o.item].push(va);
+      b[o.item].push(vb);
+      h[o.item].push(o.human);
+      n++;
+    }
+    const fa = cellStatisticOfCounts(method, { x: a, y: h });
+    const fb = cellStatisticOfCounts(method, { x: b, y: h });
+    const ones = Int32Array.from(a, (xs) => (xs.length ? 1 : 0));
+    const ra = fa(ones);
+    const rb = fb(ones);
+    if (ra === null || rb === null) return null;
+    // |r| compared: the difference of absolute values, computed with the full-data signs on every leave-one-out.
+    const sa = rule === 'absolute' && ra < 0 ? -1 : 1;
+    const sb = rule === 'absolute' && rb < 0 ? -1 : 1;
+    const diff = (counts: Int32Array) => {
+      const x = fa(counts);
+      const y = fb(counts);
+      return x === null || y === null ? null : sa * x - sb * y;
+    };
+    const jackknife: (number | null)[] = [];
+    ones.forEach((u, k) => {
+      if (!u) return;
+      ones[k] = 0;
+      jackknife.push(diff(ones));
+      ones[k] = 1;
+    });
+    return { n, pValue: jackknifeTest(sa * ra - sb * rb, jackknife)?.pValue ?? null };
+  };
+}
+
+/**
+ * Marks the best cell of every column among the evaluator rows (not the human or baseline rows; undefined cells never)
+ * and says why per column. The candidate is the largest |value| (`absolute`) or value (`signed`); the runner-up the
+ * next row. Under `mark: 'separated'` (the default of every table) the best is marked only when its cell has at
+ * least `minN` responses (default 20), it is not tied with the runner-up (within 1e-12), and `separation` gives
+ * p < α on at least `minN` common responses: a bold cell then means "better than the rest, as far as these data
+ * tell", not "largest by noise". Under `mark: 'largest'` (the papers' bold; the only rule before issue 40) every
+ * cell within 1e-12 of the largest is marked, as long as the column has two defined evaluator cells.
+ * Exported for pinned, merged tables.
+ */
+export function markBest(rows: readonly CorrelationRow[], rule: BestRule, options: { mark?: BestMark; minN?: number; alpha?: number; separation?: SeparationTest } = {}): BestInColumn[] {
+  const mark = options.mark ?? (options.separation ? 'separated' : 'largest');
+  const minN = options.minN ?? 20;
+  const alpha = options.alpha ?? 0.05;
+  const out: BestInColumn[] = [];
+  if (rows.length === 0) return out;
   const width = rows[0].cells.length;
   for (let c = 0; c < width; c++) {
     const score = (cell: CorrelationCell | undefined) => (cell?.statistic == null ? null : rule === 'absolute' ? Math.abs(cell.statistic) : cell.statistic);
-    const defined = rows.filter((r) => r.kind !== 'human' && score(r.cells[c]) !== null);
+    const defined = rows.filter((r) => isEvaluatorRow(r) && score(r.cells[c]) !== null).sort((x, y) => (score(y.cells[c]) as number) - (score(x.cells[c]) as number));
     for (const r of rows) if (r.cells[c]) r.cells[c].best = false;
-    if (defined.length < 2) continue;
-    const top = Math.max(...defined.map((r) => score(r.cells[c]) as number));
-    for (const r of defined) if ((score(r.cells[c]) as number) >= top - 1e-12) r.cells[c].best = true;
+    const column = rows.find((r) => r.cells[c])?.cells[c]?.column ?? String(c);
+    if (defined.length < 2) {
+      out.push({ column, best: defined[0]?.evaluatorId ?? null, runnerUp: null, n: null, pValue: null, marked: false, reason: 'one-cell' });
+      continue;
+    }
+    const [best, runnerUp] = defined;
+    const top = score(best.cells[c]) as number;
+    const tied = (score(runnerUp.cells[c]) as number) >= top - 1e-12;
+    if (mark === 'largest') {
+      for (const r of defined) if ((score(r.cells[c]) as number) >= top - 1e-12) r.cells[c].best = true;
+      out.push({ column, best: best.evaluatorId, runnerUp: runnerUp.evaluatorId, n: null, pValue: null, marked: true, reason: 'largest' });
+      continue;
+    }
+    const entry: BestInColumn = { column, best: best.evaluatorId, runnerUp: runnerUp.evaluatorId, n: null, pValue: null, marked: false, reason: 'untestable' };
+    out.push(entry);
+    if (tied) {
+      entry.reason = 'tie';
+      continue;
+    }
+    if (best.cells[c].n < minN) {
+      entry.reason = 'too-few';
+      continue;
+    }
+    const test = options.separation?.(best, runnerUp, column, rule) ?? null;
+    if (test === null || test.pValue === null) continue;
+    entry.n = test.n;
+    entry.pValue = test.pValue;
+    if (test.n < minN) entry.reason = 'too-few';
+    else if (test.pValue < alpha) {
+      entry.reason = 'separated';
+      entry.marked = true;
+      best.cells[c].best = true;
+    } else entry.reason = 'not-separated';
   }
+  return out;
 }

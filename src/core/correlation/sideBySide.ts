@@ -5,9 +5,13 @@
  */
 import type { DialogueItem } from '../dialogue/types';
 import {
+  adjustRows,
+  bestSeparation,
+  correlationData,
   correlationTable,
   correlationTableAsync,
   markBest,
+  type BestInColumn,
   type CorrelationCell,
   type CorrelationColumn,
   type CorrelationRow,
@@ -67,9 +71,11 @@ function absentCell(column: string): CorrelationCell {
  * appearance, one column per configuration that has it (key `<config index>:<group>`, label `<group> · <config
  * label>`); rows keyed by evaluator id (or by judge, see {@link PinnedConfiguration.variant}), in the order of first
  * appearance; a row a configuration lacks gets `undefined (not-in-configuration)` cells. Significance marks are
- * those of each configuration's own table; best marks too, re-marked among the rows a variant keeps.
+ * those of each configuration's own table; best marks too, re-marked among the rows a variant keeps (by the table's
+ * rule: the separation test needs `items`; without them a variant's columns get no best under `separated`), and the
+ * adjusted p-values re-adjusted among them.
  */
-export function mergeTables(configs: readonly PinnedConfiguration[], tables: readonly CorrelationTable[]): CorrelationTable {
+export function mergeTables(configs: readonly PinnedConfiguration[], tables: readonly CorrelationTable[], items?: readonly DialogueItem[]): CorrelationTable {
   if (configs.length === 0 || configs.length !== tables.length) throw new Error('mergeTables needs one table per configuration');
   const groups: string[] = [];
   for (const t of tables) for (const c of t.columns) if (!groups.includes(c.key)) groups.push(c.key);
@@ -84,11 +90,18 @@ export function mergeTables(configs: readonly PinnedConfiguration[], tables: rea
   const rowOrder: string[] = [];
   const rowInfo = new Map<string, Omit<CorrelationRow, 'cells'>>();
   const cellOf = new Map<string, CorrelationCell>();
+  const bestInColumn: BestInColumn[] = [];
   tables.forEach((t, i) => {
     // A variant keeps only its judge rows: best is re-marked among the rows kept, not among all variants.
     const kept = t.rows.filter((r) => rowKey(r.evaluatorId, configs[i].variant) !== null);
     const rows = kept.length === t.rows.length ? t.rows : kept.map((r) => ({ ...r, cells: r.cells.map((c) => ({ ...c })) }));
-    if (rows !== t.rows) markBest(rows, t.best);
+    let best = t.bestInColumn ?? [];
+    if (rows !== t.rows) {
+      if (t.adjust) adjustRows(rows, t.adjust, t.alpha);
+      const separation = items ? bestSeparation(correlationData(items, configs[i].options), t.method) : undefined;
+      best = markBest(rows, t.best, { mark: t.bestMark ?? 'largest', minN: t.minBestN, alpha: t.alpha, separation });
+    }
+    for (const b of best) bestInColumn.push({ ...b, column: `${i}:${b.column}` });
     for (const r of rows) {
       const key = rowKey(r.evaluatorId, configs[i].variant) as string;
       if (!rowInfo.has(key)) {
@@ -106,6 +119,7 @@ export function mergeTables(configs: readonly PinnedConfiguration[], tables: rea
     columns: columns.map(({ config: _c, group: _g, ...c }) => c),
     rows: rowOrder.map((key) => ({ ...(rowInfo.get(key) as Omit<CorrelationRow, 'cells'>), cells: cellsFor(key) })),
     reference: { ...t0.reference, cells: cellsFor('\u0001ref') },
+    bestInColumn,
     configurations: configs.map((c, i) => ({ label: c.label, method: tables[i].method, human: tables[i].human, groupBy: tables[i].groupBy, ...(c.variant ? { variant: c.variant } : {}) })),
   };
 }
@@ -119,6 +133,7 @@ export function sideBySide(items: readonly DialogueItem[], configs: readonly Pin
   return mergeTables(
     configs,
     configs.map((c) => withCeilingIf(c, correlationTable(items, c.options), items)),
+    items,
   );
 }
 
@@ -134,5 +149,5 @@ export async function sideBySideAsync(items: readonly DialogueItem[], configs: r
     }
     tables.push(withCeilingIf(c, table, items));
   }
-  return mergeTables(configs, tables);
+  return mergeTables(configs, tables, items);
 }

@@ -167,6 +167,8 @@ export interface TableProblem {
   row: number;
   /** The column, when one is to blame. */
   column?: string;
+  /** JSON and JSON Lines: where the value is (`[3].responses[2].Overall[1]`); shown instead of the row and column. */
+  path?: string;
   message: string;
 }
 
@@ -176,7 +178,7 @@ export class AnnotationTableError extends Error {
     readonly file: string,
     readonly problems: TableProblem[],
   ) {
-    const where = (p: TableProblem) => [p.row !== p.line ? `row ${p.row}` : '', p.column ? `column "${p.column}"` : ''].filter(Boolean).join(', ');
+    const where = (p: TableProblem) => (p.path ? `at ${p.path}` : [p.row !== p.line ? `row ${p.row}` : '', p.column ? `column "${p.column}"` : ''].filter(Boolean).join(', '));
     const shown = problems.slice(0, 20).map((p) => `${file}:${p.line}: ${where(p) ? `${where(p)}: ` : ''}${p.message}`);
     if (problems.length > shown.length) shown.push(`… and ${problems.length - shown.length} more problem(s)`);
     super(problems.length === 1 ? shown[0] : `${problems.length} problems in ${file}:\n${shown.join('\n')}`);

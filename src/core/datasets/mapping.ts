@@ -16,6 +16,25 @@ export interface JsonContextMapping {
 }
 
 /**
+ * The context as plain text in one cell per response row, the turns separated by `separator` (default a line
+ * break; empty pieces are dropped): `"hi there\nhello! how are you?\n"`. The speakers are either written before
+ * each turn (`speakerPrefix`: `"User: hi there"`), or not written at all and alternating (`alternate`).
+ */
+export interface TextContextMapping {
+  layout: 'text';
+  column: string;
+  /** What separates the turns (default `"\n"`; e.g. `"|||"`). */
+  separator?: string;
+  /**
+   * Two speakers taking turns, counted back from the context's last turn: the last turn is the first speaker's,
+   * the one before the second's, and so on — so the responses answer the first speaker and are the second's.
+   */
+  alternate?: [string, string];
+  /** Each turn starts with its speaker and a colon (`User: hi there`). */
+  speakerPrefix?: boolean;
+}
+
+/**
  * The context as turn rows: each turn is a row with a dialogue id, a speaker and a text (and optionally an order);
  * response rows are the rows whose response column is filled. A response row's context is its dialogue's turns —
  * those before the response's own `order` when it has one, else all of them.
@@ -30,18 +49,43 @@ export interface RowsContextMapping {
   order?: string;
 }
 
+/**
+ * A rating column and the rubric dimension it holds (docs/format.md, "Rubrics"): the dimension is named after the
+ * column, exactly, and each annotation keeps the value under that name. A cell the dimension does not cover is an
+ * error naming the file, the line (or JSON path), the column and the value; an empty cell (or null) is no answer.
+ */
+export type DimensionColumn = { column: string; title?: string; question?: string } & (
+  | {
+      type: 'binary';
+      /** The cell values meaning yes and no (any case); default yes/y/true/1 and no/n/false/0 — and then only those. */
+      values?: { yes: string[]; no: string[] };
+    }
+  | {
+      type: 'ordinal';
+      /** The scale's points, increasing integers (`[1, 2, 3, 4, 5]`). */
+      points: number[];
+      /** Anchors by point (`{"1": "very poor", "5": "excellent"}`). */
+      anchors?: Record<string, string>;
+    }
+  | { type: 'numeric'; min: number; max: number; step?: number }
+  | { type: 'categorical'; options: string[] }
+  | { type: 'text' }
+);
+
 /** One row per (response, annotator): an annotator column and label columns. */
 export interface LongLabelsMapping {
   layout: 'long';
   annotator: string;
-  /** Coherent? (Yes/No, 1/0, true/false in any case, or the values of `coherentValues`). */
-  coherent: string;
+  /** Coherent? (Yes/No, 1/0, true/false in any case — or exactly the values of `coherentValues`). */
+  coherent?: string;
   /** Optional annotator-group column (`expert…` means expert); else the expert prefix decides. */
   group?: string;
   /** Optional error columns (Yes/No), read when the response is marked incoherent. */
   errors?: Partial<Record<ErrorCategory, string>>;
   mostEvidentError?: string;
   empathy?: string;
+  /** Rating columns: each is a rubric dimension named after its column. */
+  dimensions?: DimensionColumn[];
 }
 
 /** One row per response, one coherence column per annotator. */
@@ -53,19 +97,53 @@ export interface WideLabelsMapping {
   groups?: Record<string, 'expert' | 'layperson'>;
 }
 
+/**
+ * One row per response; each rating column holds a list with one value per annotator (`"Overall": [5, 5, 4]`, or
+ * a cell holding such a JSON list). The annotators are named by the list in the `annotators` column, position by
+ * position (`["sm", "me", "er"]`), or else by their position (`1`, `2`, …).
+ */
+export interface ListsLabelsMapping {
+  layout: 'lists';
+  /** A column holding the annotator ids in the order of every rating list. */
+  annotators?: string;
+  dimensions: DimensionColumn[];
+  /** Annotator id → `expert` or `layperson` (else the expert prefix decides). */
+  groups?: Record<string, 'expert' | 'layperson'>;
+}
+
+/** The study's rubric, when the mapping declares rating dimensions (written beside the output as `<study>.rubric.json`). */
+export interface RubricMapping {
+  /** The rubric's name (default: the dataset's). */
+  name?: string;
+  description?: string;
+  /** The dimension analyses use when none is named (default: `Overall`/`overall`/`quality` if there is one, else the first rating dimension). */
+  primary?: string;
+  /** The speaker whose turn the responses are (the MI preset's is `therapist`). */
+  respondent?: string;
+  /** Display names by speaker as the file writes them. */
+  names?: Record<string, string>;
+}
+
 /** How to read a dataset (see docs/importing.md). */
 export interface DatasetMapping {
-  /** `csv` (any delimiter: comma, tab or semicolon, detected) or `jsonl`; default from the file name. */
-  format?: 'csv' | 'jsonl';
+  /** `csv` (any delimiter: comma, tab or semicolon, detected), `json` (an array of records) or `jsonl` (one record per line); default from the file name (and for JSON from the text). */
+  format?: 'csv' | 'json' | 'jsonl';
+  /** JSON: a list field of each record whose elements are the response records (each sees its parent's fields too): `"responses"`. */
+  recordPath?: string;
   /** Recorded as `provenance.dataset` (default: the file's base name). */
   dataset?: string;
-  /** Columns whose values, joined, identify an item (json layout; default: the context itself). */
+  /** Columns whose values, joined, identify an item (json and text layouts; default: the context itself). */
   itemId?: string[];
   /** Put before every item id (`annomi-` gives the annotation importer's ids). */
   itemIdPrefix?: string;
-  context: JsonContextMapping | RowsContextMapping;
-  /** Extra spellings of the two speakers (besides therapist/counsellor/counselor and client/patient). */
-  speakers?: { therapist?: string[]; client?: string[] };
+  context: JsonContextMapping | TextContextMapping | RowsContextMapping;
+  /**
+   * Speakers to store under another name: stored name → the spellings the file uses (any case), e.g.
+   * `{"therapist": ["Coach"], "System": ["bot", "assistant"]}`. Every other speaker is kept as written — except
+   * that a study in the MI preset (no rating `dimensions`) stores therapist/counsellor/counselor and client/patient
+   * (any case) as `therapist` and `client`.
+   */
+  speakers?: Record<string, string[]>;
   response: {
     /** The response text. */
     text: string;
@@ -79,21 +157,41 @@ export interface DatasetMapping {
     column?: string;
     /** Make the item's human-written response its reference (as `import annotations --reference`). */
     fromHumanResponse?: boolean;
+    /** Make the item's response from this source its reference (`"Original Ground Truth"`): a human-written candidate `ref`. */
+    source?: string;
   };
   /** Source values that mean a human-written response (case-insensitive; default Human, Therapist, Gold, …). */
   humanSources?: string[];
-  labels?: LongLabelsMapping | WideLabelsMapping;
-  /** Values read as coherent / incoherent besides Yes/No (e.g. `["coherent"]`, `["incoherent"]`). */
+  labels?: LongLabelsMapping | WideLabelsMapping | ListsLabelsMapping;
+  /** The coherence column's values (long and wide), replacing yes/no: `{"yes": ["coherent"], "no": ["incoherent"]}`; any other value is an error. */
   coherentValues?: { yes?: string[]; no?: string[] };
   /** Annotator ids starting with this (any case) are experts (default `Expert`). */
   expertPrefix?: string;
+  /** Rating cells meaning "no answer" besides an empty cell or null (`["N/A", "-"]`, as written). */
+  missingValues?: string[];
+  /** The study's rubric beyond its dimensions (needs rating `dimensions`). */
+  rubric?: RubricMapping;
 }
 
 const ERROR_KEYS: ErrorCategory[] = ['malformed', 'dialogueContradicting', 'parroting', 'offTopic', 'onTopicButUnverifiable', 'other'];
 const str = { type: 'string', minLength: 1 };
 const strList = { type: 'array', items: str };
 
-/** JSON Schema (draft 7) of {@link DatasetMapping}. */
+const dimensionColumn = {
+  type: 'object',
+  required: ['column', 'type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: [
+    { properties: { column: str, title: { type: 'string' }, question: { type: 'string' }, type: { const: 'binary' }, values: { type: 'object', additionalProperties: false, required: ['yes', 'no'], properties: { yes: { ...strList, minItems: 1 }, no: { ...strList, minItems: 1 } } } }, additionalProperties: false },
+    { properties: { column: str, title: { type: 'string' }, question: { type: 'string' }, type: { const: 'ordinal' }, points: { type: 'array', minItems: 2, items: { type: 'integer' } }, anchors: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['points'], additionalProperties: false },
+    { properties: { column: str, title: { type: 'string' }, question: { type: 'string' }, type: { const: 'numeric' }, min: { type: 'number' }, max: { type: 'number' }, step: { type: 'number', exclusiveMinimum: 0 } }, required: ['min', 'max'], additionalProperties: false },
+    { properties: { column: str, title: { type: 'string' }, question: { type: 'string' }, type: { const: 'categorical' }, options: { type: 'array', minItems: 2, items: str } }, required: ['options'], additionalProperties: false },
+    { properties: { column: str, title: { type: 'string' }, question: { type: 'string' }, type: { const: 'text' } }, additionalProperties: false },
+  ],
+};
+const groupsSchema = { type: 'object', additionalProperties: { enum: ['expert', 'layperson'] } };
+
+/** JSON Schema (draft 7) of {@link DatasetMapping} (also docs/mapping.schema.json, kept equal by a test). */
 export const MAPPING_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'ReflectEval dataset mapping',
@@ -102,7 +200,8 @@ export const MAPPING_SCHEMA = {
   required: ['context', 'response'],
   properties: {
     $schema: { type: 'string' },
-    format: { enum: ['csv', 'jsonl'] },
+    format: { enum: ['csv', 'json', 'jsonl'] },
+    recordPath: str,
     dataset: str,
     itemId: strList,
     itemIdPrefix: { type: 'string' },
@@ -112,12 +211,17 @@ export const MAPPING_SCHEMA = {
       discriminator: { propertyName: 'layout' },
       oneOf: [
         { properties: { layout: { const: 'json' }, column: str }, required: ['layout', 'column'], additionalProperties: false },
+        {
+          properties: { layout: { const: 'text' }, column: str, separator: { type: 'string', minLength: 1 }, alternate: { type: 'array', items: str, minItems: 2, maxItems: 2 }, speakerPrefix: { type: 'boolean' } },
+          required: ['layout', 'column'],
+          additionalProperties: false,
+        },
         { properties: { layout: { const: 'rows' }, dialogue: str, speaker: str, text: str, order: str }, required: ['layout', 'dialogue', 'speaker', 'text'], additionalProperties: false },
       ],
     },
-    speakers: { type: 'object', additionalProperties: false, properties: { therapist: strList, client: strList } },
+    speakers: { type: 'object', additionalProperties: strList },
     response: { type: 'object', additionalProperties: false, required: ['text'], properties: { text: str, source: str, sourceName: str } },
-    reference: { type: 'object', additionalProperties: false, properties: { column: str, fromHumanResponse: { type: 'boolean' } } },
+    reference: { type: 'object', additionalProperties: false, properties: { column: str, fromHumanResponse: { type: 'boolean' }, source: str } },
     humanSources: strList,
     labels: {
       type: 'object',
@@ -133,23 +237,35 @@ export const MAPPING_SCHEMA = {
             errors: { type: 'object', additionalProperties: false, properties: Object.fromEntries(ERROR_KEYS.map((k) => [k, str])) },
             mostEvidentError: str,
             empathy: str,
+            dimensions: { type: 'array', minItems: 1, items: dimensionColumn },
           },
-          required: ['layout', 'annotator', 'coherent'],
+          required: ['layout', 'annotator'],
           additionalProperties: false,
         },
         {
           properties: {
             layout: { const: 'wide' },
             coherent: { oneOf: [{ ...strList, minItems: 1 }, { type: 'object', minProperties: 1, additionalProperties: str }] },
-            groups: { type: 'object', additionalProperties: { enum: ['expert', 'layperson'] } },
+            groups: groupsSchema,
           },
           required: ['layout', 'coherent'],
+          additionalProperties: false,
+        },
+        {
+          properties: { layout: { const: 'lists' }, annotators: str, dimensions: { type: 'array', minItems: 1, items: dimensionColumn }, groups: groupsSchema },
+          required: ['layout', 'dimensions'],
           additionalProperties: false,
         },
       ],
     },
     coherentValues: { type: 'object', additionalProperties: false, properties: { yes: strList, no: strList } },
     expertPrefix: str,
+    missingValues: strList,
+    rubric: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { name: str, description: { type: 'string' }, primary: str, respondent: str, names: { type: 'object', additionalProperties: str } },
+    },
   },
 } as const;
 
@@ -182,7 +298,9 @@ function message(e: ErrorObject): string {
     case 'enum':
       return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     case 'discriminator':
-      return e.instancePath.endsWith('context') ? 'layout must be "json" (a JSON list of turns per row) or "rows" (speaker/text rows grouped by a dialogue id)' : 'layout must be "long" (one row per response and annotator) or "wide" (one coherence column per annotator)';
+      if (e.instancePath.endsWith('context')) return 'layout must be "json" (a JSON list of turns per row), "text" (the turns as text, one per line) or "rows" (speaker/text rows grouped by a dialogue id)';
+      if (/\/dimensions\/\d+$/.test(e.instancePath)) return 'type must be "binary", "ordinal", "numeric", "categorical" or "text"';
+      return 'layout must be "long" (one row per response and annotator), "wide" (one coherence column per annotator) or "lists" (one row per response, a list of ratings per column)';
     case 'minLength':
       return 'must not be empty';
     default:
@@ -213,7 +331,7 @@ export function mappedColumns(m: DatasetMapping): { field: string; column: strin
   const out: { field: string; column: string }[] = [];
   const add = (fieldName: string, column: string | undefined) => column !== undefined && out.push({ field: fieldName, column });
   (m.itemId ?? []).forEach((c, i) => add(`itemId[${i}]`, c));
-  if (m.context.layout === 'json') add('context.column', m.context.column);
+  if (m.context.layout !== 'rows') add('context.column', m.context.column);
   else {
     add('context.dialogue', m.context.dialogue);
     add('context.speaker', m.context.speaker);
@@ -231,7 +349,9 @@ export function mappedColumns(m: DatasetMapping): { field: string; column: strin
     for (const [k, c] of Object.entries(l.errors ?? {})) add(`labels.errors.${k}`, c);
     add('labels.mostEvidentError', l.mostEvidentError);
     add('labels.empathy', l.empathy);
-  } else if (l?.layout === 'wide') {
+  } else if (l?.layout === 'lists') add('labels.annotators', l.annotators);
+  if (l?.layout === 'long' || l?.layout === 'lists') (l.dimensions ?? []).forEach((d, i) => add(`labels.dimensions[${i}].column`, d.column));
+  if (l?.layout === 'wide') {
     const cols = Array.isArray(l.coherent) ? l.coherent : Object.keys(l.coherent);
     cols.forEach((c) => add(`labels.coherent`, c));
   }
@@ -254,12 +374,12 @@ export function checkColumns(m: DatasetMapping, columns: readonly string[], sour
 }
 
 /** Lower case, letters and digits only: how {@link guessMapping} compares column names. */
-function norm(s: string): string {
+export function norm(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
 /** The first column whose normalised name is one of `names` (in the order of `names`), else one containing one of `parts`. */
-function findColumn(columns: readonly string[], names: string[], parts: string[] = [], exclude: ReadonlySet<string> = new Set()): string | undefined {
+export function findColumn(columns: readonly string[], names: string[], parts: string[] = [], exclude: ReadonlySet<string> = new Set()): string | undefined {
   const free = columns.filter((c) => !exclude.has(c));
   for (const n of names) {
     const hit = free.find((c) => norm(c) === n);
@@ -273,7 +393,7 @@ function findColumn(columns: readonly string[], names: string[], parts: string[]
 }
 
 /** Column names that look like one annotator's labels: `Expert 1`, `rater_a`, `annotator2`, `Layperson-3`. */
-const RATER_COLUMN = /^(expert|layperson|lay|annotator|annot|rater|judge|worker|coder)[\s_-]*([0-9]+|[a-z])$/i;
+const RATER_COLUMN = /^(expert|layperson|lay|annotator|annot|rater|judge|worker|coder)([\s_-]*[0-9]+|[\s_-]+[a-z])$/i;
 
 /**
  * A mapping guessed from column names, for the wizard's defaults and `import generic --guess`: a JSON context

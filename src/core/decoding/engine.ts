@@ -66,7 +66,7 @@ function runBatch(model: GenerativeLM, prompts: number[][], config: ResolvedGene
 /**
  * Decodes every prompt under `config`.
  *
- * @param model - a decoder-only or encoder-decoder model ({@link loadLanguageModel})
+ * @param model - a decoder-only or encoder-decoder model (`loadGenerativeModel`, models/registry.ts)
  * @param prompts - token ids of each prompt (non-empty): decoder-only, the text to continue; encoder-decoder,
  *   the encoder input, tokenized as the model was trained (the bundled BART fixture: `buildModelInput`'s ids;
  *   a model trained with Python `tokenizer(text)` defaults: `tokenizer.encodeWithSpecialTokens`)

@@ -90,8 +90,11 @@ export interface DecodingSettings {
 
 /** How a candidate came to exist. */
 export interface CandidateOrigin {
-  /** `human`: written by a person (e.g. the reference); `model`: a local model; `api`: a remote endpoint. */
-  kind: 'human' | 'model' | 'api';
+  /**
+   * `human`: written by a person (e.g. the reference); `model`: a local model; `api`: a remote endpoint; `hidden`:
+   * withheld from an annotator (a blind packet, `src/core/team/packets.ts`).
+   */
+  kind: 'human' | 'model' | 'api' | 'hidden';
   /** Model folder, hub id or API model name. */
   model?: string;
   decoding?: DecodingSettings;

@@ -1,7 +1,7 @@
 /**
  * Readable names for evaluator ids (the ids themselves stay the row keys: they say exactly what produced a score).
  *
- * - `metric:<name>.<output>@<signature>` → `BLEU-4`, `ROUGE-L (precision)`, `Follow-up: <output>`
+ * - `metric:<name>.<output>@<signature>` → `BLEU-4`, `ROUGE-L (precision)`, `BLEU-2 (coco)`, `Follow-up: <output>`
  * - `judge:<judge id>:<body>×<request>@<template hash>` → `instructions × rating · reflect-gpt2-tiny`
  * - `average:<label>` (an average of several evaluators) → `<label>`
  * - `human:laypeople-vs-experts` → `Laypeople–experts`
@@ -12,9 +12,15 @@
 import { parseSignature } from './signature';
 
 /** What kind of evaluator an id names; the table lists kinds in this order. */
-export type EvaluatorKind = 'human' | 'metric' | 'followUp' | 'average' | 'judge' | 'other';
+export type EvaluatorKind = 'human' | 'metric' | 'followUp' | 'average' | 'judge' | 'other' | 'baseline';
 
-export const KIND_ORDER: readonly EvaluatorKind[] = ['human', 'metric', 'followUp', 'average', 'judge', 'other'];
+export const KIND_ORDER: readonly EvaluatorKind[] = ['human', 'metric', 'followUp', 'average', 'judge', 'other', 'baseline'];
+
+/**
+ * Trivial baseline rows of the correlation table (`correlate --baselines`): response length in whitespace tokens,
+ * a constant, and a seeded random number — what an evaluator has to beat.
+ */
+export const BASELINE_IDS = { length: 'baseline:length', constant: 'baseline:constant', random: 'baseline:random' } as const;
 
 /** Id of the human reference row: laypeople's coherence scores against the experts' (ICMI 2023 Table 2). */
 export const HUMAN_REFERENCE_ID = 'human:laypeople-vs-experts';
@@ -27,6 +33,15 @@ const METRIC_TITLES: Record<string, string> = {
   bertscore: 'BERTScore',
   bertScore: 'BERTScore',
   nmtBleu: 'BLEU (nmt, HF evaluate)',
+  cocoBleu: 'BLEU (coco)',
+  cocoRougeL: 'ROUGE-L (coco)',
+};
+/** Outputs whose name says the whole thing: pycocoevalcap's BLEU-k as nlg-eval reports them (`Bleu_1` … `Bleu_4`). */
+const OUTPUT_TITLES: Record<string, string> = {
+  'cocoBleu.bleu1': 'BLEU-1 (coco)',
+  'cocoBleu.bleu2': 'BLEU-2 (coco)',
+  'cocoBleu.bleu3': 'BLEU-3 (coco)',
+  'cocoBleu.bleu4': 'BLEU-4 (coco)',
 };
 const PRIMARY_OUTPUTS = new Set(['score', 'value', 'f', 'f1', 'fmeasure']);
 
@@ -34,6 +49,7 @@ const PRIMARY_OUTPUTS = new Set(['score', 'value', 'f', 'f1', 'fmeasure']);
 export function evaluatorKind(id: string): EvaluatorKind {
   if (id === HUMAN_REFERENCE_ID || id.startsWith('human:')) return 'human';
   if (id.startsWith('average:')) return 'average';
+  if (id.startsWith('baseline:')) return 'baseline';
   if (id.startsWith('judge:')) return 'judge';
   if (id.startsWith('metric:')) return /^metric:followUp/i.test(id) ? 'followUp' : 'metric';
   return 'other';
@@ -67,6 +83,9 @@ function judgeModel(judge: string): string {
 export function displayName(id: string): string {
   if (id === HUMAN_REFERENCE_ID) return 'Laypeople–experts';
   if (id.startsWith('average:')) return id.slice('average:'.length);
+  if (id === BASELINE_IDS.length) return 'Baseline: length (whitespace tokens)';
+  if (id === BASELINE_IDS.constant) return 'Baseline: a constant';
+  if (id === BASELINE_IDS.random) return 'Baseline: random number';
   const j = parseJudgeId(id);
   if (j) {
     const mean = /\/mean-of-(\d+)$/.exec(j.hash);
@@ -75,6 +94,8 @@ export function displayName(id: string): string {
   const m = parseMetricId(id);
   if (m) {
     if (/^followUp/i.test(m.name)) return m.output ? `Follow-up: ${m.output}` : 'Follow-up likelihood';
+    const whole = OUTPUT_TITLES[`${m.name}.${m.output}`];
+    if (whole) return whole;
     const title = METRIC_TITLES[m.name] ?? m.name;
     return !m.output || PRIMARY_OUTPUTS.has(m.output) ? title : `${title} (${m.output})`;
   }

@@ -36,7 +36,7 @@ export function editsFor(doc: DialogueDocument, items: readonly DialogueItem[]):
 }
 
 /** Whether two paths name the same file (after resolving symbolic links, when both exist). */
-function sameFile(a: string, b: string): boolean {
+export function sameFile(a: string, b: string): boolean {
   if (resolve(a) === resolve(b)) return true;
   if (!existsSync(a) || !existsSync(b)) return false;
   const sa = statSync(a);

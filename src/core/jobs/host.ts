@@ -6,6 +6,7 @@
  */
 import type { DialogueItem } from '../dialogue/types';
 import type { ModelLocator } from '../models/registry';
+import type { Rubric } from '../rubric/rubric';
 
 /** Progress of a job: `done` of `total` units (candidates, contexts, items), with a short message. */
 export interface JobProgress {
@@ -69,6 +70,9 @@ export interface ItemSink {
   apply(updates: ReadonlyMap<string, (current: DialogueItem) => DialogueItem | undefined>): Promise<void>;
 }
 
+/** What a job's estimate may ask of the program: the prompt folders, and the folder relative paths are read against. */
+export type EstimateHost = Pick<JobHost, 'baseDir' | 'promptRoots'>;
+
 /** The dialogue file a job works on: its path (for caches and manifests beside it) and its items. */
 export interface JobTarget {
   /** Absolute path of the dialogue file (the document's file in VS Code). */
@@ -99,4 +103,14 @@ export interface JobReport {
   files?: string[];
   /** Machine-readable outcome (counts, evaluator ids), JSON-serialisable. */
   data?: Record<string, unknown>;
+}
+
+/**
+ * What a job that creates a dialogue file returns: the new file's items, and the study's rubric when it is not the MI
+ * preset (written beside the file as `<study>.rubric.json`).
+ */
+export interface CreatedStudy {
+  items: DialogueItem[];
+  rubric?: Rubric | null;
+  report: JobReport;
 }

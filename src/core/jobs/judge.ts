@@ -4,26 +4,27 @@
  * it, so a matrix started in one re-uses the other's replies.
  */
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
-import { withRuntime } from './runtime';
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { failFor, isObject, rejectUnknownFields } from '../config';
+import { isObject, rejectUnknownFields } from '../config';
 import { mergeScores } from '../dialogue/merge';
 import type { DialogueItem } from '../dialogue/types';
 import { batchAnsweredJudge, batchOwner, runJudgeBatches, type JudgeBatchRun } from '../judges/batch';
-import { cachedJudge, JudgeCache, type CacheStats } from '../judges/cache';
-import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
-import { judgeScoreSignature, meanOfRepeatsId, runJudge, type Judge } from '../judges/judge';
+import { JudgeCache, type CacheStats } from '../judges/cache';
+import { judgeDescription, judgeLabel } from '../judges/createJudge';
+import { judgeScoreSignature, meanOfRepeatsId } from '../judges/judge';
 import { displayNames } from '../evaluators/evaluatorNames';
 import { assemblePrompt, loadPromptLibrary, templateHash, type PromptLibrary, type PromptVariant } from '../templates/judgePrompt';
 import { costOf, type JudgeSpec, type Price } from '../judges/judgeSpec';
 import { countApiTokens } from '../judges/tokenCount';
-import { AdaptiveConcurrency } from '../remote/adaptiveConcurrency';
 import { BatchStateLog } from '../remote/openaiBatch';
 import { REFLECT_EVAL_VERSION } from '../version';
 import type { ItemSink, JobHost, JobReport, JobTarget, SecretAnswer } from './host';
+import { planFields } from './planFields';
 import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type KeyedEndpoint } from './apiKeyPolicy';
 import { updatesFor } from './memorySink';
+import { judgeApiKey, openJudge, type OpenedJudge } from './judgeRunner';
+import { siblingFile } from '../dialogue/siblingFile';
 
 /** A judge run: the object a `judge --config run.json` file holds (docs/judging.md), plus where caches go. */
 export interface JudgePlan {
@@ -78,11 +79,7 @@ const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'lo
  * @throws ConfigError naming the source and the field, e.g. `run.json: judges[1].baseURL: is required for API judges`
  */
 export function validateJudgePlan(value: unknown, source: string): JudgePlan {
-  const fail = failFor(source);
-  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"judges": [...], "bodies": [...], "requests": [...]}');
-  const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, PLAN_FIELDS, '', fail);
-  if (c.job !== undefined && c.job !== 'judge') fail('job', 'must be "judge" for a judge plan');
+  const { c, fail } = planFields(value, source, 'judge', 'a judge plan', PLAN_FIELDS, '{"judges": [...], "bodies": [...], "requests": [...]}');
   for (const key of ['judges', 'bodies', 'requests']) {
     if (!Array.isArray(c[key]) || (c[key] as unknown[]).length === 0) fail(key, 'must be a non-empty array');
   }
@@ -137,7 +134,7 @@ export function cacheFileBeside(file: string, name: string): string {
 export function judgeManifestFile(plan: JudgePlan, target: Pick<JobTarget, 'file'>, baseDir: string): string | null {
   if (plan.manifest === false) return null;
   if (typeof plan.manifest === 'string') return resolve(baseDir, plan.manifest);
-  return target.file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.judge-manifest.json';
+  return siblingFile(target.file, '.judge-manifest.json');
 }
 
 function cacheFileOf(plan: JudgePlan, target: Pick<JobTarget, 'file'>, baseDir: string): string | null {
@@ -262,45 +259,31 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
     report.nothingDone = keys.declined;
     return report;
   }
-  const apiKeyOf = async (spec: JudgeSpec, i: number): Promise<string> => {
-    const answer = keys.get(i);
-    if (!answer || !('key' in answer)) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer && 'missing' in answer ? answer.missing : 'not asked'}`);
-    return answer.key;
-  };
+  const apiKeyOf = async (spec: JudgeSpec, i: number): Promise<string> => judgeApiKey(keys, spec, i);
   const batchRuns = plan.batch ? await runBatches(plan, target, host, lib, variants, cache, apiKeyOf, report) : new Map<number, JudgeBatchRun | Error>();
   let base = 0;
   for (const [i, spec] of plan.judges.entries()) {
     if (host.signal?.aborted) break;
-    let made: { judge: Judge; dispose: () => Promise<void> };
+    let opened: OpenedJudge;
     try {
       const batchRun = batchRuns.get(i);
       if (batchRun instanceof Error) throw batchRun;
-      let apiKey: string | undefined;
-      if (spec.backend !== 'local') apiKey = await apiKeyOf(spec, i);
-      else host.log(`loading ${judgeLabel(spec)}`);
-      made = await createJudge(spec, { apiKey, models: withRuntime(host.models, plan.runtime) });
+      opened = await openJudge(spec, i, keys, plan, host, cache);
     } catch (err) {
       report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
       base += perVariant * variants.length * repeats;
       continue;
     }
-    // One pool per judge across its variants: after a 429 the lowered limit carries over to the next variant.
-    const limiter = new AdaptiveConcurrency({ max: plan.concurrency ?? 4 });
+    // One pool per judge across its variants (the runner's): after a 429 the lowered limit carries over to the next variant.
     try {
       for (const variant of variants) {
         if (host.signal?.aborted) break;
         const batchRun = batchRuns.get(i) as JudgeBatchRun | undefined;
-        const judge = batchRun
-          ? batchAnsweredJudge(made.judge, batchRun, cache, judgeDescription(spec))
-          : cache
-            ? cachedJudge(made.judge, cache, judgeDescription(spec))
-            : made.judge;
-        const res = await runJudge(snapshot as DialogueItem[], judge, lib, variant, {
-          concurrency: plan.concurrency ?? 4,
-          limiter,
+        const judge = batchRun ? batchAnsweredJudge(opened.judge, batchRun, cache, opened.backend) : opened.cached();
+        const res = await opened.judgeItems(snapshot, lib, variant, {
+          answering: judge,
           repeats,
-          signal: host.signal,
-          onProgress: (p) => host.progress({ done: base + p.done, total, message: `${made.judge.id} ${variant.body} × ${variant.request} (${p.failures} without a usable score)` }),
+          onProgress: (p) => host.progress({ done: base + p.done, total, message: `${opened.judge.id} ${variant.body} × ${variant.request} (${p.failures} without a usable score)` }),
         });
         base += perVariant * repeats;
         const computed = new Map(res.items.map((it) => [it.id, it]));
@@ -309,8 +292,8 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
         const stats: CacheStats = 'stats' in judge ? (judge as { stats: CacheStats }).stats : { hits: 0, calls: res.calls };
         records.push({
           evaluatorId: res.evaluatorId,
-          judge: made.judge.id,
-          signature: made.judge.signature,
+          judge: opened.judge.id,
+          signature: opened.judge.signature,
           body: variant.body,
           request: variant.request,
           templateHash: templateHash(lib, variant),
@@ -324,11 +307,10 @@ export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: Job
         });
         report.lines.push(`${res.evaluatorId}: ${res.calls} judgements, ${stats.calls} ${batchRun ? 'answered by batch' : 'calls'}, ${stats.hits} from cache, ${res.failures} without a usable score`);
       }
-      if (limiter.stats.rateLimited > 0) {
-        report.lines.push(`${made.judge.id}: ${limiter.stats.rateLimited} request(s) answered HTTP 429; concurrency halved ${limiter.stats.decreases} time(s), down to ${Math.floor(limiter.stats.lowestLimit)} at the lowest, ${Math.floor(limiter.limit)} of ${plan.concurrency ?? 4} at the end`);
-      }
+      const limited = opened.rateLimitLine();
+      if (limited) report.lines.push(limited);
     } finally {
-      await made.dispose();
+      await opened.dispose();
     }
   }
   const names = displayNames(records.map((r) => r.evaluatorId), new Map(records.map((r) => [r.evaluatorId, judgeScoreSignature(r.signature, r, r.templateHash)])));

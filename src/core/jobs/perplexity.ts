@@ -4,11 +4,11 @@
  */
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
 import { withRuntime } from './runtime';
-import { failFor, isObject, rejectUnknownFields } from '../config';
 import type { TherapistBehaviour } from '../dialogue/types';
 import { perplexity, perplexityExamples, type PerplexityOptions, type PerplexityResult } from '../generation/perplexity';
 import { DEFAULT_GENERATOR, loadGenerativeModel } from '../models/registry';
 import type { JobHost, JobReport, JobTarget } from './host';
+import { planFields } from './planFields';
 
 /** A perplexity run: models by reference and what shapes the value. */
 export interface PerplexityPlan extends PerplexityOptions {
@@ -27,11 +27,7 @@ const BEHAVIOURS = ['reflection', 'question', 'therapist_input', 'other'];
  * @throws ConfigError naming the source and the field
  */
 export function validatePerplexityPlan(value: unknown, source: string): PerplexityPlan {
-  const fail = failFor(source);
-  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"models": ["bundled:reflect-gpt2-tiny"]}');
-  const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, ['job', 'models', 'maxContextTokens', 'maxResponseTokens', 'includeEos', 'behaviour', 'inputSpecialTokens', 'runtime'], '', fail);
-  if (c.job !== undefined && c.job !== 'perplexity') fail('job', 'must be "perplexity" for a perplexity plan');
+  const { c, fail } = planFields(value, source, 'perplexity', 'a perplexity plan', ['job', 'models', 'maxContextTokens', 'maxResponseTokens', 'includeEos', 'behaviour', 'inputSpecialTokens', 'runtime'], '{"models": ["bundled:reflect-gpt2-tiny"]}');
   if (c.models !== undefined && !(Array.isArray(c.models) && c.models.length > 0 && c.models.every((m) => typeof m === 'string' && m.trim()))) fail('models', 'must be a non-empty array of model references');
   for (const k of ['maxContextTokens', 'maxResponseTokens']) if (c[k] !== undefined && !(Number.isInteger(c[k]) && (c[k] as number) >= 1)) fail(k, 'must be an integer ≥ 1');
   for (const k of ['includeEos', 'inputSpecialTokens']) if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(k, 'must be true or false');

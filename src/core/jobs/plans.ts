@@ -1,7 +1,8 @@
 /**
- * Every job ReflectEval runs, as plain, validated, serialisable plans, and the one place that dispatches a plan
- * to its run. A plan is what a run config file holds (`{"job": "judge", "judges": [...], ...}`); the CLI's flags
- * and the editor's quick picks only build plans, so both run exactly the same code.
+ * Every job ReflectEval runs, as plain, validated, serialisable plans, and the one table ({@link JOBS}) that says
+ * for each job how its plan is checked, what it writes, how it is estimated and how it runs. A plan is what a run
+ * config file holds (`{"job": "judge", "judges": [...], ...}`); the CLI's flags and the editor's quick picks only
+ * build plans, so both run exactly the same code.
  *
  * A pipeline is a list of plans on one dialogue file — the demo is one (`demo.ts`): an optional import step that
  * creates the file, then jobs that fill it.
@@ -9,39 +10,150 @@
 import { ConfigError, failFor, isObject } from '../config';
 import { validateDedupPlan, runDedupPlan, type DedupPlan } from './dedup';
 import { runGeneratePlan, validateGeneratePlan, type GeneratePlan } from './generate';
-import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
-import { validateImportPlan, type ImportPlan } from './importData';
-import { runJudgePlan, validateJudgePlan, type JudgePlan } from './judge';
+import type { CreatedStudy, EstimateHost, ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { runImportPlan, validateImportPlan, type ImportPlan } from './importData';
+import { estimateJudgePlan, runJudgePlan, validateJudgePlan, type JudgeEstimate, type JudgePlan } from './judge';
+import { runPlanLabelsPlan, validatePlanLabelsPlan, type PlanLabelsPlan } from './planLabels';
 import { runPerplexityPlan, validatePerplexityPlan, type PerplexityPlan } from './perplexity';
 import { runReportPlan, validateReportPlan, type ReportPlan } from './report';
 import { runScorePlan, validateScorePlan, type ScorePlan } from './score';
-import { runSearchPromptsPlan, validateSearchPromptsPlan, type SearchPromptsPlan } from './searchPrompts';
+import { estimateSearchPromptsPlan, runSearchPromptsPlan, validateSearchPromptsPlan, type SearchPlanEstimate, type SearchPromptsPlan } from './searchPrompts';
 
-/** The jobs that work on a dialogue file's items. */
-export type FileJobPlan =
-  | (GeneratePlan & { job: 'generate' })
-  | (JudgePlan & { job: 'judge' })
-  | (ScorePlan & { job: 'score' })
-  | (DedupPlan & { job: 'dedup' })
-  | (PerplexityPlan & { job: 'perplexity' })
-  | (ReportPlan & { job: 'report' })
-  | (SearchPromptsPlan & { job: 'search-prompts' });
+/**
+ * What a run of a job writes, which is all the runner (`runPlanOnFile`, the editor's `runPlanInEditor`) needs to
+ * know about it:
+ * - `items`: it changes the items of the dialogue file it runs on (candidates, scores, clusters), through the sink;
+ *   the runner writes back the lines of the items that changed (or edits the open document);
+ * - `new-file`: it creates a dialogue file: its run returns the items, the runner writes them as the new file;
+ * - `own-files`: it reads the dialogue file and writes only its own files (a report, a leaderboard, a plan record),
+ *   named in its report's `files`; the dialogue file is never written.
+ */
+export type JobWrites = 'items' | 'new-file' | 'own-files';
 
-export type JobPlan = FileJobPlan | ImportPlan;
+/** Options every runner may pass to a job's run. */
+export interface RunOptions {
+  /** Folder that the plan's own relative paths are read against (a plan file's folder; default the host's). */
+  baseDir?: string;
+}
 
-/** Job names and what each does, for messages and docs. */
+/** Everything the programs know about one job, in one record of {@link JOBS}. */
+interface JobRecordBase<P, E> {
+  /** What the job does, for messages and docs. */
+  description: string;
+  /**
+   * Checks a plan of this job.
+   *
+   * @param source - the file or setting it came from, for messages (`plan.json`, `plan.json: steps[2]`)
+   * @throws ConfigError naming the source and the field
+   */
+  validate(value: unknown, source: string): P;
+  /**
+   * What a run would do before it runs — judgements and a cost bound — for a confirmation or `--dry-run`; absent
+   * when a job asks nothing that costs.
+   */
+  estimate?(plan: P, target: JobTarget, host: EstimateHost): Promise<E>;
+}
+
+/** A job that runs on a dialogue file's items (and may write its own files). */
+export interface FileJobRecord<P, E = never> extends JobRecordBase<P, E> {
+  writes: 'items' | 'own-files';
+  run(plan: P, target: JobTarget, host: JobHost, sink: ItemSink, options?: RunOptions): Promise<JobReport>;
+}
+
+/** A job that creates a dialogue file: its run returns the new study, and the runner writes it. */
+export interface CreateJobRecord<P, E = never> extends JobRecordBase<P, E> {
+  writes: 'new-file';
+  run(plan: P, host: JobHost): Promise<CreatedStudy>;
+}
+
+export type JobRecord<P, E = never> = FileJobRecord<P, E> | CreateJobRecord<P, E>;
+
+/**
+ * Every job ReflectEval runs, by the name a plan's `job` field gives: the one place a job is declared. Validation,
+ * dispatch, the runners and the programs' commands all read it; nothing else branches on a job's name.
+ */
 export const JOBS = {
-  import: 'create a dialogue file from AnnoMI or an annotation table',
-  generate: 'generate candidates: generators × decoding settings',
-  judge: 'judge candidates: judges × task bodies × assessment requests',
-  score: 'score candidates with reference metrics and model-based metrics',
-  dedup: 'cluster each item\'s candidates (semantic deduplication)',
-  perplexity: 'perplexity of local models on the reference responses',
-  report: 'write a Markdown report: the correlation table with intervals and legend, agreement per group',
-  'search-prompts': 'search judge prompt variants on development items, report the chosen one on held-out items',
-} as const;
+  import: {
+    description: 'create a dialogue file from AnnoMI, an annotation table, or any CSV/JSONL dataset through a column mapping',
+    validate: validateImportPlan,
+    writes: 'new-file',
+    run: async (plan: ImportPlan, host: JobHost) => runImportPlan(plan, host),
+  } satisfies CreateJobRecord<ImportPlan>,
+  generate: {
+    description: 'generate candidates: generators × decoding settings',
+    validate: validateGeneratePlan,
+    writes: 'items',
+    run: runGeneratePlan,
+  } satisfies FileJobRecord<GeneratePlan>,
+  judge: {
+    description: 'judge candidates: judges × task bodies × assessment requests',
+    validate: validateJudgePlan,
+    writes: 'items',
+    estimate: (plan: JudgePlan, target: JobTarget, host: EstimateHost) => estimateJudgePlan(plan, target.items, host.promptRoots),
+    run: runJudgePlan,
+  } satisfies FileJobRecord<JudgePlan, JudgeEstimate>,
+  score: {
+    description: 'score candidates with reference metrics and model-based metrics',
+    validate: validateScorePlan,
+    writes: 'items',
+    run: runScorePlan,
+  } satisfies FileJobRecord<ScorePlan>,
+  dedup: {
+    description: 'cluster each item\'s candidates (semantic deduplication)',
+    validate: validateDedupPlan,
+    writes: 'items',
+    run: runDedupPlan,
+  } satisfies FileJobRecord<DedupPlan>,
+  perplexity: {
+    description: 'perplexity of local models on the reference responses',
+    validate: validatePerplexityPlan,
+    writes: 'own-files',
+    run: runPerplexityPlan,
+  } satisfies FileJobRecord<PerplexityPlan>,
+  report: {
+    description: 'write a Markdown report: the correlation table with intervals and legend, agreement per group',
+    validate: validateReportPlan,
+    writes: 'own-files',
+    run: runReportPlan,
+  } satisfies FileJobRecord<ReportPlan>,
+  'search-prompts': {
+    description: 'search judge prompt variants on development items, report the chosen one on held-out items',
+    validate: validateSearchPromptsPlan,
+    writes: 'own-files',
+    estimate: estimateSearchPromptsPlan,
+    run: runSearchPromptsPlan,
+  } satisfies FileJobRecord<SearchPromptsPlan, SearchPlanEstimate>,
+  'plan-labels': {
+    description: 'start or follow a labelling plan: which candidates to label next so the interval on an evaluator\'s agreement with the humans narrows fastest',
+    validate: validatePlanLabelsPlan,
+    writes: 'own-files',
+    run: runPlanLabelsPlan,
+  } satisfies FileJobRecord<PlanLabelsPlan>,
+};
 
 export type JobName = keyof typeof JOBS;
+
+type PlanOf<R> = R extends JobRecord<infer P, infer _E> ? P : never;
+
+/** A plan of any job, its `job` field naming the job. */
+export type JobPlan = { [K in JobName]: PlanOf<(typeof JOBS)[K]> & { job: K } }[JobName];
+
+/** The names of the jobs that run on a dialogue file's items (every job but those that create a file). */
+export type FileJobName = { [K in JobName]: (typeof JOBS)[K] extends FileJobRecord<infer _P, infer _E> ? K : never }[JobName];
+
+/** A plan of a job that runs on a dialogue file. */
+export type FileJobPlan = Extract<JobPlan, { job: FileJobName }>;
+
+/** The record of a job by name. @throws Error for a name that is not a job */
+export function jobRecord(name: string): JobRecord<unknown, unknown> {
+  if (!Object.hasOwn(JOBS, name)) throw new Error(`no job "${name}" (jobs: ${Object.keys(JOBS).join(', ')})`);
+  return JOBS[name as JobName] as JobRecord<unknown, unknown>;
+}
+
+/** Whether a plan's job runs on a dialogue file (rather than creating one). */
+export function isFileJobPlan(plan: JobPlan): plan is FileJobPlan {
+  return jobRecord(plan.job).writes !== 'new-file';
+}
 
 /**
  * Checks one plan; its `job` field says which.
@@ -53,50 +165,20 @@ export function validatePlan(value: unknown, source: string): JobPlan {
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object with a "job" field');
   const job = (value as Record<string, unknown>).job;
-  switch (job) {
-    case 'generate':
-      return validateGeneratePlan(value, source) as JobPlan;
-    case 'judge':
-      return validateJudgePlan(value, source) as JobPlan;
-    case 'score':
-      return validateScorePlan(value, source) as JobPlan;
-    case 'dedup':
-      return validateDedupPlan(value, source) as JobPlan;
-    case 'perplexity':
-      return validatePerplexityPlan(value, source) as JobPlan;
-    case 'search-prompts':
-      return validateSearchPromptsPlan(value, source) as JobPlan;
-    case 'import':
-      return validateImportPlan(value, source);
-    case 'report':
-      return validateReportPlan(value, source) as JobPlan;
-    default:
-      return fail('job', `must be one of ${Object.keys(JOBS).map((j) => `"${j}"`).join(', ')}`);
-  }
+  if (typeof job !== 'string' || !Object.hasOwn(JOBS, job)) return fail('job', `must be one of ${Object.keys(JOBS).map((j) => `"${j}"`).join(', ')}`);
+  return jobRecord(job).validate(value, source) as JobPlan;
 }
 
 /**
- * Runs a plan that works on a file's items.
+ * Runs a plan that works on a file's items, through its job's record.
  *
  * @param options.baseDir - folder that the plan's own relative paths are read against (a plan file's folder)
+ * @throws Error for a plan of a job that creates a file (run it with `runPlanOnFile`)
  */
-export async function runPlan(plan: FileJobPlan, target: JobTarget, host: JobHost, sink: ItemSink, options: { baseDir?: string } = {}): Promise<JobReport> {
-  switch (plan.job) {
-    case 'generate':
-      return runGeneratePlan(plan, target, host, sink, options);
-    case 'judge':
-      return runJudgePlan(plan, target, host, sink);
-    case 'score':
-      return runScorePlan(plan, target, host, sink);
-    case 'dedup':
-      return runDedupPlan(plan, target, host, sink);
-    case 'perplexity':
-      return runPerplexityPlan(plan, target, host);
-    case 'report':
-      return runReportPlan(plan, target, host);
-    case 'search-prompts':
-      return runSearchPromptsPlan(plan, target, host, sink);
-  }
+export async function runPlan(plan: FileJobPlan, target: JobTarget, host: JobHost, sink: ItemSink, options: RunOptions = {}): Promise<JobReport> {
+  const record = jobRecord(plan.job);
+  if (record.writes === 'new-file') throw new Error(`a ${plan.job} plan creates a dialogue file; run it on the file to create`);
+  return record.run(plan, target, host, sink, options);
 }
 
 /** A list of plans on one dialogue file. */
@@ -126,7 +208,7 @@ export function validatePipeline(value: unknown, source: string): Pipeline {
     }
   });
   steps.forEach((s, i) => {
-    if (s.job === 'import' && i > 0) fail(`steps[${i}].job`, 'an import step creates the file, so it can only be the first step');
+    if (jobRecord(s.job).writes === 'new-file' && i > 0) fail(`steps[${i}].job`, `an ${s.job} step creates the file, so it can only be the first step`);
   });
   return { file: c.file as string, steps };
 }

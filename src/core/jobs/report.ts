@@ -12,6 +12,8 @@ import { groupedCoefficientsPlainTables, renderTables } from '../metaEvaluation/
 import { tableToMarkdown, tableToText } from '../correlation/correlationExport';
 import { forestPlotSvg } from '../correlation/forestPlot';
 import { CORRELATION_METHODS, correlationTable, type CorrelationMethod, type HumanChoice } from '../correlation/correlationTable';
+import { INTERVAL_METHODS, type IntervalMethod } from '../stats/bootstrap';
+import { P_ADJUST_METHODS, type PAdjustMethod } from '../stats/multipleTesting';
 import { failFor, isObject, rejectUnknownFields } from '../config';
 import { REFLECT_EVAL_VERSION } from '../version';
 import type { JobHost, JobReport, JobTarget } from './host';
@@ -31,6 +33,12 @@ export interface ReportPlan {
   seed?: number | string;
   /** Agreement per value of this field (default `stage` when items have one, else none). */
   agreementBy?: string;
+  /** How the intervals' bounds are read (default: the stats default, docs/meta-evaluation.md#coverage). */
+  interval?: IntervalMethod;
+  /** Adjust each column's p-values for its evaluator rows (`holm` or `by`). */
+  adjust?: PAdjustMethod;
+  /** Trivial baseline rows in the correlation table (length, a constant, a random number). */
+  baselines?: boolean;
 }
 
 /**
@@ -42,7 +50,10 @@ export function validateReportPlan(value: unknown, source: string): ReportPlan {
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object like {"job": "report", "out": "report.md"}');
   const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, ['job', 'out', 'human', 'groupBy', 'method', 'bootstrap', 'seed', 'agreementBy'], '', fail);
+  rejectUnknownFields(c, ['job', 'out', 'human', 'groupBy', 'method', 'bootstrap', 'seed', 'agreementBy', 'interval', 'adjust', 'baselines'], '', fail);
+  if (c.interval !== undefined && !INTERVAL_METHODS.includes(c.interval as IntervalMethod)) fail('interval', `must be one of ${INTERVAL_METHODS.join(', ')}`);
+  if (c.adjust !== undefined && !P_ADJUST_METHODS.includes(c.adjust as PAdjustMethod)) fail('adjust', `must be one of ${P_ADJUST_METHODS.join(', ')}`);
+  if (c.baselines !== undefined && typeof c.baselines !== 'boolean') fail('baselines', 'must be true or false');
   if (typeof c.out !== 'string' || !c.out.endsWith('.md')) fail('out', 'must name a Markdown file (*.md)');
   if (c.human !== undefined && !['experts', 'laypeople', 'all', 'auto'].includes(String(c.human))) fail('human', 'must be experts, laypeople, all or auto');
   if (c.method !== undefined && !CORRELATION_METHODS.includes(c.method as CorrelationMethod)) fail('method', `must be one of ${CORRELATION_METHODS.join(', ')}`);
@@ -59,10 +70,12 @@ export async function runReportPlan(plan: ReportPlan, target: JobTarget, host: J
     method: plan.method ?? 'spearman',
     human: plan.human ?? 'experts',
     groupBy: plan.groupBy ?? 'source',
-    ...(resamples > 0 ? { bootstrap: { resamples, seed: plan.seed ?? 1 } } : {}),
+    ...(resamples > 0 ? { bootstrap: { resamples, seed: plan.seed ?? 1, ...(plan.interval ? { interval: plan.interval } : {}) } } : {}),
+    ...(plan.adjust ? { adjust: plan.adjust } : {}),
+    ...(plan.baselines ? { baselines: { seed: plan.seed ?? 1 } } : {}),
   });
   const agreementBy = plan.agreementBy ?? (items.some((it) => typeof (it.provenance as Record<string, unknown> | undefined)?.stage === 'string' || 'stage' in it) ? 'stage' : undefined);
-  const agreement = agreementCoefficientsBy(items, agreementBy ?? null, resamples > 0 ? { bootstrap: { resamples, seed: plan.seed ?? 1 } } : {});
+  const agreement = agreementCoefficientsBy(items, agreementBy ?? null, resamples > 0 ? { bootstrap: { resamples, seed: plan.seed ?? 1, ...(plan.interval ? { interval: plan.interval } : {}) } } : {});
   const out = resolve(host.baseDir, plan.out);
   // The figure beside the report: each evaluator's correlation with its interval per column, laypeople–experts as
   // the reference line (the correlation panel draws the same SVG).

@@ -3,16 +3,17 @@
  * under one or more configurations each, on every candidate; one score per metric output under
  * `metric:<name>.<output>@<signature>` (docs/metrics.md).
  */
-import { failFor, isObject, rejectUnknownFields } from '../config';
+import { isObject } from '../config';
 import { displayNames } from '../evaluators/evaluatorNames';
 import { mergeScores } from '../dialogue/merge';
 import { scoreItems } from '../metrics';
 import { itemsLackingReference, metricRuns, type MetricRun } from '../metrics/runSpec';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { planFields } from './planFields';
 import { updatesFor } from './memorySink';
 
 /** Metrics whose scores need only the texts (no model, no network): they may run in untrusted workspaces. */
-export const TEXT_ONLY_METRICS: ReadonlySet<string> = new Set(['bleu4', 'sacrebleu', 'rougeL', 'meteor']);
+export const TEXT_ONLY_METRICS: ReadonlySet<string> = new Set(['bleu4', 'sacrebleu', 'rougeL', 'meteor', 'cocoBleu', 'cocoRougeL']);
 
 /** A scoring run. */
 export interface ScorePlan {
@@ -35,11 +36,7 @@ export interface ScorePlan {
  * @throws ConfigError / Error naming the source and the field
  */
 export function validateScorePlan(value: unknown, source: string): ScorePlan {
-  const fail = failFor(source);
-  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"metrics": ["bleu4"], "config": {"bleu4": {"smoothing": "method1"}}}');
-  const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, ['job', 'metrics', 'config', 'force'], '', fail);
-  if (c.job !== undefined && c.job !== 'score') fail('job', 'must be "score" for a score plan');
+  const { c, fail } = planFields(value, source, 'score', 'a score plan', ['job', 'metrics', 'config', 'force'], '{"metrics": ["bleu4"], "config": {"bleu4": {"smoothing": "method1"}}}');
   if (c.metrics !== undefined && !(Array.isArray(c.metrics) && c.metrics.every((m) => typeof m === 'string' && m))) fail('metrics', 'must be an array of metric names');
   if (c.config !== undefined && !isObject(c.config)) fail('config', 'must be an object of metric configurations');
   if (c.force !== undefined && typeof c.force !== 'boolean') fail('force', 'must be true or false');

@@ -6,17 +6,19 @@
  * chosen variant and the paper's six variants (ICMI 2023 §2.4) judged on the held-out items, whose rho with its
  * cluster-bootstrap interval is the number to report — next to the development rho (the optimism gap).
  *
- * Every judgement goes through the judges' response cache beside the dialogue file (the judge job's cache), so a
- * stopped search resumes without asking again; `budget` caps the calls that reach a backend (cache misses).
+ * Every judgement runs through the judge job's runner (judgeRunner.ts): the plan's runtime options for local judges,
+ * the judges' response cache beside the dialogue file (the judge job's cache, so a stopped search resumes without
+ * asking again, and a judge run's replies are not asked again), and one adaptive concurrency pool per judge for the
+ * whole search; `budget` caps the calls that reach a backend (cache misses).
  * Nothing is written into the dialogue file; the leaderboard goes to `<file>.prompt-search.json`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { failFor, isObject, rejectUnknownFields } from '../config';
+import { isObject, rejectUnknownFields } from '../config';
 import type { DialogueItem } from '../dialogue/types';
-import { cachedJudge, judgeCacheKey, JudgeCache } from '../judges/cache';
-import { createJudge, judgeDescription, judgeLabel } from '../judges/createJudge';
-import { runJudge, type Judge } from '../judges/judge';
+import { judgeCacheKey, JudgeCache } from '../judges/cache';
+import { judgeDescription, judgeLabel } from '../judges/createJudge';
+import type { Judge } from '../judges/judge';
 import {
   bodyShapes,
   chooseVariant,
@@ -43,9 +45,13 @@ import { bootstrapStatistic, pick } from '../stats/clusterBootstrap';
 import type { BootstrapInterval } from '../stats/bootstrap';
 import { spearmanRho } from '../stats/correlation';
 import { proposeRewrites, rewriteTemplate, validateProposer, type ProposedPart, type ProposerSpec } from '../judges/proposer';
+import { searchReportFile, searchTemplateOf, type CrossFit, type PartFit, type SearchEntry, type SearchFold, type SearchResult } from '../judges/searchReport';
 import { ResponseCache } from '../cache/responseCache';
-import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import type { LocalRuntimeOptions } from '../models/ortRuntime';
+import type { EstimateHost, ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { planFields } from './planFields';
 import { cacheFileBeside, judgeKeys, validateJudgePlan, variantPromptTokens } from './judge';
+import { openJudge, type OpenedJudge } from './judgeRunner';
 
 /** A prompt search: the object a `search-prompts --config search.json` file holds. */
 export interface SearchPromptsPlan {
@@ -81,6 +87,8 @@ export interface SearchPromptsPlan {
   prices?: Record<string, Price>;
   /** The judge cache: `true` (default, the judge job's file beside the dialogue file), `false`, or a file. */
   cache?: boolean | string;
+  /** How local judges run: threads and execution provider (over the host's settings), as in a judge plan. */
+  runtime?: LocalRuntimeOptions;
   /** Write the chosen variant's templates into a prompts folder: `true` for `prompts/` in the base folder, or a folder. */
   writeWinner?: boolean | string;
   /** The leaderboard JSON: `true` (default) for `<file>.prompt-search.json`, `false`, or a file. */
@@ -93,7 +101,7 @@ export interface SearchPromptsPlan {
   proposer?: ProposerSpec;
 }
 
-const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'writeWinner', 'report', 'proposer'];
+const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'runtime', 'writeWinner', 'report', 'proposer'];
 
 /**
  * Checks a prompt search plan.
@@ -101,13 +109,9 @@ const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human
  * @throws ConfigError naming the source and the field, e.g. `search.json: split.devFraction: must be in (0, 1)`
  */
 export function validateSearchPromptsPlan(value: unknown, source: string): SearchPromptsPlan {
-  const fail = failFor(source);
-  if (!isObject(value)) fail('(root)', 'must be a JSON object like {"judges": [...], "requests": ["rating"]}');
-  const c = value as Record<string, unknown>;
-  rejectUnknownFields(c, FIELDS, '', fail);
-  if (c.job !== undefined && c.job !== 'search-prompts') fail('job', 'must be "search-prompts" for a prompt search plan');
-  // The judges are checked exactly as the judge job checks them.
-  validateJudgePlan({ judges: c.judges, bodies: ['-'], requests: ['-'], ...(c.prices !== undefined ? { prices: c.prices } : {}) }, source);
+  const { c, fail } = planFields(value, source, 'search-prompts', 'a prompt search plan', FIELDS, '{"judges": [...], "requests": ["rating"]}');
+  // The judges (and how local ones run) are checked exactly as the judge job checks them.
+  validateJudgePlan({ judges: c.judges, bodies: ['-'], requests: ['-'], ...(c.prices !== undefined ? { prices: c.prices } : {}), ...(c.runtime !== undefined ? { runtime: c.runtime } : {}) }, source);
   if (c.parts !== undefined) {
     if (!isObject(c.parts)) fail('parts', 'must be an object like {"optional": ["A", "B", "C"], "dialogue": "D", "orders": false}');
     const p = c.parts as Record<string, unknown>;
@@ -265,6 +269,20 @@ export function searchCacheFile(plan: Pick<SearchPromptsPlan, 'cache'>, file: st
   return plan.cache === false ? null : typeof plan.cache === 'string' ? resolve(baseDir, plan.cache) : cacheFileBeside(file, 'judge-cache.jsonl');
 }
 
+/** A search's estimate with the warnings of its search space (variants left out), as its job record gives it. */
+export type SearchPlanEstimate = SearchEstimate & { warnings: string[] };
+
+/**
+ * The prompt search's estimate on a dialogue file (its job record's `estimate`): the search space of the plan on the
+ * target's items, then {@link estimateSearchPlan} against the plan's judge cache.
+ *
+ * @throws Error for an unknown part or request, or too few labelled contexts to split
+ */
+export async function estimateSearchPromptsPlan(plan: SearchPromptsPlan, target: JobTarget, host: EstimateHost): Promise<SearchPlanEstimate> {
+  const space = buildSearchSpace(plan, target.items, host.promptRoots);
+  return { ...(await estimateSearchPlan(plan, space, searchCacheFile(plan, target.file, host.baseDir))), warnings: space.warnings };
+}
+
 /** The estimate as lines for a confirmation or `--dry-run`. */
 export function estimateLines(est: SearchEstimate, plan: Pick<SearchPromptsPlan, 'budget' | 'proposer'>): string[] {
   const k = est.folds ?? 1;
@@ -395,107 +413,6 @@ async function estimateOneSplit(plan: SearchPromptsPlan, space: SearchSpace, cac
   };
 }
 
-/** The correlation of one judge × variant on one part. */
-export interface PartFit {
-  rho: number | null;
-  /** Candidates with a usable score (and a human target). */
-  n: number;
-  /** Candidates whose judgement gave no usable score. */
-  failures: number;
-  /** Percentile cluster-bootstrap interval (resampling dialogue contexts). */
-  ci?: BootstrapInterval;
-}
-
-/** One row of the leaderboard. */
-export interface SearchEntry {
-  judge: string;
-  judgeIndex: number;
-  body: string;
-  request: string;
-  parts?: string[];
-  fewShot?: number;
-  baseline: boolean;
-  evaluatorId?: string;
-  templateHash: string;
-  dev?: PartFit;
-  heldOut?: PartFit;
-  /** Why the variant was not judged (budget, a judge that did not load). */
-  skipped?: string;
-  /** Judgements of this variant that reached a backend, and those answered from the cache (development + held-out). */
-  calls?: number;
-  cacheHits?: number;
-}
-
-/** The mustache text of a body the search synthesized (not in any prompts folder), and of its synthesized parts. */
-export interface SearchTemplate {
-  body: string;
-  parts: Record<string, string>;
-}
-
-/** The search's outcome (also the JSON report). */
-export interface SearchResult {
-  /**
-   * The split. For `kfold`: `k`, devFraction (k − 1)/k, devGroups 0 and testGroups all groups, testItems every labelled
-   * item (each is held out once; `folds` says which fold), devItems empty.
-   */
-  split: { kind?: 'holdout' | 'kfold'; k?: number; seed: string | number; devFraction: number; groupBy: SplitGrouping; devGroups: number; testGroups: number; devItems: string[]; testItems: string[] };
-  human: HumanGroup;
-  entries: SearchEntry[];
-  /** Index into `entries` of the chosen variant, or −1. */
-  winner: number;
-  /** Development rho − held-out rho of the winner (the optimism of choosing on development items). */
-  optimismGap: number | null;
-  calls: number;
-  cacheHits: number;
-  /** The proposer's rewrites (part name, the part it replaces, text), when the plan has a proposer. */
-  proposals?: ProposedPart[];
-  /** What was shown before the search ran: the number of judgements and the cost bound (null: no priced API judge). */
-  estimate?: { judgements: number; cost: number | null };
-  /** The synthesized bodies of the entries by body name, so a variant's prompt can be assembled again from the report. */
-  templates?: Record<string, SearchTemplate>;
-  /** With `split.kind: "kfold"`: each fold's choice and its numbers (then `winner` is −1 unless every fold chose the same). */
-  folds?: SearchFold[];
-  /** With `split.kind: "kfold"`: the cross-fitted held-out correlation of the procedure (docs/prompt-search.md). */
-  crossFit?: CrossFit;
-}
-
-/** One fold of a k-fold search: chosen on the other k − 1 folds, evaluated on this one. */
-export interface SearchFold {
-  devGroups: number;
-  testGroups: number;
-  testItems: string[];
-  /** Index into `entries` of the variant chosen on this fold's development items, or −1. */
-  winner: number;
-  /** The chosen variant's development fit (the other folds' items) and held-out fit (this fold's items). */
-  dev?: PartFit;
-  heldOut?: PartFit;
-}
-
-/** The k folds' held-out correlations pooled into one number for the procedure, with its interval. */
-export interface CrossFit {
-  k: number;
-  /** Mean of the folds' held-out Spearman rhos weighted by their usable candidates (folds without a rho left out). */
-  rho: number | null;
-  /** Stratified percentile cluster bootstrap: contexts resampled within each fold, the choices held fixed. */
-  ci?: BootstrapInterval;
-  n: number;
-  /** The same weighted mean of the chosen variants' development rhos, and development − held-out. */
-  devRho: number | null;
-  optimismGap: number | null;
-}
-
-/** The synthesized templates of a body: its text and the `(search)` parts it includes; undefined for a library body. */
-export function searchTemplateOf(lib: PromptLibrary, body: string): SearchTemplate | undefined {
-  const b = lib.bodies[body];
-  if (!b || !b.file.startsWith('(search)')) return undefined;
-  const parts: Record<string, string> = {};
-  for (const m of b.source.matchAll(/\{\{> ([^}]+)\}\}/g)) {
-    const p = lib.parts[m[1]];
-    if (p && p.file.startsWith('(search)')) parts[m[1]] = p.source;
-  }
-  return { body: b.source, parts };
-}
-
 function fit(items: readonly DialogueItem[], evaluatorId: string, human: Map<string, number>, use: 'value' | 'expected', groupOf: Map<string, string>, bootstrap?: { resamples: number; seed: string | number; level: number }): PartFit {
   return fitOfPairs(pairsOf(items, evaluatorId, human, use, groupOf), bootstrap);
 }
@@ -584,17 +501,20 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
   let hits = 0;
   let done = 0;
   const total = est.judgements;
-  const made: { judge: Judge; dispose: () => Promise<void>; backend: Record<string, unknown> }[] = [];
+  // The judges run as the judge job runs them (judgeRunner.ts): the plan's runtime options, the response cache, one
+  // adaptive pool per judge for every variant of the search — development, held-out and every fold.
+  const made: ({ opened: OpenedJudge; answering: Judge } | undefined)[] = [];
   const entries: SearchEntry[] = [];
   // A prompt asked twice in one search (a body equal to a bundled one; the same item in several folds) is asked once.
   const memo = new Map<string, ReturnType<Judge['judge']>>();
-  const counting = (j: Judge, backend: Record<string, unknown>): Judge => {
-    const inner = cache ? cachedJudge(j, cache, backend) : j;
+  const counting = (opened: OpenedJudge): Judge => {
+    const inner = opened.cached();
     return {
-      id: j.id,
-      signature: j.signature,
+      id: inner.id,
+      signature: inner.signature,
+      ...(inner.budget ? { budget: inner.budget } : {}),
       judge(req) {
-        const key = judgeCacheKey(backend, req);
+        const key = judgeCacheKey(opened.backend, req);
         const seen = memo.get(key);
         if (seen) {
           hits++;
@@ -611,13 +531,13 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     };
   };
   const uncachedOf = (k: number, v: PromptVariant, its: readonly DialogueItem[], lib = space.lib) =>
-    its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(lib, v, it.context, c.text); const key = judgeCacheKey(made[k].backend, { prompt: a.text, spec: a.spec }); return !memo.has(key) && !cache?.get(key); }).length, 0);
+    its.reduce((n, it) => n + it.candidates.filter((c) => { const a = assemblePrompt(lib, v, it.context, c.text); const key = judgeCacheKey(made[k]!.opened.backend, { prompt: a.text, spec: a.spec }); return !memo.has(key) && !cache?.get(key); }).length, 0);
   const judgeOn = async (k: number, v: SearchVariant, its: readonly DialogueItem[], label: string, entry?: SearchEntry, lib = space.lib) => {
     const [c0, h0] = [calls, hits];
-    const res = await runJudge(its as DialogueItem[], made[k].judge, lib, v, {
-      concurrency: plan.concurrency ?? 4,
-      signal: host.signal,
-      onProgress: (p) => host.progress({ done: done + p.done, total, message: `${label}: ${made[k].judge.id} ${v.body} × ${v.request}` }),
+    const { opened, answering } = made[k]!;
+    const res = await opened.judgeItems(its, lib, v, {
+      answering,
+      onProgress: (p) => host.progress({ done: done + p.done, total, message: `${label}: ${opened.judge.id} ${v.body} × ${v.request}` }),
     });
     done += countCandidates(its);
     if (entry) {
@@ -627,19 +547,12 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     return res;
   };
   try {
-    plan.judges.forEach(() => made.push(undefined as never));
     for (let k = 0; k < plan.judges.length; k++) {
       const spec = plan.judges[k];
+      made.push(undefined);
       try {
-        let apiKey: string | undefined;
-        if (spec.backend !== 'local') {
-          const answer = keys.get(k);
-          if (!answer || !('key' in answer)) throw new Error(`no API key for the judge ${spec.model} at ${spec.baseURL}: ${answer && 'missing' in answer ? answer.missing : 'not asked'}`);
-          apiKey = answer.key;
-        } else host.log(`loading ${judgeLabel(spec)}`);
-        const m = await createJudge(spec, { apiKey, models: host.models });
-        const backend = judgeDescription(spec);
-        made[k] = { ...m, judge: counting(m.judge, backend), backend };
+        const opened = await openJudge(spec, k, keys, plan, host, cache);
+        made[k] = { opened, answering: counting(opened) };
       } catch (err) {
         report.warnings.push(`judge ${judgeLabel(spec)} did not run: ${(err as Error).message}`);
       }
@@ -811,10 +724,14 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     };
     report.lines.push(...searchReportLines(result, level));
     report.summary = report.lines.slice(0, 3);
+    for (const m of made) {
+      const limited = m?.opened.rateLimitLine();
+      if (limited) report.lines.push(limited);
+    }
     report.cancelled = Boolean(host.signal?.aborted);
     const anyChoice = winner >= 0 || (folds ?? []).some((fo) => fo.winner >= 0);
     if (!anyChoice && !report.cancelled) report.nothingDone = entries.every((e) => e.skipped) ? `no variant was judged (${entries[0]?.skipped ?? 'no variants'})` : 'no variant has a development correlation (constant scores or fewer than 3 usable judgements)';
-    const reportFile = plan.report === false ? null : typeof plan.report === 'string' ? resolve(host.baseDir, plan.report) : target.file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.prompt-search.json';
+    const reportFile = plan.report === false ? null : typeof plan.report === 'string' ? resolve(host.baseDir, plan.report) : searchReportFile(target.file);
     if (reportFile) {
       writeFileSync(reportFile, JSON.stringify(result, null, 2) + '\n');
       report.files!.push(reportFile);
@@ -827,7 +744,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     report.data = result as unknown as Record<string, unknown>;
     return report;
   } finally {
-    for (const m of made) if (m) await m.dispose();
+    for (const m of made) if (m) await m.opened.dispose();
   }
 }
 

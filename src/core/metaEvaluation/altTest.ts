@@ -20,7 +20,10 @@ import type { DialogueItem } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { benjaminiYekutieli } from '../stats/multipleTesting';
 import { oneSampleTTest } from '../stats/tTest';
+import { jackknifeTest } from '../stats/clusterBootstrap';
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { usableScore } from '../correlation/ceiling';
+import seedrandom from 'seedrandom';
 import { matchRateThreshold } from './majorityLabel';
 
 /** Alignment scoring S(prediction, others' annotations): share of equal labels, or −RMSE for numeric ratings. */
@@ -38,6 +41,21 @@ export interface AltTestOptions {
   minHumansPerInstance?: number;
   /** Annotators with fewer usable instances are skipped (the t-test's normality needs ~30). Default 30. */
   minInstancesPerHuman?: number;
+  /**
+   * An annotator whose differences d_i are all equal (no variance: typically an annotator and an evaluator that give
+   * the same label to every instance) has no t-test. `untested` (default): t and p are null, the annotator counts
+   * among those tested but is never won against, and `zeroVariance` says why. `reference`: as the reference
+   * implementation and scipy, t = ±∞ and p = 0 or 1 (for parity with AltTest).
+   */
+  zeroVariance?: 'untested' | 'reference';
+  /**
+   * The cluster (dialogue context) of each instance. With it, each annotator's test is the cluster-jackknife t-test
+   * of mean d < ε over the contexts of the annotator's instances (m − 1 df), which holds its level when instances of
+   * one context are alike; without it (and with `test: 't'`) the reference's one-sample t-test over instances.
+   */
+  clusters?: Readonly<Record<string, string | number>>;
+  /** `t` (the paper's; default without clusters) or `cluster-jackknife` (default with clusters). */
+  test?: 't' | 'cluster-jackknife';
 }
 
 /** One annotator's leave-one-out comparison. */
@@ -51,15 +69,26 @@ export interface AltTestAnnotator {
   humanAdvantage: number;
   /** Mean of d_i = W^h_i − W^f_i (= ρ^h_j − ρ^f_j). */
   meanDifference: number;
-  /** t of the one-sided test against ε (±Infinity when every d_i is equal; null when undefined). */
+  /**
+   * t of the one-sided test against ε; null when undefined: every d_i equal (see `zeroVariance`; ±Infinity with the
+   * option `zeroVariance: 'reference'`) or fewer than 2 instances.
+   */
   t: number | null;
   df: number;
   /** p-value of H0: ρ^h_j − ρ^f_j ≥ ε. */
   pValue: number | null;
+  /** The test: the reference's one-sample t over instances, or the cluster-jackknife t over contexts (df = contexts − 1). */
+  test: 't' | 'cluster-jackknife';
   /** H0 rejected by the BY procedure: the evaluator wins against this annotator. */
   rejected: boolean;
   /** The BY threshold this annotator's p-value was compared with. */
   threshold: number | null;
+  /**
+   * Every d_i equals `difference` (no variance): the one-sided t-test divides by a zero standard deviation, so it
+   * has no answer (scipy prints t = −∞, p = 0 when the difference is below ε). With the default
+   * `zeroVariance: 'untested'` the annotator is not won against.
+   */
+  zeroVariance?: { difference: number };
 }
 
 /** The alt-test's verdict and every number it rests on. */
@@ -75,7 +104,30 @@ export interface AltTestResult {
   skipped: { annotator: string; instances: number; reason: string }[];
   /** Instances dropped for fewer than minHumansPerInstance annotations or no evaluator label. */
   droppedInstances: number;
-  parameters: Required<AltTestOptions> & { correction: 'Benjamini–Yekutieli'; criterion: 'winning rate ≥ 0.5' };
+  parameters: Required<Omit<AltTestOptions, 'clusters'>> & { correction: 'Benjamini–Yekutieli'; criterion: 'winning rate ≥ 0.5' };
+}
+
+/**
+ * One-sided cluster-jackknife test of mean(d) < ε: the mean with each cluster's instances left out in turn,
+ * SE² = (G − 1)/G · Σ (θ₍ᵢ₎ − θ̄)², t = (mean − ε)/SE with G − 1 df, p = T_{G−1}(t) (`jackknifeTest`'s variance).
+ * Null t and p with fewer than 2 clusters or no spread between them.
+ */
+function clusterMeanTest(d: readonly number[], clusters: readonly (string | number)[], epsilon: number): { t: number | null; df: number; p: number | null } {
+  const sums = new Map<string | number, { s: number; n: number }>();
+  let total = 0;
+  d.forEach((v, k) => {
+    const e = sums.get(clusters[k]) ?? { s: 0, n: 0 };
+    e.s += v;
+    e.n++;
+    sums.set(clusters[k], e);
+    total += v;
+  });
+  const g = sums.size;
+  const mean = total / d.length;
+  const jack = [...sums.values()].map((e) => (d.length - e.n > 0 ? (total - e.s) / (d.length - e.n) : null));
+  const test = jackknifeTest(mean, jack, epsilon);
+  if (!test || test.statistic === null || g < 2) return { t: null, df: Math.max(0, g - 1), p: null };
+  return { t: test.statistic, df: test.df, p: tCdf(test.statistic, test.df) };
 }
 
 /** The reference's `accuracy`: mean of [pred = a] over the others' annotations. */
@@ -107,12 +159,15 @@ export function altTest<V extends string | number | boolean>(humans: Readonly<Re
     scoring: options.scoring ?? 'accuracy',
     minHumansPerInstance: options.minHumansPerInstance ?? 2,
     minInstancesPerHuman: options.minInstancesPerHuman ?? 30,
+    zeroVariance: options.zeroVariance ?? 'untested',
+    test: options.test ?? (options.clusters ? ('cluster-jackknife' as const) : ('t' as const)),
     correction: 'Benjamini–Yekutieli' as const,
     criterion: 'winning rate ≥ 0.5' as const,
   };
   if (!(parameters.epsilon >= 0 && parameters.epsilon < 1)) throw new RangeError(`epsilon must be in [0, 1), got ${parameters.epsilon}`);
   if (!(parameters.alpha > 0 && parameters.alpha < 1)) throw new RangeError(`alpha (the FDR level) must be in (0, 1), got ${parameters.alpha}`);
   const score = parameters.scoring === 'accuracy' ? accuracy : negRmse;
+  if (parameters.test === 'cluster-jackknife' && !options.clusters) throw new RangeError('the cluster-jackknife test needs the instances\' clusters (options.clusters)');
   if (parameters.scoring === 'negRmse') {
     const bad = [...Object.values(evaluator), ...Object.values(humans).flatMap((h) => Object.values(h))].find((v) => typeof v !== 'number' || !Number.isFinite(v));
     if (bad !== undefined) throw new RangeError(`negRmse scoring needs numeric annotations, got ${JSON.stringify(bad)}`);
@@ -150,7 +205,29 @@ export function altTest<V extends string | number | boolean>(humans: Readonly<Re
       d.push(hh - f);
     }
     const t = oneSampleTTest(d, parameters.epsilon, 'less');
-    tested.push({ annotator: h, instances: instances.length, evaluatorAdvantage: wf / instances.length, humanAdvantage: wh / instances.length, meanDifference: t.mean, t: t.statistic, df: t.df, pValue: t.pValue });
+    const flat = d.length >= 2 && d.every((v) => v === d[0]);
+    const untested = flat && parameters.zeroVariance === 'untested';
+    let stat = untested ? null : t.statistic;
+    let df = t.df;
+    let pValue = untested ? null : t.pValue;
+    if (parameters.test === 'cluster-jackknife' && !flat) {
+      const jk = clusterMeanTest(d, instances.map((i) => options.clusters?.[i] ?? i), parameters.epsilon);
+      stat = jk.t;
+      df = jk.df;
+      pValue = jk.p;
+    }
+    tested.push({
+      annotator: h,
+      instances: instances.length,
+      evaluatorAdvantage: wf / instances.length,
+      humanAdvantage: wh / instances.length,
+      meanDifference: t.mean,
+      t: stat,
+      df,
+      pValue,
+      test: parameters.test,
+      ...(flat ? { zeroVariance: { difference: d[0] } } : {}),
+    });
   }
   const by = benjaminiYekutieli(tested.map((a) => a.pValue), parameters.alpha);
   const annotators = tested.map((a, j) => ({ ...a, rejected: by.rejected[j], threshold: by.thresholds[j] }));
@@ -170,6 +247,23 @@ export interface EvaluatorAltTestOptions extends AltTestOptions {
    * threshold at which the evaluator calls "coherent" as often as the group's annotators do ({@link matchRateThreshold}).
    */
   threshold?: number | 'match-rate';
+  /** The trivial baselines beside the evaluator (default on, 20 draws of the random one, seed 1); false: none. */
+  baselines?: boolean | { draws?: number; seed?: number | string };
+  /** The evaluator's name in the verdict (default its id). */
+  displayName?: string;
+}
+
+/**
+ * Something that makes an evaluator's alt-test say nothing about the evaluator:
+ * - `constant-at-cut`: at its threshold the evaluator gives every instance the same label — it *is* the
+ *   always-coherent (or always-incoherent) baseline;
+ * - `cut-cannot-match`: the match-rate threshold cannot bring the evaluator's share of "coherent" near the group's,
+ *   because many responses share one score (ties, e.g. BLEU-4's zeros).
+ */
+export interface TrivialFinding {
+  kind: 'constant-at-cut' | 'cut-cannot-match';
+  /** The sentence every output prints. */
+  text: string;
 }
 
 /** The alt-test of one evaluator of a dialogue file, with the threshold it used. */
@@ -180,7 +274,44 @@ export interface EvaluatorAltTest {
   thresholdRule: string;
   /** Share of the group's coherence labels that say coherent (the match-rate target). */
   coherentShare: number | null;
+  /** Share of the evaluator's labels (score ≥ threshold) that say coherent. */
+  evaluatorCoherentShare: number | null;
   result: AltTestResult;
+  /** What makes this result trivial, if anything (named in the verdict). */
+  trivial: TrivialFinding[];
+  /** The trivial baselines on the same instances, annotators and settings ({@link altTestBaselines}). */
+  baselines: AltTestBaseline[];
+  /** The verdict in one plain sentence: pass or fail, and whether a trivial baseline does as well. */
+  verdict: string;
+}
+
+/** Largest share of the scores held by one value, and that value. */
+function largestTie(values: readonly number[]): { value: number; share: number } {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best = { value: NaN, share: 0 };
+  for (const [v, n] of counts) if (n / values.length > best.share) best = { value: v, share: n / values.length };
+  return best;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+/**
+ * The verdict of an alt-test in one sentence (what the text, Markdown and LaTeX titles, the JSON and the panel's data
+ * print): PASSES or FAILS with ω and ρ; then, plainly, the trivial findings; and when the evaluator passes, whether a
+ * trivial baseline passes too (then the pass says nothing about the evaluator).
+ */
+export function altTestVerdict(name: string, result: AltTestResult, trivial: readonly TrivialFinding[] = [], baselines: readonly AltTestBaseline[] = []): string {
+  if (result.winningRate === null) return 'no annotator could be tested';
+  const head = `${result.passed ? 'PASSES' : 'FAILS'}: winning rate ω = ${result.winningRate.toFixed(3)} (criterion ω ≥ 0.5), advantage probability ρ = ${result.advantageProbability === null ? '–' : result.advantageProbability.toFixed(3)}`;
+  const parts: string[] = [head];
+  for (const t of trivial) parts.push(t.text);
+  const passing = baselines.filter((b) => b.passed);
+  if (result.passed && passing.length) parts.push(`a trivial baseline passes too (${passing.map((b) => b.description).join('; ')}), so this pass does not show that ${name} can replace an annotator`);
+  else if (result.passed && baselines.length) parts.push('no trivial baseline passes');
+  const flat = result.annotators.filter((a) => a.zeroVariance && a.pValue === null);
+  if (flat.length) parts.push(`${flat.map((a) => a.annotator).join(', ')}: every difference d is ${flat[0].zeroVariance?.difference}, so there is no variance and no t-test (scipy would print t = −∞, p = 0); not counted as won`);
+  return parts.join(' — ');
 }
 
 /**
@@ -193,11 +324,13 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
   const humans: Record<string, Record<string, boolean>> = {};
   const scores: Record<string, number> = {};
+  const clusters: Record<string, string> = {};
   let coherent = 0;
   let labels = 0;
   for (const it of items) {
     for (const c of it.candidates) {
       const key = `${it.id}/${c.id}`;
+      clusters[key] = it.id;
       for (const a of c.annotations) {
         if (typeof a.coherent !== 'boolean' || !keep(a)) continue;
         (humans[a.annotator] ??= {})[key] = a.coherent;
@@ -222,5 +355,138 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
   }
   const evaluator: Record<string, boolean> = {};
   if (threshold !== null) for (const [k, v] of Object.entries(scores)) evaluator[k] = v >= threshold;
-  return { evaluatorId, group, threshold, thresholdRule, coherentShare, result: altTest(sortedHumans, evaluator, options) };
+  // The dialogue items are the clusters of the per-annotator tests (unless the reference's t-test is asked for).
+  const testOptions: AltTestOptions = { ...options, ...(options.test === 't' ? {} : { clusters }) };
+  const result = altTest(sortedHumans, evaluator, testOptions);
+  const calls = Object.values(evaluator);
+  const evaluatorCoherentShare = calls.length ? calls.filter(Boolean).length / calls.length : null;
+  const name = options.displayName ?? evaluatorId;
+  const trivial: TrivialFinding[] = [];
+  if (threshold !== null && calls.length > 0 && (evaluatorCoherentShare === 0 || evaluatorCoherentShare === 1)) {
+    const all = evaluatorCoherentShare === 1 ? 'coherent' : 'incoherent';
+    trivial.push({ kind: 'constant-at-cut', text: `${name} is constant at this cut: score ≥ ${Number(threshold.toPrecision(4))} calls every response ${all}, so it is the always-${all} baseline` });
+  } else if (typeof options.threshold !== 'number' && threshold !== null && coherentShare !== null && evaluatorCoherentShare !== null && Math.abs(evaluatorCoherentShare - coherentShare) > Math.max(0.05, 2 / values.length)) {
+    const tie = largestTie(values);
+    trivial.push({
+      kind: 'cut-cannot-match',
+      text: `no cut of ${name} reaches the ${group}' ${pct(coherentShare)} coherent: ${pct(tie.share)} of its scores are tied at ${Number(tie.value.toPrecision(4))}, so the nearest cut calls ${pct(evaluatorCoherentShare)} coherent`,
+    });
+  }
+  const wantBaselines = options.baselines ?? true;
+  const baselines = wantBaselines && calls.length
+    ? altTestBaselines(sortedHumans, evaluator, { ...testOptions, ...(typeof wantBaselines === 'object' ? wantBaselines : {}), labelName: (v) => (v ? 'coherent' : 'incoherent') })
+    : [];
+  return { evaluatorId, group, threshold, thresholdRule, coherentShare, evaluatorCoherentShare, result, trivial, baselines, verdict: altTestVerdict(name, result, trivial, baselines) };
+}
+
+/**
+ * A trivial evaluator run through the same alt-test as a real one:
+ * - labels (accuracy scoring): `always-majority` and `always-minority` (the group's most and least common label on
+ *   every instance), `random-base-rate` (each instance's label drawn from the group's label shares, seeded);
+ * - ratings (−RMSE scoring): `constant-mean` and `constant-median` (the group's mean and median rating on every
+ *   instance), `marginal-draw` (each instance's rating drawn from the group's ratings, seeded).
+ */
+export type AltTestBaselineKind = 'always-majority' | 'always-minority' | 'random-base-rate' | 'constant-mean' | 'constant-median' | 'marginal-draw';
+
+/** One trivial baseline's alt-test on the evaluator's instances, annotators and settings. */
+export interface AltTestBaseline {
+  kind: AltTestBaselineKind;
+  /** What it says, e.g. `always "true"` or `random at the base rate (81.5 % true)`. */
+  description: string;
+  /** ω (for random baselines, the mean over the draws); null when no annotator could be tested. */
+  winningRate: number | null;
+  /** ρ (for random baselines, the mean over the draws). */
+  advantageProbability: number | null;
+  /** The verdict (for random baselines: more than half of the draws pass). */
+  passed: boolean;
+  /** Random baselines: draws made and how many passed. */
+  draws?: number;
+  passes?: number;
+}
+
+/** Options of {@link altTestBaselines}: the alt-test's own, and the random baselines' draws and seed. */
+export interface AltTestBaselineOptions extends AltTestOptions {
+  /** Draws of each random baseline (default 20). */
+  draws?: number;
+  /** Seed of the random baselines (default 1). */
+  seed?: number | string;
+  /** How a label reads in the baselines' descriptions (default: strings quoted, others as they are). */
+  labelName?: (v: string | number | boolean) => string;
+}
+
+function defaultLabel(v: unknown): string {
+  return typeof v === 'string' ? `"${v}"` : String(v);
+}
+
+/**
+ * The trivial baselines of an alt-test (see {@link AltTestBaselineKind}) on exactly the instances the evaluator
+ * labelled, against the same annotators with the same ε, q, scoring and filters: a pass reads against them. An
+ * evaluator that passes only as often as always-majority is not evidence of anything.
+ *
+ * The group's shares are over every annotation of the instances kept. Random baselines draw instance by instance in
+ * sorted instance order from seedrandom(`<seed>/<kind>/<draw>`).
+ *
+ * @param humans - as {@link altTest}
+ * @param evaluator - the real evaluator's labels: its instances are the baselines' instances
+ */
+export function altTestBaselines<V extends string | number | boolean>(humans: Readonly<Record<string, Readonly<Record<string, V>>>>, evaluator: Readonly<Record<string, V>>, options: AltTestBaselineOptions = {}): AltTestBaseline[] {
+  const draws = options.draws ?? 20;
+  const label = options.labelName ?? defaultLabel;
+  if (!(Number.isInteger(draws) && draws >= 1)) throw new RangeError(`draws must be a positive integer, got ${draws}`);
+  const seed = String(options.seed ?? 1);
+  const instances = Object.keys(evaluator).sort();
+  const values: V[] = [];
+  for (const anns of Object.values(humans)) for (const i of instances) if (Object.prototype.hasOwnProperty.call(anns, i)) values.push(anns[i]);
+  if (values.length === 0 || instances.length === 0) return [];
+  const constant = (v: V): Record<string, V> => Object.fromEntries(instances.map((i) => [i, v]));
+  const run = (e: Record<string, V>) => altTest(humans, e, options);
+  const once = (kind: AltTestBaselineKind, description: string, e: Record<string, V>): AltTestBaseline => {
+    const r = run(e);
+    return { kind, description, winningRate: r.winningRate, advantageProbability: r.advantageProbability, passed: r.passed };
+  };
+  const repeated = (kind: AltTestBaselineKind, description: string, draw: (rng: () => number) => V): AltTestBaseline => {
+    const results = Array.from({ length: draws }, (_, d) => {
+      const rng = seedrandom(`${seed}/${kind}/${d}`);
+      return run(Object.fromEntries(instances.map((i) => [i, draw(rng)])));
+    });
+    const mean = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0) / xs.length);
+    const passes = results.filter((r) => r.passed).length;
+    return { kind, description, winningRate: mean(results.map((r) => r.winningRate)), advantageProbability: mean(results.map((r) => r.advantageProbability)), passed: passes * 2 > draws, draws, passes };
+  };
+  if ((options.scoring ?? 'accuracy') === 'negRmse') {
+    const nums = (values as unknown as number[]).slice().sort((a, b) => a - b);
+    const mean = nums.reduce((a, b) => a + b, 0) / nums.length;
+    const mid = nums.length >> 1;
+    const median = nums.length % 2 ? nums[mid] : (nums[mid - 1] + nums[mid]) / 2;
+    return [
+      once('constant-mean', `always the mean rating (${Number(mean.toPrecision(4))})`, constant(mean as V)),
+      once('constant-median', `always the median rating (${median})`, constant(median as V)),
+      repeated('marginal-draw', "a draw from the annotators' ratings", (rng) => nums[Math.floor(rng() * nums.length)] as V),
+    ];
+  }
+  const counts = new Map<string, { value: V; n: number }>();
+  for (const v of values) {
+    const k = `${typeof v}:${String(v)}`;
+    const e = counts.get(k);
+    if (e) e.n++;
+    else counts.set(k, { value: v, n: 1 });
+  }
+  const ranked = [...counts.values()].sort((a, b) => b.n - a.n || String(a.value).localeCompare(String(b.value)));
+  const shares = ranked.map((r) => ({ value: r.value, share: r.n / values.length }));
+  const out = [once('always-majority', `always ${label(ranked[0].value)} (${(shares[0].share * 100).toFixed(1)} % of the labels)`, constant(ranked[0].value))];
+  if (ranked.length > 1) {
+    const last = ranked[ranked.length - 1];
+    out.push(once('always-minority', `always ${label(last.value)} (${((last.n / values.length) * 100).toFixed(1)} % of the labels)`, constant(last.value)));
+  }
+  out.push(
+    repeated('random-base-rate', `random at the base rate (${shares.map((s) => `${(s.share * 100).toFixed(1)} % ${label(s.value)}`).join(', ')})`, (rng) => {
+      let u = rng();
+      for (const s of shares) {
+        if (u < s.share) return s.value;
+        u -= s.share;
+      }
+      return shares[shares.length - 1].value;
+    }),
+  );
+  return out;
 }

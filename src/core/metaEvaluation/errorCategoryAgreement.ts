@@ -16,6 +16,7 @@ import { ERROR_CATEGORIES, ERROR_LABELS, errorLabel, majorityVote } from '../lab
 import { isReferenceSelfScore } from '../correlation/ceiling';
 import { cohenKappa, type CohenKappaResult } from '../agreement/cohenKappa';
 import type { PlainTable } from './metaEvaluationExport';
+import type { IntervalMethod } from '../stats/bootstrap';
 
 /** One category's comparison ("applies" is the positive class). */
 export interface CategoryAgreement {
@@ -79,7 +80,7 @@ export function errorCategoryEvaluators(items: readonly DialogueItem[]): string[
 export function errorCategoryAgreement(
   items: readonly DialogueItem[],
   evaluatorId: string,
-  options: { group?: HumanGroup; groupRules?: GroupRules; bootstrap?: { resamples: number; seed: number | string; level?: number } } = {},
+  options: { group?: HumanGroup; groupRules?: GroupRules; bootstrap?: { resamples: number; seed: number | string; level?: number; interval?: IntervalMethod } } = {},
 ): ErrorCategoryAgreement {
   const group = options.group ?? 'experts';
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);

@@ -11,7 +11,7 @@ import { displayNames } from '../evaluators/evaluatorNames';
 import type { DialogueItem } from '../dialogue/types';
 import { coherenceScore } from '../labels/annotate';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
-import type { BootstrapInterval } from '../stats/bootstrap';
+import { DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { bootstrapStatistic, pick } from '../stats/clusterBootstrap';
 import type { CorrelationResult } from '../stats/correlation';
 import { partialCorrelation, type PartialCorrelationResult } from '../stats/partialCorrelation';
@@ -56,7 +56,7 @@ export interface LengthBiasTable {
   /** ρ(human score, length) over every labelled candidate. */
   humanLength: CorrelationResult;
   rows: LengthBiasRow[];
-  bootstrap?: { resamples: number; seed: number | string; level: number };
+  bootstrap?: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod };
 }
 
 /** Options of {@link lengthBias}. */
@@ -65,7 +65,7 @@ export interface LengthBiasOptions {
   /** Whose coherence score (default `auto`: experts when any expert label exists). */
   human?: HumanChoice;
   groupRules?: GroupRules;
-  bootstrap?: { resamples: number; seed: number | string; level?: number };
+  bootstrap?: { resamples: number; seed: number | string; level?: number; interval?: IntervalMethod };
 }
 
 /** Whether a row's figures meet the {@link LENGTH_FLAG} rule. */
@@ -111,7 +111,7 @@ export function lengthBias(items: readonly DialogueItem[], options: LengthBiasOp
       flagged: mostlyLength(evaluatorHuman.statistic, partial.statistic),
     };
     if (options.bootstrap && data.length > 0) {
-      const settings = { ...options.bootstrap, level, clusters: data.map((r) => r.cluster) };
+      const settings = { ...options.bootstrap, level, clusters: data.map((r) => r.cluster), family: 'correlation' as const };
       row.ci = {
         evaluatorLength: bootstrapStatistic(data.length, (idx) => correlate('spearman', pick(e, idx), pick(len, idx)).statistic, settings),
         partial: bootstrapStatistic(data.length, (idx) => partialCorrelation(pick(e, idx), pick(h, idx), pick(len, idx)).statistic, settings),
@@ -124,6 +124,6 @@ export function lengthBias(items: readonly DialogueItem[], options: LengthBiasOp
     tokenizer: 'whitespace',
     humanLength: correlate('spearman', rowsData.map((r) => r.human), rowsData.map((r) => r.length)) as CorrelationResult,
     rows,
-    ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level } } : {}),
+    ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval: options.bootstrap.interval ?? DEFAULT_INTERVAL } } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { DialogueItem } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { usableScore } from '../correlation/ceiling';
 import { cohenKappa, type CohenKappaResult } from '../agreement/cohenKappa';
+import type { IntervalMethod } from '../stats/bootstrap';
 
 /** Counts with "incoherent" as the positive class. */
 export interface ConfusionMatrix {
@@ -58,7 +59,7 @@ export function majorityCoherence(labels: readonly boolean[]): boolean | null {
  *
  * @throws RangeError on a non-finite threshold
  */
-export function evaluatorVsMajority(items: readonly DialogueItem[], evaluatorId: string, options: { threshold: number; group?: HumanGroup; groupRules?: GroupRules; bootstrap?: { resamples: number; seed: number | string; level?: number } }): MajorityComparison {
+export function evaluatorVsMajority(items: readonly DialogueItem[], evaluatorId: string, options: { threshold: number; group?: HumanGroup; groupRules?: GroupRules; bootstrap?: { resamples: number; seed: number | string; level?: number; interval?: IntervalMethod } }): MajorityComparison {
   if (!Number.isFinite(options.threshold)) throw new RangeError(`the threshold must be a finite number, got ${options.threshold}`);
   const group = options.group ?? 'experts';
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);

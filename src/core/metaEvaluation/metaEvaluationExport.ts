@@ -6,11 +6,12 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { latexEscape, type ExportFormat } from '../correlation/correlationExport';
-import { formatNumber, formatP } from '../tables/numberFormat';
-import type { BootstrapInterval } from '../stats/bootstrap';
-import type { AltTestResult } from './altTest';
+import { formatNumber, formatP, SHORTFALL_MARK } from '../tables/numberFormat';
+import { shortfallText } from '../stats/measuredCoverage';
+import type { BootstrapInterval, IntervalMethod } from '../stats/bootstrap';
+import { altTestVerdict, type AltTestBaseline, type AltTestResult, type EvaluatorAltTest, type TrivialFinding } from './altTest';
 import type { CeilingTable } from '../correlation/ceiling';
-import type { CoefficientTable, GroupedCoefficientTables } from '../agreement/coefficientsTable';
+import { NOT_CATEGORIES, type CoefficientTable, type GroupedCoefficientTables } from '../agreement/coefficientsTable';
 import { LENGTH_FLAG, type LengthBiasTable } from './lengthBias';
 import type { MajorityComparison } from './majorityLabel';
 import type { RepeatabilityResult } from './repeatability';
@@ -35,7 +36,19 @@ function fixed(v: number | null | undefined): string {
 
 function interval(ci: BootstrapInterval | undefined): string {
   if (!ci) return '';
-  return ci.lower === null || ci.upper === null ? ' [undefined]' : ` [${formatNumber(ci.lower)}, ${formatNumber(ci.upper)}]`;
+  return ci.lower === null || ci.upper === null ? ' [undefined]' : ` [${formatNumber(ci.lower)}, ${formatNumber(ci.upper)}]${ci.shortfall ? SHORTFALL_MARK : ''}`;
+}
+
+/** The note every format adds under a table with intervals from fewer contexts than their method covers at. */
+function shortfallNotes(t: PlainTable): string[] {
+  const texts = new Set<string>();
+  for (const r of t.rows) {
+    for (const c of r) {
+      if (c === null || typeof c !== 'object' || !('value' in c) || !c.ci?.shortfall) continue;
+      texts.add(shortfallText(c.ci.shortfall, c.ci.clusters ?? 0));
+    }
+  }
+  return texts.size ? [`${SHORTFALL_MARK} Intervals from few dialogue contexts: ${[...texts].join('; ')} (docs/meta-evaluation.md#coverage). Read them as narrower than they should be.`] : [];
 }
 
 /**
@@ -121,7 +134,9 @@ function csvTable(t: PlainTable): string {
 }
 
 /** One table in `format`. */
-export function renderTable(t: PlainTable, format: ExportFormat): string {
+export function renderTable(table: PlainTable, format: ExportFormat): string {
+  const extra = shortfallNotes(table);
+  const t = extra.length ? { ...table, notes: [...table.notes, ...extra] } : table;
   switch (format) {
     case 'text':
       return textTable(t);
@@ -139,8 +154,10 @@ export function renderTables(ts: readonly PlainTable[], format: ExportFormat): s
   return ts.map((t) => renderTable(t, format)).join(format === 'csv' ? '' : '\n\n') + (format === 'csv' ? '' : '\n');
 }
 
-function bootNote(b: { resamples: number; seed: number | string; level: number } | undefined, unit = 'dialogue items'): string[] {
-  return b ? [`${Math.round(b.level * 100)}% percentile bootstrap intervals: ${b.resamples} resamples of the ${unit} (seed ${b.seed}).`] : [];
+const INTERVAL_NAME: Record<IntervalMethod, string> = { percentile: 'percentile', bca: 'BCa', 'expanded-percentile': 'expanded percentile', 'expanded-bca': 'expanded BCa' };
+
+function bootNote(b: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod } | undefined, unit = 'dialogue items'): string[] {
+  return b ? [`${Math.round(b.level * 100)}% ${INTERVAL_NAME[b.interval ?? 'percentile']} bootstrap intervals: ${b.resamples} resamples of the ${unit} (seed ${b.seed}).`] : [];
 }
 
 /** Shrout & Fleiss' name of a form: ICC2 → ICC(2,1), ICC2k → ICC(2,k). */
@@ -163,8 +180,11 @@ export function coefficientsPlainTable(t: CoefficientTable, part?: { by: string;
     r.icc ? { value: r.icc.single.value, ci: r.icc.single.ci } : '',
     r.icc ? { value: r.icc.average.value, ci: r.icc.average.ci } : '',
   ]);
+  const notNominal = t.rows.filter((r) => r.level !== 'nominal');
+  const levels = notNominal.length === 0 ? 'nominal' : `nominal; ${notNominal.map((r) => `${r.level} for ${r.key === 'empathy' ? 'empathy' : r.label}`).join(', ')}`;
   const notes = [
-    "Fleiss' kappa over the units with the modal number of ratings (#sub); Krippendorff's alpha (nominal; ordinal for empathy) and Gwet's AC1 over every unit, missing ratings allowed.",
+    `Fleiss' kappa over the units with the modal number of ratings (#sub); Krippendorff's alpha (${levels}) and Gwet's AC1 over every unit, missing ratings allowed.`,
+    ...(t.rows.some((r) => r.fleiss.undefinedReason === NOT_CATEGORIES) ? ["Fleiss' kappa and AC1 count categories: a numeric rating has none (alpha at the interval level and the ICCs say its agreement)."] : []),
     ...(t.neverChosen.length ? [`error categories never chosen (no row): ${t.neverChosen.join(', ')}.`] : []),
     ...(t.rows.some((r) => r.icc?.model === 'one-way') ? ['ICC: one-way ICC(1,1)/ICC(1,k), since different annotators rated different units.'] : []),
     ...(compact
@@ -211,19 +231,83 @@ export function ceilingPlainTable(t: CeilingTable, options: { perAnnotator?: boo
   };
 }
 
-/** One alt-test result (per-annotator rows, then the verdict in the title and notes). */
-export function altTestPlainTable(res: AltTestResult, label: { evaluator: string; group: string; threshold?: number | null; thresholdRule?: string }): PlainTable {
+/**
+ * One alt-test result (per-annotator rows, then the verdict in the title and notes). The verdict names plainly what
+ * makes a result trivial (an evaluator constant at its cut, a cut that ties keep from the group's rate) and whether a
+ * trivial baseline passes too ({@link altTestVerdict}); the baselines themselves are {@link altTestBaselinesPlainTable}.
+ */
+export function altTestPlainTable(
+  res: AltTestResult,
+  label: { evaluator: string; group: string; threshold?: number | null; thresholdRule?: string; trivial?: readonly TrivialFinding[]; baselines?: readonly AltTestBaseline[]; verdict?: string },
+): PlainTable {
   const p = res.parameters;
-  const verdict = res.winningRate === null ? 'no annotator could be tested' : `${res.passed ? 'PASSES' : 'FAILS'}: winning rate ω = ${res.winningRate.toFixed(3)} (criterion ω ≥ 0.5), advantage probability ρ = ${fixed(res.advantageProbability)}`;
+  const verdict = label.verdict ?? altTestVerdict(label.evaluator, res, label.trivial, label.baselines);
+  const flat = res.annotators.filter((a) => a.zeroVariance);
   return {
     title: `Alt-test (Calderon, Reichart & Dror 2025): can ${label.evaluator} replace an annotator of the ${label.group}? ${verdict}`,
     columns: ['annotator', 'instances', 'rho_f (evaluator)', 'rho_h (annotator)', 'mean d', 't', 'df', 'p (H0: rho_h − rho_f ≥ ε)', 'BY threshold', 'won'],
-    rows: res.annotators.map((a) => [a.annotator, a.instances, a.evaluatorAdvantage, a.humanAdvantage, a.meanDifference, a.t === null ? null : a.t, a.df, { p: a.pValue }, a.threshold === null ? null : { p: a.threshold }, a.rejected ? 'yes' : 'no']),
+    rows: res.annotators.map((a) => [
+      a.annotator,
+      a.instances,
+      a.evaluatorAdvantage,
+      a.humanAdvantage,
+      a.meanDifference,
+      a.t === null ? (a.zeroVariance ? 'no variance' : null) : a.t,
+      a.df,
+      { p: a.pValue },
+      a.threshold === null ? null : { p: a.threshold },
+      a.rejected ? 'yes' : 'no',
+    ]),
     notes: [
       `ε = ${p.epsilon}, FDR q = ${p.alpha} (${p.correction}), scoring = ${p.scoring}, instances need ≥ ${p.minHumansPerInstance} annotators, annotators ≥ ${p.minInstancesPerHuman} instances.`,
+      p.test === 'cluster-jackknife'
+        ? "per-annotator test: the cluster-jackknife t over the dialogue contexts of the annotator's instances (df = contexts − 1); the paper's one-sample t over instances rejected a true null 6–7 % of the time at 5 % in the coverage study (--test t)."
+        : "per-annotator test: the paper's one-sample t over instances.",
       ...(label.threshold !== undefined && label.threshold !== null ? [`evaluator labels: score ≥ ${Number(label.threshold.toPrecision(4))} → coherent${label.thresholdRule ? ` (${label.thresholdRule})` : ''}.`] : []),
+      ...(label.trivial ?? []).map((t) => `${t.text}.`),
+      ...flat.map((a) =>
+        a.pValue === null
+          ? `${a.annotator}: every d = ${a.zeroVariance?.difference} on all ${a.instances} instances (no variance): a t-test cannot be computed (scipy divides by zero: t = −∞, p = 0); not counted as won.`
+          : `${a.annotator}: every d = ${a.zeroVariance?.difference} on all ${a.instances} instances (no variance): t and p are scipy's division by zero, kept for parity (zeroVariance: reference).`,
+      ),
       ...res.skipped.map((s) => `${s.annotator} not tested: ${s.reason}.`),
       ...(res.droppedInstances ? [`${res.droppedInstances} instance(s) dropped: fewer than ${p.minHumansPerInstance} annotators or no evaluator label.`] : []),
+    ],
+  };
+}
+
+/**
+ * The evaluators of an alt-test beside their trivial baselines (always-majority, always-minority, random at the base
+ * rate; for ratings the constant mean and median and a draw from the marginal), run on the same instances with the
+ * same annotators, ε and correction: a pass reads against them.
+ */
+export function altTestBaselinesPlainTable(tests: readonly (EvaluatorAltTest & { displayName?: string })[]): PlainTable {
+  const rows: TableCell[][] = [];
+  // Evaluators scored on the same instances share their baselines: print them once, after the evaluators of a group.
+  const groups: { key: string; tests: (EvaluatorAltTest & { displayName?: string })[] }[] = [];
+  for (const t of tests) {
+    const key = JSON.stringify(t.baselines);
+    const g = groups.find((x) => x.key === key);
+    if (g) g.tests.push(t);
+    else groups.push({ key, tests: [t] });
+  }
+  for (const g of groups) {
+    for (const t of g.tests) {
+      rows.push([t.displayName ?? t.evaluatorId, t.result.winningRate, t.result.advantageProbability, t.result.winningRate === null ? 'not tested' : t.result.passed ? 'passes' : 'fails', t.evaluatorCoherentShare === null ? null : `${(t.evaluatorCoherentShare * 100).toFixed(1)} % coherent`]);
+    }
+    for (const b of g.tests[0].baselines) {
+      rows.push([`  baseline: ${b.description}`, b.winningRate, b.advantageProbability, b.winningRate === null ? 'not tested' : `${b.passed ? 'passes' : 'fails'}${b.draws ? ` (${b.passes} of ${b.draws} draws pass)` : ''}`, '']);
+    }
+  }
+  const anyTrivialPass = tests.some((t) => t.result.passed && t.baselines.some((b) => b.passed));
+  return {
+    title: `Alt-test beside trivial baselines (same instances, annotators, ε and correction)`,
+    columns: ['evaluator', 'winning rate ω', 'advantage probability ρ', 'verdict', 'labels'],
+    rows,
+    notes: [
+      'A trivial evaluator that passes means the test cannot tell this evaluator from a constant here: the annotators agree too little, or the classes are too unbalanced, for ε. Use a smaller ε, or report the evaluator against these rows.',
+      ...(anyTrivialPass ? ['At least one evaluator passes only as a trivial baseline does: its pass is not evidence that it can replace an annotator.'] : []),
+      ...tests.flatMap((t) => t.trivial.map((f) => `${f.text}.`)),
     ],
   };
 }

@@ -7,9 +7,8 @@
  * "hierarchical data"), so the interval carries the judge's own sampling noise as well as the choice of items.
  */
 import { correlate, type CorrelationMethod } from '../correlation/correlationTable';
-import type { BootstrapInterval } from '../stats/bootstrap';
 import { bootstrapStatistic, clusterResamples, pick } from '../stats/clusterBootstrap';
-import { percentileInterval, percentileSorted } from '../stats/bootstrap';
+import { bootstrapInterval, DEFAULT_INTERVAL, percentileInterval, percentileSorted, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import seedrandom from 'seedrandom';
 import { krippendorffAlpha, type KrippendorffAlphaResult, type MeasurementLevel } from '../agreement/krippendorffAlpha';
 
@@ -143,7 +142,8 @@ export interface TwoStageCorrelation {
   pValue: number | null;
   /**
    * Two-stage interval: items (clusters) and, within each drawn candidate, its replies with replacement; the
-   * percentile bounds are recentred on the estimate (shifted by θ̂ − median θ*), because drawing replies again adds
+   * bounds (read at Hesterberg's expanded probabilities by default, plain percentiles with `interval: 'percentile'`
+   * or `'bca'`) are recentred on the estimate (shifted by θ̂ − median θ*), because drawing replies again adds
    * their noise a second time and so attenuates every replicate correlation towards 0. The width is kept, which
    * overstates the variance (Davison & Hinkley 1997, §3.8: the two-stage scheme is conservative). Bounds clipped to
    * [−1, 1].
@@ -161,7 +161,11 @@ export interface TwoStageCorrelation {
  * draws, for every drawn candidate, m of its m usable replies with replacement (seedrandom seeded with
  * `${seed}/repeats`), and averages them. Candidates without a human score or reply are left out.
  */
-export function twoStageCorrelation(replies: RepeatReplies, human: readonly (number | null)[], options: { method?: CorrelationMethod; resamples: number; seed: number | string; level?: number; clusters?: readonly (string | number)[] }): TwoStageCorrelation {
+export function twoStageCorrelation(
+  replies: RepeatReplies,
+  human: readonly (number | null)[],
+  options: { method?: CorrelationMethod; resamples: number; seed: number | string; level?: number; clusters?: readonly (string | number)[]; interval?: IntervalMethod },
+): TwoStageCorrelation {
   if (human.length !== replies.length) throw new RangeError(`${human.length} human scores for ${replies.length} candidates`);
   const method = options.method ?? 'spearman';
   const keep: number[] = [];
@@ -197,6 +201,12 @@ export function twoStageCorrelation(replies: RepeatReplies, human: readonly (num
   const defined = two.filter((v): v is number => v !== null).sort((a, b) => a - b);
   const shift = point.statistic !== null && defined.length ? point.statistic - percentileSorted(defined, 50) : 0;
   const clip = (v: number | null) => (v === null ? null : Math.max(-1, Math.min(1, v + shift)));
-  const ci = point.statistic === null ? uncentred : { ...uncentred, lower: clip(uncentred.lower), upper: clip(uncentred.upper) };
+  // The recentred bounds: of the percentile interval, or (the default) at Hesterberg's expanded probabilities over
+  // the clusters drawn, like every other interval (BCa has no meaning for recentred replicates).
+  const interval = options.interval ?? DEFAULT_INTERVAL;
+  const expanded = interval === 'expanded-percentile' || interval === 'expanded-bca';
+  const m = new Set(clusters ?? keep.map((_, u) => u)).size;
+  const read = expanded ? bootstrapInterval(two, { level, method: 'expanded-percentile', clusters: m }) : uncentred;
+  const ci = point.statistic === null ? read : { ...read, lower: clip(read.lower), upper: clip(read.upper) };
   return { method, n: keep.length, statistic: point.statistic, pValue: point.pValue, ci, uncentredCi: uncentred, itemOnlyCi: percentileInterval(one, level) };
 }

@@ -12,6 +12,7 @@ import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '
 import type { PlainTable } from './metaEvaluationExport';
 import { matchRateThreshold } from './majorityLabel';
 import { repeatability, twoStageCorrelation, type RepeatReplies, type RepeatabilityResult, type TwoStageCorrelation } from './repeatability';
+import type { IntervalMethod } from '../stats/bootstrap';
 
 /** One judge variant's repeatability on a file. */
 export interface RepeatabilityRow {
@@ -33,7 +34,7 @@ export interface RepeatabilityTableOptions {
   threshold?: number;
   method?: CorrelationMethod;
   /** Bootstrap over items (clusters), and over repeats within candidates for the correlation. */
-  bootstrap?: { resamples: number; seed: number | string; level?: number };
+  bootstrap?: { resamples: number; seed: number | string; level?: number; interval?: IntervalMethod };
 }
 
 /** The ids of judge variants whose scores keep more than one reply. */

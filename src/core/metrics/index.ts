@@ -6,6 +6,8 @@
  */
 import { bertscore } from './bertscore';
 import { bleu4 } from './bleu4';
+import { cocoBleu } from './cocoBleu';
+import { cocoRougeLMetric } from './cocoRougeL';
 import { followUpLikelihood, followUpLikelihoodFromFile } from './followUpLikelihood';
 import { meteorMetric } from './meteor';
 import { nmtBleu } from './nmtBleu';
@@ -14,7 +16,7 @@ import { rougeLMetric } from './rougeL';
 import { sacrebleu } from './sacrebleu';
 
 export { getMetric, isReferenceBasedEvaluator, listMetrics, registerMetric, scoreItems, unregisterMetric, type AnyMetric, type ScoreItemsOptions, type ScoreItemsResult } from './registry';
-export { metricEvaluatorId, MetricConfigError, VALUE_WARNING, type Metric, type MetricCard, type MetricInput, type MetricOutput, type MetricValues } from './metric';
+export { metricEvaluatorId, MetricConfigError, VALUE_WARNING, valueWarning, type Metric, type MetricCard, type MetricInput, type MetricOutput, type MetricValues } from './metric';
 
 registerMetric(bleu4);
 registerMetric(sacrebleu);
@@ -24,3 +26,6 @@ registerMetric(nmtBleu);
 registerMetric(bertscore);
 // Your own follow-ups file (same format as data/followups/fed-followups.json) replaces the shipped list.
 registerMetric(process.env.REFLECT_EVAL_FOLLOWUPS ? followUpLikelihoodFromFile(process.env.REFLECT_EVAL_FOLLOWUPS) : followUpLikelihood);
+// nlg-eval's overlap metrics (pycocoevalcap BLEU-1…4 and ROUGE-L with β = 1.2, whitespace / space tokens).
+registerMetric(cocoBleu);
+registerMetric(cocoRougeLMetric);

@@ -46,14 +46,21 @@ export interface MetricCard {
 
 /**
  * Key of an optional remark on one input's values: a sentence saying why a value is degenerate though defined
- * (unsmoothed BLEU-4 without a 4-gram match is ≈0 whatever the lower orders). {@link scoreItems} stores it as the
- * scores' `warning`; the correlation table counts such responses per cell and says so once. A symbol, so it is
- * never taken for an output.
+ * (unsmoothed BLEU-4 without a 4-gram match is ≈0 whatever the lower orders) — for every output, or a sentence
+ * per output name when only some are (pycocoevalcap's BLEU-3 and BLEU-4 but not its BLEU-1). {@link scoreItems}
+ * stores it as the scores' `warning`; the correlation table counts such responses per cell and says so once. A
+ * symbol, so it is never taken for an output.
  */
 export const VALUE_WARNING: unique symbol = Symbol.for('reflect-eval.metric.valueWarning');
 
 /** Scores of one candidate by output name; null when the metric is undefined for that input. */
-export type MetricValues = Record<string, number | null> & { [VALUE_WARNING]?: string };
+export type MetricValues = Record<string, number | null> & { [VALUE_WARNING]?: string | Readonly<Record<string, string>> };
+
+/** The warning {@link VALUE_WARNING} gives for one output of `values`, if any. */
+export function valueWarning(values: MetricValues | undefined, output: string): string | undefined {
+  const w = values?.[VALUE_WARNING];
+  return typeof w === 'string' ? w : w?.[output];
+}
 
 /** Options of a scoring run. */
 export interface MetricRunOptions {
@@ -99,6 +106,13 @@ export interface Metric<C extends object = Record<string, unknown>> {
   signature(config: C): Signature;
   /** Scores a batch of inputs, one {@link MetricValues} per input, in order. */
   score(inputs: readonly MetricInput[], config: C, options?: MetricRunOptions): Promise<MetricValues[]>;
+  /**
+   * For a metric whose published figure is a corpus score: that figure for `inputs` taken as one corpus, as the
+   * reference implementation computes it, by output name — pycocoevalcap's BLEU pools n-gram counts and lengths
+   * over the corpus (not the mean of the per-candidate values); its ROUGE-L is NumPy's mean of them. Null where
+   * undefined (an empty corpus, an input without its reference). Absent when the metric has no corpus figure.
+   */
+  corpus?(inputs: readonly MetricInput[], config: C): Record<string, number | null>;
 }
 
 /** `metric:<name>.<output>@<signature>`. */

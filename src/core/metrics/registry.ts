@@ -8,7 +8,7 @@
 import { IS_REFERENCE_REASON, isReferenceCandidate } from '../dialogue/reference';
 import type { Candidate, DialogueItem, Score } from '../dialogue/types';
 import type { ModelLocator } from '../models/describe';
-import { metricEvaluatorId, VALUE_WARNING, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
+import { metricEvaluatorId, valueWarning, type Metric, type MetricInput, type MetricRunOptions, type MetricValues } from './metric';
 
 // The registry holds metrics of every configuration type; `any` here is the type-erased form of `Metric<C>`.
 export type AnyMetric = Metric<any>;
@@ -131,7 +131,7 @@ export async function scoreItems(items: readonly DialogueItem[], metric: AnyMetr
     metric.outputs.forEach((o, k) => {
       const v = values?.[o.name];
       let score: Score;
-      const warning = values?.[VALUE_WARNING];
+      const warning = valueWarning(values, o.name);
       if (typeof v === 'number' && !message) score = { value: v, status: 'ok', signature, ...(warning ? { warning } : {}) };
       else {
         failed = true;

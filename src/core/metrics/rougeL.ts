@@ -1,8 +1,10 @@
 /**
- * ROUGE-L as rouge-score computes it: `RougeScorer(['rougeL'], use_stemmer=…).score(reference, candidate)`.
+ * ROUGE-L as rouge-score computes it: `RougeScorer(['rougeL'], use_stemmer=…).score(reference, candidate)`, with an
+ * optional F-measure weight β (rouge-score has none: β = 1).
  *
  * Source: rouge-score 0.1.2 = google-research/google-research `rouge/` (rouge_scorer.py at 61ce9f0c:
- * `_score_lcs`, `_lcs_table`; tokenize.py at 7ce52c05; scoring.py `fmeasure`).
+ * `_score_lcs`, `_lcs_table`; tokenize.py at 7ce52c05; scoring.py `fmeasure`); for β ≠ 1, the F-measure of
+ * Lin (2004) §3.1 in pycocoevalcap's arithmetic (rouge/rouge.py `calc_score`, salaniz/pycocoevalcap ad63453c).
  */
 import { buildSignature } from '../evaluators/signature';
 import { MetricConfigError, type Metric, type MetricInput, type MetricValues } from './metric';
@@ -11,6 +13,8 @@ import { perText, rougeTokens } from './text/tokenize';
 export interface RougeLConfig {
   /** rouge-score's `use_stemmer`: NLTK's Porter stemmer on tokens longer than 3 characters. */
   stemmer: boolean;
+  /** F-measure weight: recall weighs β² times precision (1: rouge-score's F1; 1.2: pycocoevalcap's). */
+  beta: number;
 }
 
 export interface RougeLScore {
@@ -58,24 +62,48 @@ export function lcsLength(a: readonly string[], b: readonly string[]): number {
 }
 
 /**
- * rouge-score's `_score_lcs(target_tokens, prediction_tokens)`: all zero when either is empty; otherwise
- * precision = LCS / |prediction|, recall = LCS / |target|, F = 2PR/(P+R) (0 when P+R = 0).
+ * The LCS F-measure with recall weighted β² times precision, in pycocoevalcap's arithmetic:
+ * `((1 + beta**2)*P*R) / (R + beta**2*P)`, 0 when P or R is 0 (Lin, 2004, §3.1). At β = 1 it is rouge-score's
+ * `scoring.fmeasure` 2PR/(P+R) bit for bit (the same operations in the same order).
+ *
+ * @param precision - in [0, 1]
+ * @param recall - in [0, 1]
+ * @param beta - positive and finite; β² is rounded once (`beta * beta`, as glibc's `pow(beta, 2)`)
  */
-export function rougeLFromTokens(target: readonly string[], prediction: readonly string[]): RougeLScore {
+export function rougeFMeasure(precision: number, recall: number, beta = 1): number {
+  if (precision === 0 || recall === 0) return 0;
+  const b2 = beta * beta;
+  return ((1 + b2) * precision * recall) / (recall + b2 * precision);
+}
+
+/**
+ * rouge-score's `_score_lcs(target_tokens, prediction_tokens)`: all zero when either is empty; otherwise
+ * precision = LCS / |prediction|, recall = LCS / |target|, F = {@link rougeFMeasure} (2PR/(P+R) at β = 1, 0 when
+ * P+R = 0).
+ */
+export function rougeLFromTokens(target: readonly string[], prediction: readonly string[], beta = 1): RougeLScore {
   if (target.length === 0 || prediction.length === 0) return { precision: 0, recall: 0, f: 0 };
   const lcs = lcsLength(target, prediction);
   const precision = lcs / prediction.length;
   const recall = lcs / target.length;
-  const f = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0.0;
-  return { precision, recall, f };
+  return { precision, recall, f: rougeFMeasure(precision, recall, beta) };
 }
 
-/** `RougeScorer(['rougeL'], use_stemmer=stemmer).score(reference, candidate)['rougeL']`. */
-export function rougeL(reference: string, candidate: string, stemmer = false): RougeLScore {
-  return rougeLFromTokens(rougeTokens(reference, stemmer), rougeTokens(candidate, stemmer));
+/** `RougeScorer(['rougeL'], use_stemmer=stemmer).score(reference, candidate)['rougeL']`, F with weight `beta`. */
+export function rougeL(reference: string, candidate: string, stemmer = false, beta = 1): RougeLScore {
+  return rougeLFromTokens(rougeTokens(reference, stemmer), rougeTokens(candidate, stemmer), beta);
 }
 
-const DEFAULTS: RougeLConfig = { stemmer: false };
+/**
+ * Checks an F-measure weight.
+ *
+ * @throws MetricConfigError naming `metric` and the field `beta` unless it is a positive finite number
+ */
+export function checkRougeBeta(metric: string, beta: unknown): void {
+  if (typeof beta !== 'number' || !Number.isFinite(beta) || beta <= 0) throw new MetricConfigError(metric, 'beta', 'must be a positive number (recall weighs beta² times precision)');
+}
+
+const DEFAULTS: RougeLConfig = { stemmer: false, beta: 1 };
 
 /** ROUGE-L (rouge-score). */
 export const rougeLMetric: Metric<RougeLConfig> = {
@@ -87,8 +115,10 @@ export const rougeLMetric: Metric<RougeLConfig> = {
       'reference tokens, exactly as Google\'s rouge-score package (`RougeScorer([\'rougeL\'])`) computes them: its ' +
       'default tokenizer lowercases, turns every run of characters other than a–z and 0–9 into a space (so ' +
       'non-ASCII letters separate tokens and are dropped) and, with `stemmer: true` (rouge-score\'s `use_stemmer`), ' +
-      'applies NLTK\'s Porter stemmer to tokens longer than 3 characters. F = 2PR/(P+R) with β = 1. All three are 0 ' +
-      'when either text has no token.',
+      'applies NLTK\'s Porter stemmer to tokens longer than 3 characters. F = 2PR/(P+R) with β = 1, rouge-score\'s ' +
+      'only F-measure; `beta` weighs recall β² times precision, F = ((1 + β²)·P·R) / (R + β²·P) (Lin, 2004; ' +
+      'β = 1.2 is pycocoevalcap\'s), and a non-default β is part of the signature. All three are 0 when either ' +
+      'text has no token.',
     citation:
       '@inproceedings{lin-2004-rouge, title={{ROUGE}: A Package for Automatic Evaluation of Summaries}, author={Lin, Chin-Yew}, booktitle={Text Summarization Branches Out}, pages={74--81}, year={2004}}',
     reference: 'rouge_score.rouge_scorer.RougeScorer, rouge-score 0.1.2 (google-research rouge/), Porter stemmer of NLTK 3.8',
@@ -96,10 +126,11 @@ export const rougeLMetric: Metric<RougeLConfig> = {
     examples: [
       { input: { candidate: 'So you feel like drinking is getting in the way of your work.', reference: 'So drinking is getting in the way of your work.' }, values: { f: 0.8695652173913044, precision: 0.7692307692307693, recall: 1 } },
       { input: { candidate: 'You want to quit smoking.', reference: 'You are not sure you want to quit.' }, values: { f: 0.6153846153846154, precision: 0.8, recall: 0.5 } },
+      { input: { candidate: 'You want to quit smoking.', reference: 'You are not sure you want to quit.' }, config: { beta: 1.2 }, values: { f: 0.5907990314769976, precision: 0.8, recall: 0.5 } },
     ],
   },
   outputs: [
-    { name: 'f', description: 'LCS F-measure (β = 1) in [0, 1]', range: [0, 1], higherIsBetter: true },
+    { name: 'f', description: 'LCS F-measure (β from the configuration, default 1) in [0, 1]', range: [0, 1], higherIsBetter: true },
     { name: 'precision', description: 'LCS length / candidate tokens', range: [0, 1], higherIsBetter: true },
     { name: 'recall', description: 'LCS length / reference tokens', range: [0, 1], higherIsBetter: true },
   ],
@@ -107,8 +138,9 @@ export const rougeLMetric: Metric<RougeLConfig> = {
   defaultConfig: DEFAULTS,
   configure(partial: Partial<RougeLConfig> = {}): RougeLConfig {
     const c = { ...DEFAULTS, ...partial };
-    for (const key of Object.keys(partial)) if (!(key in DEFAULTS)) throw new MetricConfigError('rougeL', key, 'unknown field; known: stemmer');
+    for (const key of Object.keys(partial)) if (!(key in DEFAULTS)) throw new MetricConfigError('rougeL', key, 'unknown field; known: stemmer, beta');
     if (typeof c.stemmer !== 'boolean') throw new MetricConfigError('rougeL', 'stemmer', 'must be true or false');
+    checkRougeBeta('rougeL', c.beta);
     return c;
   },
   signature: (c) =>
@@ -116,12 +148,14 @@ export const rougeLMetric: Metric<RougeLConfig> = {
       ['impl', 'rouge-score-0.1.2'],
       ['tok', 'default'],
       ['stem', c.stemmer ? 'porter-nltk-3.8' : 'none'],
+      // β = 1 (rouge-score's F1) is left out, so ids of the default configuration stay as they were
+      ['beta', c.beta === 1 ? undefined : c.beta],
     ]),
   async score(inputs: readonly MetricInput[], config: RougeLConfig): Promise<MetricValues[]> {
     const referenceTokens = perText((text) => rougeTokens(text, config.stemmer));
     return inputs.map(({ candidate, reference }) => {
       if (reference === undefined) return { f: null, precision: null, recall: null };
-      const s = rougeLFromTokens(referenceTokens(reference), rougeTokens(candidate, config.stemmer));
+      const s = rougeLFromTokens(referenceTokens(reference), rougeTokens(candidate, config.stemmer), config.beta);
       return { f: s.f, precision: s.precision, recall: s.recall };
     });
   },

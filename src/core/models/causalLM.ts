@@ -17,9 +17,8 @@ import { relative } from 'node:path';
 import { CacheBufferPool, GatherPool, isIdentity, lastPositionLogits, repeatRows, StaticKVCache } from './kvCache';
 import { openCacheAppends, prefixInputName, type CacheAppendSource } from './onnxPatch';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
-import { describedModelId, describeModel, type DescribedModel } from './describe';
+import { describedModelId, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
-import type { ModelDtype } from './modelFiles';
 import { readCausalLMConfig, readSpecialTokens, type CausalLMConfig } from './modelConfig';
 import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
 import { loadTokenizer, type ModelTokenizer } from './tokenizer';
@@ -112,18 +111,6 @@ export class OnnxCausalLM implements GenerativeLM {
   /** Prompts of different lengths share a batch only when positions can be fed (see {@link GenerativeLM.paddingSafe}). */
   get paddingSafe(): boolean {
     return this.usesPositionIds;
-  }
-
-  /**
-   * Loads a model from a local folder or a hub id.
-   *
-   * @deprecated use `loadGenerativeModel(ref, locator)` (registry.ts), which resolves `bundled:` and relative references against a host
-   * @param options.id - name recorded in candidate origins instead of `ref`
-   * @throws ModelSourceError as {@link fromDescription}
-   */
-  static async load(ref: string, options: { cwd?: string; id?: string; dtype?: ModelDtype } & SessionOptions = {}): Promise<OnnxCausalLM> {
-    const { cwd, dtype, ...rest } = options;
-    return OnnxCausalLM.fromDescription(await describeModel(ref, { bundledDir: '', baseDir: cwd ?? process.cwd() }, { task: 'generation', dtype }), rest);
   }
 
   /**

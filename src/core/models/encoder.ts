@@ -13,9 +13,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { describedModelId, describeModel, type DescribedModel } from './describe';
+import { describedModelId, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
-import { MODEL_DTYPES, type ModelDtype } from './modelFiles';
+import { MODEL_DTYPES } from './modelFiles';
 
 // Python's str.isspace() characters (str.strip strips these), which differ from JavaScript's String.prototype.trim.
 const PY_SPACE = '\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -25,9 +25,6 @@ const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
 export function pythonStrip(s: string): string {
   return s.replace(PY_STRIP, '');
 }
-
-/** @deprecated use {@link ModelDtype} (layout.ts); every transformers.js dtype is accepted. */
-export type EncoderDtype = ModelDtype;
 
 /** The chosen layer is not in the ONNX export. The message names the model, the layers it has, and the fix. */
 export class LayerUnavailableError extends Error {
@@ -83,7 +80,7 @@ export interface TokenEmbeddings {
 /** A loaded ONNX encoder with its tokenizer. */
 export class EncoderModel {
   private constructor(
-    /** The model reference as given (folder or hub id), or the `id` passed to `load`. */
+    /** The model reference as given (folder or hub id), or the `id` passed to `fromDescription`. */
     readonly ref: string,
     readonly folder: string,
     /** `config.json` fields used here. */
@@ -104,18 +101,6 @@ export class EncoderModel {
     /** Where the model came from: folder, ONNX file, dtype, hub commit (see `describedModelFiles`). */
     readonly description?: DescribedModel,
   ) {}
-
-  /**
-   * Loads an encoder from a local folder or a hub id.
-   *
-   * @deprecated use `loadEncoder(ref, locator, { dtype })` (registry.ts), which resolves `bundled:` and relative references against a host
-   * @param options.id - name recorded in outputs instead of `ref`
-   * @throws ModelSourceError as {@link fromDescription}
-   */
-  static async load(ref: string, options: { cwd?: string; dtype?: ModelDtype; id?: string } = {}): Promise<EncoderModel> {
-    const d = await describeModel(ref, { bundledDir: '', baseDir: options.cwd ?? process.cwd() }, { task: 'feature-extraction', dtype: options.dtype });
-    return EncoderModel.fromDescription(d, { id: options.id });
-  }
 
   /**
    * Opens a described encoder (task `feature-extraction`, see `describeModel` in registry.ts) through transformers.js,

@@ -82,7 +82,7 @@ export interface StartedDecoding {
 
 /** A language model the engine can decode from and score with. */
 export interface GenerativeLM {
-  /** The model reference as given (folder or hub id) or the `id` passed to `load`; recorded in candidate origins. */
+  /** The model reference as given (folder or hub id) or the `id` passed to `fromDescription`; recorded in candidate origins. */
   readonly ref: string;
   /** Local folder the model was loaded from. */
   readonly folder: string;

@@ -8,8 +8,7 @@
  * The reference as written is what outputs record (`origin.model`, judge and metric ids), followed by
  * `|dtype:<dtype>` for weights that are not fp32; {@link describedModelFiles} names the exact files (and hub commit).
  */
-import { existsSync } from 'node:fs';
-import { describeModel, parseModelRef, type DescribedModel, type ModelLocator } from './describe';
+import { describeModel, type DescribedModel, type ModelLocator } from './describe';
 import { EncoderModel } from './encoder';
 import type { ModelDtype } from './modelFiles';
 import { OnnxCausalLM } from './causalLM';
@@ -35,19 +34,6 @@ export {
 export { hubSettings, type HubOptions, type HubSettings } from './hub';
 export { isModelDtype, MODEL_DTYPES, type ModelDtype, type ModelLayout, type ModelTask } from './modelFiles';
 export { ModelSourceError } from './errors';
-
-/**
- * The local folder (or hub id) of a model reference and the id outputs record, without reading anything:
- * `bundled:<name>` → the bundled folder; a relative folder that exists under `baseDir` → resolved; anything else
- * (absolute folder, hub id) unchanged.
- *
- * @deprecated use {@link describeModel} (which checks the folder and fetches hub models) or {@link parseModelRef}
- * @throws ModelSourceError for a `bundled:` reference without a valid name
- */
-export function resolveModelRef(ref: string, locator: ModelLocator): { path: string; id: string } {
-  const p = parseModelRef(ref, locator);
-  return { path: p.source === 'hub' ? ref : p.source === 'folder' && !existsSync(p.folder) ? ref : p.folder, id: ref };
-}
 
 /** Options of {@link loadGenerativeModel}: ONNX session options and the weight precision. */
 export interface GenerativeLoadOptions extends SessionOptions {

@@ -11,7 +11,6 @@
  */
 import { EncoderModel, pythonStrip } from './encoder';
 import { ModelSourceError } from './errors';
-import type { ModelDtype } from './modelFiles';
 
 /** How embeddings are made, for signatures. */
 export interface SentenceEmbeddingSpec {
@@ -28,19 +27,9 @@ export class SentenceEmbedder {
     readonly spec: SentenceEmbeddingSpec,
   ) {}
 
-  /** The model reference as given (folder or hub id), or the `id` passed to `load`. */
+  /** The encoder's reference (`EncoderModel.ref`): the model reference as given, or the `id` the encoder was opened with. */
   get ref(): string {
     return this.encoder.ref;
-  }
-
-  /**
-   * Loads a sentence-embedding model from a local folder or a hub id.
-   *
-   * @deprecated use `loadSentenceEmbedder(ref, locator, { dtype })` (registry.ts), which resolves `bundled:` and relative references against a host
-   * @throws ModelSourceError as {@link fromEncoder}
-   */
-  static async load(ref: string, options: { cwd?: string; dtype?: ModelDtype; id?: string } = {}): Promise<SentenceEmbedder> {
-    return SentenceEmbedder.fromEncoder(await EncoderModel.load(ref, options));
   }
 
   /**

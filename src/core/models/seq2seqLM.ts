@@ -21,9 +21,8 @@ import { closeSync, openSync } from 'node:fs';
 import type * as ort from 'onnxruntime-common';
 import { CacheBufferPool, GatherPool, gatherRows, giveBack, isIdentity, lastPositionLogits, repeatRows, repeatRowsPooled } from './kvCache';
 import type { DecodingSession, GenerativeLM, RunTimer, SpecialTokens, StartedDecoding } from './languageModel';
-import { describedModelId, describeModel, type DescribedModel } from './describe';
+import { describedModelId, type DescribedModel } from './describe';
 import { ModelSourceError } from './errors';
-import type { ModelDtype } from './modelFiles';
 import { readSeq2SeqConfig, readSpecialTokens, type Seq2SeqConfig } from './modelConfig';
 import { Int64Scratch, OnnxGraph, ortRuntime, requireFloat32, type OrtModule, type SessionOptions } from './onnxGraph';
 import { fileSource, rowSharing, type RowSharing } from './onnxPatch';
@@ -92,18 +91,6 @@ export class OnnxSeq2SeqLM implements GenerativeLM {
 
   get maxPositions(): number {
     return this.config.maxPositions;
-  }
-
-  /**
-   * Loads a model from a local folder or a hub id.
-   *
-   * @deprecated use `loadGenerativeModel(ref, locator)` (registry.ts), which resolves `bundled:` and relative references against a host
-   * @param options.id - name recorded in candidate origins instead of `ref`
-   * @throws ModelSourceError as {@link fromDescription}
-   */
-  static async load(ref: string, options: { cwd?: string; id?: string; dtype?: ModelDtype } & SessionOptions = {}): Promise<OnnxSeq2SeqLM> {
-    const { cwd, dtype, ...rest } = options;
-    return OnnxSeq2SeqLM.fromDescription(await describeModel(ref, { bundledDir: '', baseDir: cwd ?? process.cwd() }, { task: 'generation', dtype }), rest);
   }
 
   /**

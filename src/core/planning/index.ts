@@ -13,3 +13,5 @@ export { simulatePlans } from './simulate';
 export type { SimulatedDecision, SimulatedTarget, SimulationOptions, SimulationResult } from './simulate';
 export { SpearmanTotals } from './spearmanTotals';
 export type { WorkingModelSpec } from './workingModel';
+export { LABEL_PLAN_FORMAT, planRecordDifference, readLabelPlanRecord, writeLabelPlanRecord } from './planRecord';
+export type { PlanIdentity } from './planRecord';

@@ -3,11 +3,12 @@
  * a short state line — estimate, interval, labels to go — that blind mode cuts down to what reveals no score.
  */
 import type { DialogueItem } from '../dialogue/types';
+import { siblingFile } from '../dialogue/siblingFile';
 import { planItemOrder, type LabelPlan } from './planner';
 
 /** Where a plan's record is kept beside a dialogue file: `<file without .dialogues.jsonl or .jsonl>.label-plan.json` (the CLI's default too, so both follow one plan). */
 export function labelPlanRecordPath(file: string): string {
-  return file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.label-plan.json';
+  return siblingFile(file, '.label-plan.json');
 }
 
 /**

@@ -5,7 +5,7 @@
  * line and field — a rubric decides which labels count, so nothing in it is ever guessed.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { siblingFile } from '../dialogue/siblingFile';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { MI_RUBRIC, PRESETS } from './presets';
 import { RESERVED_ANNOTATION_FIELDS, isScaleDimension, type Dimension, type Rubric } from './rubric';
@@ -31,8 +31,7 @@ export const NAVIGATION_KEYS: readonly string[] = ['j', 'k', 'u'];
 
 /** `a/b/study.dialogues.jsonl` → `a/b/study.rubric.json`; any other `x.jsonl` → `x.rubric.json`. */
 export function rubricPathOf(dialogueFile: string): string {
-  const name = basename(dialogueFile).replace(/(\.dialogues)?\.jsonl$/i, '');
-  return join(dirname(dialogueFile), `${name}.rubric.json`);
+  return siblingFile(dialogueFile, '.rubric.json');
 }
 
 type Path = (string | number)[];

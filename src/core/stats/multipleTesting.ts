@@ -52,3 +52,45 @@ export function benjaminiYekutieli(pValues: readonly (number | null)[], q: numbe
 export function benjaminiHochberg(pValues: readonly (number | null)[], q: number): StepUpResult {
   return stepUp(pValues, q, 1);
 }
+
+/** How a family of p-values is adjusted: Holm's step-down (familywise error) or Benjamini–Yekutieli (FDR, any dependence). */
+export type PAdjustMethod = 'holm' | 'by';
+export const P_ADJUST_METHODS: readonly PAdjustMethod[] = ['holm', 'by'];
+
+/**
+ * Adjusted p-values of a family, as statsmodels 0.13 `multipletests(p, method='holm' | 'fdr_by').pvals_corrected`:
+ * with the m defined p-values sorted ascending p_(1) ≤ … ≤ p_(m),
+ * - Holm (1979, Scand. J. Statist. 6:65–70): p̃_(i) = min(1, max_{j ≤ i} (m − j + 1)·p_(j));
+ * - Benjamini–Yekutieli (2001, Ann. Statist. 29:1165–1188, Theorem 1.3): p̃_(i) = min(1, min_{j ≥ i} m·H_m·p_(j)/j),
+ *   H_m = Σ_{k=1}^{m} 1/k.
+ * Rejecting p̃ < α (Holm: ≤ α) is the step-down / step-up procedure at level α. A null p-value (an undefined test)
+ * is not part of the family (m counts defined p-values only; statsmodels cannot take a nan) and stays null. Ties keep
+ * their input order, as numpy's stable argsort.
+ *
+ * @throws RangeError on a p-value outside [0, 1]
+ */
+export function adjustPValues(pValues: readonly (number | null)[], method: PAdjustMethod): (number | null)[] {
+  const defined = pValues.map((p, i) => ({ p, i })).filter((e): e is { p: number; i: number } => e.p !== null);
+  for (const { p, i } of defined) if (!(p >= 0 && p <= 1)) throw new RangeError(`p-value ${i} must be in [0, 1], got ${p}`);
+  const m = defined.length;
+  const order = defined.sort((a, b) => a.p - b.p || a.i - b.i);
+  const out: (number | null)[] = pValues.map(() => null);
+  if (m === 0) return out;
+  if (method === 'holm') {
+    let running = 0;
+    order.forEach(({ p, i }, j) => {
+      running = Math.max(running, (m - j) * p);
+      out[i] = Math.min(1, running);
+    });
+    return out;
+  }
+  let h = 0;
+  for (let k = 1; k <= m; k++) h += 1 / k;
+  let running = Infinity;
+  for (let j = m - 1; j >= 0; j--) {
+    const { p, i } = order[j];
+    running = Math.min(running, (p * m * h) / (j + 1));
+    out[i] = Math.min(1, running);
+  }
+  return out;
+}

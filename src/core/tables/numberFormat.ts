@@ -21,8 +21,14 @@ export type UndefinedReason = 'too-few' | 'constant-input' | 'not-in-configurati
 export interface StatisticCell {
   statistic: number | null;
   undefinedReason?: UndefinedReason;
-  ci?: { lower: number | null; upper: number | null };
+  ci?: { lower: number | null; upper: number | null; shortfall?: unknown };
 }
+
+/**
+ * The mark beside an interval computed from fewer dialogue contexts than its method covers at (the coverage study,
+ * docs/meta-evaluation.md#coverage): a note under the table says by how much it is too narrow.
+ */
+export const SHORTFALL_MARK = '‡';
 
 /** The short phrase an undefined cell shows instead of a number: says what the data are like, not an error code. */
 export const UNDEFINED_PHRASES: Record<UndefinedReason, string> = {
@@ -66,5 +72,5 @@ export function formatP(p: number | null): string {
 /** `[lower, upper]` to 3 decimals, `[undefined]` when too few resamples were defined, empty without bootstrap. */
 export function formatInterval(cell: Pick<StatisticCell, 'ci'>): string {
   if (!cell.ci) return '';
-  return cell.ci.lower === null || cell.ci.upper === null ? '[undefined]' : `[${formatNumber(cell.ci.lower)}, ${formatNumber(cell.ci.upper)}]`;
+  return cell.ci.lower === null || cell.ci.upper === null ? '[undefined]' : `[${formatNumber(cell.ci.lower)}, ${formatNumber(cell.ci.upper)}]${cell.ci.shortfall ? SHORTFALL_MARK : ''}`;
 }

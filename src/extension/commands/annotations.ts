@@ -6,10 +6,12 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { exportAnnotationTable } from '../../core/datasets/annotationExport';
-import { importAnnotationTable } from '../../core/datasets/annotationImport';
 import { AnnotationTableError, DEFAULT_EXPERT_PREFIX, DEFAULT_HUMAN_SOURCES } from '../../core/datasets/annotationColumns';
-import { documentItems, formatItems, parseDocument } from '../../core/format/jsonl';
-import { DIALOGUE_EDITOR_VIEW_TYPE, parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
+import { documentItems, parseDocument } from '../../core/format/jsonl';
+import { importedDialogueFile, siblingFile } from '../../core/dialogue/siblingFile';
+import { DIALOGUE_EDITOR_VIEW_TYPE, type DialogueEditorProvider } from '../dialogueEditor';
+import { parseDialogue } from '../dialogueDocument';
+import { runPlanCreatingFile } from '../host';
 import { config } from './common';
 
 function expertPrefix(): string {
@@ -26,7 +28,11 @@ async function showTableProblems(err: AnnotationTableError): Promise<void> {
   }
 }
 
-export async function importAnnotationTableCommand(): Promise<void> {
+/**
+ * The picks become an import plan that the core job runs (src/core/jobs/importData.ts), as
+ * `reflect-eval import annotations` does; the new dialogue file opens in the ReflectEval editor.
+ */
+export async function importAnnotationTableCommand(context: vscode.ExtensionContext): Promise<void> {
   const picked = await vscode.window.showOpenDialog({
     title: 'Annotation table (one row per response × annotator, ACL 2023 layout)',
     filters: { CSV: ['csv', 'tsv', 'txt'] },
@@ -44,30 +50,21 @@ export async function importAnnotationTableCommand(): Promise<void> {
   if (!reference) return;
   const target = await vscode.window.showSaveDialog({
     title: 'Save dialogue file',
-    defaultUri: vscode.Uri.joinPath(csv, '..', `${basename(csv.fsPath).replace(/\.(csv|tsv|txt)$/i, '')}.dialogues.jsonl`),
+    defaultUri: vscode.Uri.joinPath(csv, '..', importedDialogueFile(basename(csv.fsPath))),
     filters: { 'Dialogue JSONL': ['jsonl'] },
   });
   if (!target) return;
   const humanSources = config().get<string[]>('annotations.humanSources');
-  let result;
+  const { validatePlan } = await import('../../core/jobs/plans');
+  const plan = validatePlan({ job: 'import', format: 'annotations', file: csv.fsPath, expertPrefix: expertPrefix(), reference: reference.reference, ...(humanSources?.length ? { humanSources } : {}) }, 'settings (reflectEval.annotations.*) and picks');
+  let report;
   try {
-    result = importAnnotationTable(await readFile(csv.fsPath, 'utf8'), {
-      file: basename(csv.fsPath),
-      expertPrefix: expertPrefix(),
-      reference: reference.reference,
-      ...(humanSources?.length ? { humanSources } : {}),
-    });
+    report = await runPlanCreatingFile(context, plan, target, `importing ${basename(csv.fsPath)}`);
   } catch (err) {
     if (err instanceof AnnotationTableError) return showTableProblems(err);
     throw err;
   }
-  await vscode.workspace.fs.writeFile(target, Buffer.from(formatItems(result.items), 'utf8'));
-  await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
-  const experts = result.annotators.filter((a) => a.group === 'expert').length;
-  const warn = result.warnings.length ? ` ${result.warnings.length} warning(s): ${result.warnings.slice(0, 3).map((w) => `line ${w.line}: ${w.message}`).join('; ')}` : '';
-  void vscode.window.showInformationMessage(
-    `Imported ${result.rows} rows: ${result.items.length} contexts, ${result.annotators.length} annotators (${experts} experts).${result.extraColumns.length ? ` Kept columns: ${result.extraColumns.map((c) => c.name).join(', ')}.` : ''}${warn}`,
-  );
+  if (!report.nothingDone) await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
 }
 
 export async function exportAnnotationTableCommand(editors: DialogueEditorProvider): Promise<void> {
@@ -85,7 +82,7 @@ export async function exportAnnotationTableCommand(editors: DialogueEditorProvid
   }
   const target = await vscode.window.showSaveDialog({
     title: 'Save annotation table',
-    defaultUri: vscode.Uri.joinPath(source, '..', `${basename(source.fsPath).replace(/(\.dialogues)?\.jsonl$/i, '')}.annotations.csv`),
+    defaultUri: vscode.Uri.joinPath(source, '..', siblingFile(basename(source.fsPath), '.annotations.csv')),
     filters: { CSV: ['csv'] },
   });
   if (!target) return;

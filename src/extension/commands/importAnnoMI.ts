@@ -1,14 +1,14 @@
 /**
- * ReflectEval: Import AnnoMI CSV…
+ * ReflectEval: Import AnnoMI CSV… — the picks become an import plan that the core job runs (src/core/jobs/importData.ts),
+ * as `reflect-eval import annomi` does; the new dialogue file opens in the ReflectEval editor.
  */
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { importAnnoMI, parseAnnoMI } from '../../core/datasets/annomi';
-import { formatItems } from '../../core/format/jsonl';
+import { importedDialogueFile } from '../../core/dialogue/siblingFile';
 import { DIALOGUE_EDITOR_VIEW_TYPE } from '../dialogueEditor';
+import { runPlanCreatingFile } from '../host';
 
-export async function importAnnoMICommand(): Promise<void> {
+export async function importAnnoMICommand(context: vscode.ExtensionContext): Promise<void> {
   const picked = await vscode.window.showOpenDialog({ title: 'AnnoMI CSV (AnnoMI-simple.csv or AnnoMI-full.csv)', filters: { CSV: ['csv'] }, canSelectMany: false });
   if (!picked?.[0]) return;
   const csv = picked[0];
@@ -24,13 +24,12 @@ export async function importAnnoMICommand(): Promise<void> {
   if (seed === undefined) return;
   const target = await vscode.window.showSaveDialog({
     title: 'Save dialogue file',
-    defaultUri: vscode.Uri.joinPath(csv, '..', `${basename(csv.fsPath, '.csv')}.dialogues.jsonl`),
+    defaultUri: vscode.Uri.joinPath(csv, '..', importedDialogueFile(basename(csv.fsPath))),
     filters: { 'Dialogue JSONL': ['jsonl'] },
   });
   if (!target) return;
-  const dialogues = parseAnnoMI(await readFile(csv.fsPath, 'utf8'), basename(csv.fsPath));
-  const items = importAnnoMI(dialogues, { sample: sampleText.trim() ? Number(sampleText) : undefined, seed, sourceFile: basename(csv.fsPath) });
-  await vscode.workspace.fs.writeFile(target, Buffer.from(formatItems(items), 'utf8'));
-  await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
-  void vscode.window.showInformationMessage(`Imported ${items.length} AnnoMI contexts.`);
+  const { validatePlan } = await import('../../core/jobs/plans');
+  const plan = validatePlan({ job: 'import', format: 'annomi', file: csv.fsPath, ...(sampleText.trim() ? { sample: Number(sampleText) } : {}), seed }, 'picks');
+  const report = await runPlanCreatingFile(context, plan, target, `importing ${basename(csv.fsPath)}`);
+  if (!report.nothingDone) await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
 }

@@ -1,15 +1,17 @@
 /**
  * ReflectEval: Import Dataset (CSV/JSONL)… — a short wizard over the generic importer (docs/importing.md): pick
  * the file, pick a column for each role from its header (guessed defaults first, with sample values), look at a
- * preview of the first items in a read-only document, then write the dialogue file and open it.
+ * preview of the first items in a read-only document, then run the import job (src/core/jobs/importData.ts) with the
+ * mapping to write the dialogue file, and open it.
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { formatItems } from '../../core/format/jsonl';
-import { DatasetImportError, formatOf, guessMapping, importDataset, MappingError, readDataset, type Dataset, type DatasetMapping } from '../../core/datasets';
-import { columnChoices, mappingFromAnswers, previewDocument, unknownSpeakers, type WizardAnswers } from '../../core/datasets/importWizard';
+import { importedDialogueFile } from '../../core/dialogue/siblingFile';
+import { DatasetImportError, guessDatasetMapping, importDataset, MappingError, type Dataset, type DatasetMapping } from '../../core/datasets';
+import { columnChoices, guessedLabelsSummary, mappingFromAnswers, previewDocument, type WizardAnswers } from '../../core/datasets/importWizard';
 import { DIALOGUE_EDITOR_VIEW_TYPE } from '../dialogueEditor';
+import { runPlanCreatingFile } from '../host';
 
 /** URI scheme of the read-only preview documents. */
 export const PREVIEW_SCHEME = 'reflect-eval-import-preview';
@@ -64,18 +66,19 @@ async function choose<T>(title: string, items: (vscode.QuickPickItem & { value: 
 /** Asks the wizard's questions; undefined when the user cancels. */
 async function ask(data: Dataset, file: string, guessed: DatasetMapping): Promise<DatasetMapping | undefined> {
   const g = guessed;
-  const layout = await choose<'json' | 'rows'>('how is the dialogue context given?', guessedFirst([
+  const layout = await choose<'json' | 'text' | 'rows'>('how is the dialogue context given?', guessedFirst([
     { label: 'A JSON list of turns in one column', description: g.context.layout === 'json' ? 'guessed' : undefined, detail: 'each response row carries its context, e.g. [{"therapist": "…"}, {"client": "…"}]', value: 'json' },
+    { label: 'Text in one column, one turn per line', description: g.context.layout === 'text' ? 'guessed' : undefined, detail: g.context.layout === 'text' && g.context.speakerPrefix ? 'each turn starts with its speaker ("User: …")' : 'speakers as guessed, or alternating A (the last turn) and B', value: 'text' },
     { label: 'Speaker/text rows grouped by a dialogue id', description: g.context.layout === 'rows' ? 'guessed' : undefined, detail: 'one row per turn (dialogue id, speaker, text, optional order); response rows have the response column filled', value: 'rows' },
   ], g.context.layout));
   if (!layout) return undefined;
   const used: string[] = [];
   const answers: Partial<WizardAnswers> = { format: data.format, dataset: file };
-  if (layout === 'json') {
-    const column = await pickColumn(data, 'the column with the dialogue context (JSON list of turns)', g.context.layout === 'json' ? g.context.column : undefined);
+  if (layout === 'json' || layout === 'text') {
+    const column = await pickColumn(data, `the column with the dialogue context (${layout === 'json' ? 'JSON list of turns' : 'text, one turn per line'})`, g.context.layout !== 'rows' ? g.context.column : undefined);
     if (!column) return undefined;
     used.push(column);
-    answers.context = { layout: 'json', column };
+    answers.context = layout === 'json' ? { layout, column } : g.context.layout === 'text' ? { ...g.context, column } : { layout, column, alternate: ['A', 'B'] };
   } else {
     const rows = g.context.layout === 'rows' ? g.context : undefined;
     const dialogue = await pickColumn(data, 'the dialogue id column (groups turns into dialogues)', rows?.dialogue);
@@ -93,20 +96,6 @@ async function ask(data: Dataset, file: string, guessed: DatasetMapping): Promis
   if (!responseText) return undefined;
   used.push(responseText);
   answers.responseText = responseText;
-  if (answers.context.layout === 'rows') {
-    // speakers the importer does not know: therapist or client?
-    const therapist: string[] = [];
-    const client: string[] = [];
-    for (const s of unknownSpeakers(data, answers.context.speaker, responseText).slice(0, 10)) {
-      const role = await choose<'therapist' | 'client'>(`who is "${s}"?`, [
-        { label: 'The therapist', value: 'therapist' },
-        { label: 'The client', value: 'client' },
-      ]);
-      if (!role) return undefined;
-      (role === 'therapist' ? therapist : client).push(s);
-    }
-    if (therapist.length || client.length) answers.speakers = { ...(therapist.length ? { therapist } : {}), ...(client.length ? { client } : {}) };
-  }
   const source = await pickColumn(data, 'the column saying where a response comes from (model name, Human, …)', g.response.source, { optional: 'no such column', exclude: used });
   if (source === undefined) return undefined;
   if (source) {
@@ -117,7 +106,8 @@ async function ask(data: Dataset, file: string, guessed: DatasetMapping): Promis
     if (name === undefined) return undefined;
     if (name.trim()) answers.sourceName = name.trim();
   }
-  const refKind = await choose<'none' | 'column' | 'human'>('the reference (for BLEU, ROUGE-L, METEOR)', [
+  const refKind = await choose<'none' | 'column' | 'human' | 'source'>('the reference (for BLEU, ROUGE-L, METEOR)', [
+    ...(g.reference?.source ? [{ label: `The response from "${g.reference.source}"`, description: 'guessed', value: 'source' as const }] : []),
     ...(g.reference?.column ? [{ label: `The column "${g.reference.column}"`, description: 'guessed', value: 'column' as const }] : []),
     { label: 'The human-written response of each context', detail: 'responses whose source is Human, Therapist, Gold, Reference, …', value: 'human' },
     ...(g.reference?.column ? [] : [{ label: 'A column…', value: 'column' as const }]),
@@ -129,12 +119,14 @@ async function ask(data: Dataset, file: string, guessed: DatasetMapping): Promis
     if (!column) return undefined;
     used.push(column);
     answers.reference = { kind: 'column', column };
-  } else answers.reference = { kind: refKind };
-  const labelKind = await choose<'none' | 'long' | 'wide'>('the human labels', guessedFirst<'none' | 'long' | 'wide'>([
+  } else answers.reference = refKind === 'source' ? { kind: 'source', source: g.reference!.source! } : { kind: refKind };
+  const ratings = guessedLabelsSummary(g);
+  const labelKind = await choose<'none' | 'long' | 'wide' | 'guessed'>('the human labels', guessedFirst<'none' | 'long' | 'wide' | 'guessed'>([
+    ...(ratings ? [{ label: 'Ratings, as guessed', description: 'guessed', detail: `${ratings} (each a rubric dimension named after its column; edit the mapping to change a scale)`, value: 'guessed' as const }] : []),
     { label: 'One row per response and annotator', description: g.labels?.layout === 'long' ? 'guessed' : undefined, detail: 'an annotator column and a coherent (yes/no) column', value: 'long' },
     { label: 'One coherence column per annotator', description: g.labels?.layout === 'wide' ? 'guessed' : undefined, detail: 'e.g. rater_A, rater_B, Expert 1 holding yes/no', value: 'wide' },
     { label: 'No labels yet', value: 'none' },
-  ], g.labels?.layout ?? 'none'));
+  ], ratings ? 'guessed' : g.labels?.layout === 'lists' ? 'none' : (g.labels?.layout ?? 'none')));
   if (!labelKind) return undefined;
   if (labelKind === 'long') {
     const gl = g.labels?.layout === 'long' ? g.labels : undefined;
@@ -147,7 +139,7 @@ async function ask(data: Dataset, file: string, guessed: DatasetMapping): Promis
     const columns = await pickColumns(data, 'the annotators\' coherence columns (the column name is the annotator id; names starting with "Expert" are experts)', g.labels?.layout === 'wide' && Array.isArray(g.labels.coherent) ? g.labels.coherent : [], used);
     if (!columns?.length) return undefined;
     answers.labels = { kind: 'wide', columns };
-  } else answers.labels = { kind: 'none' };
+  } else answers.labels = { kind: labelKind === 'guessed' ? 'guessed' : 'none' };
   return mappingFromAnswers(answers as WizardAnswers, guessed);
 }
 
@@ -159,21 +151,19 @@ async function showProblems(context: vscode.ExtensionContext, file: string, err:
 }
 
 export async function importDatasetCommand(context: vscode.ExtensionContext): Promise<void> {
-  const picked = await vscode.window.showOpenDialog({ title: 'Dataset to import (CSV or JSONL)', filters: { 'CSV or JSONL': ['csv', 'tsv', 'txt', 'jsonl', 'ndjson', 'json'] }, canSelectMany: false });
+  const picked = await vscode.window.showOpenDialog({ title: 'Dataset to import (CSV, JSON or JSONL)', filters: { 'CSV, JSON or JSONL': ['csv', 'tsv', 'txt', 'jsonl', 'ndjson', 'json'] }, canSelectMany: false });
   if (!picked?.[0]) return;
   const uri = picked[0];
   const file = basename(uri.fsPath);
   const text = await readFile(uri.fsPath, 'utf8');
-  const format = formatOf(file) ?? (await choose<'csv' | 'jsonl'>('the file format', [{ label: 'CSV', value: 'csv' }, { label: 'JSONL (one JSON object per line)', value: 'jsonl' }]));
-  if (!format) return;
-  let data: Dataset;
+  let guessed: ReturnType<typeof guessDatasetMapping>;
   try {
-    data = readDataset(text, format, file);
+    guessed = guessDatasetMapping(text, file);
   } catch (err) {
     if (err instanceof DatasetImportError) return showProblems(context, file, err, { context: { layout: 'json', column: '?' }, response: { text: '?' } });
     throw err;
   }
-  const mapping = await ask(data, file, { format, ...guessMapping(data.columns) });
+  const mapping = await ask(guessed.data, file, guessed.mapping);
   if (!mapping) return;
   let result;
   try {
@@ -187,11 +177,14 @@ export async function importDatasetCommand(context: vscode.ExtensionContext): Pr
   if (go !== 'Write Dialogue File…') return;
   const target = await vscode.window.showSaveDialog({
     title: 'Save dialogue file',
-    defaultUri: vscode.Uri.joinPath(uri, '..', `${file.replace(/\.(csv|tsv|txt|jsonl|ndjson|json)$/i, '')}.dialogues.jsonl`),
+    defaultUri: vscode.Uri.joinPath(uri, '..', importedDialogueFile(file)),
     filters: { 'Dialogue JSONL': ['jsonl'] },
   });
   if (!target) return;
-  await vscode.workspace.fs.writeFile(target, Buffer.from(formatItems(result.items), 'utf8'));
-  await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
-  void vscode.window.showInformationMessage(`Imported ${result.items.length} contexts from ${file}.${result.warnings.length ? ` ${result.warnings.length} warning(s), listed in the preview.` : ''}`);
+  // The preview read the file with this mapping; the import job reads it again and writes the dialogue file, as
+  // `reflect-eval import generic --mapping` does.
+  const { validatePlan } = await import('../../core/jobs/plans');
+  const plan = validatePlan({ job: 'import', format: 'generic', file: uri.fsPath, mapping }, 'the wizard');
+  const report = await runPlanCreatingFile(context, plan, target, `importing ${file}`);
+  if (!report.nothingDone) await vscode.commands.executeCommand('vscode.openWith', target, DIALOGUE_EDITOR_VIEW_TYPE);
 }

@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import { AgreementPanel } from '../agreementPanel';
 import { CorrelationPanel } from '../correlationPanel';
-import { parseDialogue, type DialogueEditorProvider } from '../dialogueEditor';
+import type { DialogueEditorProvider } from '../dialogueEditor';
+import { parseDialogue } from '../dialogueDocument';
 import { documentItems } from '../../core/format/jsonl';
 import { initLabelPlans, planLabelsCommand } from '../labelPlan';
 import { SearchPanel } from '../searchPanel';
@@ -15,7 +16,7 @@ import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { importDatasetCommand } from './importGeneric';
 import { judgeCommand, judgeMatrixCommand, searchPromptsCommand, setApiKeyCommand } from './judge';
-import { outputChannel } from '../host';
+import { outputChannel, runPlanInEditor } from '../host';
 import { forgetApprovalsCommand } from '../keys';
 import { labellingCommands } from './labelling';
 import { perplexityCommand } from './perplexity';
@@ -41,8 +42,8 @@ export function reportErrors(fn: () => Promise<void>): () => Promise<void> {
 export function registerCommands(context: vscode.ExtensionContext, editors: DialogueEditorProvider): vscode.Disposable[] {
   initLabelPlans(context);
   return [
-    vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(importAnnoMICommand)),
-    vscode.commands.registerCommand('reflectEval.importAnnotationTable', reportErrors(importAnnotationTableCommand)),
+    vscode.commands.registerCommand('reflectEval.importAnnoMI', reportErrors(() => importAnnoMICommand(context))),
+    vscode.commands.registerCommand('reflectEval.importAnnotationTable', reportErrors(() => importAnnotationTableCommand(context))),
     vscode.commands.registerCommand('reflectEval.importDataset', reportErrors(() => importDatasetCommand(context))),
     vscode.commands.registerCommand('reflectEval.exportAnnotationTable', reportErrors(() => exportAnnotationTableCommand(editors))),
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
@@ -56,7 +57,13 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.setAnnotator', reportErrors(async () => void (await promptAnnotator()))),
     vscode.commands.registerCommand('reflectEval.setApiKey', reportErrors(() => setApiKeyCommand(context))),
     ...labellingCommands(editors),
-    vscode.commands.registerCommand('reflectEval.planLabels', reportErrors(() => planLabelsCommand(editors.activeDocument, (d) => documentItems(parseDialogue(d)), (d) => editors.showPlan(d)))),
+    vscode.commands.registerCommand(
+      'reflectEval.planLabels',
+      reportErrors(() => {
+        const document = editors.activeDocument;
+        return planLabelsCommand(document, (d) => documentItems(parseDialogue(d)), (d) => editors.showPlan(d), (plan) => runPlanInEditor(context, document!, plan, 'labelling plan'));
+      }),
+    ),
     vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
     vscode.commands.registerCommand('reflectEval.perplexity', reportErrors(() => perplexityCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.setGeneratorApiKey', reportErrors(() => setGeneratorApiKeyCommand(context))),

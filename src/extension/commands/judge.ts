@@ -7,10 +7,10 @@ import * as vscode from 'vscode';
 import type { JudgePlan } from '../../core/jobs/judge';
 import type { JudgeSpec, Price } from '../../core/judges/judgeSpec';
 import type { DialogueEditorProvider } from '../dialogueEditor';
-import { parseDialogue } from '../dialogueEditor';
+import { parseDialogue } from '../dialogueDocument';
 import { documentFile, runPlanInEditor } from '../host';
 import { setKeyCommand } from '../keys';
-import { activeDialogue, config, pickBatchMode, promptRoots, requireTrust } from './common';
+import { activeDialogue, config, pickBatchMode, promptRoots, requireTrust, workspaceDir } from './common';
 
 /** The single judge the `reflectEval.judge.*` settings describe. */
 function settingsJudge(): JudgeSpec {
@@ -79,9 +79,9 @@ export async function judgeMatrixCommand(context: vscode.ExtensionContext, edito
   const batch = start.judges.every((j) => j.backend !== 'local') ? await pickBatchMode(start.judges.map((j) => j.backend), 'Judge matrix') : false;
   if (batch === undefined) return;
   const plan = { ...(await judgePlan(start.judges, bodies.map((b) => b.label), requests.map((r) => r.label))), ...(batch ? { batch: true } : {}) };
-  const { estimateJudgePlan } = await import('../../core/jobs/judge');
+  const { JOBS } = await import('../../core/jobs/plans');
   const { documentItems } = await import('../../core/format/jsonl');
-  const est = await estimateJudgePlan(plan, documentItems(parseDialogue(document)), promptRoots(context));
+  const est = await JOBS.judge.estimate(plan, { file: documentFile(document), items: documentItems(parseDialogue(document)) }, { baseDir: workspaceDir(document), promptRoots: promptRoots(context) });
   const lines = est.perJudge.map((j) => `${j.label}: ${j.promptTokens} prompt tokens${j.approximate ? ' (approximate)' : ''}${j.cost === null ? ' (no price in reflectEval.prices)' : `, ≈ ${j.cost.toFixed(4)} at most`}`);
   const message =
     `${est.judgements} judgements: ${est.candidates} candidates × ${plan.judges.length} judge(s) × ${est.variants} variant(s)${(plan.repeats ?? 1) > 1 ? ` × ${plan.repeats} repeats` : ''}. Cached replies are not asked again.${plan.batch ? ' API judges go through the OpenAI Batch API (prices halved below; results within 24 h).' : ''}` +
@@ -114,16 +114,15 @@ export async function searchPromptsCommand(context: vscode.ExtensionContext, edi
   if (!parts) return;
   const fewShot = await vscode.window.showQuickPick([{ label: '0', counts: [0] }, { label: '0, 2', counts: [0, 2] }, { label: '0, 2, 4', counts: [0, 2, 4] }], { ignoreFocusOut: true, title: 'Prompt search: few-shot examples (drawn from development items only)' });
   if (!fewShot) return;
-  const { validateSearchPromptsPlan, buildSearchSpace, estimateSearchPlan, estimateLines, searchCacheFile } = await import('../../core/jobs/searchPrompts');
+  const { validateSearchPromptsPlan, estimateLines } = await import('../../core/jobs/searchPrompts');
+  const { JOBS } = await import('../../core/jobs/plans');
   const prices = config().get<Record<string, Price>>('prices') ?? {};
   const plan = validateSearchPromptsPlan(
     { judges: start.judges, requests: requests.map((r) => r.label), parts: { optional: parts.map((p) => p.label) }, fewShot: { counts: fewShot.counts }, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) },
     'settings and picks',
   );
   const { documentItems } = await import('../../core/format/jsonl');
-  const { workspaceDir } = await import('./common');
-  const space = buildSearchSpace(plan, documentItems(parseDialogue(document)), promptRoots(context));
-  const est = await estimateSearchPlan(plan, space, searchCacheFile(plan, documentFile(document), workspaceDir(document)));
+  const est = await JOBS['search-prompts'].estimate(plan, { file: documentFile(document), items: documentItems(parseDialogue(document)) }, { baseDir: workspaceDir(document), promptRoots: promptRoots(context) });
   const go = await vscode.window.showInformationMessage(estimateLines(est, plan).join('\n'), { modal: true }, 'Run');
   if (go !== 'Run') return;
   const report = await runPlanInEditor(context, document, { ...plan, job: 'search-prompts' }, `prompt search (${est.variants} variants × ${plan.judges.length} judge(s))`);

@@ -1,11 +1,11 @@
 /**
- * Labelling commands: one `reflectEval.label.*` command per key of webview/editor/keys.ts (their default
+ * Labelling commands: one `reflectEval.label.*` command per key of src/core/labels/labelKeys.ts (their default
  * keybindings are contributed in package.json), blind mode, the comparison view, and the key list.
  */
 import * as vscode from 'vscode';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { toggleBlindMode } from '../settings';
-import { LABEL_KEYS } from '../../../webview/editor/keys';
+import { LABEL_KEYS } from '../../core/labels/labelKeys';
 
 /** Argument of the warm-up call (see {@link labellingCommands}); a command called with it does nothing. */
 const WARM_UP = Symbol('reflectEval.label warm-up');

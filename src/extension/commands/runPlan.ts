@@ -22,7 +22,7 @@ export async function runPlanCommand(context: vscode.ExtensionContext, editors: 
   } catch (err) {
     throw new Error(`${file}: not valid JSON: ${(err as Error).message}`);
   }
-  const { validatePipeline, validatePlan } = await import('../../core/jobs/plans');
+  const { isFileJobPlan, validatePipeline, validatePlan } = await import('../../core/jobs/plans');
   if (value && typeof value === 'object' && 'steps' in value) {
     const pipeline = validatePipeline(value, file);
     const { runPipeline } = await import('../../core/jobs/file');
@@ -42,7 +42,7 @@ export async function runPlanCommand(context: vscode.ExtensionContext, editors: 
     return;
   }
   const plan = validatePlan(value, file);
-  if (plan.job === 'import') throw new Error(`${file}: an import plan creates a file; put it first in a pipeline ({"file": …, "steps": [ … ]})`);
+  if (!isFileJobPlan(plan)) throw new Error(`${file}: an ${plan.job} plan creates a file; put it first in a pipeline ({"file": …, "steps": [ … ]})`);
   const document = activeDialogue(editors);
   if (!document) return;
   await runPlanInEditor(context, document, plan, `${plan.job} (${file})`, { baseDir: dirname(file), endpointSource: 'plan' });

@@ -64,11 +64,11 @@ describe(`correlation table: parity with scipy ${ref.scipy} (scripts/parity/corr
   });
 
   for (const method of ['spearman', 'pearson', 'kendall'] as const) {
-    it(`${method}: every cell's n, left-out count, statistic and p-value (3 human groups, by source and all) within 1e-9`, () => {
+    it(`${method}: every cell's n, left-out count, statistic and scipy's p-value (--p-value independent; 3 human groups, by source and all) within 1e-9`, () => {
       let checked = 0;
       let maxDiff = 0;
       for (const human of ['experts', 'laypeople', 'all'] as const) {
-        const t = correlationTable(items, { method, human, groupBy: 'source' });
+        const t = correlationTable(items, { method, human, groupBy: 'source', pValue: 'independent' });
         assert.deepEqual(t.columns.map((c) => c.key), ref.columns);
         for (const row of [t.reference, ...t.rows]) {
           for (const cell of row.cells) {
@@ -87,9 +87,9 @@ describe(`correlation table: parity with scipy ${ref.scipy} (scripts/parity/corr
       assert.ok(checked >= 60 && maxDiff <= 1e-9);
     });
 
-    it(`${method}: bootstrap percentile intervals of every cell on the same resamples within 1e-9`, () => {
+    it(`${method}: bootstrap percentile intervals (--interval percentile) of every cell on the same resamples within 1e-9`, () => {
       const b = indices.cases[0];
-      const t = correlationTable(items, { method, human: 'experts', groupBy: 'source', bootstrap: { resamples: b.resamples, seed: b.seed } });
+      const t = correlationTable(items, { method, human: 'experts', groupBy: 'source', bootstrap: { resamples: b.resamples, seed: b.seed, interval: 'percentile' } });
       let undefinedSeen = 0;
       for (const row of [t.reference, ...t.rows]) {
         for (const cell of row.cells) {
@@ -107,7 +107,7 @@ describe(`correlation table: parity with scipy ${ref.scipy} (scripts/parity/corr
     it(`${method}: comparison of two evaluators (difference, Williams, Steiger, paired bootstrap) within 1e-9`, () => {
       const b = indices.cases[1];
       for (const want of ref.comparisons.filter((c) => c.method === method)) {
-        const got = compareEvaluators(items, want.a, want.b, { method, human: 'experts', groupBy: 'source', bootstrap: { resamples: b.resamples, seed: b.seed } }).find((c) => c.column === want.column);
+        const got = compareEvaluators(items, want.a, want.b, { method, human: 'experts', groupBy: 'source', bootstrap: { resamples: b.resamples, seed: b.seed, interval: 'percentile' } }).find((c) => c.column === want.column);
         assert.ok(got);
         const where = `${want.a} vs ${want.b} on ${want.column}`;
         assert.equal(got.n, want.n, where);

@@ -45,7 +45,7 @@ describe('side-by-side configurations', () => {
   });
 
   it('marks the best of each column among the rows a variant keeps, not among every variant', () => {
-    const t = sideBySide(items, [{ label: 'rating', options: {}, variant: 'instructions×rating' }]);
+    const t = sideBySide(items, [{ label: 'rating', options: { bestMark: 'largest' }, variant: 'instructions×rating' }]);
     t.columns.forEach((col, c) => {
       const defined = t.rows.filter((r) => r.cells[c].statistic !== null);
       if (defined.length < 2) return;

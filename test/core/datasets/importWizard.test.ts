@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { guessMapping, importDataset, readDataset, validateMapping } from '../../../src/core/datasets';
-import { columnChoices, mappingFromAnswers, previewDocument, sampleValues, unknownSpeakers } from '../../../src/core/datasets/importWizard';
+import { guessDatasetMapping, guessMapping, importDataset, readDataset, validateMapping } from '../../../src/core/datasets';
+import { columnChoices, guessedLabelsSummary, mappingFromAnswers, previewDocument, sampleValues } from '../../../src/core/datasets/importWizard';
 
 const fixtures = join(__dirname, 'fixtures');
 const root = resolve(__dirname, '../../..');
@@ -19,8 +19,19 @@ describe('import wizard (the VS Code command\'s decisions, without VS Code)', ()
     assert.deepEqual(sampleValues(data, 'rater_A'), ['yes', 'no', '1']);
   });
 
-  it('asks only about the speakers the importer does not know, from turn rows', () => {
-    assert.deepEqual(unknownSpeakers(data, 'role', 'candidate'), ['Coach']);
+  it('takes the guess of a USR-shaped JSON as the CLI does: nested records, text context, reference source, rating lists, rubric', () => {
+    const json = readFileSync(join(fixtures, 'nested-ratings.json'), 'utf8');
+    const g = guessDatasetMapping(json, 'nested-ratings.json');
+    assert.deepEqual(g.data.columns.slice(0, 5), ['response', 'model', 'Understandable', 'Natural', 'Overall']);
+    assert.equal(guessedLabelsSummary(g.mapping), '3 rating dimension(s): Understandable (binary), Natural (1–3), Overall (1–5); a list of ratings per column, annotators named by "annotators"');
+    // the answers of someone accepting every guessed default
+    const m = mappingFromAnswers({ format: g.data.format, context: g.mapping.context, responseText: 'response', source: 'model', reference: { kind: 'source', source: 'Original Ground Truth' }, labels: { kind: 'guessed' } }, g.mapping);
+    assert.deepEqual(m, g.mapping);
+    const result = importDataset(json, m, { file: 'nested-ratings.json' });
+    assert.deepEqual(result.items, g.result?.items);
+    const doc = previewDocument(result, 'nested-ratings.json', 1);
+    assert.match(doc, /\nSpeakers \(as written\): A \(5 turns\), B \(3 turns\)\.\nRubric \(written beside the dialogue file as <name>\.rubric\.json\): Understandable \(binary\), Natural \(ordinal\), Overall \(ordinal\); primary Overall; responses by B\.\n/);
+    assert.match(doc, /\n {4}\[r1: Understandable yes, Natural 3, Overall 5; r2: Understandable yes, Natural 3, Overall 4; r3: /);
   });
 
   it('builds a valid mapping from the answers that imports the fixture as the hand-written mapping does', () => {

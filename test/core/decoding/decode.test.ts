@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { decode } from '../../../src/core/decoding/engine';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
-import { ModelSourceError } from '../../../src/core/models/modelSource';
+import { ModelSourceError } from '../../../src/core/models/errors';
+import { loadCausalLM } from '../../helpers/models';
 
 /** Greedy decoding of each prompt through the engine: its one sequence, or an empty one after an abort. */
 async function greedySearch(model: GenerativeLM, prompts: number[][], o: { maxNewTokens?: number; signal?: AbortSignal } = {}) {
@@ -24,7 +25,7 @@ const refs = (JSON.parse(readFileSync(join(folder, 'reference_outputs.json'), 'u
 describe('ONNX causal LM and greedy decoding (bundled fixture, references from PyTorch)', () => {
   let model: OnnxCausalLM;
   before(async () => {
-    model = await OnnxCausalLM.load(folder);
+    model = await loadCausalLM(folder);
   });
   after(async () => model?.dispose());
 
@@ -77,6 +78,6 @@ describe('ONNX causal LM and greedy decoding (bundled fixture, references from P
   });
 
   it('names the folder and the missing piece of an incomplete model folder', async () => {
-    await assert.rejects(() => OnnxCausalLM.load(resolve(__dirname)), (e: unknown) => e instanceof ModelSourceError && /has no config\.json/.test((e as Error).message) && (e as Error).message.includes(resolve(__dirname)));
+    await assert.rejects(() => loadCausalLM(resolve(__dirname)), (e: unknown) => e instanceof ModelSourceError && /has no config\.json/.test((e as Error).message) && (e as Error).message.includes(resolve(__dirname)));
   });
 });

@@ -11,7 +11,8 @@ import type { DecodeProgress, GeneratedSequence } from '../../../src/core/decodi
 import { teacherForcing } from '../../../src/core/decoding/teacherForcing';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import type { DecodingSession, GenerativeLM } from '../../../src/core/models/languageModel';
-import { loadLanguageModel } from '../../../src/core/models/loadModel';
+import { loadGenerativeModel } from '../../../src/core/models/registry';
+import { fixtureLocator, loadCausalLM } from '../../helpers/models';
 
 const models = resolve(__dirname, '../../../fixtures/models');
 const folder = join(models, 'reflect-gpt2-tiny');
@@ -49,7 +50,7 @@ const GRID: GenerationConfig[] = [
 describe('decoding engine (bundled GPT-2 fixture)', () => {
   let model: OnnxCausalLM;
   before(async () => {
-    model = await OnnxCausalLM.load(folder);
+    model = await loadCausalLM(folder);
   });
   after(async () => model?.dispose());
 
@@ -107,7 +108,7 @@ describe('decoding engine (bundled GPT-2 fixture)', () => {
   });
 
   it('starts each further setting of one prompt from the pass already made: one pass fewer, the same sequences and scores', async () => {
-    const reference = await OnnxCausalLM.load(folder);
+    const reference = await loadCausalLM(folder);
     try {
       const { expected, got } = await gridTwice(model, reference, prompts[2], prompts[0], GRID);
       assert.deepEqual(got.map((g) => g.out), expected.map((e) => e.out));
@@ -180,7 +181,7 @@ describe('decoding engine (bundled GPT-2 fixture)', () => {
 describe('decoding engine (encoder-decoder layout fixture)', () => {
   it('starts each further setting of one input from the encoder pass and first step already made, with the same results', async () => {
     const dir = join(models, 'layouts', 'bart-split');
-    const [bart, reference] = [await loadLanguageModel(dir), await loadLanguageModel(dir)];
+    const [bart, reference] = [await loadGenerativeModel(dir, fixtureLocator), await loadGenerativeModel(dir, fixtureLocator)];
     try {
       const enc = (JSON.parse(readFileSync(join(dir, 'parity.json'), 'utf8')) as { cases: { promptIds: number[] }[] }).cases.map((c) => c.promptIds);
       const { expected, got } = await gridTwice(bart, reference, enc[1], enc[0], GRID);
@@ -194,7 +195,7 @@ describe('decoding engine (encoder-decoder layout fixture)', () => {
   });
 
   it('batches encoder inputs of different lengths (right padding) exactly as one by one, for every strategy', async () => {
-    const bart = await loadLanguageModel(join(models, 'layouts', 'bart-split'));
+    const bart = await loadGenerativeModel(join(models, 'layouts', 'bart-split'), fixtureLocator);
     try {
       const enc = (JSON.parse(readFileSync(join(models, 'layouts', 'bart-split', 'parity.json'), 'utf8')) as { cases: { promptIds: number[] }[] }).cases.map((c) => c.promptIds);
       const inputs = [enc[0], enc[0].slice(0, 7), ...enc.slice(1)];

@@ -10,6 +10,7 @@ import { TopPLogitsWarper } from '../../../src/core/decoding/logitsProcess';
 import { sampleCategorical, sampleStream } from '../../../src/core/decoding/samplers';
 import type { StepScoresEvent } from '../../../src/core/decoding/sequences';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
+import { loadCausalLM } from '../../helpers/models';
 
 const folder = resolve(__dirname, '../../../fixtures/models/reflect-gpt2-tiny');
 const parity = JSON.parse(readFileSync(join(folder, 'parity.json'), 'utf8')) as {
@@ -45,7 +46,7 @@ function referenceNucleus(logits: ArrayLike<number>, p: number): Set<number> {
 describe('nucleus sampling (bundled GPT-2 fixture)', () => {
   let model: OnnxCausalLM;
   before(async () => {
-    model = await OnnxCausalLM.load(folder);
+    model = await loadCausalLM(folder);
   });
   after(async () => model?.dispose());
 

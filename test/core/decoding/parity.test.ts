@@ -8,8 +8,9 @@ import { join, resolve } from 'node:path';
 import { decode } from '../../../src/core/decoding/engine';
 import type { GenerationConfig } from '../../../src/core/decoding/generationConfig';
 import { teacherForcing } from '../../../src/core/decoding/teacherForcing';
-import { loadLanguageModel } from '../../../src/core/models/loadModel';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';
+import { loadGenerativeModel } from '../../../src/core/models/registry';
+import { fixtureLocator } from '../../helpers/models';
 
 const root = resolve(__dirname, '../../../fixtures/models');
 
@@ -76,7 +77,7 @@ for (const folder of parityFolders()) {
   describe(`parity with PyTorch: ${folder.slice(root.length + 1)} (${parity.architecture})`, () => {
     let model: GenerativeLM;
     before(async () => {
-      model = await loadLanguageModel(folder);
+      model = await loadGenerativeModel(folder, fixtureLocator);
     });
     after(async () => model?.dispose());
 

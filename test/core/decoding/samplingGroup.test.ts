@@ -12,8 +12,9 @@ import { runGeneration, type CandidateGenerator } from '../../../src/core/genera
 import { PRESETS } from '../../../src/core/generation/runConfig';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';
-import { loadLanguageModel } from '../../../src/core/models/loadModel';
 import type { OnnxCausalLM } from '../../../src/core/models/causalLM';
+import { loadGenerativeModel } from '../../../src/core/models/registry';
+import { fixtureLocator } from '../../helpers/models';
 
 const models = resolve(__dirname, '../../../fixtures/models');
 
@@ -50,7 +51,7 @@ for (const name of ['reflect-gpt2-tiny', 'reflect-bart-tiny']) {
   describe(`sampling settings decoded together (${name})`, () => {
     let model: GenerativeLM;
     before(async () => {
-      model = await loadLanguageModel(resolve(models, name));
+      model = await loadGenerativeModel(resolve(models, name), fixtureLocator);
     });
     after(async () => model?.dispose());
 

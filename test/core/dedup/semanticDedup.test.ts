@@ -1,12 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { join } from 'node:path';
 import { wardClusters } from '../../../src/core/dedup/agglomerative';
 import { clusterCandidates, mergeClusters, representativeOf, sampleClusters, semanticDedupConfig } from '../../../src/core/dedup/semanticDedup';
 import type { Candidate, DialogueItem } from '../../../src/core/dialogue/types';
-import { SentenceEmbedder } from '../../../src/core/models/sentenceEmbedding';
+import { loadSentenceEmbedder } from '../../../src/core/models/registry';
+import type { SentenceEmbedder } from '../../../src/core/models/sentenceEmbedding';
+import { fixtureLocator } from '../../helpers/models';
 import { PLAN_CLUSTER_TEXTS } from '../../helpers/reflections';
-
-const FULL = join(__dirname, '..', '..', '..', 'fixtures', 'models', 'reflect-roberta-tiny');
 
 const TEXTS: string[] = [...PLAN_CLUSTER_TEXTS];
 
@@ -20,7 +19,7 @@ function item(id: string, texts: string[], extra: Candidate[] = []): DialogueIte
 describe('semantic deduplication (first study §4.2.1) with the fixture encoder', () => {
   let emb: SentenceEmbedder;
   before(async () => {
-    emb = await SentenceEmbedder.load(FULL, { id: 'reflect-roberta-tiny' });
+    emb = await loadSentenceEmbedder('bundled:reflect-roberta-tiny', fixtureLocator);
   });
   after(() => emb.dispose());
 
@@ -36,7 +35,7 @@ describe('semantic deduplication (first study §4.2.1) with the fixture encoder'
     assert.equal(cs[0].cluster!.size, 3);
     for (const c of cs.slice(0, 8)) {
       assert.equal(c.cluster!.sampled, true); // fewer clusters than k = 9: all sampled
-      assert.match(c.cluster!.signature!, /^emb:reflect-roberta-tiny\|pool:mean\|norm:l2\|maxlen:128\|link:ward\|metric:euclidean\|t:0\.5\|rep:most-tokens\|k:9\|seed:0\|include:generated\|impl:ml-hclust-4\.0\.0\|rv:/);
+      assert.match(c.cluster!.signature!, /^emb:bundled:reflect-roberta-tiny\|pool:mean\|norm:l2\|maxlen:128\|link:ward\|metric:euclidean\|t:0\.5\|rep:most-tokens\|k:9\|seed:0\|include:generated\|impl:ml-hclust-4\.0\.0\|rv:/);
     }
     assert.equal(cs[8].cluster, undefined, "a person's candidate is not clustered and loses a stale cluster");
     const reps = cs.filter((c) => c.cluster?.representative).length;

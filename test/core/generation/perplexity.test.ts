@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { importAnnoMI, parseAnnoMI } from '../../../src/core/datasets/annomi';
 import { perplexity, perplexityExamples } from '../../../src/core/generation/perplexity';
-import { loadLanguageModel } from '../../../src/core/models/loadModel';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';
+import { loadGenerativeModel } from '../../../src/core/models/registry';
+import { fixtureLocator } from '../../helpers/models';
 
 const root = resolve(__dirname, '../../..');
 const csv = resolve(root, 'data/annomi/AnnoMI-sample.csv');
@@ -23,7 +24,7 @@ for (const fixture of ['reflect-gpt2-tiny', 'reflect-bart-tiny']) {
     this.timeout(120_000);
     let model: GenerativeLM;
     before(async () => {
-      model = await loadLanguageModel(folder);
+      model = await loadGenerativeModel(folder, fixtureLocator);
     });
     after(async () => model?.dispose());
 

@@ -9,13 +9,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
-import { buildSearchSpace, validateSearchPromptsPlan, type SearchPromptsPlan, type SearchResult } from '../../../src/core/jobs/searchPrompts';
+import { buildSearchSpace, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../../src/core/jobs/searchPrompts';
+import type { SearchResult } from '../../../src/core/judges/searchReport';
 import { contextKey, pickFewShot, splitByContext } from '../../../src/core/judges/promptSearch';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 import { testJobHost } from '../../helpers/jobHost';
+import { labelledItems } from '../../helpers/labelledItems';
 
 const root = resolve(__dirname, '../../..');
 
@@ -23,20 +25,9 @@ function host(baseDir: string, log: string[] = []): JobHost {
   return testJobHost(baseDir, { log: (m) => log.push(m) });
 }
 
-/** 12 contexts × 5 candidates; candidate j of item i has (i + j) mod 4 of 3 experts saying coherent (0–3). */
+/** 12 contexts × 5 candidates; candidate j of item i has (7i + 3j) mod 4 of 3 experts saying coherent (0–3). */
 function makeItems(): DialogueItem[] {
-  return Array.from({ length: 12 }, (_, i) => ({
-    id: `item${i}`,
-    context: [
-      { speaker: 'therapist' as const, text: `How was week ${i}?` },
-      { speaker: 'client' as const, text: `Week ${i} was hard.` },
-    ],
-    candidates: Array.from({ length: 5 }, (_, j) => {
-      const yes = (i * 7 + j * 3) % 4;
-      const annotations: Annotation[] = [1, 2, 3].map((e) => ({ annotator: `Expert ${e}`, coherent: e <= yes }));
-      return { id: `c${j}`, text: `resp-${i}-${j}`, origin: { kind: 'model' as const }, annotations, scores: {} };
-    }),
-  }));
+  return labelledItems({ contexts: 12, candidates: 5, yes: (i, j) => (i * 7 + j * 3) % 4 });
 }
 
 /** The stub's knowledge: each response's expert yes count at the start (the judge does not see later edits). */

@@ -5,13 +5,14 @@ import { runJudge } from '../../../src/core/judges/judge';
 import { loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
 import type { DialogueItem } from '../../../src/core/dialogue/types';
+import { loadCausalLM } from '../../helpers/models';
 
 const folder = resolve(__dirname, '../../../fixtures/models/reflect-gpt2-tiny');
 
 describe('local ONNX judge (bundled fixture)', () => {
   let model: OnnxCausalLM;
   before(async () => {
-    model = await OnnxCausalLM.load(folder);
+    model = await loadCausalLM(folder);
   });
   after(async () => model?.dispose());
 

@@ -9,13 +9,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../../src/core/config';
-import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
-import { validateSearchPromptsPlan, type SearchPromptsPlan, type SearchResult } from '../../../src/core/jobs/searchPrompts';
+import { validateSearchPromptsPlan, type SearchPromptsPlan } from '../../../src/core/jobs/searchPrompts';
+import type { SearchResult } from '../../../src/core/judges/searchReport';
 import { rewritePartName } from '../../../src/core/judges/proposer';
 import { testJobHost } from '../../helpers/jobHost';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
+import { labelledItems } from '../../helpers/labelledItems';
 
 
 function host(baseDir: string): JobHost {
@@ -24,15 +26,7 @@ function host(baseDir: string): JobHost {
 
 /** 12 contexts × 5 candidates; candidate j of item i has (7i + 3j) mod 4 of 3 experts saying coherent. */
 function makeItems(): DialogueItem[] {
-  return Array.from({ length: 12 }, (_, i) => ({
-    id: `item${i}`,
-    context: [{ speaker: 'client' as const, text: `Week ${i} was hard.` }],
-    candidates: Array.from({ length: 5 }, (_, j) => {
-      const yes = (i * 7 + j * 3) % 4;
-      const annotations: Annotation[] = [1, 2, 3].map((e) => ({ annotator: `Expert ${e}`, coherent: e <= yes }));
-      return { id: `c${j}`, text: `resp-${i}-${j}`, origin: { kind: 'model' as const }, annotations, scores: {} };
-    }),
-  }));
+  return labelledItems({ contexts: 12, candidates: 5, yes: (i, j) => (i * 7 + j * 3) % 4, context: (i) => [{ speaker: 'client', text: `Week ${i} was hard.` }] });
 }
 const yesOf = new Map(makeItems().flatMap((it) => it.candidates.map((c) => [c.text, c.annotations.filter((a) => a.coherent).length] as const)));
 

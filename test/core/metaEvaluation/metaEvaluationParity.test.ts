@@ -125,7 +125,7 @@ describe(`meta-evaluation parity (statsmodels ${py.statsmodels}, scipy ${py.scip
 
   it(`the alt-test on ${py.altTest.length} synthetic tables (accuracy and −RMSE, several ε) against the AltTest reference`, () => {
     for (const c of py.altTest) {
-      const res = altTest(c.humans, c.evaluator, { scoring: c.scoring === 'accuracy' ? 'accuracy' : 'negRmse', epsilon: c.epsilon, alpha: c.q });
+      const res = altTest(c.humans, c.evaluator, { scoring: c.scoring === 'accuracy' ? 'accuracy' : 'negRmse', epsilon: c.epsilon, alpha: c.q, zeroVariance: 'reference' });
       close(res.winningRate, c.winningRate, `${c.name} winning rate`);
       close(res.advantageProbability, c.advantageProbability, `${c.name} advantage probability`);
       assert.equal(res.annotators.length, c.pValues.length, `${c.name} annotators tested`);
@@ -148,7 +148,7 @@ describe(`meta-evaluation parity (statsmodels ${py.statsmodels}, scipy ${py.scip
       const threshold = matchRateThreshold(scored.map((i: any) => i.scores[c.evaluator]), c.coherentShare);
       assert.equal(threshold, c.threshold, `${c.group} ${c.evaluator} threshold`);
       const evaluator = Object.fromEntries(scored.map((i: any) => [i.key, i.scores[c.evaluator] >= threshold]));
-      const res = altTest(sorted, evaluator, { epsilon: c.epsilon, alpha: c.q });
+      const res = altTest(sorted, evaluator, { epsilon: c.epsilon, alpha: c.q, zeroVariance: 'reference' });
       close(res.winningRate, c.winningRate, `${c.group} ${c.evaluator} winning rate`);
       close(res.advantageProbability, c.advantageProbability, `${c.group} ${c.evaluator} advantage probability`);
       res.annotators.forEach((a, j) => close(a.pValue, c.pValues[j], `${c.group} ${c.evaluator} ${a.annotator} p`));

@@ -14,7 +14,9 @@ import {
   type BertScoreResult,
 } from '../../../src/core/metrics/bertscore';
 import { MetricConfigError } from '../../../src/core/metrics/metric';
-import { EncoderModel, LayerUnavailableError } from '../../../src/core/models/encoder';
+import { LayerUnavailableError, type EncoderModel } from '../../../src/core/models/encoder';
+import { loadEncoder } from '../../../src/core/models/registry';
+import { fixtureLocator } from '../../helpers/models';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const FULL = join(ROOT, 'fixtures', 'models', 'reflect-roberta-tiny');
@@ -58,7 +60,7 @@ function maxDiff(got: BertScoreResult[], want: (number | null)[][], label: strin
 describe(`BERTScore on the tiny encoder fixture vs a float64 PyTorch reference (bert_score ${ref.bertScore.version} algorithm)`, () => {
   let enc: EncoderModel;
   before(async () => {
-    enc = await EncoderModel.load(FULL);
+    enc = await loadEncoder(FULL, fixtureLocator);
   });
   after(async () => {
     await enc.dispose();
@@ -87,7 +89,7 @@ describe(`BERTScore on the tiny encoder fixture vs a float64 PyTorch reference (
   }
 
   it('the truncated 2-layer export gives layer 2 (last_hidden_state) the same scores, and refuses other layers naming the ones it has', async () => {
-    const l2 = await EncoderModel.load(L2);
+    const l2 = await loadEncoder(L2, fixtureLocator);
     try {
       assert.deepEqual(l2.availableLayers, [2]);
       const want = ref.results.find((r) => r.name === 'layer2')!;

@@ -15,7 +15,8 @@ import {
   type FollowUpsData,
 } from '../../../src/core/metrics/followUpLikelihood';
 import type { GenerativeLM } from '../../../src/core/models/languageModel';
-import { loadLanguageModel } from '../../../src/core/models/loadModel';
+import { loadGenerativeModel } from '../../../src/core/models/registry';
+import { fixtureLocator } from '../../helpers/models';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const BART = join(ROOT, 'fixtures', 'models', 'reflect-bart-tiny');
@@ -30,7 +31,7 @@ const ref = refs['reflect-bart-tiny'];
 describe('follow-up likelihood on the BART fixture vs a float64 PyTorch reference (FULL 0.0.3 input format)', () => {
   let model: GenerativeLM;
   before(async () => {
-    model = await loadLanguageModel(BART);
+    model = await loadGenerativeModel(BART, fixtureLocator);
   });
   after(async () => {
     await model.dispose();
@@ -40,7 +41,7 @@ describe('follow-up likelihood on the BART fixture vs a float64 PyTorch referenc
   for (const [name, r] of Object.entries(refs)) {
     it(`${name}: every follow-up's mean log-likelihood per token within 5e-6 (${r.cases.length} contexts × ${r.followUpIds.length} follow-ups, both truncation sides)`, async () => {
       assert.deepEqual(r.followUpIds, shipped.followUps.map((f) => f.id));
-      const m = name === 'reflect-bart-tiny' ? model : await loadLanguageModel(join(ROOT, 'fixtures', 'models', name));
+      const m = name === 'reflect-bart-tiny' ? model : await loadGenerativeModel(join(ROOT, 'fixtures', 'models', name), fixtureLocator);
       assert.equal(isByteLevelTokenizer(m.folder), true);
       let max = 0;
       try {

@@ -2,9 +2,10 @@ import { strict as assert } from 'node:assert';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EncoderModel, pythonStrip } from '../../../src/core/models/encoder';
-import { ModelSourceError } from '../../../src/core/models/modelSource';
-import { SentenceEmbedder } from '../../../src/core/models/sentenceEmbedding';
+import { pythonStrip, type EncoderModel } from '../../../src/core/models/encoder';
+import { ModelSourceError } from '../../../src/core/models/errors';
+import { loadEncoder, loadSentenceEmbedder } from '../../../src/core/models/registry';
+import { fixtureLocator } from '../../helpers/models';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const FULL = join(ROOT, 'fixtures', 'models', 'reflect-roberta-tiny');
@@ -18,7 +19,7 @@ const ref = JSON.parse(readFileSync(join(ROOT, 'test', 'core', 'metrics', 'fixtu
 describe('EncoderModel on the tiny encoder fixture (transformers.js) vs the float64 PyTorch reference', () => {
   let enc: EncoderModel;
   before(async () => {
-    enc = await EncoderModel.load(FULL);
+    enc = await loadEncoder(FULL, fixtureLocator);
   });
   after(() => enc.dispose());
 
@@ -57,8 +58,8 @@ describe('EncoderModel on the tiny encoder fixture (transformers.js) vs the floa
     try {
       cpSync(FULL, dir, { recursive: true });
       rmSync(join(dir, 'tokenizer.json'));
-      await assert.rejects(EncoderModel.load(dir), (e: Error) => e instanceof ModelSourceError && e.message.includes(`model folder ${dir} has no tokenizer.json`));
-      await assert.rejects(EncoderModel.load(join(dir, 'nope')), /does not exist/);
+      await assert.rejects(loadEncoder(dir, fixtureLocator), (e: Error) => e instanceof ModelSourceError && e.message.includes(`model folder ${dir} has no tokenizer.json`));
+      await assert.rejects(loadEncoder(join(dir, 'nope'), fixtureLocator), /does not exist/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -67,7 +68,7 @@ describe('EncoderModel on the tiny encoder fixture (transformers.js) vs the floa
 
 describe('SentenceEmbedder (mean pooling over the attention mask, L2 normalisation)', () => {
   it('reproduces the float64 PyTorch embeddings within 1e-6, empty and over-long sentences included', async () => {
-    const e = await SentenceEmbedder.load(FULL);
+    const e = await loadSentenceEmbedder(FULL, fixtureLocator);
     try {
       assert.deepEqual(e.spec, { pooling: 'mean', normalize: true, maxSeqLength: 128, lowerCase: false });
       const got = await e.embed(ref.sentences, { batchSize: 5 });
@@ -85,10 +86,10 @@ describe('SentenceEmbedder (mean pooling over the attention mask, L2 normalisati
     try {
       cpSync(FULL, dir, { recursive: true });
       writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ pooling_mode_cls_token: true, pooling_mode_mean_tokens: false }));
-      await assert.rejects(SentenceEmbedder.load(dir), /asks for pooling_mode_cls_token; ReflectEval implements mean pooling/);
+      await assert.rejects(loadSentenceEmbedder(dir, fixtureLocator), /asks for pooling_mode_cls_token; ReflectEval implements mean pooling/);
       writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ pooling_mode_mean_tokens: true }));
       writeFileSync(join(dir, 'modules.json'), JSON.stringify([{ type: 'sentence_transformers.models.Transformer' }, { type: 'sentence_transformers.models.Pooling' }]));
-      const e = await SentenceEmbedder.load(dir);
+      const e = await loadSentenceEmbedder(dir, fixtureLocator);
       assert.equal(e.spec.normalize, false);
       await e.dispose();
     } finally {

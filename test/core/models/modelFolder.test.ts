@@ -7,11 +7,12 @@ import fs, { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { OnnxCausalLM } from '../../../src/core/models/causalLM';
-import { loadLanguageModel } from '../../../src/core/models/loadModel';
-import { checkModelFolder, ModelSourceError } from '../../../src/core/models/modelSource';
+import { ModelSourceError } from '../../../src/core/models/errors';
+import { checkModelFolder } from '../../../src/core/models/modelFiles';
 import { buildOnnxModel, ELEM } from '../../../src/core/models/onnxBuilder';
 import { describedModelFiles, describeModel, loadEncoder, loadGenerativeModel, loadModelTokenizer, type ModelLocator } from '../../../src/core/models/registry';
 import { OnnxSeq2SeqLM } from '../../../src/core/models/seq2seqLM';
+import { fixtureLocator } from '../../helpers/models';
 
 const models = resolve(__dirname, '../../../fixtures/models');
 const gpt2 = join(models, 'reflect-gpt2-tiny');
@@ -64,9 +65,9 @@ describe('model folders and layouts', () => {
     );
   });
 
-  it('loads the right class for the folder: loadLanguageModel decides by config.json', async () => {
-    const a = await loadLanguageModel(merged);
-    const b = await loadLanguageModel(bartSplit);
+  it('loads the right class for the folder: loadGenerativeModel decides by config.json; each class refuses the other architecture', async () => {
+    const a = await loadGenerativeModel(merged, fixtureLocator);
+    const b = await loadGenerativeModel(bartSplit, fixtureLocator);
     try {
       assert.ok(a instanceof OnnxCausalLM);
       assert.ok(b instanceof OnnxSeq2SeqLM);
@@ -75,56 +76,56 @@ describe('model folders and layouts', () => {
       await a.dispose();
       await b.dispose();
     }
-    await rejectsWith(OnnxCausalLM.load(bartSplit), bartSplit, /encoder-decoder/);
-    await rejectsWith(OnnxSeq2SeqLM.load(gpt2), gpt2, /decoder-only/);
+    await rejectsWith(describeModel(bartSplit, fixtureLocator, { task: 'generation' }).then((d) => OnnxCausalLM.fromDescription(d)), bartSplit, /encoder-decoder/);
+    await rejectsWith(describeModel(gpt2, fixtureLocator, { task: 'generation' }).then((d) => OnnxSeq2SeqLM.fromDescription(d)), gpt2, /decoder-only/);
   });
 
   it('names the missing config or tokenizer file', async () => {
     const dir = copy(merged);
     rmSync(join(dir, 'tokenizer.json'));
-    await rejectsWith(loadLanguageModel(dir), dir, /has no tokenizer\.json/);
+    await rejectsWith(loadGenerativeModel(dir, fixtureLocator), dir, /has no tokenizer\.json/);
   });
 
   it('names the missing ONNX decoder, and the missing half of a split layout', async () => {
     const dir = copy(merged);
     rmSync(join(dir, 'onnx', 'decoder_model_merged.onnx'));
-    await rejectsWith(loadLanguageModel(dir), dir, /no ONNX decoder/);
+    await rejectsWith(loadGenerativeModel(dir, fixtureLocator), dir, /no ONNX decoder/);
     const bart = join(tmp, 'bart');
     cpSync(bartSplit, bart, { recursive: true });
     rmSync(join(bart, 'onnx', 'decoder_with_past_model.onnx'));
-    await rejectsWith(loadLanguageModel(bart), bart, /no onnx\/decoder_with_past_model\.onnx/);
+    await rejectsWith(loadGenerativeModel(bart, fixtureLocator), bart, /no onnx\/decoder_with_past_model\.onnx/);
     rmSync(join(bart, 'onnx', 'encoder_model.onnx'));
-    await rejectsWith(loadLanguageModel(bart), bart, /no onnx\/encoder_model\.onnx/);
+    await rejectsWith(loadGenerativeModel(bart, fixtureLocator), bart, /no onnx\/encoder_model\.onnx/);
   });
 
   it('names a wrongly named ONNX input (renamed inside a copy of the graph), in one error', async () => {
     const dir = copy(merged);
     renameInOnnx(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'attention_mask', 'attention_mazk');
-    await rejectsWith(loadLanguageModel(dir), dir, /decoder_model_merged\.onnx.*no input "attention_mask".*unexpected input "attention_mazk"/);
+    await rejectsWith(loadGenerativeModel(dir, fixtureLocator), dir, /decoder_model_merged\.onnx.*no input "attention_mask".*unexpected input "attention_mazk"/);
   });
 
   it('names a missing cache output and a wrongly named encoder-decoder input', async () => {
     const dir = copy(merged);
     renameInOnnx(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'present.0.value', 'present.0.valuE');
-    await rejectsWith(loadLanguageModel(dir), dir, /no output "present\.0\.value"/);
+    await rejectsWith(loadGenerativeModel(dir, fixtureLocator), dir, /no output "present\.0\.value"/);
     const bart = join(tmp, 'bart');
     cpSync(bartSplit, bart, { recursive: true });
     renameInOnnx(join(bart, 'onnx', 'decoder_with_past_model.onnx'), 'encoder_attention_mask', 'encoder_attention_mazk');
-    await rejectsWith(loadLanguageModel(bart), bart, /decoder_with_past_model\.onnx.*no input "encoder_attention_mask"/);
+    await rejectsWith(loadGenerativeModel(bart, fixtureLocator), bart, /decoder_with_past_model\.onnx.*no input "encoder_attention_mask"/);
   });
 
   it('names a graph onnxruntime cannot load, and a folder that does not exist', async () => {
     const dir = copy(merged);
     writeFileSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), 'not a model');
-    await rejectsWith(loadLanguageModel(dir), dir, /decoder_model_merged\.onnx could not be loaded/);
+    await rejectsWith(loadGenerativeModel(dir, fixtureLocator), dir, /decoder_model_merged\.onnx could not be loaded/);
     const gone = join(tmp, 'nothing-here');
-    await rejectsWith(loadLanguageModel(gone), gone, /does not exist/);
+    await rejectsWith(loadGenerativeModel(gone, fixtureLocator), gone, /does not exist/);
   });
 
   it('finds files at the top level as well as under onnx/', async () => {
     const dir = copy(merged);
     renameSync(join(dir, 'onnx', 'decoder_model_merged.onnx'), join(dir, 'decoder_model_merged.onnx'));
-    const m = await loadLanguageModel(dir);
+    const m = await loadGenerativeModel(dir, fixtureLocator);
     await m.dispose();
   });
 

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as ort from 'onnxruntime-common';
 import type { DecodingSession, GenerativeLM } from '../../../src/core/models/languageModel';
-import { loadLanguageModel } from '../../../src/core/models/loadModel';
+import { loadGenerativeModel } from '../../../src/core/models/registry';
+import { fixtureLocator } from '../../helpers/models';
 
 const dir = join(resolve(__dirname, '../../../fixtures/models'), 'layouts', 'bart-split');
 const enc = (JSON.parse(readFileSync(join(dir, 'parity.json'), 'utf8')) as { cases: { promptIds: number[] }[] }).cases.map((c) => c.promptIds);
@@ -36,7 +37,7 @@ describe('encoder-decoder tiling into pooled buffers (bart-split fixture)', () =
   };
   before(async () => {
     // A copy of the cross-attention cache per row, as for graphs that cannot share one (sharedCrossAttention.test.ts).
-    [model, reference] = [await loadLanguageModel(dir, { sharedPrefix: false }), await loadLanguageModel(dir, { sharedPrefix: false })];
+    [model, reference] = [await loadGenerativeModel(dir, fixtureLocator, { sharedPrefix: false }), await loadGenerativeModel(dir, fixtureLocator, { sharedPrefix: false })];
   });
   after(async () => {
     await model.dispose();

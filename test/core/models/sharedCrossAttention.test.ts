@@ -11,6 +11,7 @@ import { bufferSource, fileSource, rowSharing } from '../../../src/core/models/o
 import { OnnxSeq2SeqLM } from '../../../src/core/models/seq2seqLM';
 import type { DecodingSession } from '../../../src/core/models/languageModel';
 import { assertSameTokens, values, worstDifference } from './compare';
+import { loadSeq2SeqLM } from '../../helpers/models';
 
 const models = resolve(__dirname, '../../../fixtures/models');
 const merged = join(models, 'reflect-bart-tiny');
@@ -132,8 +133,8 @@ describe('one cross-attention cache for the rows of one prompt (rowSharing, seq2
       let perRow: OnnxSeq2SeqLM;
       let prompt: number[];
       before(async () => {
-        shared = await OnnxSeq2SeqLM.load(dir);
-        perRow = await OnnxSeq2SeqLM.load(dir, { sharedPrefix: false });
+        shared = await loadSeq2SeqLM(dir);
+        perRow = await loadSeq2SeqLM(dir, { sharedPrefix: false });
         prompt = (JSON.parse(readFileSync(join(dir, 'parity.json'), 'utf8')) as { cases: { promptIds: number[] }[] }).cases[0].promptIds;
       });
       after(async () => {

@@ -6,6 +6,7 @@ import { buildOnnxModel, ELEM } from '../../../src/core/models/onnxBuilder';
 import { bufferSource, prefixInputName, slimModel, stageModel } from '../../../src/core/models/onnxPatch';
 import type { DecodingSession } from '../../../src/core/models/languageModel';
 import { assertSameTokens, values, worstDifference } from './compare';
+import { loadCausalLM } from '../../helpers/models';
 
 const gpt2 = resolve(__dirname, '../../../fixtures/models/reflect-gpt2-tiny');
 const LAYERS = 3;
@@ -96,9 +97,9 @@ describe('decoding one prompt with a shared prefix (reflect-gpt2-tiny)', () => {
   let perRow: OnnxCausalLM;
   let returned: OnnxCausalLM;
   before(async () => {
-    shared = await OnnxCausalLM.load(gpt2);
-    perRow = await OnnxCausalLM.load(gpt2, { sharedPrefix: false });
-    returned = await OnnxCausalLM.load(gpt2, { staticCache: false });
+    shared = await loadCausalLM(gpt2);
+    perRow = await loadCausalLM(gpt2, { sharedPrefix: false });
+    returned = await loadCausalLM(gpt2, { staticCache: false });
   });
   after(async () => {
     await shared?.dispose();

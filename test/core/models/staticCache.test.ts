@@ -9,6 +9,7 @@ import { CacheBufferPool, rowMoves, StaticKVCache } from '../../../src/core/mode
 import { lengthDelimitedHeader } from '../../../src/core/models/onnxBuilder';
 import { exposeCacheAppends, fileSource, openCacheAppends, readModelWithRoom, slimModel, stageModel } from '../../../src/core/models/onnxPatch';
 import type { DecodingSession } from '../../../src/core/models/languageModel';
+import { loadCausalLM } from '../../helpers/models';
 
 const fixtures = resolve(__dirname, '../../../fixtures/models');
 const gpt2 = join(fixtures, 'reflect-gpt2-tiny');
@@ -439,8 +440,8 @@ describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)'
   let inPlace: OnnxCausalLM;
   let returned: OnnxCausalLM;
   before(async () => {
-    inPlace = await OnnxCausalLM.load(gpt2);
-    returned = await OnnxCausalLM.load(gpt2, { staticCache: false });
+    inPlace = await loadCausalLM(gpt2);
+    returned = await loadCausalLM(gpt2, { staticCache: false });
   });
   after(async () => {
     await inPlace?.dispose();
@@ -451,8 +452,8 @@ describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)'
     assert.equal(inPlace.cacheMode.kind, 'static');
     assert.equal(inPlace.cacheMode.kind === 'static' && inPlace.cacheMode.loadedFrom, 'links');
     assert.deepEqual(returned.cacheMode, { kind: 'present', reason: 'staticCache is off' });
-    const merged = await OnnxCausalLM.load(join(fixtures, 'layouts/gpt2-merged'));
-    const noPositions = await OnnxCausalLM.load(join(fixtures, 'layouts/gpt2-no-position-ids'));
+    const merged = await loadCausalLM(join(fixtures, 'layouts/gpt2-merged'));
+    const noPositions = await loadCausalLM(join(fixtures, 'layouts/gpt2-no-position-ids'));
     try {
       assert.match(merged.cacheMode.kind === 'present' ? merged.cacheMode.reason : '', /merged decoder/);
       assert.match(noPositions.cacheMode.kind === 'present' ? noPositions.cacheMode.reason : '', /no position_ids input/);
@@ -470,7 +471,7 @@ describe('a decoder-only model with its cache kept in place (reflect-gpt2-tiny)'
         const folder = join(dir, String(Object.keys(change).length + JSON.stringify(change).length));
         cpSync(gpt2, folder, { recursive: true });
         writeFileSync(join(folder, 'config.json'), JSON.stringify({ ...config, ...change }));
-        const m = await OnnxCausalLM.load(folder);
+        const m = await loadCausalLM(folder);
         await m.dispose();
         return m.cacheMode.kind === 'present' ? m.cacheMode.reason : 'static';
       };

@@ -7,13 +7,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Annotation, DialogueItem } from '../../../src/core/dialogue/types';
+import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { runPlanOnFile } from '../../../src/core/jobs/file';
 import type { JobHost } from '../../../src/core/jobs/host';
-import { leaderboardRows, parseSearchReport, readSearchReport, searchReportFile, searchVariantLibrary } from '../../../src/core/jobs/searchLeaderboard';
+import { leaderboardRows, parseSearchReport, readSearchReport, searchReportFile, searchVariantLibrary } from '../../../src/core/judges/searchReport';
 import { assemblePrompt, loadPromptLibrary } from '../../../src/core/templates/judgePrompt';
 import { startStubOpenAI, type StubServer } from '../../helpers/stubOpenAI';
 import { testJobHost } from '../../helpers/jobHost';
+import { labelledItems } from '../../helpers/labelledItems';
 
 const root = resolve(__dirname, '../../..');
 
@@ -23,15 +24,7 @@ function host(baseDir: string): JobHost {
 
 /** 8 contexts × 4 candidates with 0–3 of 3 experts saying coherent. */
 function items(): DialogueItem[] {
-  return Array.from({ length: 8 }, (_, i) => ({
-    id: `item${i}`,
-    context: [{ speaker: 'client' as const, text: `Day ${i} was long.` }],
-    candidates: Array.from({ length: 4 }, (_, j) => {
-      const yes = (i + j * 3) % 4;
-      const annotations: Annotation[] = [1, 2, 3].map((e) => ({ annotator: `Expert ${e}`, coherent: e <= yes }));
-      return { id: `c${j}`, text: `resp-${i}-${j}-${yes}`, origin: { kind: 'model' as const }, annotations, scores: {} };
-    }),
-  }));
+  return labelledItems({ contexts: 8, candidates: 4, yes: (i, j) => (i + j * 3) % 4, context: (i) => [{ speaker: 'client', text: `Day ${i} was long.` }], text: (i, j, yes) => `resp-${i}-${j}-${yes}` });
 }
 
 describe('prompt search leaderboard', function () {

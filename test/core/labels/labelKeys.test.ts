@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isLabelAction, keyLabel, keysOf, LABEL_KEYS, LABEL_KEYS_WHEN, labelOpOfKey } from '../../../webview/editor/keys';
+import { isLabelAction, keyLabel, keysOf, LABEL_KEYS, labelOpOfKey } from '../../../src/core/labels/labelKeys';
+import { LABEL_KEYS_WHEN } from '../../../src/extension/labelKeybindings';
 import type { Annotation } from '../../../src/core/dialogue/types';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));

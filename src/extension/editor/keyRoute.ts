@@ -3,11 +3,13 @@
  * in the extension host, on the candidate the webview last reported focused, when that report is settled and
  * follows every host message that can move focus; otherwise in the webview, which knows. A labelling key that
  * arrives while a move is on its way (a key typed at once after `j`) is held until the webview reports where focus
- * went, then applied in the host; keys after a held one wait behind it, so the order of keys is kept. No `vscode`
- * import, so the rule is unit-tested (test/extension/keyRoute.test.ts).
+ * went, then applied in the host; keys after a held one wait behind it, so the order of keys is kept. Moves are
+ * known by the numbers the message layer gives the host's messages (`seq`, webview/shared/messages.ts): the webview
+ * reports the number of the last message that can move focus it has handled. No `vscode` import, so the rule is
+ * unit-tested (test/extension/editor/keyRoute.test.ts).
  */
-import { isLabelAction, type EditorAction, type LabelAction } from '../../webview/editor/keys';
-import type { FocusState } from '../../webview/editor/protocol';
+import { isLabelAction, type EditorAction, type LabelAction } from '../../core/labels/labelKeys';
+import type { FocusState } from '../../../webview/editor/protocol';
 
 /** The candidate a key labels: the item (file index and id) and the candidate's id in the view. */
 export interface KeyTarget {
@@ -20,8 +22,8 @@ export interface KeyTarget {
 export interface KeyRouteHost {
   /** Labels `at` in the host (queued after every label operation before it). */
   apply(action: LabelAction, at: KeyTarget): void;
-  /** Sends the key to the webview as an `action` numbered `move` (a message that can move focus). */
-  forward(action: EditorAction, move: number): void;
+  /** Sends the key to the webview as an `action` (a message that can move focus); returns the message's number. */
+  forward(action: EditorAction): number;
 }
 
 /**
@@ -32,7 +34,10 @@ export const HOLD_MS = 300;
 
 /** One dialogue editor's record of the focus its webview reported and the host messages that may move it. */
 export class KeyRoute {
-  private moves = 0;
+  /** The number of the last message sent that can move focus. */
+  private lastMove = 0;
+  /** Answers that will move focus (to `nextUnlabelled` requests), not yet sent. */
+  private owed = 0;
   private reported: FocusState | null = null;
   private held: EditorAction[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -43,12 +48,25 @@ export class KeyRoute {
   ) {}
 
   /**
-   * Numbers a host message that can move the webview's focus (`action`, `reveal`, `index`, and the `reveal` or
-   * `notice` owed for a `nextUnlabelled` request, numbered when the request arrives). Until the webview reports a
-   * state after it, keys do not label in the host.
+   * A host message that can move the webview's focus went out (`index`, `action`, `reveal`) as number `seq`. Until
+   * the webview reports a state after it, keys do not label in the host.
    */
-  nextMove(): number {
-    return ++this.moves;
+  moved(seq: number): void {
+    this.lastMove = Math.max(this.lastMove, seq);
+  }
+
+  /**
+   * A request whose answer moves focus arrived (`nextUnlabelled`): from now until the webview reports a state after
+   * that answer ({@link paid}), keys do not label in the host.
+   */
+  owe(): void {
+    this.owed++;
+  }
+
+  /** The answer owed for a request went out as number `seq`. */
+  paid(seq: number): void {
+    this.owed = Math.max(0, this.owed - 1);
+    this.moved(seq);
   }
 
   /** Records the webview's focus state (the latest wins; the webview posts them in order) and releases held keys. */
@@ -60,7 +78,7 @@ export class KeyRoute {
   /** The candidate a key labels now, or null when only the webview knows (focus unsettled, or a move in flight). */
   target(): KeyTarget | null {
     const s = this.reported;
-    if (!s || !s.settled || s.move !== this.moves || s.itemId === null || s.candidateId === null) return null;
+    if (!s || !s.settled || this.moveInFlight() || s.itemId === null || s.candidateId === null) return null;
     return { index: s.index, itemId: s.itemId, candidateId: s.candidateId };
   }
 
@@ -83,7 +101,7 @@ export class KeyRoute {
         return;
       }
     }
-    this.host.forward(action, this.nextMove());
+    this.forward(action);
   }
 
   /** Keys held, waiting for the webview's report (for tests and traces). */
@@ -95,7 +113,7 @@ export class KeyRoute {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    for (const action of this.held.splice(0)) this.host.forward(action, this.nextMove());
+    for (const action of this.held.splice(0)) this.forward(action);
   }
 
   /** Stops the timer (the editor closed); held keys are dropped with it. */
@@ -104,9 +122,13 @@ export class KeyRoute {
     this.held = [];
   }
 
-  /** The webview has not yet reported a state after the last message that can move focus. */
+  /** The webview has not yet reported a state after the last message that can move focus (sent or owed). */
   private moveInFlight(): boolean {
-    return (this.reported?.move ?? 0) < this.moves;
+    return this.owed > 0 || (this.reported?.move ?? 0) < this.lastMove;
+  }
+
+  private forward(action: EditorAction): void {
+    this.moved(this.host.forward(action));
   }
 
   /** Applies or forwards held keys, in order, as far as the last report allows. */
@@ -119,10 +141,10 @@ export class KeyRoute {
         this.held.shift();
         // Reported, but not settled on a candidate (an item on its way, none focused): the webview decides.
         if (at) this.host.apply(action, at);
-        else this.host.forward(action, this.nextMove());
+        else this.forward(action);
       } else {
         this.held.shift();
-        this.host.forward(action, this.nextMove());
+        this.forward(action);
       }
     }
     clearTimeout(this.timer);

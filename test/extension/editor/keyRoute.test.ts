@@ -1,33 +1,43 @@
 import assert from 'node:assert/strict';
-import { KeyRoute, type KeyTarget } from '../../src/extension/keyRoute';
-import type { EditorAction } from '../../webview/editor/keys';
-import type { FocusState } from '../../webview/editor/protocol';
+import { KeyRoute, type KeyTarget } from '../../../src/extension/editor/keyRoute';
+import type { EditorAction } from '../../../src/core/labels/labelKeys';
+import type { FocusState } from '../../../webview/editor/protocol';
 
-const state = (move: number, settled = true, candidateId: string | null = 'c1'): FocusState => ({ type: 'focusState', move, index: 3, itemId: 'it-3', candidateId, settled });
+const state = (move: number, settled = true, candidateId: string | null = 'c1'): FocusState => ({ move, index: 3, itemId: 'it-3', candidateId, settled });
 const Y: EditorAction = { kind: 'coherent' };
 const FOUR: EditorAction = { kind: 'option', n: 4 };
 const J: EditorAction = { kind: 'nextCandidate' };
 
-/** A route whose host records what it was asked to do: `host c2 coherent`, `webview 3 nextCandidate`. */
-function recorded(holdMs = 60_000): { route: KeyRoute; log: string[] } {
+/**
+ * A route whose host records what it was asked to do: `host c2 coherent`, `webview 3 nextCandidate` (the number of
+ * the `action` message, counted as the channel counts the host's messages; `send` sends another message).
+ */
+function recorded(holdMs = 60_000): { route: KeyRoute; log: string[]; send: () => number } {
   const log: string[] = [];
+  let seq = 0;
   const route = new KeyRoute(
     {
       apply: (action, at: KeyTarget) => log.push(`host ${at.candidateId} ${action.kind}`),
-      forward: (action, move) => log.push(`webview ${move} ${action.kind}`),
+      forward: (action) => {
+        log.push(`webview ${++seq} ${action.kind}`);
+        return seq;
+      },
     },
     holdMs,
   );
-  return { route, log };
+  return { route, log, send: () => ++seq };
 }
 
 describe('KeyRoute: where a labelling key is applied', () => {
   it('labels in the host only on a settled report that follows every message that moves focus', () => {
-    const { route } = recorded();
+    const { route, send } = recorded();
     assert.equal(route.target(), null, 'nothing reported yet');
     route.report(state(0));
     assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c1' });
-    const move = route.nextMove();
+    send(); // a message that does not move focus (an item, say) changes nothing
+    assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c1' });
+    const move = send();
+    route.moved(move);
     assert.equal(route.target(), null, 'a move is on its way: the old focus may be gone');
     route.report(state(move - 1));
     assert.equal(route.target(), null, 'a report from before the move');
@@ -40,11 +50,20 @@ describe('KeyRoute: where a labelling key is applied', () => {
   });
 
   it('counts a move owed for a request, so a report made before its answer is stale', () => {
-    const { route } = recorded();
+    const { route, send, log } = recorded();
     route.report(state(0));
-    // "Next unlabelled": the webview asked; its reveal is still in the host's queue.
-    route.nextMove();
+    // "Next unlabelled": the webview asked; its answer is still in the host's queue.
+    route.owe();
     assert.equal(route.target(), null);
+    route.key(Y);
+    assert.equal(route.holding, 1, 'a key waits for the answer and the report after it');
+    const answer = send();
+    route.paid(answer);
+    route.report(state(answer - 1, true, 'c1'));
+    assert.equal(route.holding, 1, 'a report from before the answer releases nothing');
+    route.report(state(answer, true, 'c4'));
+    assert.deepEqual(log, ['host c4 coherent']);
+    route.dispose();
   });
 
   it('holds a key typed at once after j until the webview reports where focus went, and keeps later keys behind it', () => {

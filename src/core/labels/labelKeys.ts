@@ -1,14 +1,15 @@
 /**
- * The dialogue editor's labelling keys: one VS Code command per action, contributed with these default
- * keybindings in package.json (`contributes.keybindings`, kept equal to this table by a unit test), so users can
- * rebind them in Keyboard Shortcuts. VS Code forwards key presses from the focused webview to its keybinding
- * service; a command runs on the dialogue editor that has focus, whose webview applies the action to the focused
- * candidate. Shared by the extension (command registration, labels applied in the host) and the webview (legend,
- * tooltips, labels it applies itself).
+ * The labelling keys and the key → label rule: what each key does (`EditorAction`), its command and default
+ * keybindings (`LABEL_KEYS`: one VS Code command per action, contributed with these keys in package.json
+ * `contributes.keybindings` and kept equal to this table by a unit test, so users can rebind them in Keyboard
+ * Shortcuts), and which label operation a key makes of a candidate's label (`labelOpOfKey`). One rule for both
+ * places a key is applied: the extension host, from the document (src/extension/editor/controller.ts), and the
+ * dialogue editor's webview, from what it shows (webview/editor/main.ts); both import it from here. Pure data and
+ * functions: the `when` clause and context key of the keybindings are the extension's (src/extension/labelKeybindings.ts).
  */
-import type { Annotation } from '../../src/core/dialogue/types';
-import type { LabelOp } from '../../src/core/labels/annotate';
-import { ERROR_CATEGORIES } from '../../src/core/labels/scheme';
+import type { Annotation } from '../dialogue/types';
+import type { LabelOp } from './annotate';
+import { ERROR_CATEGORIES } from './scheme';
 
 /** What a labelling key does in the editor. */
 export type EditorAction =
@@ -36,16 +37,6 @@ export interface LabelKey {
   keys: string[];
   action: EditorAction;
 }
-
-/**
- * The `when` clause of every labelling keybinding: the active editor is a ReflectEval dialogue editor and focus
- * is inside its webview (the context key is set by the extension from the webview's focus and blur; typing in
- * the webview's text fields is not forwarded).
- */
-export const LABEL_KEYS_WHEN = 'activeCustomEditorId =~ /^reflectEval\\.dialogueEditor/ && reflectEval.dialogueEditorFocus';
-
-/** The context key set while a dialogue editor's webview has focus. */
-export const FOCUS_CONTEXT_KEY = 'reflectEval.dialogueEditorFocus';
 
 const digits = [1, 2, 3, 4, 5, 6];
 
@@ -99,7 +90,7 @@ export function isLabelAction(action: EditorAction): action is LabelAction {
  * What a labelling key does to a candidate whose label by the annotator is `mine`: the label operation, a hint
  * for the user when the key does not apply (a number before the coherence answer; 6 on the 1–5 empathy scale), or
  * nothing (an error number past the categories). The one rule for both places a key is applied: the host, from the
- * document (dialogueEditor.ts), and the webview, from what it shows.
+ * document, and the webview, from what it shows.
  *
  * Number keys follow the form of the first study (§4.2.3): after Yes they answer the 5-point empathy statement,
  * after No they toggle the error categories in `ERROR_CATEGORIES` order; Shift + n marks (or, pressed again,

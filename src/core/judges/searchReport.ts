@@ -1,16 +1,124 @@
 /**
- * Reading a prompt search's report (`<file>.prompt-search.json`, written by src/core/jobs/searchPrompts.ts) back:
- * checking its shape, turning it into leaderboard rows (the search panel and any other reader show the same numbers),
- * and rebuilding a variant's prompt library so its exact prompt can be assembled again.
+ * A prompt search's report (`<file>.prompt-search.json`, written by the prompt search job, src/core/jobs/searchPrompts.ts):
+ * its shape — the leaderboard's entries with their development and held-out fits, the folds and the cross-fitted
+ * number of a k-fold search, the synthesized templates — and reading it back: checking the file, turning it into
+ * leaderboard rows (the search panel and any other reader show the same numbers), and rebuilding a variant's prompt
+ * library so its exact prompt can be assembled again. Below the jobs, so the search panel's webview can name these
+ * types without reaching into the job layer.
  */
 import { readFileSync } from 'node:fs';
+import { siblingFile } from '../dialogue/siblingFile';
+import type { HumanGroup } from '../labels/groups';
 import type { BootstrapInterval } from '../stats/bootstrap';
 import { templateHash, type PromptLibrary } from '../templates/judgePrompt';
-import type { SearchEntry, SearchResult } from './searchPrompts';
+import type { SplitGrouping } from './promptSearch';
+import type { ProposedPart } from './proposer';
+
+/** The correlation of one judge × variant on one part. */
+export interface PartFit {
+  rho: number | null;
+  /** Candidates with a usable score (and a human target). */
+  n: number;
+  /** Candidates whose judgement gave no usable score. */
+  failures: number;
+  /** Percentile cluster-bootstrap interval (resampling dialogue contexts). */
+  ci?: BootstrapInterval;
+}
+
+/** One row of the leaderboard. */
+export interface SearchEntry {
+  judge: string;
+  judgeIndex: number;
+  body: string;
+  request: string;
+  parts?: string[];
+  fewShot?: number;
+  baseline: boolean;
+  evaluatorId?: string;
+  templateHash: string;
+  dev?: PartFit;
+  heldOut?: PartFit;
+  /** Why the variant was not judged (budget, a judge that did not load). */
+  skipped?: string;
+  /** Judgements of this variant that reached a backend, and those answered from the cache (development + held-out). */
+  calls?: number;
+  cacheHits?: number;
+}
+
+/** The mustache text of a body the search synthesized (not in any prompts folder), and of its synthesized parts. */
+export interface SearchTemplate {
+  body: string;
+  parts: Record<string, string>;
+}
+
+/** The search's outcome (also the JSON report). */
+export interface SearchResult {
+  /**
+   * The split. For `kfold`: `k`, devFraction (k − 1)/k, devGroups 0 and testGroups all groups, testItems every labelled
+   * item (each is held out once; `folds` says which fold), devItems empty.
+   */
+  split: { kind?: 'holdout' | 'kfold'; k?: number; seed: string | number; devFraction: number; groupBy: SplitGrouping; devGroups: number; testGroups: number; devItems: string[]; testItems: string[] };
+  human: HumanGroup;
+  entries: SearchEntry[];
+  /** Index into `entries` of the chosen variant, or −1. */
+  winner: number;
+  /** Development rho − held-out rho of the winner (the optimism of choosing on development items). */
+  optimismGap: number | null;
+  calls: number;
+  cacheHits: number;
+  /** The proposer's rewrites (part name, the part it replaces, text), when the plan has a proposer. */
+  proposals?: ProposedPart[];
+  /** What was shown before the search ran: the number of judgements and the cost bound (null: no priced API judge). */
+  estimate?: { judgements: number; cost: number | null };
+  /** The synthesized bodies of the entries by body name, so a variant's prompt can be assembled again from the report. */
+  templates?: Record<string, SearchTemplate>;
+  /** With `split.kind: "kfold"`: each fold's choice and its numbers (then `winner` is −1 unless every fold chose the same). */
+  folds?: SearchFold[];
+  /** With `split.kind: "kfold"`: the cross-fitted held-out correlation of the procedure (docs/prompt-search.md). */
+  crossFit?: CrossFit;
+}
+
+/** One fold of a k-fold search: chosen on the other k − 1 folds, evaluated on this one. */
+export interface SearchFold {
+  devGroups: number;
+  testGroups: number;
+  testItems: string[];
+  /** Index into `entries` of the variant chosen on this fold's development items, or −1. */
+  winner: number;
+  /** The chosen variant's development fit (the other folds' items) and held-out fit (this fold's items). */
+  dev?: PartFit;
+  heldOut?: PartFit;
+}
+
+/** The k folds' held-out correlations pooled into one number for the procedure, with its interval. */
+export interface CrossFit {
+  k: number;
+  /** Mean of the folds' held-out Spearman rhos weighted by their usable candidates (folds without a rho left out). */
+  rho: number | null;
+  /** Stratified percentile cluster bootstrap: contexts resampled within each fold, the choices held fixed. */
+  ci?: BootstrapInterval;
+  n: number;
+  /** The same weighted mean of the chosen variants' development rhos, and development − held-out. */
+  devRho: number | null;
+  optimismGap: number | null;
+}
+
+/** The synthesized templates of a body: its text and the `(search)` parts it includes; undefined for a library body. */
+export function searchTemplateOf(lib: PromptLibrary, body: string): SearchTemplate | undefined {
+  const b = lib.bodies[body];
+  if (!b || !b.file.startsWith('(search)')) return undefined;
+  const parts: Record<string, string> = {};
+  for (const m of b.source.matchAll(/\{\{> ([^}]+)\}\}/g)) {
+    const p = lib.parts[m[1]];
+    if (p && p.file.startsWith('(search)')) parts[m[1]] = p.source;
+  }
+  return { body: b.source, parts };
+}
+
 
 /** The report file of a dialogue file: `x.dialogues.jsonl` → `x.prompt-search.json` (the job's default). */
 export function searchReportFile(dialogueFile: string): string {
-  return dialogueFile.replace(/(\.dialogues)?\.jsonl$/i, '') + '.prompt-search.json';
+  return siblingFile(dialogueFile, '.prompt-search.json');
 }
 
 /**

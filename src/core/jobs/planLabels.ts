@@ -1,0 +1,149 @@
+/**
+ * The labelling planner as a job (docs/labelling-plan.md): start a plan for an evaluator's Spearman correlation with
+ * the human coherence score (or for the difference of two evaluators') and keep its record beside the dialogue file,
+ * or follow the plan whose record is there; the report carries the plan's state on the file's items (estimate,
+ * interval, stop, labels to go, the order to label in). The CLI's `plan-labels` and the editor's Plan Labels… both
+ * run it, so both start, check and follow one record. The dialogue file is never written.
+ */
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { isObject } from '../config';
+import type { HumanGroup } from '../labels/groups';
+import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type PlanTarget } from '../planning/planner';
+import { planRecordDifference, readLabelPlanRecord, writeLabelPlanRecord } from '../planning/planRecord';
+import { labelPlanRecordPath } from '../planning/planView';
+import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
+import { planFields } from './planFields';
+
+/** A labelling plan to start or follow: the object a `plan-labels` plan file holds. */
+export interface PlanLabelsPlan {
+  job?: 'plan-labels';
+  /** The evaluator whose correlation with the humans is estimated (its id). */
+  evaluator: string;
+  /** A second evaluator: the plan is for rho(evaluator) − rho(against). */
+  against?: string;
+  /** Whose coherence labels (default `auto`: the correlation table's choice for the file). */
+  human?: HumanGroup | 'auto';
+  /** When to stop (default: a decision with `against`, else an interval half-width of 0.1). */
+  target?: PlanTarget;
+  /** Restrict the pool to one column of the correlation table. */
+  column?: { groupBy: string; value: string };
+  /** Signals that help choose what to label (other evaluators' ids, `human:<group>`), never what is estimated. */
+  assist?: string[];
+  /** Group labels that make a candidate labelled (default: the most common count in the file, else 3). */
+  labelsPerCandidate?: number;
+  /** Confidence level (default 0.95), draws per batch (default 5), no stop before this many planned labels (default 20). */
+  level?: number;
+  batch?: number;
+  minLabels?: number;
+  /** Seed of a new plan's design (default `1`). */
+  seed?: string | number;
+  /** Annotator names starting with this are experts (default `Expert`). */
+  expertPrefix?: string;
+  /** The record: a file (relative to the host's base folder), `false` for none (a plan from the current labels, not kept), default `<file>.label-plan.json`. */
+  record?: string | false;
+  /** Start a new plan even when the record holds one (it is overwritten). */
+  restart?: boolean;
+}
+
+const FIELDS = ['job', 'evaluator', 'against', 'human', 'target', 'column', 'assist', 'labelsPerCandidate', 'level', 'batch', 'minLabels', 'seed', 'expertPrefix', 'record', 'restart'];
+
+/**
+ * Checks a labelling plan.
+ *
+ * @throws ConfigError naming the source and the field
+ */
+export function validatePlanLabelsPlan(value: unknown, source: string): PlanLabelsPlan {
+  const { c, fail } = planFields(value, source, 'plan-labels', 'a labelling plan', FIELDS, '{"job": "plan-labels", "evaluator": "metric:…", "target": {"halfWidth": 0.1}}');
+  if (typeof c.evaluator !== 'string' || !c.evaluator) fail('evaluator', 'must be an evaluator id');
+  if (c.against !== undefined && (typeof c.against !== 'string' || !c.against)) fail('against', 'must be an evaluator id');
+  if (c.against === c.evaluator) fail('against', 'names the same evaluator as "evaluator"');
+  if (c.human !== undefined && !['experts', 'laypeople', 'all', 'auto'].includes(c.human as string)) fail('human', 'must be experts, laypeople, all or auto');
+  if (c.target !== undefined) {
+    const t = c.target as Record<string, unknown>;
+    const ok = isObject(t) && ((Object.keys(t).length === 1 && t.decide === true) || (Object.keys(t).length === 1 && typeof t.halfWidth === 'number' && t.halfWidth > 0));
+    if (!ok) fail('target', 'must be {"halfWidth": h} with h > 0, or {"decide": true}');
+    if (t.decide === true && c.against === undefined) fail('target', 'a decision needs a second evaluator ("against")');
+  }
+  if (c.column !== undefined && !(isObject(c.column) && typeof (c.column as Record<string, unknown>).groupBy === 'string' && typeof (c.column as Record<string, unknown>).value === 'string')) fail('column', 'must be {"groupBy": "origin", "value": "GPT-2"}');
+  if (c.assist !== undefined && !(Array.isArray(c.assist) && c.assist.every((a) => typeof a === 'string' && a))) fail('assist', 'must be an array of evaluator ids or human:<group>');
+  for (const k of ['labelsPerCandidate', 'batch', 'minLabels']) if (c[k] !== undefined && !(Number.isInteger(c[k]) && (c[k] as number) >= 1)) fail(k, 'must be an integer ≥ 1');
+  if (c.level !== undefined && !(typeof c.level === 'number' && c.level > 0 && c.level < 1)) fail('level', 'must be in (0, 1)');
+  if (c.seed !== undefined && typeof c.seed !== 'string' && typeof c.seed !== 'number') fail('seed', 'must be a string or a number');
+  if (c.expertPrefix !== undefined && typeof c.expertPrefix !== 'string') fail('expertPrefix', 'must be a string');
+  if (c.record !== undefined && c.record !== false && !(typeof c.record === 'string' && c.record)) fail('record', 'must be a file or false');
+  if (c.restart !== undefined && typeof c.restart !== 'boolean') fail('restart', 'must be true or false');
+  return c as unknown as PlanLabelsPlan;
+}
+
+/** The plan's target: as given, else a decision for a pair, else a half-width of 0.1. */
+export function planTargetOf(plan: Pick<PlanLabelsPlan, 'target' | 'against'>): PlanTarget {
+  return plan.target ?? (plan.against ? { decide: true } : { halfWidth: 0.1 });
+}
+
+/** Where a plan's record is kept (null for none): the plan's file against `baseDir`, else beside the dialogue file. */
+export function planRecordFile(plan: Pick<PlanLabelsPlan, 'record'>, file: string, baseDir: string): string | null {
+  return plan.record === false ? null : typeof plan.record === 'string' ? resolve(baseDir, plan.record) : labelPlanRecordPath(file);
+}
+
+/** The record holds a plan for other settings (and the plan did not ask to restart). */
+export class LabelPlanMismatchError extends Error {
+  constructor(
+    readonly recordFile: string,
+    /** How the record's plan differs, e.g. `evaluator metric:…` (see `planRecordDifference`). */
+    readonly difference: string,
+  ) {
+    super(`${recordFile} holds a plan for ${difference}; restart the plan to overwrite it, or keep the new plan's record in another file`);
+    this.name = 'LabelPlanMismatchError';
+  }
+}
+
+/**
+ * Starts a plan or follows the one in its record, and computes its state on the target's items (labels made since
+ * included). A new plan's record is written (unless the plan keeps none); a followed one is only read.
+ *
+ * @returns a report whose `data` is the {@link LabelPlan} (JSON), its record file in `files` when one was written
+ * @throws LabelPlanMismatchError when the record holds a plan for other settings; Error naming the record when it is
+ *   not one; RangeError/Error from the planner (bad settings, fewer than 3 scored candidates, a pool that changed)
+ */
+export async function runPlanLabelsPlan(plan: PlanLabelsPlan, target: JobTarget, host: JobHost, _sink?: ItemSink): Promise<JobReport> {
+  const groupRules = plan.expertPrefix !== undefined ? { expertPrefix: plan.expertPrefix } : undefined;
+  const human = plan.human ?? 'auto';
+  const goal = planTargetOf(plan);
+  const recordFile = planRecordFile(plan, target.file, host.baseDir);
+  const report: JobReport = { job: 'plan-labels', lines: [], warnings: [], files: [] };
+  let record: LabelPlanRecord | null = null;
+  if (recordFile && existsSync(recordFile) && !plan.restart) {
+    record = readLabelPlanRecord(recordFile);
+    const difference = planRecordDifference(record, { evaluator: plan.evaluator, against: plan.against, human, column: plan.column });
+    if (difference) throw new LabelPlanMismatchError(recordFile, difference);
+  }
+  if (record) report.lines.push(`following the plan in ${basename(recordFile!)} (started ${record.created ?? 'earlier'}, ${record.start.length} candidates labelled at the start)`);
+  else {
+    const started = startLabelPlan(target.items, {
+      evaluator: plan.evaluator,
+      ...(plan.against ? { against: plan.against } : {}),
+      human,
+      ...(plan.column ? { column: plan.column } : {}),
+      ...(plan.assist?.length ? { assist: plan.assist } : {}),
+      labelsPerCandidate: plan.labelsPerCandidate,
+      ...(plan.level !== undefined ? { level: plan.level } : {}),
+      ...(plan.batch !== undefined ? { batch: plan.batch } : {}),
+      ...(plan.minLabels !== undefined ? { minLabels: plan.minLabels } : {}),
+      ...(groupRules ? { groupRules } : {}),
+      target: goal,
+      seed: plan.seed ?? 1,
+    });
+    record = { ...started, created: new Date().toISOString() };
+    report.lines.push(`started a plan (${record.start.length} candidates labelled at the start)${recordFile ? '' : '; no record kept'}`);
+    if (recordFile) {
+      writeLabelPlanRecord(recordFile, record);
+      report.files!.push(recordFile);
+    }
+  }
+  const state: LabelPlan = planLabels(target.items, record, { target: goal, ...(groupRules ? { groupRules } : {}) });
+  // Counts and labels to go only: the estimate moves with each label, and the editor's blind mode hides it.
+  report.lines.push(state.stop ? `the stopping rule holds after ${state.stop.labels} planned labels` : `${state.counts.planned} planned labels counted; labels to go: ${state.labelsToGo === null ? 'not known yet' : `about ${state.labelsToGo}`}`);
+  report.data = state as unknown as Record<string, unknown>;
+  return report;
+}

@@ -1,0 +1,75 @@
+/** The dialogue editor webview's state and its rules (webview/editor/store.ts), without a page. */
+import assert from 'node:assert/strict';
+import { annotatorView, type ItemView } from '../../../src/core/labels/annotatorView';
+import { acknowledge, canAct, createStore, displayed, focusStateOf, focusStateToPost, savedState, takeItem } from '../../../webview/editor/store';
+import { studyItem } from '../../extension/editor/memoryEditor';
+
+const view = (): ItemView => annotatorView(studyItem(1), { annotator: 'Lay-1', blind: false, comparison: false });
+
+/** A store showing item 1 (from full item message 7), annotator Lay-1. */
+function showing() {
+  const s = createStore({ selected: 1, collapsedScores: ['judges'] });
+  s.annotator = 'Lay-1';
+  assert.equal(takeItem(s, { index: 1, view: view(), scores: { c0: [] } }, 7), 'shown');
+  return s;
+}
+
+describe('editor webview store', () => {
+  it('starts from what the page kept, and keeps the selection and collapsed score groups', () => {
+    const s = createStore({ selected: 4, collapsedScores: ['metrics'] });
+    assert.equal(s.selected, 4);
+    assert.ok(s.collapsedGroups.has('metrics'));
+    assert.deepEqual(savedState(s), { selected: 4, collapsedScores: ['metrics'] });
+  });
+
+  it('shows label operations on top of the item until the host says it applied them, each side by its own count', () => {
+    const s = showing();
+    s.pending.push({ side: 'webview', seq: 3, itemId: 'item-1', candidateId: 'c1', op: { kind: 'coherence', coherent: true } });
+    s.pending.push({ side: 'host', seq: 12, itemId: 'item-1', candidateId: 'c1', op: { kind: 'empathy', value: 5 } });
+    s.pending.push({ side: 'webview', seq: 4, itemId: 'item-9', candidateId: 'c1', op: { kind: 'coherence', coherent: false } });
+    const shown = displayed(s)!.candidates.find((c) => c.id === 'c1')!.mine!;
+    assert.deepEqual([shown.coherent, shown.empathy], [true, 5], 'No, then Yes and 5 on top: in order');
+    assert.equal(acknowledge(s, { webview: 3, host: 11 }), true);
+    assert.deepEqual(s.pending.map((p) => `${p.side} ${p.seq}`), ['host 12', 'webview 4']);
+    assert.equal(acknowledge(s, { webview: 3, host: 11 }), false, 'nothing new');
+    assert.equal(acknowledge(s, { webview: 4, host: 12 }), true);
+    assert.deepEqual(s.pending, []);
+    assert.equal(displayed(s)!.candidates.find((c) => c.id === 'c1')!.mine?.coherent, false, 'back to what the host sent');
+  });
+
+  it('merges a partial item into the full one it names, and asks again when the page does not hold that one', () => {
+    const s = showing();
+    const before = s.current!.view;
+    const changed = { ...before.candidates[2], text: 'changed' };
+    assert.equal(takeItem(s, { index: 1, candidates: [changed], scores: { c2: [] }, base: 7 }, 9), 'shown');
+    assert.deepEqual(s.current!.view.candidates.map((c) => c.text), [before.candidates[0].text, before.candidates[1].text, 'changed'], 'the order and the others kept');
+    assert.deepEqual(Object.keys(s.current!.scores).sort(), ['c0', 'c2']);
+    assert.equal(s.current!.base, 7, 'still builds on message 7');
+    assert.equal(takeItem(s, { index: 1, candidates: [], scores: {}, base: 8 }, 10), 'askAgain', 'a base this page never got');
+    assert.equal(takeItem(s, { index: 2, view: view(), scores: {} }, 11), 'ignored', 'another item than the selected one');
+    assert.equal(takeItem(s, { index: 1, view: view(), scores: {} }, 12), 'shown');
+    assert.equal(s.current!.base, 12);
+  });
+
+  it('lets an action run only with the selected item shown and no "next unlabelled" answer on its way', () => {
+    const s = showing();
+    assert.ok(canAct(s, 0));
+    assert.ok(!canAct(s, 1));
+    s.selected = 2;
+    assert.ok(!canAct(s, 0), 'the selected item is on its way');
+  });
+
+  it('tells the host its focus only when it changed, settled only on a shown candidate with nothing held back', () => {
+    const s = showing();
+    s.focused = 'c1';
+    s.lastMove = 5;
+    assert.deepEqual(focusStateToPost(s, 0), { move: 5, index: 1, itemId: 'item-1', candidateId: 'c1', settled: true });
+    assert.equal(focusStateToPost(s, 0), null, 'the same state is not posted twice');
+    s.deferred.push({ kind: 'coherent' });
+    assert.equal(focusStateToPost(s, 0)?.settled, false);
+    s.deferred = [];
+    assert.equal(focusStateOf(s, 1).settled, false, 'an answer to "next unlabelled" is on its way');
+    s.focused = 'gone';
+    assert.equal(focusStateOf(s, 0).settled, false, 'not a candidate of the item');
+  });
+});

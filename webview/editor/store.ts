@@ -1,0 +1,174 @@
+/**
+ * The dialogue editor webview's state, in one object (issue 38 item 2; it was twenty module variables of main.ts),
+ * and the rules that change it without touching the page: which label operations are still shown on top of what
+ * the host last sent, how a partial item message merges into the full one it builds on, when a key can act, and
+ * what the host is told about focus. main.ts renders from it; test/webview/editor/store.test.ts pins the rules down.
+ */
+import { applyLabelOpToAnnotation, type LabelOp } from '../../src/core/labels/annotate';
+import type { ItemView } from '../../src/core/labels/annotatorView';
+import type { ScoreGroup } from '../../src/core/navigation/scoreSummary';
+import type { EditorAction } from '../../src/core/labels/labelKeys';
+import type { Done } from '../shared/messages';
+import type { CandidateMarks, FocusState, ItemEntry, ItemMessage, ProblemEntry } from './protocol';
+
+/** A label operation shown before the host has applied it: the webview's own `label` request, or one the host announced (`labelled`). */
+export interface PendingOp {
+  /** Who numbered it: the webview (its request's number) or the host (its announcement's number). */
+  side: keyof Done;
+  seq: number;
+  itemId: string;
+  candidateId: string;
+  op: LabelOp;
+}
+
+/** The selected item as the host last sent it, and the number of the full item message it was built from. */
+export interface CurrentItem {
+  index: number;
+  view: ItemView;
+  scores: Record<string, ScoreGroup[]>;
+  /** The full item message's number (what a partial one names as its `base`). */
+  base: number;
+  marks?: Record<string, CandidateMarks>;
+}
+
+/** What the page keeps across reloads (VS Code's webview state). */
+export interface SavedState {
+  selected?: number;
+  /** Score groups collapsed by the researcher. */
+  collapsedScores?: string[];
+}
+
+export interface EditorStore {
+  entries: ItemEntry[];
+  problems: ProblemEntry[];
+  annotator: string | null;
+  blind: boolean;
+  comparison: boolean;
+  selected: number;
+  /** An index has arrived. */
+  indexed: boolean;
+  current: CurrentItem | null;
+  pending: PendingOp[];
+  /** The number of the last host message that can move focus handled (protocol.ts, `FocusState`). */
+  lastMove: number;
+  /** The number of the answer to a "next unlabelled" request being handled (it moves focus; counted once handled). */
+  answeredMove: number;
+  /** The focused candidate (keys act on it). */
+  focused: string | null;
+  /** Where focus goes when the next item arrives. */
+  focusOnArrival: 'first' | 'last' | 'firstIncomplete';
+  /** Focus this candidate when its item arrives (drill-down from a panel). */
+  revealCandidate: string | null;
+  /** Focus the Other text field of this candidate after the next render. */
+  focusOtherOf: string | null;
+  /**
+   * Actions that arrived while the selected item was on its way, or while the answer to a "next unlabelled" request
+   * was; they run, in order, once it is shown (so a key typed right after U labels the candidate U goes to).
+   */
+  deferred: EditorAction[];
+  /** The focus state last posted, as JSON (posted again only when it changes). */
+  lastFocusState: string;
+  /** Score groups the researcher collapsed (metrics, judges, other): kept for every candidate and item. */
+  collapsedGroups: Set<string>;
+}
+
+/** A page's state as it starts (from what VS Code kept of it). */
+export function createStore(saved: SavedState = {}): EditorStore {
+  return {
+    entries: [],
+    problems: [],
+    annotator: null,
+    blind: false,
+    comparison: false,
+    selected: saved.selected ?? 0,
+    indexed: false,
+    current: null,
+    pending: [],
+    lastMove: 0,
+    answeredMove: 0,
+    focused: null,
+    focusOnArrival: 'firstIncomplete',
+    revealCandidate: null,
+    focusOtherOf: null,
+    deferred: [],
+    lastFocusState: '',
+    collapsedGroups: new Set(saved.collapsedScores ?? []),
+  };
+}
+
+/** What the page saves of the store. */
+export function savedState(s: EditorStore): SavedState {
+  return { selected: s.selected, collapsedScores: [...s.collapsedGroups] };
+}
+
+/** The selected item with the operations not yet applied by the host applied to the annotator's own labels. */
+export function displayed(s: EditorStore, now = new Date()): ItemView | null {
+  const current = s.current;
+  if (!current) return null;
+  const ops = s.pending.filter((p) => p.itemId === current.view.id);
+  const annotator = s.annotator;
+  if (ops.length === 0 || !annotator) return current.view;
+  return {
+    ...current.view,
+    candidates: current.view.candidates.map((c) => {
+      let mine = c.mine;
+      for (const p of ops) if (p.candidateId === c.id) mine = applyLabelOpToAnnotation(mine, annotator, p.op, now);
+      return mine === c.mine ? c : { ...c, mine };
+    }),
+  };
+}
+
+/** Drops the operations the host has applied (`done`, stamped on its messages); true when any was dropped. */
+export function acknowledge(s: EditorStore, done: Done): boolean {
+  const before = s.pending.length;
+  s.pending = s.pending.filter((p) => p.seq > done[p.side]);
+  return s.pending.length !== before;
+}
+
+/**
+ * Takes an item message (number `seq`) for the selected item: a full one as it is; a partial one merged into the
+ * full one it builds on. `askAgain` when the page does not hold that one (select the item again); `ignored` when
+ * the message is for an item no longer selected.
+ */
+export function takeItem(s: EditorStore, msg: ItemMessage, seq: number): 'shown' | 'askAgain' | 'ignored' {
+  if (msg.index !== s.selected) return 'ignored';
+  let scores = msg.scores ?? {};
+  let base = seq;
+  let view = msg.view;
+  if (msg.base !== undefined) {
+    const current = s.current;
+    if (current?.index !== msg.index || current.base !== msg.base) return 'askAgain';
+    scores = { ...current.scores, ...scores };
+    base = msg.base;
+    const changed = new Map((msg.candidates ?? []).map((c) => [c.id, c]));
+    view = { ...current.view, candidates: current.view.candidates.map((c) => changed.get(c.id) ?? c) };
+  }
+  if (!view) return 'ignored';
+  s.current = { index: msg.index, view, scores, base, marks: msg.marks };
+  return 'shown';
+}
+
+/** Whether an action can run now: the selected item is shown and no "next unlabelled" answer is on its way. */
+export function canAct(s: EditorStore, awaitingNext: number): boolean {
+  return !!s.current && s.current.index === s.selected && awaitingNext === 0;
+}
+
+/** What the host is told about focus (protocol.ts, `FocusState`). */
+export function focusStateOf(s: EditorStore, awaitingNext: number): FocusState {
+  return {
+    move: s.lastMove,
+    index: s.current?.index ?? s.selected,
+    itemId: s.current?.view.id ?? null,
+    candidateId: s.focused,
+    settled: canAct(s, awaitingNext) && s.deferred.length === 0 && s.focused !== null && !!displayed(s)?.candidates.some((c) => c.id === s.focused),
+  };
+}
+
+/** The focus state to post, or null when it is the one posted last. */
+export function focusStateToPost(s: EditorStore, awaitingNext: number): FocusState | null {
+  const state = focusStateOf(s, awaitingNext);
+  const key = JSON.stringify(state);
+  if (key === s.lastFocusState) return null;
+  s.lastFocusState = key;
+  return state;
+}
