@@ -206,7 +206,17 @@ function studyChildren(folder: vscode.WorkspaceFolder, s: StudySummary): Node[] 
       icon: 'tag',
       id: `labels:${key}`,
       children: annotators.length
-        ? annotators.map((a): Node => ({ kind: 'leaf', label: a.annotator, description: `${a.labelled}/${c.candidates}`, icon: 'person', id: `annotator:${key}:${a.annotator}` }))
+        ? annotators.map((a): Node => {
+            const sidecar = c.sidecars?.find((x) => x.annotator === a.annotator);
+            return {
+              kind: 'leaf',
+              label: a.annotator,
+              description: `${a.labelled}/${c.candidates}${sidecar ? ` · in ${s.name}.labels/${sidecar.name}` : ''}`,
+              icon: 'person',
+              id: `annotator:${key}:${a.annotator}`,
+              ...(sidecar?.problemLines.length ? { tooltip: `${sidecar.problemLines.length} line(s) of ${sidecar.name} left out (first: line ${sidecar.problemLines[0]}); `reflect-eval labels check` says why` } : {}),
+            };
+          })
         : [{ kind: 'leaf', label: 'no labels yet', icon: 'info', id: `annotator:${key}:` }],
     });
     const metrics = c.evaluators.filter((e) => e.kind === 'metric');

@@ -69,6 +69,7 @@ export function formatStudyIndex(index: StudyIndex): string {
       const judges = s.content.evaluators.filter((e) => e.kind === 'judge').length;
       out.push(`  ${plural(s.content.items, 'item')}, ${plural(s.content.candidates, 'candidate')}; scores: ${plural(metrics, 'metric output')}, ${plural(judges, 'judge evaluator')}${s.content.problemLines.length ? `; ${plural(s.content.problemLines.length, 'problem line')} (first: line ${s.content.problemLines[0]})` : ''}`);
     }
+    for (const sc of s.content?.sidecars ?? []) out.push(`  labels of ${sc.annotator} in ${s.name}.labels/${sc.name}: ${plural(sc.labels, 'candidate')}${sc.problemLines.length ? `; ${plural(sc.problemLines.length, 'line')} left out (first: line ${sc.problemLines[0]}; reflect-eval labels check says why)` : ''}`);
     for (const r of s.generationRuns) out.push(`  generation: ${describeGenerationRun(r)}`);
     for (const g of s.generatedWithoutManifest) out.push(`  generation: ${describeOriginGroup(g)}`);
     for (const r of s.judgeRuns) out.push(`  judge run: ${describeJudgeRun(r)} (${r.manifest})`);
@@ -80,7 +81,7 @@ export function formatStudyIndex(index: StudyIndex): string {
   for (const r of u.judgeRuns) out.push(`judge run of a file not here (${r.file ?? '?'}): ${r.manifest}`);
   for (const r of u.generationRuns) out.push(`generation run of a file not here (${r.file ?? '?'}): ${r.manifest}`);
   for (const p of u.reports) out.push(`report of a study not found here, or found in several folders: ${p}`);
-  for (const p of u.packets) out.push(`packet of a study not here: ${p.path}`);
+  for (const p of u.packets) out.push(`packet of a study not found here, or found in several folders: ${p.path}`);
   for (const p of index.problems) out.push(`${p.file}: ${p.message}`);
   return out.join('\n') + '\n';
 }

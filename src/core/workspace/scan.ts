@@ -1,15 +1,17 @@
 /**
  * Reads a workspace folder for {@link buildStudyIndex}: lists its files (skipping tools' folders and hidden ones),
  * and reads each study, manifest and report head — again only when its size or modification time changed since
- * the last scan, so a refresh after one file changed costs that file's read and the listing. The side bar keeps one
+ * the last scan, so a refresh after one file changed costs that file's read and the listing. A study that keeps
+ * labels in sidecars (`<study>.labels/*.jsonl`) is read with them, and again when any of them changes. The side bar keeps one
  * scanner per workspace folder; `reflect-eval studies` makes one for its single scan.
  */
 import type { Dirent } from 'node:fs';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { classifyFile, SKIPPED_FOLDERS } from './files';
+import { siblingFile } from '../dialogue/siblingFile';
+import { classifyFile, folderOf, nameOf, SKIPPED_FOLDERS } from './files';
 import { buildStudyIndex, PACKET_RECOGNIZERS, type PacketRecognizer, type StudyIndex } from './studies';
-import { studyContent, type StudyContent } from './studyContent';
+import { studyContent, type SidecarText, type StudyContent } from './studyContent';
 
 /** Options of a {@link WorkspaceScanner}. */
 export interface ScanOptions {
@@ -34,10 +36,12 @@ export interface ScanStats {
 }
 
 interface Cached<T> {
-  size: number;
-  mtimeMs: number;
+  /** Sizes and modification times of the files the value was read from. */
+  signature: string;
   value: T;
 }
+
+const signatureOf = (...stats: { size: number; mtimeMs: number }[]) => stats.map((s) => `${s.size}:${s.mtimeMs}`).join(' ');
 
 const MiB = 1024 * 1024;
 const REPORT_HEAD_BYTES = 512;
@@ -62,6 +66,9 @@ export class WorkspaceScanner {
     const stats: ScanStats = { files: 0, read: 0, bytes: 0, truncated: false };
     const files = await this.list(stats);
     const wanted = files.filter((f) => classifyFile(f) || (this.options.packets ?? PACKET_RECOGNIZERS).some((r) => r.manifest.test(f.slice(f.lastIndexOf('/') + 1))));
+    // Each study's sidecar files (`<study>.labels/*.jsonl`), by the labels folder's path.
+    const sidecarFiles = new Map<string, string[]>();
+    for (const f of files) if (f.endsWith('.jsonl') && /\.labels$/i.test(folderOf(f))) sidecarFiles.set(folderOf(f), [...(sidecarFiles.get(folderOf(f)) ?? []), f]);
     const studies = new Map<string, StudyContent | { error: string }>();
     const texts = new Map<string, string | undefined>();
     await Promise.all(
@@ -74,9 +81,13 @@ export class WorkspaceScanner {
           return; // gone since the listing
         }
         const kind = classifyFile(path)?.kind;
-        if (kind === 'study') studies.set(path, await this.cached(this.studies, path, st, stats, () => this.readStudy(full, st.size)));
-        else if (kind === 'report') texts.set(path, await this.cached(this.texts, path, st, stats, () => readHead(full), Math.min(st.size, REPORT_HEAD_BYTES)));
-        else texts.set(path, await this.cached(this.texts, path, st, stats, () => (st.size > (this.options.maxManifestBytes ?? 8 * MiB) ? Promise.resolve(undefined) : readFile(full, 'utf8'))));
+        if (kind === 'study') {
+          const sidecars = sidecarFiles.get(siblingFile(path, '.labels')) ?? [];
+          const sidecarStats = (await Promise.all(sidecars.map((f) => stat(join(this.root, f)).then((x) => ({ path: f, size: x.size, mtimeMs: x.mtimeMs }), () => undefined)))).filter((x) => x !== undefined);
+          const bytes = st.size + sidecarStats.reduce((n, x) => n + x.size, 0);
+          studies.set(path, await this.cached(this.studies, path, signatureOf(st, ...sidecarStats), stats, () => this.readStudy(full, st.size, sidecarStats.map((x) => x.path)), bytes));
+        } else if (kind === 'report') texts.set(path, await this.cached(this.texts, path, signatureOf(st), stats, () => readHead(full), Math.min(st.size, REPORT_HEAD_BYTES)));
+        else texts.set(path, await this.cached(this.texts, path, signatureOf(st), stats, () => (st.size > (this.options.maxManifestBytes ?? 8 * MiB) ? Promise.resolve(undefined) : readFile(full, 'utf8')), st.size));
       }),
     );
     for (const cache of [this.studies, this.texts]) for (const path of cache.keys()) if (!studies.has(path) && !texts.has(path)) cache.delete(path);
@@ -93,9 +104,9 @@ export class WorkspaceScanner {
     );
   }
 
-  private async cached<T>(cache: Map<string, Cached<T>>, path: string, st: { size: number; mtimeMs: number }, stats: ScanStats, read: () => Promise<T>, bytes?: number): Promise<T> {
+  private async cached<T>(cache: Map<string, Cached<T>>, path: string, signature: string, stats: ScanStats, read: () => Promise<T>, bytes: number): Promise<T> {
     const hit = cache.get(path);
-    if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs) return hit.value;
+    if (hit && hit.signature === signature) return hit.value;
     let value: T;
     try {
       value = await read();
@@ -103,16 +114,18 @@ export class WorkspaceScanner {
       value = undefined as T;
     }
     stats.read++;
-    stats.bytes += bytes ?? st.size;
-    cache.set(path, { size: st.size, mtimeMs: st.mtimeMs, value });
+    stats.bytes += bytes;
+    cache.set(path, { signature, value });
     return value;
   }
 
-  private async readStudy(full: string, size: number): Promise<StudyContent | { error: string }> {
+  /** A study's numbers from its file and its sidecars (`sidecars`: paths relative to the root). */
+  private async readStudy(full: string, size: number, sidecars: readonly string[]): Promise<StudyContent | { error: string }> {
     const max = this.options.maxStudyBytes ?? 256 * MiB;
     if (size > max) return { error: `${(size / MiB).toFixed(0)} MB: too large to summarise here (reflect-eval studies reads it)` };
     try {
-      return studyContent(await readFile(full, 'utf8'));
+      const texts: SidecarText[] = await Promise.all(sidecars.map(async (f) => ({ name: nameOf(f), text: await readFile(join(this.root, f), 'utf8') })));
+      return studyContent(await readFile(full, 'utf8'), sidecars.length ? texts : undefined);
     } catch (err) {
       return { error: (err as Error).message };
     }

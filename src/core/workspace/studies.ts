@@ -7,15 +7,24 @@
  *
  * Which study a file belongs to: a manifest names its dialogue file (`file`), looked up in the manifest's own folder
  * (else by the manifest's base name); a label plan by its base name; a report by its first line
- * (`# ReflectEval report: <file>`), in its own folder first, else the one study of that name in the workspace.
+ * (`# ReflectEval report: <file>`), in its own folder first, else the one study of that name in the workspace; a
+ * team packet by its manifest's `study.file` (`reflect-eval assign` writes packets into a folder of the user's
+ * choice), the same way.
  */
 import { classifyFile, folderOf, nameOf, reportSubject } from './files';
 import { generationRunsOf, judgeRunOf, type GenerationRunSummary, type JudgeRunSummary, type ManifestProblem } from './manifests';
 import type { OriginGroup, StudyContent } from './studyContent';
+import type { PacketManifest } from '../team/packets';
 
 /**
- * A team packet (issue 44): a dialogue file made from a study for one annotator. It is listed under its study,
- * never as a study of its own.
+ * `team/packets.ts` `PACKET_FORMAT`, written out so the side bar's small entry bundle does not carry the team module
+ * (its type is checked against the constant's).
+ */
+const PACKET_FORMAT: PacketManifest['format'] = 'reflect-eval-packet';
+
+/**
+ * A team packet (issue 44, `team/packets.ts`): a dialogue file made from a study for one annotator. It is listed
+ * under its study, never as a study of its own.
  */
 export interface PacketSummary {
   /** The packet's path. */
@@ -26,19 +35,36 @@ export interface PacketSummary {
 }
 
 /**
- * The hook for team packets: a kind of file (`manifest`) that ties packets to a study. `read` gets the manifest's
- * text and path and returns the study and its packets as paths relative to the manifest's folder, or undefined when
- * the file is not such a manifest. Packets do not exist yet; when `reflect-eval assign` (issue 44) writes its
- * manifest, add its recognizer to {@link PACKET_RECOGNIZERS} and the side bar and `reflect-eval studies` list its
- * packets under their study (`test/core/workspace/studies.test.ts` shows one with a made-up manifest).
+ * A kind of file (`manifest`) that ties packets to a study. `read` gets the manifest's text and path and returns the
+ * study and its packets as paths relative to the manifest's folder, or undefined when the file is not such a
+ * manifest. The study is looked up in the manifest's folder, else it is the workspace's one study of that name.
  */
 export interface PacketRecognizer {
   manifest: RegExp;
   read(text: string, path: string): { study: string; packets: { file: string; annotator?: string }[] } | undefined;
 }
 
-/** The packet manifests ReflectEval knows (none yet: see {@link PacketRecognizer}). */
-export const PACKET_RECOGNIZERS: readonly PacketRecognizer[] = [];
+/**
+ * `reflect-eval assign`'s packets (`team/packetFiles.ts`): `<study>.<annotator>.packet.json` beside its packet
+ * `<study>.<annotator>.dialogues.jsonl`, its `format` `reflect-eval-packet`, its study's file name in `study.file`.
+ */
+export const TEAM_PACKETS: PacketRecognizer = {
+  manifest: /\.packet\.json$/i,
+  read(text, path) {
+    let v: Partial<PacketManifest>;
+    try {
+      v = JSON.parse(text) as Partial<PacketManifest>;
+    } catch {
+      return undefined;
+    }
+    if (typeof v !== 'object' || v === null || v.format !== PACKET_FORMAT || typeof v.study?.file !== 'string') return undefined;
+    const packet = nameOf(path).replace(/\.packet\.json$/i, '.dialogues.jsonl');
+    return { study: v.study.file, packets: [{ file: packet, ...(typeof v.annotator === 'string' ? { annotator: v.annotator } : {}) }] };
+  },
+};
+
+/** The packet manifests ReflectEval knows. */
+export const PACKET_RECOGNIZERS: readonly PacketRecognizer[] = [TEAM_PACKETS];
 
 /** One study and what belongs to it. */
 export interface StudySummary {
@@ -98,7 +124,9 @@ export function buildStudyIndex(files: readonly string[], sources: StudySources,
   const unmatched: StudyIndex['unmatched'] = { judgeRuns: [], generationRuns: [], reports: [], packets: [] };
 
   // Packets first: a dialogue file a packet manifest claims is not a study.
-  const packetsByStudy = new Map<string, PacketSummary[]>();
+  const listed = new Set(files);
+  /** Packets by the study their manifest names: `[manifest's folder, study as the manifest gives it]`. */
+  const packetsByStudy = new Map<string, { dir: string; study: string; packets: PacketSummary[] }>();
   const claimed = new Set<string>();
   for (const path of files) {
     for (const r of recognizers) {
@@ -107,11 +135,14 @@ export function buildStudyIndex(files: readonly string[], sources: StudySources,
       const read = text === undefined ? undefined : r.read(text, path);
       if (!read) continue;
       const dir = folderOf(path);
-      const study = joinPath(dir, read.study);
+      const key = JSON.stringify([dir, read.study]);
+      const entry = packetsByStudy.get(key) ?? { dir, study: read.study, packets: [] };
+      packetsByStudy.set(key, entry);
       for (const p of read.packets) {
         const packet: PacketSummary = { path: joinPath(dir, p.file), manifest: path, ...(p.annotator ? { annotator: p.annotator } : {}) };
+        if (!listed.has(packet.path)) continue; // its dialogue file is gone: nothing to open
         claimed.add(packet.path);
-        packetsByStudy.set(study, [...(packetsByStudy.get(study) ?? []), packet]);
+        entry.packets.push(packet);
       }
     }
   }
@@ -173,7 +204,11 @@ export function buildStudyIndex(files: readonly string[], sources: StudySources,
       (study ? study.reports : unmatched.reports).push(path);
     }
   }
-  for (const [study, packets] of packetsByStudy) (byPath.get(study)?.packets ?? unmatched.packets).push(...packets);
+  for (const { dir, study, packets } of packetsByStudy.values()) {
+    const named = byName.get(nameOf(study));
+    const owner = byPath.get(joinPath(dir, study)) ?? (!study.includes('/') && named?.length === 1 ? named[0] : undefined);
+    (owner?.packets ?? unmatched.packets).push(...packets);
+  }
 
   for (const s of byPath.values()) {
     s.judgeRuns.sort(newestFirst);

@@ -4,10 +4,17 @@
  * annotator with a coherence answer), the candidates ReflectEval generated grouped by model and decoding strategy,
  * and the evaluators that scored it. Read leniently: a line that is not a JSON item is counted as a problem and
  * skipped (the dialogue editor says what is wrong with it), never guessed at.
+ *
+ * A study that keeps labels in sidecar files (`<study>.labels/<annotator>.jsonl`, docs/format.md "Labels in sidecar
+ * files", `format/labelSidecars.ts`) is counted with them, as every job reads it: a sidecar line's annotation is laid
+ * over its candidate unless the study already has that annotator's label there (the study's is read, as
+ * `overlayLabels` does). A sidecar line that is not a label, or names no item or candidate of the study, counts as a
+ * sidecar problem line here and is left out, as every job leaves it out.
  */
 import type { Candidate, CandidateOrigin, DialogueItem } from '../dialogue/types';
 import { evaluatorKind, type EvaluatorKind } from '../evaluators/evaluatorNames';
 import { isHeaderLine } from '../format/compactScores';
+import { sidecarAnnotator } from '../format/labelSidecars';
 import { labelProgress, type LabelProgress } from '../navigation/itemNavigation';
 
 /** Candidates one generator made under one decoding strategy, from their recorded origins. */
@@ -45,6 +52,14 @@ export interface StudyContent {
   evaluators: EvaluatorCount[];
   /** 1-based numbers of lines that are not dialogue items (invalid JSON, not an object, no candidates list). */
   problemLines: number[];
+  /** Sidecar files read (`<study>.labels/<name>`), by name; absent when the study keeps no labels in sidecars. */
+  sidecars?: { name: string; annotator: string; labels: number; problemLines: number[] }[];
+}
+
+/** One sidecar file of a study's labels folder, as text: its name in the folder (`E1.jsonl`, `Expert%201.jsonl`). */
+export interface SidecarText {
+  name: string;
+  text: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -59,15 +74,8 @@ function generatedOrigin(o: CandidateOrigin | undefined): o is CandidateOrigin &
   return !!o && (o.kind === 'model' || o.kind === 'api') && typeof o.decoding === 'object' && o.decoding !== null;
 }
 
-/**
- * Summarises a dialogue file's text (long form or compact; `docs/format.md`).
- *
- * @param text - the whole file as UTF-8 text
- */
-export function studyContent(text: string): StudyContent {
-  const items: DialogueItem[] = [];
-  const problemLines: number[] = [];
-  let aliases: string[] = [];
+/** Each line of a text with its 1-based number, empty lines left out. */
+function* nonEmptyLines(text: string): Generator<[number, string]> {
   let start = 0;
   let line = 0;
   while (start <= text.length) {
@@ -76,7 +84,55 @@ export function studyContent(text: string): StudyContent {
     line++;
     const raw = text.slice(start, end).trim();
     start = end + 1;
-    if (!raw) continue;
+    if (raw) yield [line, raw];
+  }
+}
+
+/**
+ * Lays a study's sidecar labels over its items (in place): each sidecar's valid lines, in the order of the files'
+ * names, onto the first candidate with the line's id, unless that candidate already has the annotator's label.
+ */
+function overlaySidecars(items: DialogueItem[], sidecars: readonly SidecarText[]): NonNullable<StudyContent['sidecars']> {
+  const byItem = new Map<string, DialogueItem>();
+  for (const it of items) if (typeof it.id === 'string' && !byItem.has(it.id)) byItem.set(it.id, it);
+  const out: NonNullable<StudyContent['sidecars']> = [];
+  for (const sc of [...sidecars].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const annotator = sidecarAnnotator(sc.name);
+    if (annotator === undefined) continue;
+    const summary = { name: sc.name, annotator, labels: 0, problemLines: [] as number[] };
+    out.push(summary);
+    for (const [line, raw] of nonEmptyLines(sc.text)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(raw);
+      } catch {
+        summary.problemLines.push(line);
+        continue;
+      }
+      const candidate = isObject(v) && typeof v.item === 'string' && typeof v.candidate === 'string' && isObject(v.annotation) ? byItem.get(v.item)?.candidates.find((c) => c.id === v.candidate) : undefined;
+      if (!candidate || !isObject(v) || !isObject(v.annotation) || (v.annotation.annotator !== undefined && v.annotation.annotator !== annotator)) {
+        summary.problemLines.push(line);
+        continue;
+      }
+      if (candidate.annotations.some((a) => a.annotator === annotator)) continue;
+      candidate.annotations.push({ ...(v.annotation as object), annotator } as Candidate['annotations'][number]);
+      summary.labels++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Summarises a dialogue file's text (long form or compact; `docs/format.md`).
+ *
+ * @param text - the whole file as UTF-8 text
+ * @param sidecars - the files of the study's labels folder (`<study>.labels/*.jsonl`) when it has one
+ */
+export function studyContent(text: string, sidecars?: readonly SidecarText[]): StudyContent {
+  const items: DialogueItem[] = [];
+  const problemLines: number[] = [];
+  let aliases: string[] = [];
+  for (const [line, raw] of nonEmptyLines(text)) {
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -97,6 +153,7 @@ export function studyContent(text: string): StudyContent {
     for (const c of value.candidates) (c as Candidate).annotations = Array.isArray(c.annotations) ? c.annotations.filter(isObject) : [];
     items.push(value);
   }
+  const sidecarSummary = sidecars ? overlaySidecars(items, sidecars) : undefined;
   const groups = new Map<string, OriginGroup>();
   const scored = new Map<string, number>();
   let candidates = 0;
@@ -131,5 +188,6 @@ export function studyContent(text: string): StudyContent {
     generated: [...groups.values()].sort((a, b) => b.candidates - a.candidates || a.model.localeCompare(b.model) || a.strategy.localeCompare(b.strategy)),
     evaluators: [...scored].map(([id, n]) => ({ id, kind: evaluatorKind(id), candidates: n })).sort((a, b) => a.id.localeCompare(b.id)),
     problemLines,
+    ...(sidecarSummary ? { sidecars: sidecarSummary } : {}),
   };
 }

@@ -4,7 +4,7 @@
  * again only when it changed.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { judgeManifestFile } from '../../../src/core/jobs/judge';
@@ -16,7 +16,13 @@ import type { DialogueItem } from '../../../src/core/dialogue/types';
 import { classifyFile, reportSubject, studyBase } from '../../../src/core/workspace/files';
 import { buildStudyIndex, firstHourProgress, type PacketRecognizer, type StudySources } from '../../../src/core/workspace/studies';
 import { studyContent } from '../../../src/core/workspace/studyContent';
+import { formatStudyIndex } from '../../../src/core/workspace/describe';
 import { WorkspaceScanner } from '../../../src/core/workspace/scan';
+import { readStudy, writeStudyBack } from '../../../src/core/format/studyFiles';
+import { labelProgress } from '../../../src/core/navigation/itemNavigation';
+import { assignPackets } from '../../../src/core/team/packets';
+import { writePackets } from '../../../src/core/team/packetFiles';
+import { MI_RUBRIC } from '../../../src/core/rubric/presets';
 
 const item = (id: string, candidates: Partial<DialogueItem['candidates'][number]>[]): DialogueItem => ({
   id,
@@ -182,5 +188,68 @@ describe('workspace studies', () => {
     write('sub/s3.dialogues.jsonl', 'not json\n');
     const fourth = await scanner.scan(null);
     assert.deepEqual(fourth.studies.map((s) => [s.name, s.mine, s.content?.problemLines]), [['s1', null, []], ['s2', null, []], ['s3', null, [1]]]);
+  });
+
+  it('counts labels kept in sidecar files as every job reads them, and reads the study again when a sidecar changes', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'studies-sidecars-'));
+    const file = join(root, 's.dialogues.jsonl');
+    writeFileSync(
+      file,
+      jsonl([
+        item('i1', [{ annotations: [label('me', true), label('Expert 1', false)] }, { annotations: [label('Expert 1', true)] }, { annotations: [label('me', false)] }]),
+        item('i2', [{ annotations: [label('Expert 1')] }, {}]),
+      ]),
+    );
+    // `reflect-eval labels split --annotators "Expert 1"`: Expert 1's labels move to s.labels/Expert%201.jsonl.
+    const study = readStudy(file);
+    writeStudyBack(study, study.items, file, { toSidecars: ['Expert 1'] });
+    assert.ok(readFileSync(join(root, 's.labels', 'Expert%201.jsonl'), 'utf8').length > 0);
+    assert.ok(!readFileSync(file, 'utf8').includes('Expert 1'), 'the labels left the study file');
+
+    const scanner = new WorkspaceScanner(root);
+    const expected = labelProgress(readStudy(file).items, null);
+    const first = await scanner.scan('Expert 1');
+    assert.deepEqual(first.studies.map((s) => s.path), ['s.dialogues.jsonl'], 'a sidecar is not a study');
+    const [s] = first.studies;
+    assert.deepEqual(s.content!.progress, expected, 'the same progress as the jobs\' reading of the study');
+    assert.deepEqual(s.content!.progress.annotators, [{ annotator: 'Expert 1', labelled: 2 }, { annotator: 'me', labelled: 2 }]);
+    assert.equal(s.mine, 2);
+    assert.equal(s.content!.labelledByAnyone, 3);
+    assert.deepEqual(s.content!.sidecars, [{ name: 'Expert%201.jsonl', annotator: 'Expert 1', labels: 3, problemLines: [] }]);
+
+    // A new label in the sidecar (as the editor or a teammate's commit writes it) and a line for a candidate the study lacks.
+    appendFileSync(join(root, 's.labels', 'Expert%201.jsonl'), `${JSON.stringify({ item: 'i2', candidate: 'c1', annotation: { annotator: 'Expert 1', coherent: true } })}\n${JSON.stringify({ item: 'i9', candidate: 'c0', annotation: { annotator: 'Expert 1', coherent: true } })}\n`);
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(root, 's.labels', 'Expert%201.jsonl'), later, later);
+    const second = await scanner.scan('Expert 1');
+    assert.equal(scanner.stats.read, 1, 'the study is read again, with its sidecars');
+    assert.equal(second.studies[0].mine, 3);
+    assert.deepEqual(second.studies[0].content!.progress, labelProgress(readStudy(file).items, null));
+    assert.deepEqual(second.studies[0].content!.sidecars![0].problemLines, [5], 'the orphan line is named and left out, as the jobs leave it out');
+    assert.match(formatStudyIndex(second), /^ {2}labels of Expert 1 in s\.labels\/Expert%201\.jsonl: 4 candidates; 1 line left out \(first: line 5;/m);
+  });
+
+  it('lists reflect-eval assign\'s packets under their study, in a folder of their own, never as studies', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'studies-packets-'));
+    const items = [item('i1', [{}, {}]), item('i2', [{}, {}])];
+    mkdirSync(join(root, 'data'));
+    writeFileSync(join(root, 'data', 's.dialogues.jsonl'), jsonl(items));
+    const packets = assignPackets(items, MI_RUBRIC, 's.dialogues.jsonl', { annotators: ['E1', 'E 2'], seed: 1 });
+    const written = writePackets(join(root, 'team'), 's.dialogues.jsonl', packets, MI_RUBRIC);
+    assert.equal(written.length, 2);
+    const index = await new WorkspaceScanner(root).scan(null);
+    assert.deepEqual(index.studies.map((s) => s.path), ['data/s.dialogues.jsonl']);
+    assert.deepEqual(index.studies[0].packets, [
+      { path: 'team/s.E_2.dialogues.jsonl', manifest: 'team/s.E_2.packet.json', annotator: 'E 2' },
+      { path: 'team/s.E1.dialogues.jsonl', manifest: 'team/s.E1.packet.json', annotator: 'E1' },
+    ]);
+    assert.deepEqual(index.unmatched.packets, []);
+
+    // Two studies of that name: the packets cannot say which, so they are set aside (and still not studies).
+    mkdirSync(join(root, 'copy'));
+    writeFileSync(join(root, 'copy', 's.dialogues.jsonl'), jsonl(items));
+    const two = await new WorkspaceScanner(root).scan(null);
+    assert.deepEqual(two.studies.map((s) => [s.path, s.packets.length]), [['copy/s.dialogues.jsonl', 0], ['data/s.dialogues.jsonl', 0]]);
+    assert.equal(two.unmatched.packets.length, 2);
   });
 });
