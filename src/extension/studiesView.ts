@@ -214,7 +214,7 @@ function studyChildren(folder: vscode.WorkspaceFolder, s: StudySummary): Node[] 
               description: `${a.labelled}/${c.candidates}${sidecar ? ` · in ${s.name}.labels/${sidecar.name}` : ''}`,
               icon: 'person',
               id: `annotator:${key}:${a.annotator}`,
-              ...(sidecar?.problemLines.length ? { tooltip: `${sidecar.problemLines.length} line(s) of ${sidecar.name} left out (first: line ${sidecar.problemLines[0]}); `reflect-eval labels check` says why` } : {}),
+              ...(sidecar?.problemLines.length ? { tooltip: `${sidecar.problemLines.length} line(s) of ${sidecar.name} left out (first: line ${sidecar.problemLines[0]}); reflect-eval labels check says why` } : {}),
             };
           })
         : [{ kind: 'leaf', label: 'no labels yet', icon: 'info', id: `annotator:${key}:` }],
