@@ -5,7 +5,7 @@
  * the keyboard and save, score, judge with the local judge, open the correlation table and the agreement panel,
  * edit and save a judge prompt beside its live preview, open the labelled release — each step's check mark set by
  * VS Code from that action. Then the side bar lists a study the CLI creates while it is open, with the demo study's
- * runs under it.
+ * runs under it, and the packets `reflect-eval assign` writes for it in a folder of their own under that study.
  *
  * Screenshots at 1280×720 (test-output/e2e/firsthour-*.png) of the side bar and each walkthrough step, dark then
  * light and high contrast; and the crops the walkthrough itself shows for each step
@@ -346,11 +346,23 @@ describe('The first hour in real VS Code (code-server + Chromium)', function () 
     const p = page as Page;
     await runCommand(p, 'View: Close All Editor Groups');
     await showSideBar(p);
-    runCli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '3', '-o', join(ws, 'from-cli.dialogues.jsonl')]);
-    const row = p.locator('.sidebar .monaco-list-row', { hasText: 'from-cli' });
+    // (A retry finds the study made: importing again would be refused.)
+    if (!existsSync(join(ws, 'from-cli.dialogues.jsonl'))) runCli(['import', 'annomi', join(root, 'data/annomi/AnnoMI-sample.csv'), '--sample', '3', '-o', join(ws, 'from-cli.dialogues.jsonl')]);
+    // The study's own row (its packets' rows below it name it too).
+    const row = p.locator('.sidebar .monaco-list-row[aria-level="1"]', { hasText: 'from-cli' });
     await row.waitFor({ timeout: 60_000 });
     assert.match((await row.textContent()) ?? '', /0\/3 labelled by you/);
-    const demo = p.locator('.sidebar .monaco-list-row', { hasText: 'annomi-demo' }).first();
+    // A team's packets, written by the CLI into a folder of their own: listed under their study, never as studies.
+    runCli(['assign', join(ws, 'from-cli.dialogues.jsonl'), '--annotators', 'E1,E2', '-o', join(ws, 'team')]);
+    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.locator('.monaco-tl-twistie').click();
+    const packets = p.locator('.sidebar .monaco-list-row', { hasText: 'Team packets (2)' });
+    await packets.waitFor({ timeout: 60_000 });
+    if ((await packets.getAttribute('aria-expanded')) !== 'true') await packets.click();
+    await p.locator('.sidebar .monaco-list-row', { hasText: 'from-cli.E2.dialogues.jsonl' }).waitFor({ timeout: 30_000 });
+    const studies = await p.locator('.sidebar .monaco-list-row[aria-level="1"]').allTextContents();
+    assert.ok(studies.some((t) => t.includes('from-cli')), studies.join(' | '));
+    assert.ok(!studies.some((t) => /from-cli\.E[12]/.test(t)), `a packet is listed as a study: ${studies.join(' | ')}`);
+    const demo = p.locator('.sidebar .monaco-list-row[aria-level="1"]', { hasText: 'annomi-demo' }).first();
     assert.match((await demo.textContent()) ?? '', /\d+\/30 labelled by you · 1 annotator/);
     if ((await demo.getAttribute('aria-expanded')) !== 'true') await demo.locator('.monaco-tl-twistie').click();
     for (const group of ['Labels: ', 'Scores:', 'Generation runs (1)', 'Judge runs (1)']) {
@@ -365,6 +377,8 @@ describe('The first hour in real VS Code (code-server + Chromium)', function () 
     await clearNotifications(p);
     for (const theme of ['dark', 'light', 'hc'] as const) {
       await setTheme(p, theme);
+      await p.mouse.move(640, 715); // over the status bar: no hover on a tab or a row
+      await p.waitForTimeout(500);
       await p.screenshot({ path: join(out, `firsthour-sidebar-${theme}.png`) });
     }
   });
