@@ -11,8 +11,8 @@ const FLOORS = [
   /* 1 */ ['version.ts', 'config.ts', 'stats', 'dialogue', 'cache', 'models', 'tables'],
   /* 2 */ ['remote', 'evaluators', 'format', 'templates', 'decoding', 'rubric'],
   /* 3 */ ['labels', 'generation', 'metrics', 'dedup'],
-  /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation'],
-  /* 5 */ ['metaEvaluation', 'planning', 'team'],
+  /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation', 'design'],
+  /* 5 */ ['metaEvaluation', 'planning', 'team', 'estimation'],
   /* 6 */ ['jobs', 'workspace'],
 ];
 

@@ -22,7 +22,7 @@ import seedrandom from 'seedrandom';
 import { normalMixtureBoundary, normalMixtureM } from '../../src/core/stats/confidenceSequence';
 import { anticipatedLabels, planSettings, workingModelSettings } from '../../src/core/planning/planner';
 import { fullyLabelledPool } from '../../src/core/planning/pool';
-import { SequentialPlan } from '../../src/core/planning/sequentialPlan';
+import { SequentialPlan } from '../../src/core/design/sequentialPlan';
 import { altTest } from '../../src/core/metaEvaluation/altTest';
 
 /** One method's outcome on one study: hit (covered / rejected), width, or null (undefined). */

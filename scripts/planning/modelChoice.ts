@@ -12,7 +12,7 @@
  *   [pools: all (pairs, equal pairs, single evaluators) | pair | equal | single | hard] [variants: all | shares | models]
  * (docs/labelling-plan.md, "How the defaults were chosen", was made with `400 all all` and `400 hard all`.)
  */
-import { LEVEL_MODEL_GRID } from '../../src/core/planning/levelModel';
+import { LEVEL_MODEL_GRID } from '../../src/core/design/levelModel';
 import type { ModelSelection } from '../../src/core/planning/planner';
 import { fullyLabelledPool } from '../../src/core/planning/pool';
 import { simulatePlans } from '../../src/core/planning/simulate';

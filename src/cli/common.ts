@@ -6,6 +6,11 @@ import { EXECUTION_PROVIDERS, type ExecutionProvider, type LocalRuntimeOptions }
 import type { DialogueDocument } from '../core/format/jsonl';
 import { readStudy, studyProblemMessages } from '../core/format/studyFiles';
 import type { DialogueItem } from '../core/dialogue/types';
+import { resolve } from 'node:path';
+import { HUMAN_SCORE_RULES, humanScoreSpec, type HumanScoreRule } from '../core/rubric/labelValues';
+import { MI_RUBRIC } from '../core/rubric/presets';
+import type { Rubric } from '../core/rubric/rubric';
+import { loadRubric } from '../core/rubric/rubricFile';
 
 /** Commander parser for a positive integer option. */
 export function positiveInt(v: string): number {
@@ -46,4 +51,25 @@ export function runtimeFromFlags(opts: Record<string, unknown>, planRuntime?: Lo
     ...(opts.spinning !== undefined ? { spinning: opts.spinning === 'on' } : {}),
   };
   return Object.keys(runtime).length ? runtime : undefined;
+}
+
+/** Adds `--dimension <name>` and `--human-score <rule>` (which rubric dimension an analysis takes, and how). */
+export function withDimensionOptions(cmd: Command): Command {
+  return cmd
+    .option('--dimension <name>', "the rubric dimension the human score is taken on, its name exactly (default: the rubric's primary, coherent in the MI preset)")
+    .addOption(new Option('--human-score <rule>', "how the annotators' labels on it become one score: mean | median (ordinal and numeric; default mean) | count | majority (binary; default count)").choices([...HUMAN_SCORE_RULES]));
+}
+
+/**
+ * The study's rubric (its `*.rubric.json`, else the MI preset; an annotation table is always the MI preset) with the
+ * dimension and rule the flags of {@link withDimensionOptions} name, checked before any work.
+ *
+ * @throws Error when the dimension is not a binary, ordinal or numeric dimension of the rubric, or the rule does not fit it
+ */
+export function dimensionFromFlags(file: string, opts: Record<string, unknown>): { rubric: Rubric; dimension?: string; humanScore?: HumanScoreRule } {
+  const rubric = /\.(csv|tsv)$/i.test(file) ? MI_RUBRIC : loadRubric(resolve(file)).rubric;
+  const dimension = opts.dimension as string | undefined;
+  const humanScore = opts.humanScore as HumanScoreRule | undefined;
+  humanScoreSpec(rubric, dimension, humanScore);
+  return { rubric, ...(dimension !== undefined ? { dimension } : {}), ...(humanScore !== undefined ? { humanScore } : {}) };
 }

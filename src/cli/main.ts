@@ -12,6 +12,7 @@ import { registerCompact } from './commands/compact';
 import { registerCorrelate } from './commands/correlate';
 import { registerDedup } from './commands/dedup';
 import { registerDemo } from './commands/demo';
+import { registerEstimate } from './commands/estimate';
 import { registerGenerate } from './commands/generate';
 import { registerGenericImport } from './commands/importGeneric';
 import { registerJudge } from './commands/judge';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerScore(program);
   registerCorrelate(program);
   registerPlanLabels(program);
+  registerEstimate(program);
   registerAgreement(program);
   registerAltTest(program);
   registerRepeatability(program);

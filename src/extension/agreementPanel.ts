@@ -20,6 +20,7 @@ import { config } from './commands/common';
 import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
+import { siblingFile } from '../core/dialogue/siblingFile';
 
 /** Recomputing waits this long after the last edit, so a burst of label keys costs one analysis. */
 const DEBOUNCE_MS = 250;
@@ -164,9 +165,8 @@ export class AgreementPanel {
   private async exportCsv(table: ExportableTable): Promise<void> {
     if (!this.last || this.last.document.isClosed) throw new Error('no analysis to export: open a dialogue file in the ReflectEval editor');
     const source = this.last.document.uri;
-    const base = source.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
-    const target = await vscode.window.showSaveDialog({
-      defaultUri: source.with({ path: `${base}.${table}.csv` }),
+        const target = await vscode.window.showSaveDialog({
+      defaultUri: source.with({ path: siblingFile(source.path, `.${table}.csv`) }),
       filters: { CSV: ['csv'] },
       title: `Export ${table} as CSV`,
     });

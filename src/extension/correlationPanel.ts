@@ -12,13 +12,16 @@ import { compareEvaluators } from '../core/correlation/compareEvaluators';
 import { exportTable } from '../core/correlation/correlationExport';
 import { cellPoints, correlationData, type CorrelationTable, type CorrelationTableOptions } from '../core/correlation/correlationTable';
 import { displayNames, evaluatorSignatures, parseJudgeId } from '../core/evaluators/evaluatorNames';
-import { sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
+import { exportableTable, sideBySide, sideBySideAsync, type PinnedConfiguration } from '../core/correlation/sideBySide';
+import { tableSummary } from '../core/correlation/tableSummary';
+import type { HumanGroup } from '../core/labels/groups';
 import { documentItems } from '../core/format/jsonl';
 import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_SETTINGS, type ComparisonView, type CorrelationProtocol, type PanelSettings, type PinView, type StripView, type TableView } from '../../webview/correlation/protocol';
 import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
+import { siblingFile } from '../core/dialogue/siblingFile';
 
 const STATE_KEY = 'reflectEval.correlation.settings';
 /** Wait this long after the last change before starting the bootstrap. */
@@ -44,6 +47,8 @@ export class CorrelationPanel {
   private settings: PanelSettings;
   private pins: PinView[] = [];
   private lastTable: CorrelationTable | null = null;
+  /** The human group of the table last shown, per file: an automatic switch is announced (tableSummary). */
+  private shownHuman = new Map<string, HumanGroup>();
   private pending: AbortController | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -56,7 +61,7 @@ export class CorrelationPanel {
     const { panel, channel } = openPanel<CorrelationProtocol>(
       context.extensionUri,
       'reflectEval.correlation',
-      { title: 'ReflectEval: Correlations', script: 'correlation', style: 'correlation', body: '<div id="app"><h2 id="title">Correlations</h2><p id="summary" class="muted"></p></div>' },
+      { title: 'ReflectEval: Correlations', script: 'correlation', style: 'correlation', body: '<div id="app"><h2 id="title">Correlations</h2><p id="summary" class="muted"></p><p id="group-change" role="status" hidden></p><ol id="notes" class="notes"></ol></div>' },
       { retainContextWhenHidden: true },
     );
     CorrelationPanel.current = new CorrelationPanel(panel, channel, context, editors);
@@ -152,7 +157,9 @@ export class CorrelationPanel {
       variants: [...new Set(ids.map(parseJudgeId).filter((j) => j !== null).map((j) => `${j.body}×${j.request}`))].sort(),
       labelledCandidates: candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length,
       totalCandidates: candidates.length,
+      summary: tableSummary(items, table, this.shownHuman.get(document.uri.toString()) ?? null),
     };
+    this.shownHuman.set(document.uri.toString(), table.human);
     const wantIntervals = configs.some((c) => c.options.bootstrap);
     this.post({ ...base, table, timing: { tableMs, candidates: candidates.length }, intervals: wantIntervals ? 'computing' : 'off' });
     if (!wantIntervals) return;
@@ -192,14 +199,13 @@ export class CorrelationPanel {
     const document = this.editors.activeDocument;
     if (!document || !this.lastTable) throw new Error('open a dialogue file first');
     const ext = format === 'latex' ? 'tex' : format;
-    const base = document.uri.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
     const target = await vscode.window.showSaveDialog({
-      defaultUri: document.uri.with({ path: `${base}.correlation.${ext}` }),
+      defaultUri: document.uri.with({ path: siblingFile(document.uri.path, `.correlation.${ext}`) }),
       filters: { [format === 'md' ? 'Markdown' : format === 'latex' ? 'LaTeX' : 'CSV']: [ext] },
       saveLabel: 'Export',
     });
     if (!target) return;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(this.lastTable, format) + '\n'));
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exportTable(exportableTable(this.lastTable), format) + '\n'));
     void vscode.window.showInformationMessage(`ReflectEval: correlation table written to ${vscode.workspace.asRelativePath(target)}`);
   }
 
@@ -235,9 +241,8 @@ export class CorrelationPanel {
   private async exportPlot(format: 'svg' | 'png', data: string): Promise<void> {
     const document = this.editors.activeDocument;
     if (!document || !this.lastTable) throw new Error('open a dialogue file first');
-    const base = document.uri.path.replace(/\.dialogues\.jsonl$|\.jsonl$/, '');
     const target = await vscode.window.showSaveDialog({
-      defaultUri: document.uri.with({ path: `${base}.forest.${format}` }),
+      defaultUri: document.uri.with({ path: siblingFile(document.uri.path, `.forest.${format}`) }),
       filters: { [format === 'svg' ? 'SVG image' : 'PNG image']: [format] },
       saveLabel: 'Export',
     });

@@ -15,6 +15,7 @@
  * Labelling keys are VS Code keybindings on `reflectEval.label.*` commands (src/core/labels/labelKeys.ts); a command
  * is routed here to the editor whose webview has focus.
  */
+import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { DialogueFileDocument, onDidEditDialogue, type SaveReport } from './dialogueDocument';
 import { blindCandidateId } from '../core/labels/annotatorView';
@@ -31,7 +32,9 @@ import { traceLabel } from './labelTrace';
 import { EditorController, type EditorHost } from './editor/controller';
 import { EDITOR_PAGE } from './editor/page';
 import { ProgressStatusBar } from './editor/progressStatusBar';
-import type { RequestSpecs } from './editor/updates';
+import { scopeNow, type RequestSpecs } from './editor/updates';
+import { DEFAULT_SETUP, labellingSettings, readStudySetup, setupFilesOf, type StudySetup } from './editor/study';
+import { teamManifests, teamStatusLines } from './editor/teamProgress';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
 
@@ -83,7 +86,17 @@ interface OpenEditor {
   focused: boolean;
   /** What the webview was last told by a `keys` message. */
   keysLive?: boolean;
+  /** The study's rubric and packet manifest, as last read beside the file (re-read when either changes). */
+  setup: StudySetup;
+  /** The team's progress lines for the status bar tooltip, when the study's packets exist (computed a moment after a change). */
+  team?: string[];
 }
+
+/** Workspace-state key: folders team packets were assigned into, by study file (the team's progress reads them). */
+export const TEAM_FOLDERS_KEY = 'reflectEval.teamFolders';
+
+/** How long after a change the team's progress is computed again (ms): a key press should not wait for it. */
+const TEAM_DELAY_MS = 800;
 
 /** Provider of the dialogue editor. Tracks the dialogue document last active, and its selection, for commands. */
 export class DialogueEditorProvider {
@@ -164,10 +177,25 @@ export class DialogueEditorProvider {
     // Unsaved labels are merged into what a job writes to the file meanwhile (externalChanges.ts); the merger hears
     // of each change before the editor does.
     document.watchDisk();
-    const editor = { document, panel, focused: false } as OpenEditor;
+    const onDisk = document.uri.scheme === 'file';
+    const editor = { document, panel, focused: false, setup: onDisk ? readStudySetup(document.uri.fsPath) : DEFAULT_SETUP } as OpenEditor;
     editor.controller = new EditorController(document, this.hostFor(editor), channel);
     this.open.add(editor);
+    // The rubric and a packet's manifest beside the file: read again when either is created, changed or deleted.
+    const setupWatchers = onDisk
+      ? setupFilesOf(document.uri.fsPath).map((f) => {
+          const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(f)), basename(f)));
+          const reread = () => {
+            editor.setup = readStudySetup(document.uri.fsPath);
+            editor.controller.setupChanged();
+            this.scheduleTeam(editor);
+          };
+          return [w, w.onDidCreate(reread), w.onDidChange(reread), w.onDidDelete(reread)];
+        })
+      : [];
+    this.scheduleTeam(editor);
     const subscriptions = [
+      ...setupWatchers.flat(),
       subscription,
       document.onDidChange((e) => {
         if (e.contentChanges.length > 0) editor.controller.documentChanged(changedLinesInPlace(e.contentChanges));
@@ -175,7 +203,10 @@ export class DialogueEditorProvider {
       document.onDidSave((phase) => phase === 'did' && editor.controller.saved()),
       document.onDidChangeConflicts((conflicts) => editor.controller.conflictsChanged(conflicts)),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode') || e.affectsConfiguration('reflectEval.plan.target')) editor.controller.refresh();
+        if (e.affectsConfiguration('reflectEval.annotator') || e.affectsConfiguration('reflectEval.blindMode') || e.affectsConfiguration('reflectEval.plan.target')) {
+          editor.controller.refresh();
+          this.updateStatus();
+        }
       }),
       panel.onDidChangeViewState(() => {
         if (panel.active) this.setActive(document);
@@ -187,6 +218,8 @@ export class DialogueEditorProvider {
       }),
     ];
     panel.onDidDispose(() => {
+      clearTimeout(this.teamTimers.get(editor));
+      this.teamTimers.delete(editor);
       editor.controller.dispose();
       subscriptions.forEach((s) => s.dispose());
       this.diagnostics.delete(document.uri);
@@ -204,7 +237,9 @@ export class DialogueEditorProvider {
   private hostFor(editor: OpenEditor): EditorHost {
     const { document, panel } = editor;
     return {
-      settings: () => ({ annotator: getAnnotator(), blind: getBlindMode() }),
+      // A team packet is labelled as its annotator, always blind (issue 44 item 2): no prompt, no change.
+      settings: () => labellingSettings(editor.setup, { annotator: getAnnotator(), blind: getBlindMode() }),
+      setup: () => editor.setup,
       requestSpecs: () => this.bundledRequestSpecs(),
       plan: (items, blind, names) => editorPlanState(document, items, blind, names),
       setDiagnostics: (lines) => this.diagnostics.set(document.uri, lines.map((l) => problemDiagnostic(document, l))),
@@ -221,7 +256,10 @@ export class DialogueEditorProvider {
         if (focused) this.setActive(document);
         this.updateFocusContext();
       },
-      progress: () => panel.active && this.updateStatus(),
+      progress: () => {
+        if (panel.active) this.updateStatus();
+        this.scheduleTeam(editor);
+      },
       trace: traceLabel,
     };
   }
@@ -247,8 +285,52 @@ export class DialogueEditorProvider {
   private updateStatus(): void {
     const active = [...this.open].find((e) => e.panel.active);
     const progress = active?.controller.progress;
-    if (progress) this.status.show(progress, getAnnotator());
-    else this.status.hide();
+    if (!active || !progress) return this.status.hide();
+    const packet = active.setup.packet;
+    this.status.show(progress, packet ? packet.annotator : getAnnotator(), { packet, team: active.team, scope: scopeNow(active.controller.state, { setup: active.setup }) });
+  }
+
+  private readonly teamTimers = new Map<OpenEditor, ReturnType<typeof setTimeout>>();
+
+  /**
+   * Computes the team's progress of a study a moment after a change (not for a packet, whose annotator sees only
+   * their own): when packets of it exist beside it or in a folder they were assigned into.
+   */
+  private scheduleTeam(editor: OpenEditor): void {
+    if (editor.document.uri.scheme !== 'file' || editor.setup.packet || !editor.setup.rubric) {
+      editor.team = undefined;
+      return;
+    }
+    clearTimeout(this.teamTimers.get(editor));
+    this.teamTimers.set(
+      editor,
+      setTimeout(() => {
+        this.teamTimers.delete(editor);
+        if (editor.document.isClosed || !editor.setup.rubric) return;
+        const file = editor.document.uri.fsPath;
+        const remembered = this.context.workspaceState.get<Record<string, string[]>>(TEAM_FOLDERS_KEY, {})[file] ?? [];
+        const found = teamManifests(file, remembered);
+        try {
+          editor.team = found.length ? teamStatusLines(editor.document.items(), editor.setup.rubric, found, (p) => vscode.workspace.asRelativePath(p)) : undefined;
+        } catch (err) {
+          editor.team = [`Team progress: ${(err as Error).message}`];
+        }
+        if (editor.panel.active) this.updateStatus();
+      }, TEAM_DELAY_MS),
+    );
+  }
+
+  /** The team packet open in the focused or active dialogue editor, if it is one (blind mode and the annotator are the packet's there). */
+  activePacket(): StudySetup['packet'] {
+    return this.target()?.setup.packet ?? null;
+  }
+
+  /** The study's packets were assigned into or collected from `folder`: remember it, and show the team's progress. */
+  rememberTeamFolder(studyFile: string, folder: string): void {
+    const all = { ...this.context.workspaceState.get<Record<string, string[]>>(TEAM_FOLDERS_KEY, {}) };
+    all[studyFile] = [...new Set([...(all[studyFile] ?? []), folder])];
+    void this.context.workspaceState.update(TEAM_FOLDERS_KEY, all);
+    for (const e of this.open) if (e.document.uri.scheme === 'file' && e.document.uri.fsPath === studyFile) this.scheduleTeam(e);
   }
 
   /** Switches the item list of `document`'s editor to plan order (after "Plan Labels…"). */

@@ -77,9 +77,16 @@ export function editorKeyStore(context: vscode.ExtensionContext): KeyStore & {
   return self;
 }
 
-/** The modal question before a key goes to an origin nobody approved. */
+/** The first button of the key dialog: VS Code makes a modal's first button its default, so Enter sends nothing. */
+export const KEY_DIALOG_DEFAULT = "Don't send";
+
+/**
+ * The modal question before a key goes to an origin nobody approved. Its default button (the first, which Enter
+ * presses) is {@link KEY_DIALOG_DEFAULT}: only a deliberate click or Tab to "Send once" / "Always for this origin"
+ * sends the key (issue 41 item 6).
+ */
 export async function askKeyQuestion(q: KeyQuestion): Promise<KeyAnswer> {
-  const choice = await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, 'Send once', 'Always for this origin');
+  const choice = await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, KEY_DIALOG_DEFAULT, 'Send once', 'Always for this origin');
   return choice === 'Send once' ? 'once' : choice === 'Always for this origin' ? 'always' : 'cancel';
 }
 

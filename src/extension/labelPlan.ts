@@ -5,7 +5,7 @@
  * `reflect-eval plan-labels` keeps it (`<file>.label-plan.json`), so the CLI and the editor follow one plan; its
  * state is recomputed from the document (unsaved labels included) whenever the item list is sent.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { DialogueFileDocument } from './dialogueDocument';
@@ -16,8 +16,11 @@ import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../core/l
 import type { JobReport } from '../core/jobs/host';
 import type { FileJobPlan } from '../core/jobs/plans';
 import { planLabels, type LabelPlanRecord, type PlanTarget } from '../core/planning/planner';
+import { labellingPool } from '../core/planning/pool';
 import { planRecordDifference, readLabelPlanRecord } from '../core/planning/planRecord';
 import { labelPlanRecordPath, planListOrder, planStateView, type PlanStateView } from '../core/planning/planView';
+import { isEstimatePlanRecord, parsePlanRecord } from '../core/design/planRecord';
+import { estimatePlanRecordPath, estimatePlanView } from '../core/estimation';
 
 /** The plan an editor follows: its record file and target. */
 export interface EditorPlanConfig {
@@ -81,7 +84,7 @@ export function editorPlanState(document: DialogueFileDocument, items: readonly 
   let config: EditorPlanConfig | null;
   try {
     config = planConfigOf(document);
-    if (!config) return null;
+    if (!config) return estimatePlanState(document, items, blind);
     const record = readRecord(config.recordPath);
     const plan = planLabels(items, record, { target: config.target, groupRules: groupRules() });
     return { order: planListOrder(plan, items), view: planStateView(plan, { blind, name: (id) => names.get(id) ?? id }) };
@@ -121,19 +124,28 @@ export async function planLabelsCommand(
   if (ids.length === 0) throw new Error(`${basename(document.uri.fsPath)} has no evaluator with scores on at least 3 candidates: score or judge it first`);
   const names = displayNames(ids, evaluatorSignatures(items));
   const evaluatorPicks = ids.map((id) => ({ label: names.get(id) ?? id, description: `${usable.get(id)} scored`, detail: id, value: id }));
-  const evaluator = await pick('Plan Labels (1/4): the evaluator whose agreement with humans to estimate', evaluatorPicks);
+  const evaluator = await pick('Plan Labels (1/5): the evaluator whose agreement with humans to estimate', evaluatorPicks);
   if (!evaluator) return;
-  const against = await pick<string | null>('Plan Labels (2/4): compare with a second evaluator?', [{ label: 'No: one evaluator', value: null }, ...evaluatorPicks.filter((p) => p.value !== evaluator)]);
+  const against = await pick<string | null>('Plan Labels (2/5): compare with a second evaluator?', [{ label: 'No: one evaluator', value: null }, ...evaluatorPicks.filter((p) => p.value !== evaluator)]);
   if (against === undefined) return;
   const auto = resolveHuman(items, 'auto', groupRules());
   const groups: HumanGroup[] = ['experts', 'laypeople', 'all'];
-  const human = await pick('Plan Labels (3/4): whose coherence labels', groups.sort((a, b) => (a === auto ? -1 : b === auto ? 1 : 0)).map((g) => ({ label: g, description: g === auto ? 'the correlation table’s choice for this file' : '', value: g })));
+  const human = await pick('Plan Labels (3/5): whose coherence labels', groups.sort((a, b) => (a === auto ? -1 : b === auto ? 1 : 0)).map((g) => ({ label: g, description: g === auto ? 'the correlation table’s choice for this file' : '', value: g })));
   if (!human) return;
   const targets: Pick<PlanTarget>[] = [
     ...(against ? [{ label: 'decide', description: 'stop when the interval on rho_A − rho_B excludes 0', value: { decide: true } as PlanTarget }] : []),
     ...[0.15, 0.1, 0.05].map((h) => ({ label: `half-width ${h}`, description: 'stop when the interval is this narrow', value: { halfWidth: h } as PlanTarget })),
   ];
-  const target = await pick('Plan Labels (4/4): target', targets);
+  // Labels per candidate is the plan's choice (issue 41 item 2): the study's own count by default, 1 when nobody of
+  // the group has labelled yet (one annotator labelling alone).
+  const own = labellingPool(items, { evaluator, ...(against ? { against } : {}), human, groupRules: groupRules() }).labelsPerCandidate;
+  const counts = [...new Set([own, 1, 2, 3])];
+  const labelsPerCandidate = await pick(
+    'Plan Labels (4/5): labels that make a candidate labelled',
+    counts.map((k) => ({ label: `${k} label${k === 1 ? '' : 's'} of the ${human}`, description: k === own ? 'the study’s own count' : k === 1 ? 'one annotator labelling alone' : '', value: k })),
+  );
+  if (labelsPerCandidate === undefined) return;
+  const target = await pick('Plan Labels (5/5): target', targets);
   if (!target) return;
 
   // Starting or following the plan is the core's labelling-plan job (src/core/jobs/planLabels.ts), as the CLI runs it.
@@ -148,11 +160,30 @@ export async function planLabelsCommand(
     }
   }
   const { validatePlan } = await import('../core/jobs/plans');
-  const plan = validatePlan({ job: 'plan-labels', evaluator, ...(against ? { against } : {}), human, target, seed: 1, expertPrefix: groupRules().expertPrefix, ...(restart ? { restart: true } : {}) }, 'Plan Labels…');
+  const plan = validatePlan({ job: 'plan-labels', evaluator, ...(against ? { against } : {}), human, target, labelsPerCandidate, seed: 1, expertPrefix: groupRules().expertPrefix, ...(restart ? { restart: true } : {}) }, 'Plan Labels…');
   const report = await run(plan as FileJobPlan);
   records.delete(recordPath);
   if (report.nothingDone) return;
   chosen.set(document.uri.toString(), { recordPath, target });
   await memento?.update(STATE_KEY, Object.fromEntries(chosen));
   show(document);
+}
+
+/**
+ * An estimate plan beside the file (`reflect-eval estimate … --target h`, `<file>.estimate-plan.json`; issue 43
+ * item 4): the estimate per group with its anytime interval and labels to go in the item list's plan line, the
+ * items in the plan's order, recomputed after every label — blind mode shows the order and counts only
+ * (`estimatePlanView`). Null when there is none.
+ */
+function estimatePlanState(document: DialogueFileDocument, items: readonly DialogueItem[], blind: boolean): EditorPlanState | null {
+  if (document.uri.scheme !== 'file') return null;
+  const path = estimatePlanRecordPath(document.uri.fsPath);
+  if (!existsSync(path)) return null;
+  const record = parsePlanRecord(readFileSync(path, 'utf8'), path);
+  if (!isEstimatePlanRecord(record)) return { error: `${basename(path)} is not an estimate plan's record` };
+  const v = estimatePlanView(items, record, { blind, groupRules: groupRules() });
+  return {
+    order: v.itemOrder,
+    view: { text: v.text, title: [v.title, ...v.rows.map((r) => r.text)].join('\n'), estimateShown: v.estimateShown, labelsToGo: v.labelsToGo, stopped: v.stopped },
+  };
 }

@@ -32,7 +32,11 @@ describe('reflect-eval plan-labels', () => {
     assert.match(r.stdout, /target: half-width 0\.1 — not reached \(no stop before 20 planned labels\); labels to go: about \d+/);
     const next = r.stdout.split('\n').filter((l) => /^\s+\d+\. item /.test(l));
     assert.equal(next.length, 3);
-    assert.match(next[0], /^\s+1\. item item-\d+\s+candidate c\d+\s+drawn$/);
+    // Named as the editor shows it (#position in its item) beside its id in the file.
+    assert.match(next[0], /^\s+1\. item item-\d+\s+candidate #\d+ c\d+\s+drawn$/);
+    const [, itemId, position, candidateId] = /item (item-\d+)\s+candidate #(\d+) (c\d+)/.exec(next[0])!;
+    const opened = readFileSync(openFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((it: { id: string }) => it.id === itemId);
+    assert.equal(opened.candidates[Number(position) - 1].id, candidateId);
     const again = cli('plan-labels', openFile, '--evaluator', 'metric:gen0', '--human', 'experts', '--target', '0.1', '--next', '3', '--format', 'json');
     assert.equal(again.code, 0, again.stderr);
     const plan = JSON.parse(again.stdout);

@@ -70,7 +70,7 @@ describe('reflect-eval: intervals that cover, trivial evaluators unmasked, selec
     writeFileSync(copy, readFileSync(study));
     const plan = cli('report', copy, '-o', out, '--bootstrap', '30', '--adjust', 'by', '--baselines', '--interval', 'expanded-percentile', '--print-plan');
     assert.equal(plan.code, 0, plan.stderr);
-    assert.deepEqual(JSON.parse(plan.stdout), { job: 'report', out, human: 'experts', groupBy: 'source', method: 'spearman', bootstrap: 30, seed: '1', interval: 'expanded-percentile', adjust: 'by', baselines: true });
+    assert.deepEqual(JSON.parse(plan.stdout), { job: 'report', out, human: 'auto', groupBy: 'source', method: 'spearman', bootstrap: 30, seed: '1', interval: 'expanded-percentile', adjust: 'by', baselines: true });
     const bad = cli('report', copy, '-o', out, '--adjust', 'none');
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /flags: adjust: must be one of holm, by/);

@@ -127,6 +127,11 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
       assert.equal(c.style, c.significant ? 'italic' : 'normal');
     }
     assert.doesNotMatch((await panel.textContent('#correlations')) ?? '', /NaN/);
+    // Every note the CLI prints under this table, in its order (issue 41 item 1), and the group it uses with its n.
+    const cliNotes = (JSON.parse(runCli(['correlate', file, '--json'])) as { notes: { text: string }[] }).notes.map((n) => n.text);
+    assert.ok(cliNotes.length > 0, 'the study has notes to show');
+    assert.deepEqual(await panel.$$eval('#notes li', (lis) => lis.map((li) => li.textContent ?? '')), cliNotes);
+    assert.match((await panel.textContent('#summary')) ?? '', /Human group: (the experts|all annotators), \d+ labelled of \d+ responses\./);
     await p.screenshot({ path: join(out, 'correlation-panel.png') });
   });
 

@@ -260,10 +260,11 @@ export async function keyDialog(page: Page, timeoutMs = 30_000): Promise<string 
   return shown ? ((await dialog.textContent()) ?? '') : undefined;
 }
 
-/** Answers the key dialog with one of its buttons: `Send once`, `Always for this origin` or `Cancel`. */
-export async function answerKeyDialog(page: Page, button: 'Send once' | 'Always for this origin' | 'Cancel'): Promise<void> {
+/** Answers the key dialog with one of its buttons (`Send once`, `Always for this origin`, `Cancel`), or by pressing Enter. */
+export async function answerKeyDialog(page: Page, button: 'Send once' | 'Always for this origin' | 'Cancel' | 'Enter'): Promise<void> {
   const dialog = page.locator(MODAL_DIALOG, { hasText: 'API key to' });
-  await dialog.locator('a.monaco-button', { hasText: button }).click();
+  if (button === 'Enter') await page.keyboard.press('Enter');
+  else await dialog.locator('a.monaco-button', { hasText: button }).click();
   await dialog.waitFor({ state: 'detached', timeout: 10_000 });
 }
 

@@ -54,7 +54,7 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
   });
 
   /** Runs Judge Candidates; returns the dialog's text when the key dialog showed (undefined when it did not). */
-  async function judge(p: Page, answer?: 'Send once' | 'Always for this origin' | 'Cancel'): Promise<{ dialog?: string; note: string }> {
+  async function judge(p: Page, answer?: 'Send once' | 'Always for this origin' | 'Cancel' | 'Enter'): Promise<{ dialog?: string; note: string }> {
     // The summary is read from the ReflectEval output: VS Code may show no toast for it (quick jobs back to back
     // trip its toasts' spam protection).
     const from = wb!.output().length;
@@ -86,6 +86,15 @@ describe('API keys and workspace settings (code-server + Chromium)', function ()
     assert.match(dialog!, /workspace's settings \(\.vscode\/settings\.json\)/);
     assert.match(note, /nothing done: .*did not approve sending your judge API key/, note);
     assert.equal(theirs!.requests.length, 0);
+  });
+
+  it('Enter on the key dialog sends nothing: its default button is "Don\'t send"', async () => {
+    const p = page as Page;
+    const { dialog, note } = await judge(p, 'Enter');
+    assert.ok(dialog, 'a dialog asked before sending the key');
+    assert.equal(keyed(theirs), 0, `Enter sent the key: ${theirs!.requests.length} request(s)`);
+    assert.equal(theirs!.requests.length, 0);
+    assert.match(note, /nothing done: .*did not approve sending your judge API key/, note);
   });
 
   let attempts = 0;

@@ -88,6 +88,8 @@ describe('Keyboard-first labelling in real VS Code (code-server + Chromium)', fu
     assert.equal(await frame.getAttribute('.candidate.focused', 'data-candidate-id'), c1);
     // The webview has keyboard focus after opening; from here on only the keyboard is used.
     await keysLive(frame);
+    // The legend names the keys (the generic key commands read as the MI preset's keys).
+    assert.match((await frame.textContent('#legend')) ?? '', /^Y coherent\s*N incoherent/);
     await p.screenshot({ path: join(out, 'labelling-start.png') });
     for (const key of ['y', '4', 'j', 'n', '1', '3', 'Shift+3']) await p.keyboard.press(key);
     await frame.waitForSelector(`.candidate[data-candidate-id="${c1}"][data-status="complete"][data-coherent="yes"]`, { timeout: 30_000 });

@@ -472,6 +472,8 @@ channel.on('table', (m: TableView, env) => {
   const summary = document.getElementById('summary') as HTMLElement;
   if (!m.file || !m.table) {
     summary.textContent = 'Open a dialogue file in the ReflectEval editor.';
+    (document.getElementById('group-change') as HTMLElement).hidden = true;
+    (document.getElementById('notes') as HTMLElement).replaceChildren();
     (document.getElementById('table') as HTMLElement).replaceChildren();
     shownTable = null;
     renderPlot();
@@ -479,8 +481,18 @@ channel.on('table', (m: TableView, env) => {
     return;
   }
   const t = m.table;
-  const human = t.human === 'experts' ? "the experts'" : t.human === 'laypeople' ? "the laypeople's" : "all annotators'";
-  summary.textContent = `Correlation with ${human} coherence score (number who said coherent) over ${m.labelledCandidates} labelled of ${m.totalCandidates} responses. p from scipy's formulas; italics: p < ${t.alpha}; bold: best in column (${t.best === 'absolute' ? 'largest |r|' : 'largest r'}); the first row is the laypeople–experts reference${t.rows.some((r) => ceilingKind(r) === 'ceiling') ? '; then the human ceiling (one annotator against the rest) and each evaluator against the same leave-one-out targets' : ''}.`;
+  const human = t.human === 'experts' ? 'the experts' : t.human === 'laypeople' ? 'the laypeople' : 'all annotators';
+  const sum = m.summary;
+  // The CLI's sentence and notes for this table (core/correlation/tableSummary.ts), then how it is shown here.
+  summary.textContent = `${sum ? `${sum.description} Human group: ${human}, ${sum.labelled} labelled of ${sum.total} responses.` : ''} Italics: p < ${t.alpha}; bold: best in column${t.rows.some((r) => ceilingKind(r) === 'ceiling') ? '; after the reference, the human ceiling (one annotator against the rest) and each evaluator against the same leave-one-out targets' : ''}.`;
+  const change = document.getElementById('group-change') as HTMLElement;
+  change.hidden = !sum?.groupChange;
+  change.textContent = sum?.groupChange ?? '';
+  (document.getElementById('notes') as HTMLElement).replaceChildren(...(sum?.notes ?? []).map((n) => {
+    const li = document.createElement('li');
+    li.textContent = n;
+    return li;
+  }));
   const status = document.getElementById('status') as HTMLElement;
   const intervals = m.intervals === 'computing' ? 'computing intervals…' : m.intervals === 'done' ? `intervals ${Math.round(m.timing.intervalsMs ?? 0)} ms (B = ${m.settings.resamples}, seed ${m.settings.seed})` : m.intervals === 'failed' ? `intervals failed: ${m.message}` : 'intervals off';
   status.textContent = `table ${m.timing.tableMs.toFixed(1)} ms for ${m.timing.candidates} responses · ${intervals}`;

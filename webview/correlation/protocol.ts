@@ -6,6 +6,7 @@ import type { Protocol, RequestShape } from '../shared/messages';
 import type { EvaluatorComparison } from '../../src/core/correlation/compareEvaluators';
 import type { StripPanel } from '../../src/core/correlation/forestPlot';
 import type { BestRule, CorrelationMethod, CorrelationTable, HumanChoice } from '../../src/core/correlation/correlationTable';
+import type { TableSummary } from '../../src/core/correlation/tableSummary';
 
 /** The controls of the panel: one configuration of the table. */
 export interface PanelSettings {
@@ -55,6 +56,8 @@ export interface TableView {
   variants: string[];
   labelledCandidates: number;
   totalCandidates: number;
+  /** What the CLI prints for this table (its sentence and notes), the group used and its labelled responses, an automatic switch of group. */
+  summary?: TableSummary;
   /** Milliseconds the host spent: parsing + table, and the intervals when computed. */
   timing: { tableMs: number; intervalsMs?: number; candidates: number };
   intervals: IntervalState;

@@ -16,7 +16,10 @@ import type { CandidateView } from '../../src/core/labels/annotatorView';
 import { annotatorGroup } from '../../src/core/labels/groups';
 import type { Annotation, CandidateOrigin, ErrorCategory } from '../../src/core/dialogue/types';
 import type { ErrorVerdict, ScoreGroup } from '../../src/core/navigation/scoreSummary';
-import { isLabelAction, keysOf, labelOpOfKey, type EditorAction } from '../../src/core/labels/labelKeys';
+import { initialQuestion, isLabelAction, keyActionOf, keysOf, labelOpOfKey, moveQuestion, resolveKey, type EditorAction } from '../../src/core/labels/labelKeys';
+import { applyLabelOpToAnnotation } from '../../src/core/labels/annotate';
+import { speakerName } from '../../src/core/rubric/rubric';
+import { markActiveQuestion, rubricLegend, rubricQuestions, rubricStatusText, rubricSummary, type RubricCardHost } from './rubricCard';
 import { el } from '../shared/dom';
 import { WebviewChannel, vscodeApi } from '../shared/ipc';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
@@ -147,10 +150,7 @@ function focusedCandidate(): CandidateView | undefined {
 
 function sendOp(candidateId: string, op: LabelOp): void {
   if (!s.current) return;
-  if (!s.annotator) {
-    channel.notify('command', { command: 'setAnnotator' });
-    return;
-  }
+  // Without an annotator id the host asks for one and then applies the operation under it: no key is lost.
   const itemId = s.current.view.id;
   const { seq } = channel.request('label', { itemId, candidateId, op });
   showOp({ side: 'webview', seq, itemId, candidateId, op });
@@ -166,7 +166,7 @@ function showOp(p: PendingOp): void {
   if (s.current?.view.id !== p.itemId) return;
   renderCandidates();
   const c = displayed()?.candidates.find((x) => x.id === p.candidateId);
-  if (c) announce(`Candidate ${c.position}: ${labelSummary(c.mine) === '—' ? 'not labelled' : labelSummary(c.mine)}, ${STATUS_TEXT[labelStatus(c.mine)]}`);
+  if (c) announce(`Candidate ${c.position}: ${labelSummary(c.mine) === '—' ? 'not labelled' : labelSummary(c.mine)}, ${statusOf(c.mine).text}`);
 }
 
 /** Tells the host which candidate a key would label now (protocol.ts, `FocusState`), when that changed. */
@@ -239,14 +239,93 @@ function runAction(action: EditorAction): void {
       return;
     }
   }
+  if (action.kind === 'nextQuestion' || action.kind === 'previousQuestion' || action.kind === 'edit') return questionAction(action.kind);
   if (!isLabelAction(action)) return;
   const c = focusedCandidate();
   if (!c) return hint('No candidate to label in this item.');
+  if (!s.rubric) return hint('Not labelled: the rubric file has problems (see the banner).');
+  if (ownRubric()) return rubricKey(c, action);
   const result = labelOpOfKey(action, c.mine);
   if (!result) return;
   if ('hint' in result) return hint(result.hint);
   sendOp(c.id, result.op);
 }
+
+/** A key on the study's own rubric (labelKeys.ts `resolveKey`): a label, a box to type into, or a hint; an answer moves the question on. */
+function rubricKey(c: CandidateView, action: Parameters<typeof keyActionOf>[0]): void {
+  const rubric = s.rubric!;
+  const result = resolveKey(rubric, keyActionOf(action), c.mine, s.question);
+  if (!result) return;
+  if ('hint' in result) return hint(result.hint);
+  if ('edit' in result) return openBox(c.id, result.edit, result.initial);
+  if (result.advance && s.annotator && 'dimension' in result.op) {
+    let after = c.mine;
+    try {
+      after = applyLabelOpToAnnotation(c.mine, s.annotator, result.op, new Date(), rubric);
+    } catch {
+      /* the host reports it */
+    }
+    s.question = moveQuestion(rubric, after, result.op.dimension, 1);
+  }
+  sendOp(c.id, result.op);
+}
+
+/** ←/→ and Enter on the study's own rubric: move the active question, or type into its box. */
+function questionAction(kind: 'nextQuestion' | 'previousQuestion' | 'edit'): void {
+  if (!ownRubric()) return;
+  const c = focusedCandidate();
+  if (!c) return;
+  const rubric = s.rubric!;
+  if (kind === 'edit') {
+    const d = rubric.dimensions.find((x) => x.name === s.question);
+    if (d && (d.type === 'text' || d.type === 'numeric')) return openBox(c.id, d.name);
+    return hint(d ? `Enter types into a text or number question; ${d.title ?? d.name} is answered with its keys.` : 'No question here.');
+  }
+  s.question = moveQuestion(rubric, c.mine, s.question, kind === 'nextQuestion' ? 1 : -1);
+  markQuestion();
+  renderLegend();
+  postFocusState();
+}
+
+/** Moves DOM focus into a text or number box of a card (`initial`: the digit that started a number). */
+function openBox(candidateId: string, dimension: string, initial?: string): void {
+  const input = document.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(candidateId)}"] .dim-input[data-dimension="${CSS.escape(dimension)}"]`);
+  if (!input) {
+    // Not drawn yet (an answer that asks it is on its way): after the next render.
+    s.editAfterRender = { candidateId, dimension, initial };
+    return;
+  }
+  s.question = dimension;
+  markQuestion();
+  input.focus();
+  if (initial !== undefined) input.value = initial;
+}
+
+/** Marks the focused card's active question. */
+function markQuestion(): void {
+  if (!ownRubric()) return;
+  markActiveQuestion(document.querySelector<HTMLElement>(`#candidates .candidate[data-candidate-id="${CSS.escape(s.focused ?? '')}"]`), s.question);
+}
+
+/** What a card's rubric controls do. */
+const rubricCardHost: RubricCardHost = {
+  send: (candidateId, op) => sendOp(candidateId, op),
+  activate: (candidateId, dimension) => {
+    if (s.focused !== candidateId) setFocus(candidateId, false);
+    s.question = dimension;
+    markQuestion();
+    renderLegend();
+    postFocusState();
+  },
+  backToCard: (candidateId, advance) => {
+    const card = document.querySelector<HTMLElement>(`.candidate[data-candidate-id="${CSS.escape(candidateId)}"]`);
+    card?.focus();
+    if (advance && s.rubric) s.question = moveQuestion(s.rubric, focusedCandidate()?.mine, s.question, 1);
+    markQuestion();
+    renderLegend();
+    postFocusState();
+  },
+};
 
 // ---------------------------------------------------------------------------------------------- focus
 
@@ -256,6 +335,10 @@ function candidateCards(): HTMLElement[] {
 
 function setFocus(candidateId: string | null, moveDomFocus = true): void {
   s.focused = candidateId;
+  if (ownRubric() && candidateId !== s.questionOf) {
+    s.questionOf = candidateId;
+    s.question = initialQuestion(s.rubric!, focusedCandidate()?.mine);
+  }
   for (const card of candidateCards()) {
     const on = card.dataset.candidateId === candidateId;
     card.classList.toggle('focused', on);
@@ -268,6 +351,7 @@ function setFocus(candidateId: string | null, moveDomFocus = true): void {
       card.scrollIntoView({ block: 'nearest' });
     }
   }
+  markQuestion();
   renderLegend();
   postFocusState();
 }
@@ -349,7 +433,18 @@ function scoreGroups(groups: ScoreGroup[]): HTMLElement {
   );
 }
 
+/** Whether the card shows the study's own rubric (not the MI preset's questions). */
+const ownRubric = () => !s.preset && s.rubric !== null;
+
+/** A card's status and how it reads, under the rubric in use. */
+function statusOf(a: Annotation | undefined): { status: string; text: string } {
+  if (ownRubric()) return rubricStatusText(s.rubric!, a);
+  const status = labelStatus(a);
+  return { status, text: STATUS_TEXT[status] };
+}
+
 function labelSummary(a: Annotation | undefined): string {
+  if (ownRubric()) return rubricSummary(s.rubric!, a);
   if (!a || typeof a.coherent !== 'boolean') return '—';
   if (a.coherent) return `coherent${a.empathy ? ` · empathy ${a.empathy} (${LIKERT[a.empathy - 1]})` : ''}`;
   const errors = (a.errors ?? []).map((e) => `${ERROR_LABELS[e]}${a.mostEvidentError === e ? ' ★' : ''}`);
@@ -458,7 +553,41 @@ function comparisonTable(c: CandidateView): HTMLElement {
   );
 }
 
+/** A card under the study's own rubric: the candidate, its questions (rubricCard.ts), comparison, scores, marks. */
+function renderRubricCandidate(c: CandidateView, count: number): HTMLElement {
+  const { status, text } = statusOf(c.mine);
+  const scores = s.current?.scores[c.id] ?? [];
+  const card = el(
+    'div',
+    {
+      class: `candidate${c.id === s.focused ? ' focused' : ''}`,
+      tabindex: c.id === s.focused ? '0' : '-1',
+      role: 'group',
+      'aria-label': `Candidate ${c.position} of ${count}, ${text}`,
+      'data-candidate-id': c.id,
+      'data-status': status,
+    },
+    // Done reads as a ✓ in the foreground colour (the pass colour alone is below 4.5:1 on a light card).
+    el('div', { class: 'candidate-head' }, el('span', { class: 'position' }, `#${c.position}`), el('span', { class: `status rubric-${status}` }, status === 'complete' ? `✓ ${text}` : text)),
+    el('div', { class: 'candidate-text' }, c.text || '(empty)'),
+    ...(c.origin ? [el('div', { class: 'candidate-origin' }, originText(c.origin) + (c.duplicateOrigins?.length ? ` (+${c.duplicateOrigins.length} identical)` : ''))] : []),
+    rubricQuestions(s.rubric!, c, rubricCardHost),
+    ...(s.comparison ? [comparisonTable(c)] : []),
+    ...(scores.length ? [scoreGroups(scores)] : []),
+    ...markBadges(s.current?.marks?.[c.id]),
+  );
+  card.addEventListener('click', (e) => {
+    if ((e.target as HTMLElement).closest('vscode-button, button, input')) return;
+    setFocus(c.id);
+  });
+  card.addEventListener('focusin', () => {
+    if (s.focused !== c.id) setFocus(c.id, false);
+  });
+  return card;
+}
+
 function renderCandidate(c: CandidateView, count: number): HTMLElement {
+  if (ownRubric()) return renderRubricCandidate(c, count);
   const mine = c.mine;
   const status = labelStatus(mine);
   const state = mine?.coherent === true ? 'yes' : mine?.coherent === false ? 'no' : 'none';
@@ -508,7 +637,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
  * candidate as shown (label times aside: they are not shown), its score lines and marks, the view's modes.
  */
 function cardKey(c: CandidateView, count: number): string {
-  return JSON.stringify([s.current?.index, s.current?.view.id, c, count, s.current?.scores[c.id] ?? null, s.current?.marks?.[c.id] ?? null, s.comparison, s.blind], (k, v) => (k === 'updatedAt' ? undefined : v));
+  return JSON.stringify([s.current?.index, s.current?.view.id, c, count, s.current?.scores[c.id] ?? null, s.current?.marks?.[c.id] ?? null, s.comparison, s.blind, s.preset ? null : s.rubric], (k, v) => (k === 'updatedAt' ? undefined : v));
 }
 
 /** Re-renders the candidates only, keeping scroll position and focus. */
@@ -517,8 +646,9 @@ function renderCandidates(): void {
   const view = displayed();
   if (!box || !view) return;
   const hadFocus = document.hasFocus() && !!(document.activeElement as HTMLElement | null)?.closest('#candidates');
-  const typing = document.activeElement instanceof HTMLInputElement && document.activeElement.classList.contains('other-text') ? document.activeElement : null;
+  const typing = document.activeElement instanceof HTMLInputElement && (document.activeElement.classList.contains('other-text') || document.activeElement.classList.contains('dim-input')) ? document.activeElement : null;
   const typingIn = typing?.closest<HTMLElement>('.candidate')?.dataset.candidateId;
+  const boxSelector = typing?.dataset.dimension ? `.dim-input[data-dimension="${CSS.escape(typing.dataset.dimension)}"]` : '.other-text';
   const draft = typing ? { value: typing.value, start: typing.selectionStart, end: typing.selectionEnd } : null;
   // Only the cards whose content changed are built again: a label key changes one card, and rebuilding all of a
   // study item's 26 (each with its score lines and buttons) made every key cost the renderer ~100 ms.
@@ -536,7 +666,7 @@ function renderCandidates(): void {
   if (children.length === cards.length) cards.forEach((card, i) => children[i] !== card && box.replaceChild(card, children[i]));
   else box.replaceChildren(...cards);
   if (typingIn && draft) {
-    const input = box.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(typingIn)}"] .other-text`);
+    const input = box.querySelector<HTMLInputElement>(`.candidate[data-candidate-id="${CSS.escape(typingIn)}"] ${boxSelector}`);
     if (input) {
       input.value = draft.value;
       input.focus();
@@ -553,6 +683,11 @@ function renderCandidates(): void {
     }
   }
   setFocus(s.focused, hadFocus || document.hasFocus());
+  if (s.editAfterRender) {
+    const { candidateId, dimension, initial } = s.editAfterRender;
+    s.editAfterRender = null;
+    openBox(candidateId, dimension, initial);
+  }
 }
 
 function renderItem(): void {
@@ -574,7 +709,7 @@ function renderItem(): void {
     s.focused = s.revealCandidate;
     s.focusOnArrival = 'firstIncomplete';
   } else if (!sameItem || !s.focused || !ids.includes(s.focused)) {
-    const firstIncomplete = view.candidates.find((c) => labelStatus(c.mine) !== 'complete')?.id;
+    const firstIncomplete = view.candidates.find((c) => statusOf(c.mine).status !== 'complete')?.id;
     s.focused = s.focusOnArrival === 'last' ? ids[ids.length - 1] : s.focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
     s.focusOnArrival = 'firstIncomplete';
   }
@@ -586,7 +721,7 @@ function renderItem(): void {
     el(
       'div',
       { id: 'transcript', tabindex: '0', role: 'region', 'aria-label': `Context, ${view.context.length} turns` },
-      ...view.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, t.text))),
+      ...view.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, ownRubric() ? speakerName(s.rubric!, t.speaker) : t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, t.text))),
     ),
     ...(view.reference ? [el('h3', {}, `Reference${view.reference.behaviour ? ` (${view.reference.behaviour})` : ''}`), el('div', { id: 'reference', class: 'turn therapist' }, view.reference.text)] : []),
     el('h3', {}, `Candidates (${view.candidates.length})${view.blind ? ' · blind: shuffled for you, origins hidden' : ''}`),
@@ -607,13 +742,14 @@ function renderLegend(): void {
   const c = focusedCandidate();
   const k = (command: string) => kbd(keysOf(command));
   const part = (...xs: (Node | string)[]) => el('span', { class: 'legend-part' }, ...xs);
-  const parts: HTMLElement[] = [
-    part(k('reflectEval.label.coherent'), ' coherent'),
-    part(k('reflectEval.label.incoherent'), ' incoherent'),
-  ];
-  if (c?.mine?.coherent === true) parts.push(part(kbd('1–5'), ' empathy: 1 disagree … 5 agree'));
-  else if (c?.mine?.coherent === false) parts.push(part(kbd('1–6'), ' errors'), part(kbd('Shift+1–6'), ' most evident'));
-  else parts.push(part(kbd('1–6'), ' errors or empathy, once answered'));
+  const parts: HTMLElement[] = [];
+  if (ownRubric()) parts.push(...rubricLegend(s.rubric!, s.question).map((xs) => part(...xs)));
+  else {
+    parts.push(part(k('reflectEval.label.coherent'), ' coherent'), part(k('reflectEval.label.incoherent'), ' incoherent'));
+    if (c?.mine?.coherent === true) parts.push(part(kbd('1–5'), ' empathy: 1 disagree … 5 agree'));
+    else if (c?.mine?.coherent === false) parts.push(part(kbd('1–6'), ' errors'), part(kbd('Shift+1–6'), ' most evident'));
+    else parts.push(part(kbd('1–6'), ' errors or empathy, once answered'));
+  }
   parts.push(
     part(k('reflectEval.label.clear'), ' clear'),
     part(k('reflectEval.label.nextCandidate'), ' ', k('reflectEval.label.previousCandidate'), ' candidate'),
@@ -631,10 +767,20 @@ function renderLegend(): void {
 function renderHeader(): void {
   // The name alone (the toolbar is narrow beside a panel); what it is on hover and for screen readers.
   const who = $('#annotator');
-  who.textContent = s.annotator ? `as ${s.annotator}` : 'No annotator set';
-  who.title = s.annotator ? `Annotator: ${s.annotator}` : 'No annotator set: choose one with Annotator…';
+  who.textContent = s.annotator ? `as ${s.annotator}${s.packet ? ' (packet)' : ''}` : 'No annotator set';
+  who.title = s.packet
+    ? `A team packet of ${s.packet.study} for ${s.packet.annotator} (${s.packet.assigned} candidates; ${s.packet.manifest}): labelled as ${s.packet.annotator}, blind`
+    : s.annotator
+      ? `Annotator: ${s.annotator}`
+      : 'No annotator set: choose one with Annotator…';
   who.setAttribute('aria-label', who.title);
   $('#mode').textContent = [s.blind ? 'Blind' : '', s.comparison ? 'Comparing annotators' : ''].filter(Boolean).join(' · ');
+  $('#mode').title = ownRubric() ? `Rubric: ${s.rubric!.name}` : '';
+  // A packet's annotator and blind mode are the packet's: the buttons that would change them are off.
+  for (const id of ['#cmd-annotator', '#cmd-blind']) {
+    if (s.packet) $(id).setAttribute('disabled', '');
+    else $(id).removeAttribute('disabled');
+  }
   const toggle = (id: string, on: boolean) => {
     const b = $(id);
     if (on) b.removeAttribute('secondary');
@@ -672,6 +818,20 @@ function renderProblems(): void {
     el('strong', {}, `${head}:`),
     el('ul', {}, ...entriesShown),
     ...(s.problems.length > BANNER_LINES ? [el('div', { class: 'muted' }, `…and ${s.problems.length - BANNER_LINES} more line(s): all of them are in the Problems panel.`)] : []),
+  );
+}
+
+/** Why the rubric file (or a packet's manifest) cannot be used: labelling waits until it is fixed. */
+function renderRubricProblems(problems: { file: string; line: number; field: string; message: string }[]): void {
+  let box = document.getElementById('rubric-problems');
+  if (!box) {
+    box = el('div', { id: 'rubric-problems', role: 'alert' });
+    $('#layout').before(box);
+  }
+  box.hidden = problems.length === 0;
+  box.replaceChildren(
+    el('strong', {}, 'The rubric cannot be used, so nothing can be labelled until it is fixed:'),
+    el('ul', {}, ...problems.slice(0, BANNER_LINES).map((p) => el('li', {}, `${p.file}:${p.line}: ${p.field}: ${p.message}`))),
   );
 }
 
@@ -724,6 +884,16 @@ channel
     s.annotator = msg.annotator;
     s.blind = msg.blind;
     s.comparison = msg.comparison;
+    const rubricChanged = JSON.stringify(s.rubric) !== JSON.stringify(msg.rubric) || s.preset !== msg.preset;
+    s.rubric = msg.rubric;
+    s.preset = msg.preset;
+    s.packet = msg.packet;
+    if (rubricChanged) {
+      // Every card is drawn again under the new rubric, and the active question chosen again.
+      s.questionOf = null;
+      page.itemKey = '';
+    }
+    renderRubricProblems(msg.rubricProblems);
     $('#file').textContent = msg.file;
     renderHeader();
     const clamped = Math.min(s.selected, Math.max(0, s.entries.length - 1));
@@ -761,7 +931,7 @@ channel
   .on('action', (msg) => onAction(msg.action))
   .on('reveal', (msg) => reveal(msg.index, msg.candidateId))
   .on('conflicts', (msg) => renderConflicts(msg.conflicts))
-  .on('navigator', (msg) => updateNavigator(msg.state, s.entries.length, s.annotator))
+  .on('navigator', (msg) => updateNavigator(msg.state, s.entries.length, s.annotator, !ownRubric()))
   .on('notice', (msg) => hint(msg.text))
   .on('keys', (msg) => {
     document.body.classList.toggle('keys-live', msg.live);
@@ -821,7 +991,7 @@ list.addEventListener('keydown', (e) => {
   select(shown[Math.min(shown.length - 1, Math.max(0, to[e.key]))].index);
 });
 initLayout(vscodeApi(), () => renderList());
-createNavigator({ host: { navigate: (filter, order) => channel.notify('navigate', { filter, order }), command: (command) => channel.notify('command', { command }) }, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
+createNavigator({ host: { navigate: (filter, order, dimension) => channel.notify('navigate', { filter, order, ...(dimension ? { dimension } : {}) }), command: (command) => channel.notify('command', { command }) }, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
 renderLegend();
 showPending();
 milestone('ready');

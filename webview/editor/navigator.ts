@@ -11,7 +11,7 @@ import type { CandidateMarks, EditorCommand, ItemEntry, ListOrder, NavigatorStat
 
 /** What the bar tells the host: the list's filter and order, and a command (Plan Labels…). */
 interface NavigatorHost {
-  navigate(filter: ItemFilter, order: ListOrder): void;
+  navigate(filter: ItemFilter, order: ListOrder, dimension?: string): void;
   command(command: EditorCommand): void;
 }
 
@@ -23,11 +23,13 @@ let onListChange: () => void = () => undefined;
 let requestNextUnlabelled: () => void = () => undefined;
 let filter: ItemFilter = {};
 let order: ListOrder = 'file';
+/** The current dimension (a study's own rubric; absent: the rubric's primary). */
+let dimension: string | undefined;
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 function send(): void {
-  host.navigate(filter, order);
+  host.navigate(filter, order, dimension);
 }
 
 /** Keys typed in the search field stay there (VS Code still gets Ctrl/Alt/Meta combinations and F-keys). */
@@ -94,6 +96,12 @@ export function createNavigator(options: { host: NavigatorHost; onListChange: ()
   });
   const next = el('button', { id: 'nav-next-unlabelled', type: 'button', class: 'nav-button', title: `Go to the next candidate you have not labelled, in list order, wrapping around (${keysOf('reflectEval.label.nextUnlabelled')})` }, `Next unlabelled (${keysOf('reflectEval.label.nextUnlabelled')})`);
   next.addEventListener('click', () => requestNextUnlabelled());
+  // The dimension "labelled" is about (issue 39 item 3): offered for a study's own rubric only.
+  const dimensionSelect = el('select', { id: 'nav-dimension', 'aria-label': 'The dimension “labelled”, the labelled filter, next unlabelled and progress count', hidden: '' });
+  dimensionSelect.addEventListener('change', () => {
+    dimension = dimensionSelect.value || undefined;
+    send();
+  });
   const planButton = el('button', { id: 'nav-plan-labels', type: 'button', class: 'nav-button', hidden: '' }, 'Plan Labels…');
   planButton.addEventListener('click', () => host.command('planLabels'));
   const bar = el(
@@ -111,14 +119,14 @@ export function createNavigator(options: { host: NavigatorHost; onListChange: ()
       el('span', { class: 'spacer' }),
       orderSelect,
     ),
-    el('div', { class: 'nav-row' }, next, el('span', { id: 'nav-count', class: 'muted', role: 'status' }), el('span', { id: 'nav-progress' }), el('span', { id: 'nav-plan', class: 'muted' }), planButton),
+    el('div', { class: 'nav-row' }, next, el('span', { id: 'nav-count', class: 'muted', role: 'status' }), dimensionSelect, el('span', { id: 'nav-progress' }), el('span', { id: 'nav-plan', class: 'muted' }), planButton),
   );
   const layout = byId('layout');
   layout.before(bar);
 }
 
 /** Applies the host's state: controls, counts, progress, plan line; re-renders the list when the listed items changed. */
-export function updateNavigator(next: NavigatorState, total: number, annotator: string | null): void {
+export function updateNavigator(next: NavigatorState, total: number, annotator: string | null, preset = true): void {
   const before = JSON.stringify(state?.shown ?? null);
   state = next;
   filter = { ...next.filter };
@@ -144,8 +152,23 @@ export function updateNavigator(next: NavigatorState, total: number, annotator: 
   const progress = byId('nav-progress');
   const me = p.mine === null ? null : annotator;
   const others = p.annotators.filter((a) => a.annotator !== me);
-  progress.textContent = `Labelled: ${p.mine === null ? 'no annotator set' : `you ${p.mine}/${p.candidates}`}${others.length ? ` · ${others.map((a) => `${a.annotator} ${a.labelled}/${p.candidates}`).join(' · ')}` : ''}`;
-  progress.title = ['Labelled (coherence answered) / candidates in the file, per annotator:', ...p.annotators.map((a) => `${a.annotator}${a.annotator === me ? ' (you)' : ''}: ${a.labelled}/${p.candidates}`)].join('\n');
+  const dimensionSelect = byId<HTMLSelectElement>('nav-dimension');
+  dimensionSelect.hidden = preset || next.dimensions.length < 2;
+  if (!preset) {
+    dimension = next.dimension;
+    dimensionSelect.replaceChildren(...next.dimensions.map((d) => el('option', { value: d.name }, d.title)));
+    dimensionSelect.value = next.dimension;
+  }
+  const current = next.dimensions.find((d) => d.name === next.dimension)?.title ?? next.dimension;
+  // With the dimension picker shown, it names the dimension the counts are of.
+  progress.textContent = `${preset ? 'Labelled: ' : dimensionSelect.hidden ? `${current}: ` : ''}${p.mine === null ? 'no annotator set' : `you ${p.mine}/${p.candidates}`}${others.length ? ` · ${others.map((a) => `${a.annotator} ${a.labelled}/${p.candidates}`).join(' · ')}` : ''}`;
+  // Outside the MI preset, the viewing annotator's progress on every dimension (labelled / asked).
+  if (!preset && p.dimensions?.length) progress.append(el('span', { id: 'nav-dimensions', class: 'muted' }, ` · per dimension: ${p.dimensions.map((d) => `${d.title} ${d.labelled}/${d.asked}`).join(' · ')}`));
+  progress.title = [
+    preset ? 'Labelled (coherence answered) / candidates in the file, per annotator:' : `Labelled in ${current} / candidates in the file, per annotator:`,
+    ...p.annotators.map((a) => `${a.annotator}${a.annotator === me ? ' (you)' : ''}: ${a.labelled}/${p.candidates}`),
+    ...(!preset && p.dimensions?.length ? ['', 'You, per dimension (labelled / asked):', ...p.dimensions.map((d) => `${d.title}: ${d.labelled}/${d.asked}`)] : []),
+  ].join('\n');
   const plan = byId('nav-plan');
   const planButton = byId('nav-plan-labels');
   if (!next.plan) {

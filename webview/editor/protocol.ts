@@ -9,6 +9,8 @@ import type { CandidateView, ItemView } from '../../src/core/labels/annotatorVie
 import type { ScoreGroup } from '../../src/core/navigation/scoreSummary';
 import type { EditorAction } from '../../src/core/labels/labelKeys';
 import type { ItemFilter, LabelProgress } from '../../src/core/navigation/itemNavigation';
+import type { Rubric } from '../../src/core/rubric/rubric';
+import type { RubricProblem } from '../../src/core/rubric/rubricFile';
 
 /** How the item list is sorted: file order, or the labelling plan's (next to label first; issue 16 item 3). */
 export type ListOrder = 'file' | 'plan';
@@ -28,8 +30,12 @@ export interface NavigatorState {
   blind: boolean;
   /** Filters the host dropped because blind mode hides what they need. */
   dropped: string[];
-  /** Labelled (coherence answered) / total, for the viewing annotator and every annotator. */
+  /** Labelled in the current dimension / total, for the viewing annotator and every annotator; the viewing annotator's progress per dimension. */
   progress: LabelProgress;
+  /** The current dimension: what "labelled", the labelled filter, "next unlabelled" and the progress count (the rubric's primary by default). */
+  dimension: string;
+  /** The rubric's dimensions to choose the current one from. */
+  dimensions: { name: string; title: string }[];
   /** The plan's state line (with `order: 'plan'`), or why there is none. */
   plan: { text: string; title: string } | { error: string } | null;
 }
@@ -53,9 +59,9 @@ export interface ItemEntry {
   /** Id, dataset and topic, for the row's tooltip. */
   description?: string;
   candidates: number;
-  /** Candidates the current annotator has labelled (coherent yes/no). */
+  /** Candidates the current annotator has labelled in the rubric's primary dimension (MI: coherent yes/no). */
   labelled: number;
-  /** Candidates whose label by the current annotator is complete (empathy given, or errors and MEE). */
+  /** Candidates whose label by the current annotator is complete: every question asked answered (MI: empathy given, or errors and MEE). */
   complete: number;
 }
 
@@ -114,6 +120,21 @@ export interface FocusState {
    * is on its way: a key now labels `candidateId` of `itemId`.
    */
   settled: boolean;
+  /** The focused card's active question (a rubric dimension): what clear clears (keys the rubric does not declare go to the webview). */
+  question?: string | null;
+}
+
+/** A team packet open in the editor (issue 44 item 2; read from its manifest beside it, src/extension/editor/study.ts). */
+export interface PacketInfo {
+  /** The annotator the packet was written for: the editor labels as them, and no one else. */
+  annotator: string;
+  /** Candidates assigned to them in this packet. */
+  assigned: number;
+  /** The study the packet was cut from (its file name). */
+  study: string;
+  /** The manifest's file name. */
+  manifest: string;
+  blind: boolean;
 }
 
 /** The file's item list and what the editor shows it as (sent when the webview is ready, and after a structural change). */
@@ -124,6 +145,14 @@ export interface IndexView {
   annotator: string | null;
   blind: boolean;
   comparison: boolean;
+  /** The rubric labels follow (the study's, or the MI preset); null when its file has problems: no labelling then. */
+  rubric: Rubric | null;
+  /** The rubric is the MI preset (no rubric file): the editor shows the coherence, error and empathy questions as before rubrics. */
+  preset: boolean;
+  /** Why the rubric file (or a packet's manifest) cannot be used: file, line, field and message of each problem. */
+  rubricProblems: RubricProblem[];
+  /** Set when the file is a team packet: the annotator is the packet's, blind mode is on. */
+  packet: PacketInfo | null;
 }
 
 /**
@@ -208,16 +237,17 @@ export interface EditorProtocol extends Protocol {
     revealLine: { line: number };
     /** The user's pick for a {@link ConflictEntry}: keep the unsaved label, or the file's. */
     resolveConflict: { id: number; choice: 'mine' | 'disk' };
-    /** The item list's filter and order changed. */
-    navigate: { filter: ItemFilter; order: ListOrder };
+    /** The item list's filter and order, or the current dimension, changed. */
+    navigate: { filter: ItemFilter; order: ListOrder; dimension?: string };
     command: { command: EditorCommand };
   };
   requests: {
     /** One change to the current annotator's label; applied in the order sent, each one undo step. */
     label: RequestShape<{ itemId: string; candidateId: string; op: LabelOp }, undefined>;
     /**
-     * Go to the next candidate the annotator has not labelled after this one (item index, shown candidate id), in
-     * list order, after the label requests sent before it. The answer moves focus.
+     * Go to the next candidate after this one (item index, shown candidate id), in list order, that passes the
+     * filters and search and that the annotator has not labelled in the current dimension, after the label requests
+     * sent before it (issue 41 item 3's rule for `U`). The answer moves focus.
      */
     nextUnlabelled: RequestShape<{ index: number; candidateId: string | null }, NextUnlabelled>;
   };

@@ -8,8 +8,9 @@ import { applyLabelOpToAnnotation, type LabelOp } from '../../src/core/labels/an
 import type { ItemView } from '../../src/core/labels/annotatorView';
 import type { ScoreGroup } from '../../src/core/navigation/scoreSummary';
 import type { EditorAction } from '../../src/core/labels/labelKeys';
+import type { Rubric } from '../../src/core/rubric/rubric';
 import type { Done } from '../shared/messages';
-import type { CandidateMarks, FocusState, ItemEntry, ItemMessage, ProblemEntry } from './protocol';
+import type { CandidateMarks, FocusState, ItemEntry, ItemMessage, PacketInfo, ProblemEntry } from './protocol';
 
 /** A label operation shown before the host has applied it: the webview's own `label` request, or one the host announced (`labelled`). */
 export interface PendingOp {
@@ -44,6 +45,17 @@ export interface EditorStore {
   annotator: string | null;
   blind: boolean;
   comparison: boolean;
+  /** The rubric labels follow (null: its file has problems, no labelling); `preset`: the MI preset, shown as before rubrics. */
+  rubric: Rubric | null;
+  preset: boolean;
+  /** Set when the file is a team packet. */
+  packet: PacketInfo | null;
+  /** The focused card's active question (a rubric dimension; keys a rubric does not declare act on it). */
+  question: string | null;
+  /** The candidate the active question was chosen for (a new card starts on its first open question). */
+  questionOf: string | null;
+  /** Open this text or number box of the focused card after the next render (Enter, or a digit that starts a number). */
+  editAfterRender: { candidateId: string; dimension: string; initial?: string } | null;
   selected: number;
   /** An index has arrived. */
   indexed: boolean;
@@ -80,6 +92,12 @@ export function createStore(saved: SavedState = {}): EditorStore {
     annotator: null,
     blind: false,
     comparison: false,
+    rubric: null,
+    preset: true,
+    packet: null,
+    question: null,
+    questionOf: null,
+    editAfterRender: null,
     selected: saved.selected ?? 0,
     indexed: false,
     current: null,
@@ -112,7 +130,15 @@ export function displayed(s: EditorStore, now = new Date()): ItemView | null {
     ...current.view,
     candidates: current.view.candidates.map((c) => {
       let mine = c.mine;
-      for (const p of ops) if (p.candidateId === c.id) mine = applyLabelOpToAnnotation(mine, annotator, p.op, now);
+      for (const p of ops) {
+        if (p.candidateId !== c.id) continue;
+        // An operation the rubric refuses (it changed meanwhile) is the host's to report: shown as not applied.
+        try {
+          mine = s.rubric && !s.preset ? applyLabelOpToAnnotation(mine, annotator, p.op, now, s.rubric) : applyLabelOpToAnnotation(mine, annotator, p.op, now);
+        } catch {
+          /* the host reports it */
+        }
+      }
       return mine === c.mine ? c : { ...c, mine };
     }),
   };
@@ -161,6 +187,8 @@ export function focusStateOf(s: EditorStore, awaitingNext: number): FocusState {
     itemId: s.current?.view.id ?? null,
     candidateId: s.focused,
     settled: canAct(s, awaitingNext) && s.deferred.length === 0 && s.focused !== null && !!displayed(s)?.candidates.some((c) => c.id === s.focused),
+    // The active question matters to the host only outside the MI preset (whose keys are all declared).
+    ...(!s.preset && s.question !== null ? { question: s.question } : {}),
   };
 }
 

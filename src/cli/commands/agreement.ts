@@ -10,7 +10,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MI_PRESET, MI_RUBRIC } from '../../core/rubric/presets';
 import { loadRubric } from '../../core/rubric/rubricFile';
 import { EXPORT_FORMATS, type ExportFormat } from '../../core/correlation/correlationExport';
-import { correlationData } from '../../core/correlation/correlationTable';
+import { correlationData, tableSpec } from '../../core/correlation/correlationTable';
+import { HUMAN_SCORE_RULES } from '../../core/rubric/labelValues';
 import { displayNames } from '../../core/evaluators/evaluatorNames';
 import { firstStudyAnalysis, type FirstStudyAnalysis } from '../../core/agreement/firstStudy';
 import { firstStudyCsv } from '../../core/agreement/firstStudyCsv';
@@ -33,7 +34,7 @@ import type { DialogueItem } from '../../core/dialogue/types';
 import { assertWritable, writeTextAtomic } from '../../core/format/files';
 import type { HumanGroup } from '../../core/labels/groups';
 import { INTERVAL_METHODS, type IntervalMethod } from '../../core/stats/bootstrap';
-import { log, openDialogues, positiveInt } from '../common';
+import { dimensionFromFlags, log, openDialogues, positiveInt } from '../common';
 import { readAnnotationTable, tableReadingOptions, tableReadingSettings } from './annotations';
 import { resolveEvaluator } from './correlate';
 
@@ -77,6 +78,8 @@ export function registerAgreement(program: Command): void {
     .option('--length-bias', 'each --evaluator against response length, and its partial correlation with the human score controlling for length')
     .option('--vs-majority <threshold>', 'each --evaluator (score ≥ threshold → coherent) against the majority label of --group: confusion, kappa, precision and recall of incoherent', finite)
     .option('--errors-vs <evaluator>', "an error-category judge (request error-categories) against the majority error labels of --group: per category Cohen's kappa, precision, recall, F1, and the most evident error (id, unique id prefix or display name)")
+    .option('--dimension <name>', "--ceiling and --length-bias: the rubric dimension of the human score, its name exactly (default: the rubric's primary, coherent in the MI preset)")
+    .addOption(new Option('--human-score <rule>', '--length-bias: mean | median | count | majority (default: count for binary, mean for ordinal and numeric)').choices([...HUMAN_SCORE_RULES]))
     .option('--evaluator <evaluators...>', 'evaluators for --ceiling, --length-bias, --vs-majority (ids, unique id prefixes or display names; default: all)')
     .addOption(new Option('--group <group>', 'annotator group of --ceiling, --vs-majority and --length-bias').choices([...GROUPS]).default('experts'))
     .option('--bootstrap [B]', 'percentile bootstrap intervals over dialogue items with B resamples (default 1000 when given without a number)', positiveInt)
@@ -97,6 +100,8 @@ export function registerAgreement(program: Command): void {
       const by = opts.by as string | undefined;
       const parts = by ? itemsBy(items, by) : [{ key: 'all', items: [...items], candidates: 0 }];
       const group = opts.group as HumanGroup;
+      // --dimension / --human-score: the human score of --ceiling and --length-bias
+      const spec = tableSpec(dimensionFromFlags(file, opts));
 
       if (opts.errorsVs !== undefined) {
         const id = resolveEvaluator(items, opts.errorsVs as string, { groupRules });
@@ -122,12 +127,12 @@ export function registerAgreement(program: Command): void {
         for (const p of parts) {
           const suffix = (t: PlainTable): PlainTable => (by ? { ...t, title: `${t.title}; ${by} = ${p.key}` } : t);
           if (opts.ceiling) {
-            const t = leaveOneOutCeiling(p.items, { group, groupRules, evaluators: ids, bootstrap });
+            const t = leaveOneOutCeiling(p.items, { group, groupRules, evaluators: ids, bootstrap, spec });
             json.push({ part: p.key, ceiling: t });
             tables.push(suffix(ceilingPlainTable(t, { perAnnotator: format !== 'text' })));
           }
           if (opts.lengthBias) {
-            const t = lengthBias(p.items, { evaluators: ids, human: group, groupRules, bootstrap });
+            const t = lengthBias(p.items, { evaluators: ids, human: group, groupRules, bootstrap, spec });
             json.push({ part: p.key, lengthBias: t });
             tables.push(suffix(lengthBiasPlainTable(t, { compact: format === 'text' })));
           }

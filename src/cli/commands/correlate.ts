@@ -13,7 +13,7 @@ import { displayNames } from '../../core/evaluators/evaluatorNames';
 import type { DialogueItem } from '../../core/dialogue/types';
 import { INTERVAL_METHODS, type IntervalMethod } from '../../core/stats/bootstrap';
 import { P_ADJUST_METHODS, type PAdjustMethod } from '../../core/stats/multipleTesting';
-import { log, openDialogues, positiveInt } from '../common';
+import { dimensionFromFlags, log, openDialogues, positiveInt, withDimensionOptions } from '../common';
 
 function oneOf<T extends string>(values: readonly T[]): (v: string) => T {
   return (v) => {
@@ -55,11 +55,13 @@ export function resolveEvaluator(items: readonly DialogueItem[], typed: string, 
 }
 
 export function registerCorrelate(program: Command): void {
-  program
-    .command('correlate <file>')
-    .description('Correlation of every evaluator with the human coherence score (ICMI 2023 Tables 2–5), by response group; or --compare two evaluators')
+  withDimensionOptions(
+    program
+      .command('correlate <file>')
+      .description('Correlation of every evaluator with the human score on a rubric dimension (default the coherence score, ICMI 2023 Tables 2–5), by response group; or --compare two evaluators'),
+  )
     .option('--method <method>', `correlation: ${CORRELATION_METHODS.join(' | ')}`, oneOf(CORRELATION_METHODS), 'spearman')
-    .option('--human <group>', 'whose coherence labels: experts | laypeople | all | auto (experts when any expert label exists, else all)', oneOf(['experts', 'laypeople', 'all', 'auto'] as const), 'auto')
+    .option('--human <group>', 'whose labels: experts | laypeople | all | auto (experts when any expert label exists, else all)', oneOf(['experts', 'laypeople', 'all', 'auto'] as const), 'auto')
     .option('--group-by <key>', 'columns: origin (source label, else model, else kind) | model | strategy | source | kind | none | a candidate field path such as origin.decoding.topP', 'origin')
     .option('--by <key>', 'the same as --group-by')
     .option('--no-all', 'leave out the column of all responses')
@@ -86,6 +88,7 @@ export function registerCorrelate(program: Command): void {
     .option('--plot <file.svg>', 'also write a forest plot (each evaluator\'s correlation and interval per group, laypeople–experts dashed) as SVG')
     .action((file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
+      const dimension = dimensionFromFlags(file, opts);
       const seed = /^-?\d+$/.test(opts.seed as string) ? Number(opts.seed) : (opts.seed as string);
       const bootstrap = opts.bootstrap === undefined ? undefined : { resamples: opts.bootstrap === true ? 1000 : (opts.bootstrap as number), seed, level: opts.level as number, ...(opts.interval ? { interval: opts.interval as IntervalMethod } : {}) };
       const options: CorrelationTableOptions = {
@@ -101,6 +104,7 @@ export function registerCorrelate(program: Command): void {
         ...(opts.baselines ? { baselines: { seed } } : {}),
         bestMark: opts.bestMark as 'separated' | 'largest',
         pValue: opts.pValue as 'cluster-jackknife' | 'independent',
+        ...dimension,
       };
       if (opts.plot && opts.compare) throw new Error('--plot draws the correlation table; it cannot be combined with --compare');
       let output: string;

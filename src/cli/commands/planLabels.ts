@@ -17,7 +17,8 @@ import { LabelPlanMismatchError } from '../../core/jobs/planLabels';
 import { runPlan, validatePlan, type FileJobPlan } from '../../core/jobs/plans';
 import type { LabelPlan, PlanTarget } from '../../core/planning/planner';
 import { simulatePlans, type SimulationResult } from '../../core/planning/simulate';
-import { log, openDialogues, positiveInt } from '../common';
+import { dimensionFromFlags, log, openDialogues, positiveInt, withDimensionOptions } from '../common';
+import { tableSpec } from '../../core/correlation/correlationTable';
 import { cliHost, printReport } from '../host';
 import { resolveEvaluator } from './correlate';
 
@@ -37,12 +38,16 @@ function unitInterval(v: string): number {
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits));
 
 /** Plain-text state of a plan. */
-export function planText(plan: LabelPlan, names: Map<string, string>, next: number): string {
+/**
+ * The plan as text. `positions` names each candidate as the dialogue editor shows it (`#7`, its 1-based place in its
+ * item, the editor's order when not blind) beside its id in the file, so the CLI and the editor name it the same way.
+ */
+export function planText(plan: LabelPlan, names: Map<string, string>, next: number, positions: ReadonlyMap<string, number> = new Map()): string {
   const r = plan.record;
   const name = (id: string) => names.get(id) ?? id;
   const what = r.against ? `rho(${name(r.evaluator)}) − rho(${name(r.against)})` : `Spearman's rho of ${name(r.evaluator)}`;
   const lines: string[] = [];
-  lines.push(`Labelling plan: ${what} with the ${r.human}' coherence score (${r.labelsPerCandidate} labels make a candidate labelled; ${r.design} design, seed ${r.seed})`);
+  lines.push(`Labelling plan: ${what} with the ${r.human}' ${r.dimension ? `${r.humanScore} rating of ${r.dimension}` : 'coherence score'} (${r.labelsPerCandidate} labels make a candidate labelled; ${r.design} design, seed ${r.seed})`);
   const c = plan.counts;
   lines.push(`pool${r.column ? ` (${r.column.groupBy} = ${r.column.value})` : ''}: ${c.pool} candidates in ${c.items} items; labelled at the start ${c.start}, planned labels counted ${c.planned}, drawn and not yet counted ${c.drawn}, labelled outside the plan ${c.outsidePlan}, partly labelled ${c.partial}${c.missingScore ? `; ${c.missingScore} candidate(s) without a usable score left out` : ''}`);
   const e = plan.estimate;
@@ -63,12 +68,24 @@ export function planText(plan: LabelPlan, names: Map<string, string>, next: numb
   if (!plan.stop && todo.length > 0) {
     lines.push(`next candidates (label in this order; "drawn" ones are fixed, the rest may change as labels come in):`);
     const w = Math.max(...todo.map((o) => o.itemId.length));
-    todo.forEach((o, i) => lines.push(`${String(i + 1).padStart(4)}. item ${o.itemId.padEnd(w)}  candidate ${o.candidateId}  ${o.status}${o.groupLabels ? ` (${o.groupLabels}/${r.labelsPerCandidate} labels)` : ''}`));
+    todo.forEach((o, i) => lines.push(`${String(i + 1).padStart(4)}. item ${o.itemId.padEnd(w)}  candidate ${positionOf(positions, o.itemId, o.candidateId)}${o.candidateId}  ${o.status}${o.groupLabels ? ` (${o.groupLabels}/${r.labelsPerCandidate} labels)` : ''}`));
   }
   return lines.join('\n') + '\n';
 }
 
 /** Plain-text summary of a simulation. */
+function positionOf(positions: ReadonlyMap<string, number>, itemId: string, candidateId: string): string {
+  const p = positions.get(`${itemId}\u0000${candidateId}`);
+  return p === undefined ? '' : `#${p} `;
+}
+
+/** Each candidate's 1-based place in its item, keyed by item id and candidate id (see {@link planText}). */
+export function candidatePositions(items: readonly { id: string; candidates: readonly { id: string }[] }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const it of items) it.candidates.forEach((c, i) => out.set(`${it.id}\u0000${c.id}`, i + 1));
+  return out;
+}
+
 export function simulationText(result: SimulationResult): string {
   const lines = [`${result.runs} simulated runs per design on ${result.pool} fully labelled candidates (pool value ${fmt(result.poolValue)}; ${result.human})`];
   lines.push('half-width  planner  random  random(plain)  coverage planner/random/plain');
@@ -92,8 +109,7 @@ export function boundText(result: DesignBoundResult, level: number): string {
 }
 
 export function registerPlanLabels(program: Command): void {
-  program
-    .command('plan-labels <file>')
+  withDimensionOptions(program.command('plan-labels <file>'))
     .description('which candidates to label next so the interval on an evaluator\'s Spearman correlation with the human score (or on A − B) narrows fastest; estimate, anytime-valid interval, labels to go; --simulate replays plans on a fully labelled file, and --bound says how much any design could save there (docs/labelling-plan.md)')
     .requiredOption('--evaluator <id|name>', 'the evaluator (id, unique id prefix or display name)')
     .option('--against <id|name>', 'a second evaluator: plan for rho(evaluator) − rho(against)')
@@ -105,7 +121,7 @@ export function registerPlanLabels(program: Command): void {
     .option('--target <h|decide...>', 'interval half-width (e.g. 0.1), or "decide" (with --against); --simulate and --bound take several half-widths', targetValue)
     .option('--group-by <key>', 'with --column: the grouping of the correlation table (origin, model, strategy, source, kind, or a candidate field path)', 'origin')
     .option('--column <value>', 'restrict the pool to one column of the correlation table, e.g. GPT-2')
-    .option('--labels-per-candidate <n>', 'group labels that make a candidate labelled (default: the most common count in the file, else 3)', positiveInt)
+    .option('--labels-per-candidate <n>', 'group labels that make a candidate labelled (default: the study\'s own count, the most common in the file; 1 when the group has no labels yet, one annotator labelling alone)', positiveInt)
     .option('--next <n>', 'candidates to print', positiveInt, 10)
     .option('--seed <seed>', 'seed of the design (new plans and simulations)', '1')
     .option('--level <level>', 'confidence level', unitInterval, 0.95)
@@ -123,6 +139,8 @@ export function registerPlanLabels(program: Command): void {
     }, 'text')
     .action(async (file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
+      const dimension = dimensionFromFlags(file, opts);
+      const spec = tableSpec(dimension);
       const human = opts.human as HumanGroup | 'auto';
       const evaluator = resolveEvaluator(items, opts.evaluator as string, { human });
       const against = opts.against ? resolveEvaluator(items, opts.against as string, { human }) : undefined;
@@ -131,17 +149,18 @@ export function registerPlanLabels(program: Command): void {
       const column = opts.column ? { groupBy: opts.groupBy as string, value: opts.column as string } : undefined;
       const assist = ((opts.assist as string[] | undefined) ?? []).map((a) => (/^human:/.test(a) ? a : resolveEvaluator(items, a, { human })));
       const common = { evaluator, against, human, column, ...(assist.length ? { assist } : {}), labelsPerCandidate: opts.labelsPerCandidate as number | undefined, level: opts.level as number, batch: opts.batch as number, minLabels: opts.minLabels as number };
+      const named = { ...(dimension.dimension !== undefined ? { dimension: dimension.dimension } : {}), ...(dimension.humanScore !== undefined ? { humanScore: dimension.humanScore } : {}) };
       if (opts.simulate && opts.bound) throw new Error('--simulate and --bound are two different questions; ask one at a time');
       if (opts.bound) {
         if (targets.includes('decide')) throw new Error('--bound answers for half-widths only (e.g. --target 0.15 0.1); a decision between two evaluators has no fixed-n bound here');
         const halfWidths = targets.filter((t): t is number => t !== 'decide');
-        const result = designBound(items, { ...common, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1] });
+        const result = designBound(items, { ...common, spec, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1] });
         process.stdout.write(opts.format === 'json' ? JSON.stringify(result, null, 2) + '\n' : boundText(result, opts.level as number));
         return;
       }
       if (opts.simulate) {
         const halfWidths = targets.filter((t): t is number => t !== 'decide');
-        const result = simulatePlans(items, { ...common, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1], runs: opts.seeds as number, seed: opts.seed as string });
+        const result = simulatePlans(items, { ...common, spec, halfWidths: halfWidths.length ? halfWidths : [0.15, 0.1], runs: opts.seeds as number, seed: opts.seed as string });
         if (result.notFullyLabelled > 0) log(`left out ${result.notFullyLabelled} scored candidate(s) that are not fully labelled`);
         process.stdout.write(opts.format === 'json' ? JSON.stringify(result, null, 2) + '\n' : simulationText(result));
         return;
@@ -152,6 +171,7 @@ export function registerPlanLabels(program: Command): void {
         {
           job: 'plan-labels',
           ...common,
+          ...named,
           ...(target ? { target } : {}),
           seed: opts.seed,
           ...(opts.record === false ? { record: false } : typeof opts.record === 'string' ? { record: opts.record } : {}),
@@ -174,6 +194,6 @@ export function registerPlanLabels(program: Command): void {
       if (opts.format === 'json') {
         const { order, ...rest } = state;
         process.stdout.write(JSON.stringify({ ...rest, next: order.filter((o) => !o.labelled).slice(0, opts.next as number), order }, null, 2) + '\n');
-      } else process.stdout.write(planText(state, names, opts.next as number));
+      } else process.stdout.write(planText(state, names, opts.next as number, candidatePositions(items)));
     });
 }

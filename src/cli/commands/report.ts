@@ -9,13 +9,16 @@ import { runPlanOnFile } from '../../core/jobs/file';
 import { siblingFile } from '../../core/dialogue/siblingFile';
 import { validateReportPlan } from '../../core/jobs/report';
 import { cliHost, printReport, withInterrupt } from '../host';
+import { withDimensionOptions } from '../common';
 
 export function registerReport(program: Command): void {
-  program
-    .command('report <file>')
-    .description('write a Markdown report of a study (correlation table against the humans with intervals, notes and legend; agreement per group) and print the table')
+  withDimensionOptions(
+    program
+      .command('report <file>')
+      .description('write a Markdown report of a study (correlation table against the humans with intervals, notes and legend; agreement per group) and print the table'),
+  )
     .option('-o, --out <file.md>', 'the report (default: <file>.report.md beside the dialogue file)')
-    .option('--human <who>', 'experts | laypeople | all | auto', 'experts')
+    .option('--human <who>', 'experts | laypeople | all | auto (experts when the file has expert labels, else all)', 'auto')
     .option('--by <field>', 'columns of the correlation table', 'source')
     .option('--method <m>', 'spearman | pearson | kendall', 'spearman')
     .option('--bootstrap <B>', 'bootstrap resamples for the intervals (0: none)', '1000')
@@ -40,6 +43,8 @@ export function registerReport(program: Command): void {
           ...(opts.interval ? { interval: opts.interval } : {}),
           ...(opts.adjust ? { adjust: opts.adjust } : {}),
           ...(opts.baselines ? { baselines: true } : {}),
+          ...(opts.dimension !== undefined ? { dimension: opts.dimension } : {}),
+          ...(opts.humanScore !== undefined ? { humanScore: opts.humanScore } : {}),
         },
         'flags',
       );

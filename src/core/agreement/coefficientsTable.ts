@@ -146,7 +146,9 @@ function iccCell(m: LabelMatrix<number>, boot?: CoefficientBootstrap): IccCell |
 /** Why Fleiss' kappa and AC1 are undefined on a numeric dimension. */
 export const NOT_CATEGORIES = 'numeric';
 
-function row<T extends RatingValue>(key: string, label: string, level: MeasurementLevel, m: LabelMatrix<T>, categories: readonly T[] | null, boot?: CoefficientBootstrap, withIcc = false): CoefficientRow {
+function row<T extends RatingValue>(key: string, label: string, level: MeasurementLevel, m: LabelMatrix<T>, categories: readonly T[] | null, asked?: CoefficientBootstrap, withIcc = false): CoefficientRow {
+  // Nothing to resample without a labelled unit (a file without this group's labels): no interval, never an abort.
+  const boot = m.data.length > 0 ? asked : undefined;
   const bootstrap = boot ? { ...boot, clusters: m.clusters } : undefined;
   const units = m.data.filter((r) => r.some((v) => v !== null)).length;
   return {

@@ -11,7 +11,8 @@
  * dialogue items (all their candidates together) and recompute every annotator's correlation.
  */
 import { candidateGroups } from '../dialogue/groupBy';
-import { correlate, type CorrelationCell, type CorrelationMethod, type CorrelationRow, type CorrelationTable, type CorrelationTableOptions } from './correlationTable';
+import { holdsLabel, scaleValue, type HumanScoreSpec } from '../rubric/labelValues';
+import { correlate, tableSpec, type CorrelationCell, type CorrelationMethod, type CorrelationRow, type CorrelationTable, type CorrelationTableOptions } from './correlationTable';
 import { displayNames, evaluatorKind } from '../evaluators/evaluatorNames';
 import { isReferenceCandidate } from '../dialogue/reference';
 import type { Candidate, DialogueItem } from '../dialogue/types';
@@ -86,6 +87,11 @@ export interface CeilingOptions {
   /** Evaluator ids to compare (exact ids). */
   evaluators?: readonly string[];
   bootstrap?: { resamples: number; seed: number | string; level?: number; interval?: IntervalMethod };
+  /**
+   * The dimension whose labels are compared (default: the MI preset's `coherent`): an annotator's own value
+   * against the mean value of the rest of the group (for binary, the share who said yes).
+   */
+  spec?: HumanScoreSpec;
 }
 
 interface Entry {
@@ -100,17 +106,18 @@ interface Entry {
 /** entries[annotator][item] = that annotator's entries on the item's candidates. */
 type Entries = Map<string, Entry[][]>;
 
-function collect(items: readonly DialogueItem[], group: HumanGroup, rules: GroupRules, evaluators: readonly string[]): Entries {
+function collect(items: readonly DialogueItem[], group: HumanGroup, rules: GroupRules, evaluators: readonly string[], spec: HumanScoreSpec): Entries {
   const keep = inGroup(group, rules);
   const entries: Entries = new Map();
   items.forEach((item, i) => {
     for (const c of item.candidates) {
-      const labels = c.annotations.filter((a) => typeof a.coherent === 'boolean' && keep(a));
+      const labels = c.annotations.filter((a) => holdsLabel(a, spec) && keep(a));
       if (labels.length < 2) continue;
-      const total = labels.reduce((s, a) => s + (a.coherent ? 1 : 0), 0);
+      const value = (a: (typeof labels)[number]) => scaleValue(a, spec.dimension) as number;
+      const total = labels.reduce((s, a) => s + value(a), 0);
       const scores = evaluators.map((id) => usableScore(item, c, id));
       for (const a of labels) {
-        const own = a.coherent ? 1 : 0;
+        const own = value(a);
         let per = entries.get(a.annotator);
         if (!per) entries.set(a.annotator, (per = items.map(() => [])));
         per[i].push({ label: own, rest: (total - own) / (labels.length - 1), scores });
@@ -163,7 +170,7 @@ export function leaveOneOutCeiling(items: readonly DialogueItem[], options: Ceil
   const group = options.group ?? 'experts';
   const method = options.method ?? 'spearman';
   const evaluators = [...(options.evaluators ?? [])];
-  const entries = collect(items, group, options.groupRules ?? DEFAULT_GROUP_RULES, evaluators);
+  const entries = collect(items, group, options.groupRules ?? DEFAULT_GROUP_RULES, evaluators, options.spec ?? tableSpec({}));
   const all = Int32Array.from(items.map((_, i) => i));
   const point = correlations(entries, all, evaluators.length, method);
   const names = displayNames(evaluators);
@@ -271,7 +278,8 @@ export function ceilingRows(items: readonly DialogueItem[], options: CeilingRows
       }
     }
   }
-  const labelled = (its: DialogueItem[]) => its.some((i) => i.candidates.some((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')));
+  const spec = options.spec ?? tableSpec({});
+  const labelled = (its: DialogueItem[]) => its.some((i) => i.candidates.some((c) => c.annotations.some((a) => holdsLabel(a, spec))));
   let columns = options.columns ? [...options.columns] : [...keys.keys()].filter((k) => labelled(keys.get(k)!)).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   if (!options.columns && (options.includeAll ?? true)) columns = [...columns, 'all'];
   const tables = columns.map((col) => leaveOneOutCeiling(col === 'all' ? items : keys.get(col) ?? [], options));
@@ -308,20 +316,23 @@ export function ceilingRows(items: readonly DialogueItem[], options: CeilingRows
  * in the table's columns, method and bootstrap. The table's own rows follow unchanged.
  *
  * @param table a table from `correlationTable(items, options)`
- * @param options the same options the table was built with; `human` picks the group (laypeople → laypeople, else
- *   experts)
+ * @param options the same options the table was built with; the group is the table's (`human` after `auto` is
+ *   resolved: experts when the file has expert labels on the dimension, else all annotators), so `--human all`
+ *   gives the ceiling of all annotators, never the experts'
  */
 export function withCeilingRows(table: CorrelationTable, items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationTable {
   const evaluators = table.rows.filter((r) => !r.evaluatorId.startsWith('average:')).map((r) => r.evaluatorId);
+  const group = table.human;
   const rows = ceilingRows(items, {
-    group: options.human === 'laypeople' ? 'laypeople' : 'experts',
+    group,
+    spec: tableSpec(options),
     method: table.method,
     groupBy: options.groupBy,
     columns: table.columns.map((c) => c.key),
     evaluators,
     ...(options.bootstrap ? { bootstrap: options.bootstrap } : {}),
   });
-  const one = options.human === 'laypeople' ? 'one layperson' : 'one expert';
+  const one = group === 'laypeople' ? 'one layperson' : group === 'experts' ? 'one expert' : 'one annotator';
   const [ceiling, ...vs] = rows;
   return { ...table, rows: [{ ...ceiling, displayName: `Ceiling: ${one} vs the rest` }, ...vs, ...table.rows] };
 }

@@ -7,7 +7,7 @@ import type { DialogueItem } from '../dialogue/types';
 import { bootstrapIndices, bootstrapPValue, DEFAULT_INTERVAL, expandedBootstrapPValue, type BootstrapInterval } from '../stats/bootstrap';
 import { steigerZ, williamsT, type DependentCorrelationTest } from '../stats/dependentCorrelation';
 import { jackknifeTest, type JackknifeTest } from '../stats/clusterBootstrap';
-import { cellStatisticOfCounts, correlate, correlationData, intervalOfCounts, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions } from './correlationTable';
+import { cellStatisticOfCounts, correlate, correlationData, intervalOfCounts, tableDimension, type CorrelationData, type CorrelationMethod, type CorrelationTableOptions, type TableDimension } from './correlationTable';
 import { displayNames } from '../evaluators/evaluatorNames';
 
 /** Triples of one column for two evaluators, per item: candidates with usable scores from both and a label. */
@@ -21,6 +21,8 @@ export interface TriplePairs {
 /** The comparison of A and B on one column. */
 export interface EvaluatorComparison {
   column: string;
+  /** The human score's dimension, when it is not the MI preset's coherence count. */
+  dimension?: TableDimension;
   method: CorrelationMethod;
   evaluatorA: string;
   evaluatorB: string;
@@ -103,6 +105,7 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
   const names = displayNames(data.evaluatorIds, data.signatures);
   const level = options.bootstrap?.level ?? 0.95;
   const resamples = options.bootstrap && data.itemIds.length > 0 ? bootstrapIndices(data.itemIds.length, options.bootstrap.resamples, options.bootstrap.seed) : null;
+  const dimension = tableDimension(data.spec);
   return data.columns.map((col) => {
     const t = triplePairs(data, evaluatorA, evaluatorB, col.key);
     const all = flatten(t, Array.from(t.a.keys()));
@@ -135,6 +138,7 @@ export function compareEvaluators(items: readonly DialogueItem[], evaluatorA: st
     });
     const out: EvaluatorComparison = {
       column: col.key,
+      ...(dimension ? { dimension } : {}),
       method,
       evaluatorA,
       evaluatorB,

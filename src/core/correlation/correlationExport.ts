@@ -40,7 +40,9 @@ export function bestRuleText(t: Pick<CorrelationTable, 'best' | 'bestMark' | 'mi
 
 /** One sentence saying what the table shows, how it is marked, and how it was computed. */
 export function describeTable(t: CorrelationTable): string {
-  const human = `${HUMAN_NAME[t.human]} coherence score (number who said coherent${t.humanRequested === 'auto' ? '; chosen automatically' : ''})`;
+  const human = t.dimension
+    ? `${HUMAN_NAME[t.human]} ${t.dimension.phrase}${t.humanRequested === 'auto' ? ' (annotators chosen automatically)' : ''}`
+    : `${HUMAN_NAME[t.human]} coherence score (number who said coherent${t.humanRequested === 'auto' ? '; chosen automatically' : ''})`;
   const best = bestRuleText(t);
   const boot = t.bootstrap
     ? ` ${Math.round(t.bootstrap.level * 100)}% ${INTERVAL_NAME[t.bootstrap.interval ?? 'percentile']} intervals from ${t.bootstrap.resamples} bootstrap resamples of the ${t.items} items (seed ${t.bootstrap.seed}).`
@@ -50,11 +52,21 @@ export function describeTable(t: CorrelationTable): string {
   const pinned = t.configurations && t.configurations.length > 1
     ? ` Side by side: ${t.configurations.map((c) => `"${c.label}" (${METHOD_NAME[c.method]}, ${c.human}, by ${c.groupBy}${c.variant ? `, judges under ${c.variant}` : ''})`).join('; ')}.`
     : '';
-  return `${METHOD_NAME[t.method]} between each evaluator and ${human}, by ${t.groupBy}.${pinned} p < ${t.alpha} marked${t.adjust ? ' (adjusted)' : ''}, best per column (${best}) marked; n = responses with both a score and a label.${pTest}${adjusted}${boot}`;
+  const dimension = t.dimension ? `Dimension: ${t.dimension.name} (${t.dimension.type}; human score: ${t.dimension.rule}). ` : '';
+  return `${dimension}${METHOD_NAME[t.method]} between each evaluator and ${human}, by ${t.groupBy}.${pinned} p < ${t.alpha} marked${t.adjust ? ' (adjusted)' : ''}, best per column (${best}) marked; n = responses with both a score and a label.${pTest}${adjusted}${boot}`;
+}
+
+/**
+ * Whether the table shows its laypeople–experts row: always for the MI preset's coherence count (as it always has);
+ * for any other dimension only when the data has both groups on common responses (a table never prints a row the
+ * data does not have).
+ */
+export function showsReferenceRow(t: Pick<CorrelationTable, 'dimension' | 'reference'>): boolean {
+  return !t.dimension || t.reference.cells.some((c) => c.n > 0);
 }
 
 function rowsWithReference(t: CorrelationTable): CorrelationRow[] {
-  return [t.reference, ...t.rows];
+  return showsReferenceRow(t) ? [t.reference, ...t.rows] : [...t.rows];
 }
 
 /** A note under the table: said once, whatever the number of cells it concerns. */
@@ -108,12 +120,16 @@ export function tableNotes(t: CorrelationTable): TableNote[] {
 
   // the whole table, or some columns, without a single label from the chosen group
   // (judged on the evaluator rows, whose "left out" says why; the reference row when there is none)
+  // A column whose responses are labelled but left out as the reference is not "unlabelled": some cell must lack labels.
   const judged = t.rows.length ? t.rows : [t.reference];
-  const unlabelled = t.columns.filter((c, k) => rows.every((r) => r.cells[k]?.n === 0) && judged.every((r) => r.kind === 'human' || r.cells[k].missingLabel + (r.cells[k].isReference ?? 0) >= r.cells[k].excluded) && judged.some((r) => r.cells[k].excluded > 0));
+  const unlabelled = t.columns.filter((c, k) => rows.every((r) => r.cells[k]?.n === 0) && judged.every((r) => r.kind === 'human' || r.cells[k].missingLabel + (r.cells[k].isReference ?? 0) >= r.cells[k].excluded) && judged.some((r) => r.cells[k].missingLabel > 0));
+  const labelWord = t.dimension ? `label on ${t.dimension.name}` : 'coherence label';
   if (unlabelled.length === t.columns.length && t.columns.length > 0) {
     notes.push({
       kind: 'no-labels',
-      text: `No response in this file has a coherence label from ${HUMAN_GROUP[t.human]}, so every cell is undefined. Label candidates in the dialogue editor (Y / N), or import an annotation table, then correlate again.`,
+      text: t.dimension
+        ? `No response in this file has a ${labelWord} from ${HUMAN_GROUP[t.human]}, so every cell is undefined. Label candidates in the dialogue editor, or import the ratings, then correlate again.`
+        : `No response in this file has a coherence label from ${HUMAN_GROUP[t.human]}, so every cell is undefined. Label candidates in the dialogue editor (Y / N), or import an annotation table, then correlate again.`,
       cells: [],
     });
   } else if (unlabelled.length) {
@@ -494,16 +510,18 @@ export function tableToLatex(t: CorrelationTable): string {
   const nRange = ns.length ? (Math.min(...ns) === Math.max(...ns) ? `$n = ${ns[0]}$` : `$n$ = ${Math.min(...ns)}--${Math.max(...ns)}`) : '';
   const boot = t.bootstrap ? ` Brackets: ${Math.round(t.bootstrap.level * 100)}\\% bootstrap ${INTERVAL_NAME[t.bootstrap.interval ?? 'percentile']} intervals (${t.bootstrap.resamples} resamples of the items, seed ${latexEscape(String(t.bootstrap.seed))}).` : '';
   const who = t.human === 'experts' ? 'expert' : t.human === 'laypeople' ? 'laypeople' : 'all annotators\'';
+  const judgement = t.dimension ? `${latexEscape(t.dimension.phrase)}, dimension \\texttt{${latexEscape(t.dimension.name)}}` : 'coherence scores';
+  const responses = t.dimension ? 'Responses' : 'Reflections';
   const lines = [
     '% Generated by ReflectEval (reflect-eval correlate --format latex). Needs \\usepackage{booktabs}.',
     '\\begin{table}[t]',
     '\\centering',
-    `\\caption{${METHOD_LATEX[t.method]} between evaluators and ${who} judgement (coherence scores). Significant ($p < ${t.alpha}$${t.adjust ? `, ${t.adjust === 'holm' ? 'Holm' : 'Benjamini--Yekutieli'}-adjusted` : ''}) correlations are \\textit{italicised}. Best performance is in \\textbf{bold}${(t.bestMark ?? 'largest') === 'separated' ? ` (only where $n \\geq ${t.minBestN ?? 20}$ and a cluster-jackknife test separates it from the runner-up)` : ''}. ${nRange} responses per cell.${boot}}`,
+    `\\caption{${METHOD_LATEX[t.method]} between evaluators and ${who} judgement (${judgement}). Significant ($p < ${t.alpha}$${t.adjust ? `, ${t.adjust === 'holm' ? 'Holm' : 'Benjamini--Yekutieli'}-adjusted` : ''}) correlations are \\textit{italicised}. Best performance is in \\textbf{bold}${(t.bestMark ?? 'largest') === 'separated' ? ` (only where $n \\geq ${t.minBestN ?? 20}$ and a cluster-jackknife test separates it from the runner-up)` : ''}. ${nRange} responses per cell.${boot}}`,
     `\\begin{tabular}{l${'r'.repeat(t.columns.length)}}`,
     '\\toprule',
-    `Evaluator & ${t.columns.map((c) => (t.configurations && t.configurations.length > 1 ? latexEscape(c.label) : c.key === 'all' ? 'On All Reflections' : `On ${latexEscape(c.label)} Reflections`)).join(' & ')} \\\\`,
+    `Evaluator & ${t.columns.map((c) => (t.configurations && t.configurations.length > 1 ? latexEscape(c.label) : c.key === 'all' ? `On All ${responses}` : `On ${latexEscape(c.label)} ${responses}`)).join(' & ')} \\\\`,
     '\\midrule',
-    `Laypeople--Experts Correlation & ${cellsOf(t.reference)} \\\\`,
+    ...(showsReferenceRow(t) ? [`Laypeople--Experts Correlation & ${cellsOf(t.reference)} \\\\`] : []),
   ];
   let kind: EvaluatorKind | null = null;
   for (const r of t.rows) {
@@ -526,7 +544,7 @@ export function tableToLatex(t: CorrelationTable): string {
 /** CSV, one line per cell (long format), every number unrounded; the human reference row included. */
 export function tableToCsv(t: CorrelationTable): string {
   const records: unknown[][] = [
-    ['evaluator_id', 'display_name', 'kind', 'column', 'method', 'human', 'n', 'excluded', 'missing_score', 'missing_label', 'statistic', 'p_value', 'undefined_reason', 'p_method', 'significant', 'best', 'ci_level', 'ci_lower', 'ci_upper', 'bootstrap_resamples', 'undefined_resamples', 'seed', 'is_reference', 'warnings', 'p_interval_disagree', 'signature', 'p_adjusted', 'p_adjust', 'ci_method', 'p_independent', 'ci_measured_coverage'],
+    ['evaluator_id', 'display_name', 'kind', 'column', 'method', 'human', 'n', 'excluded', 'missing_score', 'missing_label', 'statistic', 'p_value', 'undefined_reason', 'p_method', 'significant', 'best', 'ci_level', 'ci_lower', 'ci_upper', 'bootstrap_resamples', 'undefined_resamples', 'seed', 'is_reference', 'warnings', 'p_interval_disagree', 'signature', 'p_adjusted', 'p_adjust', 'ci_method', 'p_independent', 'ci_measured_coverage', ...(t.dimension ? ['dimension', 'human_score'] : [])],
   ];
   const marked = disagreeing(tableNotes(t));
   const signatures = new Map((t.legend ?? []).map((e) => [e.id, e.signature]));
@@ -564,6 +582,7 @@ export function tableToCsv(t: CorrelationTable): string {
         c.ci?.method ?? '',
         c.pIndependent ?? (t.pTest === 'cluster-jackknife' ? '' : (c.pValue ?? '')),
         c.ci?.shortfall?.coverage ?? '',
+        ...(t.dimension ? [t.dimension.name, t.dimension.rule] : []),
       ]);
     }
   }
@@ -616,12 +635,12 @@ function comparisonRecords(cs: readonly EvaluatorComparison[]) {
 export function exportComparison(cs: readonly EvaluatorComparison[], format: ExportFormat): string {
   if (cs.length === 0) return '';
   const c0 = cs[0];
-  const title = `${METHOD_NAME[c0.method]}: A = ${c0.displayA} vs B = ${c0.displayB}; difference = r(A, human) − r(B, human) on the responses both scored`;
+  const title = `${c0.dimension ? `Dimension: ${c0.dimension.name} (${c0.dimension.phrase}). ` : ''}${METHOD_NAME[c0.method]}: A = ${c0.displayA} vs B = ${c0.displayB}; difference = r(A, human) − r(B, human) on the responses both scored`;
   const recs = comparisonRecords(cs);
   const boot = cs.some((c) => c.bootstrap);
   if (format === 'csv') {
-    const header = ['evaluator_a', 'evaluator_b', 'method', ...Object.keys(recs[0])];
-    return stringify([header, ...recs.map((r) => [c0.evaluatorA, c0.evaluatorB, c0.method, ...Object.values(r).map((v) => v ?? '')])]);
+    const header = ['evaluator_a', 'evaluator_b', 'method', ...Object.keys(recs[0]), ...(c0.dimension ? ['dimension', 'human_score'] : [])];
+    return stringify([header, ...recs.map((r) => [c0.evaluatorA, c0.evaluatorB, c0.method, ...Object.values(r).map((v) => v ?? ''), ...(c0.dimension ? [c0.dimension.name, c0.dimension.rule] : [])])]);
   }
   const header = ['column', 'n', 'r(A)', 'r(B)', 'r(A,B)', 'difference', ...(boot ? [`${Math.round((c0.bootstrap?.level ?? 0.95) * 100)}% CI (bootstrap)`, 'p (bootstrap)'] : []), 'jackknife t (df)', 'p (jackknife)', ...(c0.method === 'kendall' ? [] : ["Williams' t (df)", 'p (Williams)', "Steiger's z", 'p (Steiger)'])];
   const rows = cs.map((c, i) => {

@@ -6,7 +6,9 @@
  * the two-sided p-value as scipy.stats computes it, significance (p < α), the best evaluator per column, a seeded
  * item-bootstrap percentile interval, and a human reference row (laypeople against experts, Table 2).
  */
-import { coherenceScore } from '../labels/annotate';
+import { MI_RUBRIC } from '../rubric/presets';
+import type { DimensionType, Rubric } from '../rubric/rubric';
+import { holdsLabel, humanScorePhrase, humanScoreSpec, isCoherenceCount, specScore, type HumanScoreRule, type HumanScoreSpec } from '../rubric/labelValues';
 import { annotatorGroup, DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { candidateGroups } from '../dialogue/groupBy';
 import type { Candidate, DialogueItem } from '../dialogue/types';
@@ -110,6 +112,43 @@ export interface CorrelationTableOptions {
    * in `pIndependent`.
    */
   pValue?: PTest;
+  /** The study's rubric (default: the MI preset, what a file without a rubric of its own uses). */
+  rubric?: Rubric;
+  /**
+   * The rubric dimension the human score is taken on (`--dimension`; binary, ordinal or numeric). Default: the
+   * rubric's primary — `coherent` in the MI preset.
+   */
+  dimension?: string;
+  /**
+   * How the annotators' labels on the dimension become one human score (`--human-score`): `count` or `majority`
+   * (binary only), `mean` or `median`. Default: count for binary (ICMI 2023 §2.1), mean for ordinal and numeric.
+   */
+  humanScore?: HumanScoreRule;
+}
+
+/** The human-score spec of `options` ({@link humanScoreSpec}: the rubric's dimension under the rule). */
+export function tableSpec(options: Pick<CorrelationTableOptions, 'rubric' | 'dimension' | 'humanScore'>): HumanScoreSpec {
+  return humanScoreSpec(options.rubric ?? MI_RUBRIC, options.dimension, options.humanScore);
+}
+
+/**
+ * What a table says about its human score outside the seeds' coherence count: the dimension's name exactly (what
+ * `--dimension` takes), its title and type, the rule, the rubric, and the phrase the text uses.
+ */
+export interface TableDimension {
+  name: string;
+  title: string;
+  type: DimensionType;
+  rule: HumanScoreRule;
+  rubric: string;
+  /** E.g. "mean rating of Overall". */
+  phrase: string;
+}
+
+/** The table's {@link TableDimension}, or undefined for the MI preset's coherence count (whose tables are as they always were). */
+export function tableDimension(spec: HumanScoreSpec): TableDimension | undefined {
+  if (isCoherenceCount(spec)) return undefined;
+  return { name: spec.dimension.name, title: spec.dimension.title ?? spec.dimension.name, type: spec.dimension.type, rule: spec.rule, rubric: spec.rubric.name, phrase: humanScorePhrase(spec) };
 }
 
 /** How a cell's p-value is computed (see {@link CorrelationTableOptions.pValue}). */
@@ -228,6 +267,11 @@ export interface CorrelationTable {
   pTest?: PTest;
   /** Side-by-side tables: the pinned configurations, in column order (see `sideBySide`). */
   configurations?: { label: string; method: CorrelationMethod; human: HumanGroup; groupBy: string; variant?: string }[];
+  /**
+   * The human score's dimension and rule, present whenever it is not the MI preset's coherence count: text tables
+   * name it in their header, CSV and JSON carry it as a `dimension` column / field.
+   */
+  dimension?: TableDimension;
 }
 
 /** The correlation of x with y by `method`, as scipy.stats 1.10 computes it. */
@@ -235,10 +279,13 @@ export function correlate(method: CorrelationMethod, x: readonly number[], y: re
   return method === 'spearman' ? spearmanRho(x, y) : method === 'pearson' ? pearsonR(x, y) : kendallTauB(x, y);
 }
 
-/** `experts` when any annotation in `items` with a coherence label is an expert's, else `all`. */
-export function resolveHuman(items: readonly DialogueItem[], choice: HumanChoice, rules: GroupRules = DEFAULT_GROUP_RULES): HumanGroup {
+/**
+ * `experts` when any annotation in `items` with a label on the spec's dimension (default: coherence) is an expert's,
+ * else `all`.
+ */
+export function resolveHuman(items: readonly DialogueItem[], choice: HumanChoice, rules: GroupRules = DEFAULT_GROUP_RULES, spec: HumanScoreSpec = tableSpec({})): HumanGroup {
   if (choice !== 'auto') return choice;
-  for (const it of items) for (const c of it.candidates) for (const a of c.annotations) if (typeof a.coherent === 'boolean' && annotatorGroup(a, rules) === 'expert') return 'experts';
+  for (const it of items) for (const c of it.candidates) for (const a of c.annotations) if (holdsLabel(a, spec) && annotatorGroup(a, rules) === 'expert') return 'experts';
   return 'all';
 }
 
@@ -287,6 +334,8 @@ export interface CorrelationData {
   observations: Observation[];
   /** Recorded signatures by evaluator id ({@link evaluatorSignatures}), for names and legends. */
   signatures: Map<string, string>;
+  /** The human score's dimension and rule. */
+  spec: HumanScoreSpec;
 }
 
 function usable(c: Candidate, id: string): number | null | undefined {
@@ -302,7 +351,8 @@ function baselineSeed(options: CorrelationTableOptions): string {
 /** Reduces `items` for {@link correlationTable} and {@link compareEvaluators}. */
 export function correlationData(items: readonly DialogueItem[], options: CorrelationTableOptions = {}): CorrelationData {
   const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
-  const human = resolveHuman(items, options.human ?? 'auto', rules);
+  const spec = tableSpec(options);
+  const human = resolveHuman(items, options.human ?? 'auto', rules, spec);
   const referenceBased = (id: string) => !id.startsWith('average:') && (options.referenceBased ?? isReferenceBasedEvaluator)(id);
   const groupBy = options.groupBy ?? 'origin';
   const includeAll = options.includeAll ?? true;
@@ -358,15 +408,15 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
       }
       const groups = candidateGroups(c, groupBy);
       if (includeAll) groups.push('all');
-      const labelled = c.annotations.some((a) => typeof a.coherent === 'boolean');
+      const labelled = c.annotations.some((a) => holdsLabel(a, spec));
       for (const g of groups) count(g, item, labelled);
       observations.push({
         item,
         candidate: c.id,
         groups,
-        human: coherenceScore(c, humanFilter),
-        lay: coherenceScore(c, layFilter),
-        expert: coherenceScore(c, expertFilter),
+        human: specScore(c, spec, humanFilter),
+        lay: specScore(c, spec, layFilter),
+        expert: specScore(c, spec, expertFilter),
         scores,
         leftOutAsReference,
         warnings,
@@ -386,7 +436,7 @@ export function correlationData(items: readonly DialogueItem[], options: Correla
     const g = groupCounts.get(key) as { candidates: number; items: Set<number>; labelled: number };
     return { key, label: key === 'all' ? 'All' : key, candidates: g.candidates, items: g.items.size };
   });
-  return { itemIds, evaluatorIds, columns, human, observations, signatures };
+  return { itemIds, evaluatorIds, columns, human, observations, signatures, spec };
 }
 
 /**
@@ -685,15 +735,25 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     }),
   });
 
-  const rows = data.evaluatorIds
+  let rows = data.evaluatorIds
     .map((id) => makeRow(id, names.get(id) as string))
     .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.displayName.localeCompare(b.displayName, 'en', { numeric: true }) || a.evaluatorId.localeCompare(b.evaluatorId));
+  let reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
+  // A column whose labelled responses are all their item's reference, left out of every evaluator row (the gold
+  // responses of a release that rated them, with reference-based metrics only) has nothing to show: no column.
+  const onlyReference = (k: number) => rows.length > 0 && reference.cells[k].n === 0 && rows.every((r) => r.cells[k].n === 0 && r.cells[k].excluded > 0 && (r.cells[k].isReference ?? 0) === r.cells[k].excluded);
+  const keep = data.columns.map((_, k) => !onlyReference(k));
+  if (keep.includes(false)) {
+    data.columns = data.columns.filter((_, k) => keep[k]);
+    rows = rows.map((r) => ({ ...r, cells: r.cells.filter((_, k) => keep[k]) }));
+    reference = { ...reference, cells: reference.cells.filter((_, k) => keep[k]) };
+  }
   const adjust = options.adjust && options.adjust !== 'none' ? options.adjust : undefined;
   if (adjust) adjustRows(rows, adjust, alpha);
   const bestMark = options.bestMark ?? 'separated';
   const minBestN = options.minBestN ?? 20;
   const bestInColumn = markBest(rows, bestRule, { mark: bestMark, minN: minBestN, alpha, separation: bestSeparation(data, method) });
-  const reference = makeRow(HUMAN_REFERENCE_ID, 'Laypeople–experts');
+  const dimension = tableDimension(data.spec);
   const interval = options.bootstrap?.interval ?? DEFAULT_INTERVAL;
   if (resamples) for (const task of intervalTasks(data, method, [reference, ...rows], resamples, level, interval)) task();
   return {
@@ -714,6 +774,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
     bestInColumn,
     minBestN,
     pTest,
+    ...(dimension ? { dimension } : {}),
   };
 }
 

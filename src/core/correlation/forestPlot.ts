@@ -8,6 +8,7 @@
  * Colours are CSS custom properties with light-theme fallbacks: inside a VS Code webview the plot takes the theme's
  * colours (`--vscode-foreground`, `--vscode-charts-blue`, …); as a file it is dark ink on white.
  */
+import { showsReferenceRow } from './correlationExport';
 import type { CellPoint, CorrelationCell, CorrelationRow, CorrelationTable } from './correlationTable';
 import { formatInterval, formatNumber, formatP, undefinedExplanation, undefinedPhrase } from '../tables/numberFormat';
 
@@ -85,7 +86,7 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
   const width = labelWidth + t.columns.length * (panelWidth + gap) + 8;
   const sym = SYMBOL[t.method];
   const who = t.human === 'experts' ? 'experts' : t.human === 'laypeople' ? 'laypeople' : 'all annotators';
-  const title = options.title ?? `${t.method === 'spearman' ? "Spearman's" : t.method === 'pearson' ? "Pearson's" : "Kendall's"} ${sym} with the ${who}' coherence score`;
+  const title = options.title ?? `${t.method === 'spearman' ? "Spearman's" : t.method === 'pearson' ? "Pearson's" : "Kendall's"} ${sym} with the ${who}' ${t.dimension ? t.dimension.phrase : 'coherence score'}`;
   const inner = 12;
   const xOf = (v: number) => Math.round((inner + ((v + 1) / 2) * (panelWidth - 2 * inner)) * 10) / 10;
   const rowY = (i: number) => top + i * rowHeight + rowHeight / 2;
@@ -97,8 +98,9 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
   if (options.background) out.push(`<rect width="100%" height="100%" fill="${escapeXml(options.background)}"/>`);
   out.push(`<text x="8" y="18" font-weight="600">${escapeXml(title)}</text>`);
   const ref = t.reference;
+  const withRef = showsReferenceRow(t);
   const boot = t.bootstrap ? `whiskers: ${Math.round(t.bootstrap.level * 100)}% bootstrap intervals (${t.bootstrap.resamples} resamples of the items, seed ${t.bootstrap.seed})` : 'no intervals (bootstrap off)';
-  out.push(`<text x="8" y="34" class="muted">${escapeXml(`filled: p < ${t.alpha}; hollow: not significant; bold: best in group; dashed line (ref.): laypeople–experts`)}</text>`);
+  out.push(`<text x="8" y="34" class="muted">${escapeXml(`filled: p < ${t.alpha}; hollow: not significant; bold: best in group${withRef ? '; dashed line (ref.): laypeople–experts' : ''}`)}</text>`);
   out.push(`<text x="8" y="49" class="muted">${escapeXml(boot)}</text>`);
 
   // Row backgrounds and names (one group per evaluator, spanning the panels, so a click anywhere on the row hits it).
@@ -115,7 +117,7 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
 
   t.columns.forEach((col, k) => {
     const x0 = labelWidth + k * (panelWidth + gap);
-    const refCell = ref.cells[k];
+    const refCell = withRef ? ref.cells[k] : undefined;
     const ns = rows.map((r) => r.cells[k]?.n ?? 0);
     const nText = ns.length ? (Math.min(...ns) === Math.max(...ns) ? `n = ${ns[0]}` : `n = ${Math.min(...ns)}–${Math.max(...ns)}`) : '';
     out.push(`<g class="panel" data-column="${escapeXml(col.key)}" transform="translate(${x0} 0)">`);

@@ -151,3 +151,23 @@ export async function sideBySideAsync(items: readonly DialogueItem[], configs: r
   }
   return mergeTables(configs, tables, items);
 }
+
+/**
+ * The table to export: a side-by-side table of one configuration (the panel's usual case) as the CLI's table of that
+ * configuration — columns keyed by response group (`BART`, not `0:BART`), no configuration list — so the panel's
+ * CSV, Markdown and LaTeX equal `reflect-eval correlate`'s for the same settings (issue 41 item 5). A table of two or
+ * more configurations is returned as it is (its columns need the configuration).
+ */
+export function exportableTable(table: CorrelationTable): CorrelationTable {
+  if ((table.configurations?.length ?? 1) > 1) return table;
+  const group = (key: string) => key.replace(/^0:/, '');
+  const cells = (cs: readonly CorrelationCell[]) => cs.map((c) => ({ ...c, column: group(c.column) }));
+  const { configurations: _configurations, ...rest } = table;
+  return {
+    ...rest,
+    columns: table.columns.map((c) => ({ ...c, key: group(c.key) })),
+    rows: table.rows.map((r) => ({ ...r, cells: cells(r.cells) })),
+    reference: { ...table.reference, cells: cells(table.reference.cells) },
+    ...(table.bestInColumn ? { bestInColumn: table.bestInColumn.map((b) => ({ ...b, column: group(b.column) })) } : {}),
+  };
+}

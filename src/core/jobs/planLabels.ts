@@ -14,6 +14,8 @@ import { planRecordDifference, readLabelPlanRecord, writeLabelPlanRecord } from 
 import { labelPlanRecordPath } from '../planning/planView';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
 import { planFields } from './planFields';
+import { HUMAN_SCORE_RULES, humanScoreSpec, isCoherenceCount, type HumanScoreRule } from '../rubric/labelValues';
+import { loadRubric } from '../rubric/rubricFile';
 
 /** A labelling plan to start or follow: the object a `plan-labels` plan file holds. */
 export interface PlanLabelsPlan {
@@ -44,9 +46,13 @@ export interface PlanLabelsPlan {
   record?: string | false;
   /** Start a new plan even when the record holds one (it is overwritten). */
   restart?: boolean;
+  /** The rubric dimension of the human score (default: the rubric's primary, `coherent` in the MI preset). */
+  dimension?: string;
+  /** How the group's labels become one score (default: count for binary, mean for ordinal). */
+  humanScore?: HumanScoreRule;
 }
 
-const FIELDS = ['job', 'evaluator', 'against', 'human', 'target', 'column', 'assist', 'labelsPerCandidate', 'level', 'batch', 'minLabels', 'seed', 'expertPrefix', 'record', 'restart'];
+const FIELDS = ['job', 'evaluator', 'against', 'human', 'target', 'column', 'assist', 'labelsPerCandidate', 'level', 'batch', 'minLabels', 'seed', 'expertPrefix', 'record', 'restart', 'dimension', 'humanScore'];
 
 /**
  * Checks a labelling plan.
@@ -73,6 +79,8 @@ export function validatePlanLabelsPlan(value: unknown, source: string): PlanLabe
   if (c.expertPrefix !== undefined && typeof c.expertPrefix !== 'string') fail('expertPrefix', 'must be a string');
   if (c.record !== undefined && c.record !== false && !(typeof c.record === 'string' && c.record)) fail('record', 'must be a file or false');
   if (c.restart !== undefined && typeof c.restart !== 'boolean') fail('restart', 'must be true or false');
+  if (c.dimension !== undefined && (typeof c.dimension !== 'string' || !c.dimension)) fail('dimension', "must name a dimension of the study's rubric");
+  if (c.humanScore !== undefined && !HUMAN_SCORE_RULES.includes(c.humanScore as HumanScoreRule)) fail('humanScore', `must be one of ${HUMAN_SCORE_RULES.join(', ')}`);
   return c as unknown as PlanLabelsPlan;
 }
 
@@ -110,12 +118,15 @@ export async function runPlanLabelsPlan(plan: PlanLabelsPlan, target: JobTarget,
   const groupRules = plan.expertPrefix !== undefined ? { expertPrefix: plan.expertPrefix } : undefined;
   const human = plan.human ?? 'auto';
   const goal = planTargetOf(plan);
+  const { rubric } = loadRubric(target.file);
+  const spec = humanScoreSpec(rubric, plan.dimension, plan.humanScore);
+  const named = isCoherenceCount(spec) ? {} : { dimension: spec.dimension.name, humanScore: spec.rule };
   const recordFile = planRecordFile(plan, target.file, host.baseDir);
   const report: JobReport = { job: 'plan-labels', lines: [], warnings: [], files: [] };
   let record: LabelPlanRecord | null = null;
   if (recordFile && existsSync(recordFile) && !plan.restart) {
     record = readLabelPlanRecord(recordFile);
-    const difference = planRecordDifference(record, { evaluator: plan.evaluator, against: plan.against, human, column: plan.column });
+    const difference = planRecordDifference(record, { evaluator: plan.evaluator, against: plan.against, human, column: plan.column, ...named });
     if (difference) throw new LabelPlanMismatchError(recordFile, difference);
   }
   if (record) report.lines.push(`following the plan in ${basename(recordFile!)} (started ${record.created ?? 'earlier'}, ${record.start.length} candidates labelled at the start)`);
@@ -133,6 +144,7 @@ export async function runPlanLabelsPlan(plan: PlanLabelsPlan, target: JobTarget,
       ...(groupRules ? { groupRules } : {}),
       target: goal,
       seed: plan.seed ?? 1,
+      spec,
     });
     record = { ...started, created: new Date().toISOString() };
     report.lines.push(`started a plan (${record.start.length} candidates labelled at the start)${recordFile ? '' : '; no record kept'}`);
@@ -141,7 +153,7 @@ export async function runPlanLabelsPlan(plan: PlanLabelsPlan, target: JobTarget,
       report.files!.push(recordFile);
     }
   }
-  const state: LabelPlan = planLabels(target.items, record, { target: goal, ...(groupRules ? { groupRules } : {}) });
+  const state: LabelPlan = planLabels(target.items, record, { target: goal, ...(groupRules ? { groupRules } : {}), rubric });
   // Counts and labels to go only: the estimate moves with each label, and the editor's blind mode hides it.
   report.lines.push(state.stop ? `the stopping rule holds after ${state.stop.labels} planned labels` : `${state.counts.planned} planned labels counted; labels to go: ${state.labelsToGo === null ? 'not known yet' : `about ${state.labelsToGo}`}`);
   report.data = state as unknown as Record<string, unknown>;

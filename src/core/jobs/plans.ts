@@ -18,6 +18,7 @@ import { runPerplexityPlan, validatePerplexityPlan, type PerplexityPlan } from '
 import { runReportPlan, validateReportPlan, type ReportPlan } from './report';
 import { runScorePlan, validateScorePlan, type ScorePlan } from './score';
 import { estimateSearchPromptsPlan, runSearchPromptsPlan, validateSearchPromptsPlan, type SearchPlanEstimate, type SearchPromptsPlan } from './searchPrompts';
+import { runAssignPlan, runCollectPlan, validateAssignPlan, validateCollectPlan, type AssignPlan, type CollectPlan } from './team';
 
 /**
  * What a run of a job writes, which is all the runner (`runPlanOnFile`, the editor's `runPlanInEditor`) needs to
@@ -129,6 +130,18 @@ export const JOBS = {
     writes: 'own-files',
     run: runPlanLabelsPlan,
   } satisfies FileJobRecord<PlanLabelsPlan>,
+  assign: {
+    description: 'hand a study to a team: one packet per annotator (only what that annotator may see), its rubric and a manifest, written into a folder; the study is not changed',
+    validate: validateAssignPlan,
+    writes: 'own-files',
+    run: runAssignPlan,
+  } satisfies FileJobRecord<AssignPlan>,
+  collect: {
+    description: 'bring the annotators\' labels back from their packets, all or nothing',
+    validate: validateCollectPlan,
+    writes: 'items',
+    run: runCollectPlan,
+  } satisfies FileJobRecord<CollectPlan>,
 };
 
 export type JobName = keyof typeof JOBS;

@@ -25,9 +25,20 @@ import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { usableScore } from '../correlation/ceiling';
 import seedrandom from 'seedrandom';
 import { matchRateThreshold } from './majorityLabel';
+import { holdsLabel, humanScoreSpec, scaleValue, type HumanScoreSpec } from '../rubric/labelValues';
+import { MI_RUBRIC } from '../rubric/presets';
+import { scaleRange } from '../rubric/rubric';
 
-/** Alignment scoring S(prediction, others' annotations): share of equal labels, or −RMSE for numeric ratings. */
-export type AltTestScoring = 'accuracy' | 'negRmse';
+/**
+ * Alignment scoring S(prediction, others' annotations): share of equal labels (`accuracy`), or for numeric ratings
+ * the negative root mean squared error (`negRmse`, the reference's `neg_rmse`; it orders predictions exactly as the
+ * negative mean squared error does) or the negative mean absolute error (`negMae`) — the paper's alignment scores for
+ * continuous annotations (Calderon et al. 2025 §3.2).
+ */
+export type AltTestScoring = 'accuracy' | 'negRmse' | 'negMae';
+
+/** The scorings `alt-test --scoring` takes. */
+export const ALT_TEST_SCORINGS: readonly AltTestScoring[] = ['accuracy', 'negRmse', 'negMae'];
 
 /** Options of {@link altTest}; the defaults are the reference implementation's. */
 export interface AltTestOptions {
@@ -144,6 +155,13 @@ function negRmse(pred: unknown, others: readonly unknown[]): number {
   return -Math.sqrt(s / others.length);
 }
 
+/** −mean |pred − a|: the negative mean absolute error. */
+function negMae(pred: unknown, others: readonly unknown[]): number {
+  let s = 0;
+  for (const a of others) s += Math.abs((pred as number) - (a as number));
+  return -s / others.length;
+}
+
 /**
  * The alt-test of an evaluator against a group of annotators.
  *
@@ -166,11 +184,11 @@ export function altTest<V extends string | number | boolean>(humans: Readonly<Re
   };
   if (!(parameters.epsilon >= 0 && parameters.epsilon < 1)) throw new RangeError(`epsilon must be in [0, 1), got ${parameters.epsilon}`);
   if (!(parameters.alpha > 0 && parameters.alpha < 1)) throw new RangeError(`alpha (the FDR level) must be in (0, 1), got ${parameters.alpha}`);
-  const score = parameters.scoring === 'accuracy' ? accuracy : negRmse;
+  const score = parameters.scoring === 'accuracy' ? accuracy : parameters.scoring === 'negMae' ? negMae : negRmse;
   if (parameters.test === 'cluster-jackknife' && !options.clusters) throw new RangeError('the cluster-jackknife test needs the instances\' clusters (options.clusters)');
-  if (parameters.scoring === 'negRmse') {
+  if (parameters.scoring !== 'accuracy') {
     const bad = [...Object.values(evaluator), ...Object.values(humans).flatMap((h) => Object.values(h))].find((v) => typeof v !== 'number' || !Number.isFinite(v));
-    if (bad !== undefined) throw new RangeError(`negRmse scoring needs numeric annotations, got ${JSON.stringify(bad)}`);
+    if (bad !== undefined) throw new RangeError(`${parameters.scoring} scoring needs numeric annotations, got ${JSON.stringify(bad)}`);
   }
   const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
   // Who labelled each instance, in annotator order.
@@ -251,7 +269,23 @@ export interface EvaluatorAltTestOptions extends AltTestOptions {
   baselines?: boolean | { draws?: number; seed?: number | string };
   /** The evaluator's name in the verdict (default its id). */
   displayName?: string;
+  /**
+   * The rubric dimension whose labels the evaluator would give (default: the MI preset's `coherent`). Binary: score ≥
+   * threshold → yes, as for coherence. Ordinal or numeric: the annotators' ratings, the evaluator's scores made ratings
+   * by `calibration`, scored by accuracy (default for ordinal), negRmse (default for numeric) or negMae.
+   */
+  spec?: HumanScoreSpec;
+  /**
+   * How scores become ratings on an ordinal or numeric dimension: `match-distribution` (default) — the response with
+   * the k-th smallest score takes the group's pooled rating at the same quantile (the match-rate rule for more than two
+   * points; tied scores share one rating); `identity` — the score is the rating (a judge asked on the dimension's scale;
+   * a score outside the scale is an error).
+   */
+  calibration?: RatingCalibration;
 }
+
+/** How an evaluator's scores become ratings (see {@link EvaluatorAltTestOptions.calibration}). */
+export type RatingCalibration = 'match-distribution' | 'identity';
 
 /**
  * Something that makes an evaluator's alt-test say nothing about the evaluator:
@@ -283,6 +317,10 @@ export interface EvaluatorAltTest {
   baselines: AltTestBaseline[];
   /** The verdict in one plain sentence: pass or fail, and whether a trivial baseline does as well. */
   verdict: string;
+  /** The dimension, when it is not the MI preset's coherence. */
+  dimension?: string;
+  /** Ordinal and numeric dimensions: how scores became ratings. */
+  calibration?: RatingCalibration;
 }
 
 /** Largest share of the scores held by one value, and that value. */
@@ -320,6 +358,11 @@ export function altTestVerdict(name: string, result: AltTestResult, trivial: rea
  * Scores a reference-based metric gave the reference itself are left out (`usableScore`).
  */
 export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: string, options: EvaluatorAltTestOptions = {}): EvaluatorAltTest {
+  const spec = options.spec ?? humanScoreSpec(MI_RUBRIC);
+  if (spec.dimension.type !== 'binary') return ratingAltTest(items, evaluatorId, spec, options);
+  const named = spec.rubric.name !== MI_RUBRIC.name || spec.dimension.name !== 'coherent' ? { dimension: spec.dimension.name } : {};
+  const yesWord = named.dimension ? `yes (${named.dimension})` : 'coherent';
+  const noWord = named.dimension ? `no (${named.dimension})` : 'incoherent';
   const group = options.group ?? 'experts';
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
   const humans: Record<string, Record<string, boolean>> = {};
@@ -332,10 +375,11 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
       const key = `${it.id}/${c.id}`;
       clusters[key] = it.id;
       for (const a of c.annotations) {
-        if (typeof a.coherent !== 'boolean' || !keep(a)) continue;
-        (humans[a.annotator] ??= {})[key] = a.coherent;
+        if (!holdsLabel(a, spec) || !keep(a)) continue;
+        const yes = scaleValue(a, spec.dimension) === 1;
+        (humans[a.annotator] ??= {})[key] = yes;
         labels++;
-        if (a.coherent) coherent++;
+        if (yes) coherent++;
       }
       const s = usableScore(it, c, evaluatorId);
       if (s !== null) scores[key] = s;
@@ -351,7 +395,7 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
     thresholdRule = 'given';
   } else {
     threshold = values.length && coherentShare !== null ? matchRateThreshold(values, coherentShare) : null;
-    thresholdRule = `match-rate: the evaluator calls ${threshold === null ? '–' : `${((values.filter((v) => v >= (threshold as number)).length / values.length) * 100).toFixed(1)}%`} coherent, the ${group}' labels ${coherentShare === null ? '–' : `${(coherentShare * 100).toFixed(1)}%`}`;
+    thresholdRule = `match-rate: the evaluator calls ${threshold === null ? '–' : `${((values.filter((v) => v >= (threshold as number)).length / values.length) * 100).toFixed(1)}%`} ${yesWord}, the ${group}' labels ${coherentShare === null ? '–' : `${(coherentShare * 100).toFixed(1)}%`}`;
   }
   const evaluator: Record<string, boolean> = {};
   if (threshold !== null) for (const [k, v] of Object.entries(scores)) evaluator[k] = v >= threshold;
@@ -363,20 +407,89 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
   const name = options.displayName ?? evaluatorId;
   const trivial: TrivialFinding[] = [];
   if (threshold !== null && calls.length > 0 && (evaluatorCoherentShare === 0 || evaluatorCoherentShare === 1)) {
-    const all = evaluatorCoherentShare === 1 ? 'coherent' : 'incoherent';
+    const all = evaluatorCoherentShare === 1 ? yesWord : noWord;
     trivial.push({ kind: 'constant-at-cut', text: `${name} is constant at this cut: score ≥ ${Number(threshold.toPrecision(4))} calls every response ${all}, so it is the always-${all} baseline` });
   } else if (typeof options.threshold !== 'number' && threshold !== null && coherentShare !== null && evaluatorCoherentShare !== null && Math.abs(evaluatorCoherentShare - coherentShare) > Math.max(0.05, 2 / values.length)) {
     const tie = largestTie(values);
     trivial.push({
       kind: 'cut-cannot-match',
-      text: `no cut of ${name} reaches the ${group}' ${pct(coherentShare)} coherent: ${pct(tie.share)} of its scores are tied at ${Number(tie.value.toPrecision(4))}, so the nearest cut calls ${pct(evaluatorCoherentShare)} coherent`,
+      text: `no cut of ${name} reaches the ${group}' ${pct(coherentShare)} ${yesWord}: ${pct(tie.share)} of its scores are tied at ${Number(tie.value.toPrecision(4))}, so the nearest cut calls ${pct(evaluatorCoherentShare)} ${yesWord}`,
     });
   }
   const wantBaselines = options.baselines ?? true;
   const baselines = wantBaselines && calls.length
-    ? altTestBaselines(sortedHumans, evaluator, { ...testOptions, ...(typeof wantBaselines === 'object' ? wantBaselines : {}), labelName: (v) => (v ? 'coherent' : 'incoherent') })
+    ? altTestBaselines(sortedHumans, evaluator, { ...testOptions, ...(typeof wantBaselines === 'object' ? wantBaselines : {}), labelName: (v) => (v ? yesWord : noWord) })
     : [];
-  return { evaluatorId, group, threshold, thresholdRule, coherentShare, evaluatorCoherentShare, result, trivial, baselines, verdict: altTestVerdict(name, result, trivial, baselines) };
+  return { evaluatorId, group, threshold, thresholdRule, coherentShare, evaluatorCoherentShare, result, trivial, baselines, verdict: altTestVerdict(name, result, trivial, baselines), ...named };
+}
+
+/**
+ * Scores made ratings by matching distributions: sorted by score, the response at (mid-)rank r of n takes the
+ * pooled rating at quantile (r + ½)/n of `ratings` (sorted); responses with equal scores share the rating of their
+ * mid-rank. With two points this is the match-rate threshold's rule.
+ */
+export function matchDistribution(scores: Readonly<Record<string, number>>, ratings: readonly number[]): Record<string, number> {
+  const pooled = [...ratings].sort((a, b) => a - b);
+  const entries = Object.entries(scores).sort((a, b) => a[1] - b[1]);
+  const n = entries.length;
+  const out: Record<string, number> = {};
+  if (n === 0 || pooled.length === 0) return out;
+  for (let i = 0; i < n; ) {
+    let j = i;
+    while (j + 1 < n && entries[j + 1][1] === entries[i][1]) j++;
+    const q = ((i + j) / 2 + 0.5) / n;
+    const rating = pooled[Math.min(pooled.length - 1, Math.floor(q * pooled.length))];
+    for (let k = i; k <= j; k++) out[entries[k][0]] = rating;
+    i = j + 1;
+  }
+  return out;
+}
+
+/** {@link evaluatorAltTest} on an ordinal or numeric dimension: ratings against ratings. */
+function ratingAltTest(items: readonly DialogueItem[], evaluatorId: string, spec: HumanScoreSpec, options: EvaluatorAltTestOptions): EvaluatorAltTest {
+  const group = options.group ?? 'experts';
+  const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
+  const humans: Record<string, Record<string, number>> = {};
+  const scores: Record<string, number> = {};
+  const clusters: Record<string, string> = {};
+  const pooled: number[] = [];
+  for (const it of items) {
+    for (const c of it.candidates) {
+      const key = `${it.id}/${c.id}`;
+      clusters[key] = it.id;
+      for (const a of c.annotations) {
+        if (!holdsLabel(a, spec) || !keep(a)) continue;
+        const v = scaleValue(a, spec.dimension) as number;
+        (humans[a.annotator] ??= {})[key] = v;
+        pooled.push(v);
+      }
+      const s = usableScore(it, c, evaluatorId);
+      if (s !== null) scores[key] = s;
+    }
+  }
+  const name = options.displayName ?? evaluatorId;
+  const calibration = options.calibration ?? 'match-distribution';
+  let evaluator: Record<string, number>;
+  if (calibration === 'identity') {
+    const { min, max } = scaleRange(spec.dimension);
+    const off = Object.entries(scores).find(([, v]) => v < min || v > max);
+    if (off) throw new RangeError(`${name} scores ${off[1]} on ${off[0]}, outside ${spec.dimension.name}'s scale ${min}–${max}: with --calibration identity its scores must be ratings on that scale (use match-distribution for any other score)`);
+    evaluator = { ...scores };
+  } else evaluator = matchDistribution(scores, pooled);
+  const scoring = options.scoring ?? (spec.dimension.type === 'numeric' ? 'negRmse' : 'accuracy');
+  const sortedHumans = Object.fromEntries(Object.entries(humans).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
+  const testOptions: AltTestOptions = { ...options, scoring, ...(options.test === 't' ? {} : { clusters }) };
+  const result = altTest(sortedHumans, evaluator, testOptions);
+  const values = Object.values(evaluator);
+  const trivial: TrivialFinding[] = [];
+  if (values.length > 0 && values.every((v) => v === values[0])) trivial.push({ kind: 'constant-at-cut', text: `${name} gives every response the same rating, ${values[0]}: it is a constant baseline` });
+  const wantBaselines = options.baselines ?? true;
+  const baselines = wantBaselines && values.length ? altTestBaselines(sortedHumans, evaluator, { ...testOptions, ...(typeof wantBaselines === 'object' ? wantBaselines : {}), labelName: (v) => String(v) }) : [];
+  const thresholdRule =
+    calibration === 'identity'
+      ? `identity: the scores are ratings of ${spec.dimension.name}`
+      : `match-distribution: the response with the k-th smallest score takes the ${group}' pooled rating of ${spec.dimension.name} at the same quantile`;
+  return { evaluatorId, group, threshold: null, thresholdRule, coherentShare: null, evaluatorCoherentShare: null, result, trivial, baselines, verdict: altTestVerdict(name, result, trivial, baselines), dimension: spec.dimension.name, calibration };
 }
 
 /**
@@ -453,7 +566,7 @@ export function altTestBaselines<V extends string | number | boolean>(humans: Re
     const passes = results.filter((r) => r.passed).length;
     return { kind, description, winningRate: mean(results.map((r) => r.winningRate)), advantageProbability: mean(results.map((r) => r.advantageProbability)), passed: passes * 2 > draws, draws, passes };
   };
-  if ((options.scoring ?? 'accuracy') === 'negRmse') {
+  if ((options.scoring ?? 'accuracy') !== 'accuracy') {
     const nums = (values as unknown as number[]).slice().sort((a, b) => a - b);
     const mean = nums.reduce((a, b) => a + b, 0) / nums.length;
     const mid = nums.length >> 1;

@@ -9,7 +9,8 @@
 import { correlate, resolveHuman, type HumanChoice } from '../correlation/correlationTable';
 import { displayNames } from '../evaluators/evaluatorNames';
 import type { DialogueItem } from '../dialogue/types';
-import { coherenceScore } from '../labels/annotate';
+import { humanScorePhrase, humanScoreSpec, isCoherenceCount, specScore, type HumanScoreSpec } from '../rubric/labelValues';
+import { MI_RUBRIC } from '../rubric/presets';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { DEFAULT_INTERVAL, type BootstrapInterval, type IntervalMethod } from '../stats/bootstrap';
 import { bootstrapStatistic, pick } from '../stats/clusterBootstrap';
@@ -57,6 +58,8 @@ export interface LengthBiasTable {
   humanLength: CorrelationResult;
   rows: LengthBiasRow[];
   bootstrap?: { resamples: number; seed: number | string; level: number; interval?: IntervalMethod };
+  /** The human score's dimension and rule, when it is not the MI preset's coherence count (e.g. "mean rating of Overall"). */
+  dimension?: { name: string; rule: string; phrase: string };
 }
 
 /** Options of {@link lengthBias}. */
@@ -66,6 +69,8 @@ export interface LengthBiasOptions {
   human?: HumanChoice;
   groupRules?: GroupRules;
   bootstrap?: { resamples: number; seed: number | string; level?: number; interval?: IntervalMethod };
+  /** The human score's dimension and rule (default: the MI preset's coherence count). */
+  spec?: HumanScoreSpec;
 }
 
 /** Whether a row's figures meet the {@link LENGTH_FLAG} rule. */
@@ -81,12 +86,13 @@ export function mostlyLength(evaluatorHuman: number | null, partial: number | nu
  */
 export function lengthBias(items: readonly DialogueItem[], options: LengthBiasOptions): LengthBiasTable {
   const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
-  const human = resolveHuman(items, options.human ?? 'auto', rules);
+  const spec = options.spec ?? humanScoreSpec(MI_RUBRIC);
+  const human = resolveHuman(items, options.human ?? 'auto', rules, spec);
   const keep = inGroup(human, rules);
   const rowsData: { cluster: string; length: number; human: number; scores: (number | null)[] }[] = [];
   for (const it of items) {
     for (const c of it.candidates) {
-      const h = coherenceScore(c, keep);
+      const h = specScore(c, spec, keep);
       if (h === null) continue;
       rowsData.push({ cluster: it.id, length: whitespaceTokenCount(c.text), human: h, scores: options.evaluators.map((id) => usableScore(it, c, id)) });
     }
@@ -125,5 +131,6 @@ export function lengthBias(items: readonly DialogueItem[], options: LengthBiasOp
     humanLength: correlate('spearman', rowsData.map((r) => r.human), rowsData.map((r) => r.length)) as CorrelationResult,
     rows,
     ...(options.bootstrap ? { bootstrap: { resamples: options.bootstrap.resamples, seed: options.bootstrap.seed, level, interval: options.bootstrap.interval ?? DEFAULT_INTERVAL } } : {}),
+    ...(isCoherenceCount(spec) ? {} : { dimension: { name: spec.dimension.name, rule: spec.rule, phrase: humanScorePhrase(spec) } }),
   };
 }

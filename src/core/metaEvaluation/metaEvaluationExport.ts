@@ -238,13 +238,13 @@ export function ceilingPlainTable(t: CeilingTable, options: { perAnnotator?: boo
  */
 export function altTestPlainTable(
   res: AltTestResult,
-  label: { evaluator: string; group: string; threshold?: number | null; thresholdRule?: string; trivial?: readonly TrivialFinding[]; baselines?: readonly AltTestBaseline[]; verdict?: string },
+  label: { evaluator: string; group: string; threshold?: number | null; thresholdRule?: string; trivial?: readonly TrivialFinding[]; baselines?: readonly AltTestBaseline[]; verdict?: string; dimension?: string },
 ): PlainTable {
   const p = res.parameters;
   const verdict = label.verdict ?? altTestVerdict(label.evaluator, res, label.trivial, label.baselines);
   const flat = res.annotators.filter((a) => a.zeroVariance);
   return {
-    title: `Alt-test (Calderon, Reichart & Dror 2025): can ${label.evaluator} replace an annotator of the ${label.group}? ${verdict}`,
+    title: `Alt-test (Calderon, Reichart & Dror 2025): can ${label.evaluator} replace an annotator of the ${label.group}${label.dimension ? ` on ${label.dimension}` : ''}? ${verdict}`,
     columns: ['annotator', 'instances', 'rho_f (evaluator)', 'rho_h (annotator)', 'mean d', 't', 'df', 'p (H0: rho_h − rho_f ≥ ε)', 'BY threshold', 'won'],
     rows: res.annotators.map((a) => [
       a.annotator,
@@ -263,7 +263,11 @@ export function altTestPlainTable(
       p.test === 'cluster-jackknife'
         ? "per-annotator test: the cluster-jackknife t over the dialogue contexts of the annotator's instances (df = contexts − 1); the paper's one-sample t over instances rejected a true null 6–7 % of the time at 5 % in the coverage study (--test t)."
         : "per-annotator test: the paper's one-sample t over instances.",
-      ...(label.threshold !== undefined && label.threshold !== null ? [`evaluator labels: score ≥ ${Number(label.threshold.toPrecision(4))} → coherent${label.thresholdRule ? ` (${label.thresholdRule})` : ''}.`] : []),
+      ...(label.threshold !== undefined && label.threshold !== null
+        ? [`evaluator labels: score ≥ ${Number(label.threshold.toPrecision(4))} → ${label.dimension ? `yes on ${label.dimension}` : 'coherent'}${label.thresholdRule ? ` (${label.thresholdRule})` : ''}.`]
+        : label.dimension && label.thresholdRule
+          ? [`evaluator ratings: ${label.thresholdRule}.`]
+          : []),
       ...(label.trivial ?? []).map((t) => `${t.text}.`),
       ...flat.map((a) =>
         a.pValue === null
@@ -317,7 +321,7 @@ export function lengthBiasPlainTable(t: LengthBiasTable, options: { compact?: bo
   const compact = options.compact ?? false;
   const differs = t.rows.filter((r) => r.n !== t.humanLength.n);
   return {
-    title: `Length bias against the ${t.human}' coherence score (length in ${t.tokenizer} tokens; the ${t.human}' own rho with length: ${fixed(t.humanLength.statistic)}, n = ${t.humanLength.n})`,
+    title: `Length bias against the ${t.human}' ${t.dimension ? t.dimension.phrase : 'coherence score'} (length in ${t.tokenizer} tokens; the ${t.human}' own rho with length: ${fixed(t.humanLength.statistic)}, n = ${t.humanLength.n})`,
     columns: compact
       ? ['evaluator', 'n', 'rho(eval, len)', 'rho(eval, human)', 'partial rho | len', 'p', 'flag']
       : ['evaluator', 'n', 'rho(evaluator, length)', 'rho(human, length)', 'rho(evaluator, human)', 'partial rho | length', 'p (partial)', 'mostly length'],

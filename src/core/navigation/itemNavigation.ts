@@ -4,14 +4,35 @@
  * unlabelled", and labelling progress per annotator. Pure: the editor and any other program compute the same
  * lists from the same items.
  *
- * "Labelled" means one thing throughout: the annotator gave a coherence answer (yes or no) — the label every
- * coherence score, correlation and agreement statistic counts (ICMI 2023 §2.1). Empathy, errors and the most evident
- * error are not needed for it.
+ * "Labelled" means one thing throughout: the annotator gave a value for the **current dimension** of the study's
+ * rubric (issue 39 item 3; {@link LabelScope}) — by default its primary dimension, which for the MI preset is the
+ * coherence answer (yes or no), the label every coherence score, correlation and agreement statistic counts (ICMI
+ * 2023 §2.1). A dimension asked only under another answer (MI: empathy after Yes) counts where it is asked or still
+ * could be (`needsLabel`, labels/annotate.ts); where an answer rules it out, nothing is missing.
  */
-import type { Candidate, DialogueItem } from '../dialogue/types';
+import type { Annotation, Candidate, DialogueItem } from '../dialogue/types';
+import { couldBeAsked, labelValueOf, needsLabel } from '../labels/annotate';
+import { MI_RUBRIC } from '../rubric/presets';
+import { dimensionTitle, type Dimension, type Rubric } from '../rubric/rubric';
 import { candidateGroups } from '../dialogue/groupBy';
 import { evaluatorKind } from '../evaluators/evaluatorNames';
 import type { ScoreScale } from './scoreSummary';
+
+/** The rubric and the dimension "labelled" is about (the MI preset's `coherent` when none is given). */
+export interface LabelScope {
+  rubric: Rubric;
+  dimension: string;
+}
+
+/** The MI preset's coherence answer: what "labelled" meant before rubrics. */
+export const COHERENCE_SCOPE: LabelScope = { rubric: MI_RUBRIC, dimension: 'coherent' };
+
+/** The dimension of a scope. @throws RangeError when the rubric has no such dimension */
+export function scopeDimension(scope: LabelScope): Dimension {
+  const d = scope.rubric.dimensions.find((x) => x.name === scope.dimension);
+  if (!d) throw new RangeError(`the rubric ${scope.rubric.name} has no dimension "${scope.dimension}"`);
+  return d;
+}
 
 /** What the item list is filtered by; absent fields do not filter. */
 export interface ItemFilter {
@@ -19,9 +40,9 @@ export interface ItemFilter {
   text?: string;
   /** A candidate's origin group as the correlation table names it ({@link candidateGroups} with `origin`: `GPT-2`, `human`, a model…). */
   origin?: string;
-  /** A candidate the viewing annotator has (`labelled`) or has not (`unlabelled`) given a coherence answer. */
+  /** A candidate the viewing annotator has (`labelled`) or has not (`unlabelled`) labelled in the current dimension. */
   mine?: 'labelled' | 'unlabelled';
-  /** A candidate whose coherence answers differ between annotators ({@link annotatorDisagreement}). */
+  /** A candidate whose values in the current dimension differ between annotators ({@link dimensionDisagreement}; MI: the coherence answers). */
   annotatorsDisagree?: boolean;
   /** A candidate on which a judge and the human majority disagree ({@link judgeHumanDisagreements}). */
   judgeHumansDisagree?: boolean;
@@ -38,12 +59,52 @@ export interface FilterContext {
   blind: boolean;
   /** Each judge's scale by evaluator id (e.g. `evaluatorScale` with the prompt library's requests); judges without a finite scale are never counted as disagreeing. */
   scales: ReadonlyMap<string, ScoreScale | undefined>;
+  /** The rubric and current dimension ({@link COHERENCE_SCOPE} when absent). */
+  scope?: LabelScope;
 }
 
-/** Whether `annotator` gave `candidate` a coherence answer. */
-export function isLabelledBy(candidate: Pick<Candidate, 'annotations'>, annotator: string | null): boolean {
+/**
+ * Whether `annotator` has labelled `candidate` in the scope's dimension (the coherence answer by default): a valid
+ * value where the dimension is asked, or nothing needed because an answer rules the dimension out. The first
+ * annotation of the annotator is theirs (as the editor shows it).
+ */
+export function isLabelledBy(candidate: Pick<Candidate, 'annotations'>, annotator: string | null, scope: LabelScope = COHERENCE_SCOPE): boolean {
   if (!annotator) return false;
-  return candidate.annotations.some((a) => a.annotator === annotator && typeof a.coherent === 'boolean');
+  if (scope === COHERENCE_SCOPE) return candidate.annotations.some((a) => a.annotator === annotator && typeof a.coherent === 'boolean');
+  const a = candidate.annotations.find((x) => x.annotator === annotator);
+  return !needsLabel(a, scopeDimension(scope), scope.rubric);
+}
+
+/** Whether `a` holds a value for the scope's dimension where it is asked (what progress counts). */
+function holdsValue(a: Annotation, scope: LabelScope, d: Dimension): boolean {
+  if (scope === COHERENCE_SCOPE) return typeof a.coherent === 'boolean';
+  return couldBeAsked(a, d, scope.rubric) && labelValueOf(a, d) !== undefined;
+}
+
+/**
+ * The annotators by value in the scope's dimension, when at least two annotators gave different values (a
+ * multi-select's lists compared whole); null otherwise. Annotations where the dimension is not asked do not count.
+ */
+export function dimensionDisagreement(candidate: Pick<Candidate, 'annotations'>, scope: LabelScope): { value: string; annotators: string[] }[] | null {
+  const d = scopeDimension(scope);
+  const by = new Map<string, string[]>();
+  for (const a of candidate.annotations) {
+    if (!holdsValue(a, scope, d)) continue;
+    const v = labelValueOf(a, d);
+    const key = typeof v === 'string' ? v : JSON.stringify(v);
+    by.set(key, [...(by.get(key) ?? []), a.annotator]);
+  }
+  return by.size >= 2 ? [...by].map(([value, annotators]) => ({ value, annotators })) : null;
+}
+
+/** How a disagreement reads on hover: `Annotators disagree: coherent …` for the coherence answer, else by value. */
+export function describeDisagreement(candidate: Pick<Candidate, 'annotations'>, scope: LabelScope = COHERENCE_SCOPE): string | null {
+  if (scope.rubric === MI_RUBRIC && scope.dimension === 'coherent') {
+    const a = annotatorDisagreement(candidate);
+    return a ? `Annotators disagree: coherent ${a.coherent.join(', ')} · incoherent ${a.incoherent.join(', ')}` : null;
+  }
+  const groups = dimensionDisagreement(candidate, scope);
+  return groups ? `Annotators disagree on ${dimensionTitle(scopeDimension(scope))}: ${groups.map((g) => `${g.value} ${g.annotators.join(', ')}`).join(' · ')}` : null;
 }
 
 /**
@@ -145,10 +206,25 @@ function hasCandidateConditions(f: ItemFilter): boolean {
  */
 export function candidateMatches(candidate: Candidate, filter: ItemFilter, ctx: FilterContext): boolean {
   if (filter.origin !== undefined && !candidateGroups(candidate, 'origin').includes(filter.origin)) return false;
-  if (filter.mine !== undefined && isLabelledBy(candidate, ctx.annotator) !== (filter.mine === 'labelled')) return false;
-  if (filter.annotatorsDisagree && !annotatorDisagreement(candidate)) return false;
+  const scope = ctx.scope ?? COHERENCE_SCOPE;
+  if (filter.mine !== undefined && isLabelledBy(candidate, ctx.annotator, scope) !== (filter.mine === 'labelled')) return false;
+  if (filter.annotatorsDisagree && !(scope === COHERENCE_SCOPE ? annotatorDisagreement(candidate) : dimensionDisagreement(candidate, scope))) return false;
   if (filter.judgeHumansDisagree && judgeHumanDisagreements(candidate, ctx.scales).length === 0) return false;
   return true;
+}
+
+/**
+ * Whether one candidate passes the filter and search (issue 41 item 3, the rule "next unlabelled" follows): every
+ * word of the search occurs in the item's context or id, this candidate's text, or (not blind) the reference; and
+ * the candidate meets every candidate-level condition ({@link candidateMatches}).
+ */
+export function candidatePasses(item: DialogueItem, candidate: Candidate, filter: ItemFilter, ctx: FilterContext): boolean {
+  const terms = words(filter.text);
+  if (terms.length) {
+    const hay = [item.id, ...item.context.map((t) => t.text), candidate.text, ...(!ctx.blind && item.reference ? [item.reference.text] : [])].join('\n').toLowerCase();
+    if (!terms.every((w) => hay.includes(w))) return false;
+  }
+  return candidateMatches(candidate, filter, ctx);
 }
 
 /**
@@ -193,18 +269,41 @@ export function originGroups(items: readonly DialogueItem[]): string[] {
   return [...all].sort((a, b) => a.localeCompare(b));
 }
 
+/** The viewing annotator's progress on one dimension of the rubric. */
+export interface DimensionProgress {
+  dimension: string;
+  title: string;
+  /** Candidates with a value where the dimension is asked. */
+  labelled: number;
+  /** Candidates where it is asked or could still be (labelled, plus those that need a label). */
+  asked: number;
+}
+
 /** Labelling progress of a file. */
 export interface LabelProgress {
   /** Candidates in the file (the total every annotator's count is out of). */
   candidates: number;
-  /** Candidates the viewing annotator labelled, or null without an annotator. */
+  /** Candidates the viewing annotator labelled in the current dimension, or null without an annotator. */
   mine: number | null;
-  /** Every annotator with at least one coherence answer (and the viewing one), by labelled count descending, then id. */
+  /** Every annotator with at least one label in the current dimension (and the viewing one), by labelled count descending, then id. */
   annotators: { annotator: string; labelled: number }[];
+  /** The current dimension (absent: the MI preset's coherence answer). */
+  dimension?: string;
+  /** The viewing annotator's progress on every dimension of the rubric (absent without a rubric scope or annotator). */
+  dimensions?: DimensionProgress[];
 }
 
-/** Labelled / total for the viewing annotator and for every annotator of `items` (see the module comment for "labelled"). */
-export function labelProgress(items: readonly DialogueItem[], annotator: string | null): LabelProgress {
+/**
+ * Labelled / total for the viewing annotator and for every annotator of `items` in the scope's dimension (see the
+ * module comment for "labelled"), and with a scope other than {@link COHERENCE_SCOPE} the viewing annotator's
+ * progress on every dimension.
+ */
+export function labelProgress(items: readonly DialogueItem[], annotator: string | null, scope?: LabelScope): LabelProgress {
+  const sc = scope ?? COHERENCE_SCOPE;
+  const d = sc === COHERENCE_SCOPE ? undefined : scopeDimension(sc);
+  // The MI preset's coherence answer counts as before rubrics (one number; its navigator message unchanged).
+  const dims = scope && scope !== COHERENCE_SCOPE && annotator ? scope.rubric.dimensions : [];
+  const perDim = dims.map(() => ({ labelled: 0, asked: 0 }));
   let candidates = 0;
   const counts = new Map<string, number>();
   if (annotator) counts.set(annotator, 0);
@@ -213,14 +312,28 @@ export function labelProgress(items: readonly DialogueItem[], annotator: string 
       candidates++;
       const seen = new Set<string>();
       for (const a of c.annotations) {
-        if (typeof a.coherent !== 'boolean' || seen.has(a.annotator)) continue;
+        if (seen.has(a.annotator) || !(d ? holdsValue(a, sc, d) : typeof a.coherent === 'boolean')) continue;
         seen.add(a.annotator);
         counts.set(a.annotator, (counts.get(a.annotator) ?? 0) + 1);
+      }
+      if (dims.length) {
+        const mine = c.annotations.find((a) => a.annotator === annotator);
+        dims.forEach((x, i) => {
+          const has = !!mine && couldBeAsked(mine, x, sc.rubric) && labelValueOf(mine, x) !== undefined;
+          if (has) perDim[i].labelled++;
+          if (has || needsLabel(mine, x, sc.rubric)) perDim[i].asked++;
+        });
       }
     }
   }
   const annotators = [...counts].map(([a, labelled]) => ({ annotator: a, labelled })).sort((x, y) => y.labelled - x.labelled || x.annotator.localeCompare(y.annotator));
-  return { candidates, mine: annotator ? (counts.get(annotator) ?? 0) : null, annotators };
+  return {
+    candidates,
+    mine: annotator ? (counts.get(annotator) ?? 0) : null,
+    annotators,
+    ...(scope && scope !== COHERENCE_SCOPE ? { dimension: scope.dimension } : {}),
+    ...(dims.length ? { dimensions: dims.map((x, i) => ({ dimension: x.name, title: dimensionTitle(x), ...perDim[i] })) } : {}),
+  };
 }
 
 /** A position in the item list: an item (file index) and a candidate (real id), or null for "before its first candidate". */
@@ -230,15 +343,25 @@ export interface ListPosition {
 }
 
 /**
- * "Next unlabelled": the first candidate after `from` that `annotator` has not labelled, going through the
- * candidates of each item in display order (`candidateOrder`: blind mode's shuffled order, else file order) and
- * the items in list order (`order`: file indices as the list shows them, filtered or sorted), wrapping around
- * past the end of the list (and so back to earlier candidates of `from`'s own item last).
+ * "Next unlabelled" (issue 41 item 3's rule for `U`): the first candidate after `from` that `annotator` has not
+ * labelled in the scope's dimension and that `passes` accepts (the filters and search), going through the candidates
+ * of each item in display order (`candidateOrder`: blind mode's shuffled order, else file order) and the items in list
+ * order (`order`: file indices as the list shows them, filtered or sorted — file order, the plan's, or another
+ * planner's), wrapping around past the end of the list (and so back to earlier candidates of `from`'s own item last).
  *
  * @param order - file indices of the items in the list; an item not in it is treated as being before the first
- * @returns null when every candidate of the listed items is labelled (or no annotator is set), else the position
+ * @param options.scope - the rubric and current dimension (the MI preset's coherence answer when absent)
+ * @param options.passes - whether a candidate passes the active filters and search (all pass when absent)
+ * @returns null when no listed candidate is left (or no annotator is set), else the position
  */
-export function nextUnlabelled(items: readonly DialogueItem[], order: readonly number[], from: ListPosition | null, annotator: string | null, candidateOrder: (item: DialogueItem) => readonly string[] = (it) => it.candidates.map((c) => c.id)): ListPosition | null {
+export function nextUnlabelled(
+  items: readonly DialogueItem[],
+  order: readonly number[],
+  from: ListPosition | null,
+  annotator: string | null,
+  candidateOrder: (item: DialogueItem) => readonly string[] = (it) => it.candidates.map((c) => c.id),
+  options: { scope?: LabelScope; passes?: (item: DialogueItem, candidate: Candidate) => boolean } = {},
+): ListPosition | null {
   if (!annotator || order.length === 0) return null;
   const at = from ? order.indexOf(from.itemIndex) : -1;
   const unlabelledIn = (index: number, after: string | null): string | null => {
@@ -249,7 +372,7 @@ export function nextUnlabelled(items: readonly DialogueItem[], order: readonly n
     const start = after === null ? 0 : ids.indexOf(after) + 1;
     for (let k = start; k < ids.length; k++) {
       const c = byId.get(ids[k]);
-      if (c && !isLabelledBy(c, annotator)) return ids[k];
+      if (c && !isLabelledBy(c, annotator, options.scope) && (!options.passes || options.passes(item, c))) return ids[k];
     }
     return null;
   };
@@ -271,14 +394,14 @@ export function nextUnlabelled(items: readonly DialogueItem[], order: readonly n
  * one), so a label edit in a 5,000-item file costs the edited items' work. Equal to `labelProgress` of the whole
  * new list of items.
  *
- * @param previous - `labelProgress(itemsBefore, annotator)` with the same `annotator`
+ * @param previous - `labelProgress(itemsBefore, annotator, scope)` with the same `annotator` and `scope`
  * @param before - the replaced items as they were (each once)
  * @param after - their new versions
  */
-export function labelProgressAfter(previous: LabelProgress, before: readonly DialogueItem[], after: readonly DialogueItem[], annotator: string | null): LabelProgress {
+export function labelProgressAfter(previous: LabelProgress, before: readonly DialogueItem[], after: readonly DialogueItem[], annotator: string | null, scope?: LabelScope): LabelProgress {
   const counts = new Map(previous.annotators.map((a) => [a.annotator, a.labelled]));
-  const out = labelProgress(before, null);
-  const inn = labelProgress(after, null);
+  const out = labelProgress(before, annotator, scope);
+  const inn = labelProgress(after, annotator, scope);
   for (const a of out.annotators) counts.set(a.annotator, (counts.get(a.annotator) ?? 0) - a.labelled);
   for (const a of inn.annotators) counts.set(a.annotator, (counts.get(a.annotator) ?? 0) + a.labelled);
   if (annotator && !counts.has(annotator)) counts.set(annotator, 0);
@@ -286,5 +409,16 @@ export function labelProgressAfter(previous: LabelProgress, before: readonly Dia
     .filter(([a, n]) => n > 0 || a === annotator)
     .map(([a, labelled]) => ({ annotator: a, labelled }))
     .sort((x, y) => y.labelled - x.labelled || x.annotator.localeCompare(y.annotator));
-  return { candidates: previous.candidates - out.candidates + inn.candidates, mine: annotator ? (counts.get(annotator) ?? 0) : null, annotators };
+  const dimensions = previous.dimensions?.map((p, i) => ({
+    ...p,
+    labelled: p.labelled - (out.dimensions?.[i]?.labelled ?? 0) + (inn.dimensions?.[i]?.labelled ?? 0),
+    asked: p.asked - (out.dimensions?.[i]?.asked ?? 0) + (inn.dimensions?.[i]?.asked ?? 0),
+  }));
+  return {
+    candidates: previous.candidates - out.candidates + inn.candidates,
+    mine: annotator ? (counts.get(annotator) ?? 0) : null,
+    annotators,
+    ...(previous.dimension !== undefined ? { dimension: previous.dimension } : {}),
+    ...(dimensions ? { dimensions } : {}),
+  };
 }

@@ -7,11 +7,11 @@ export { anticipatedLabels, PLAN_DEFAULTS, planClocks, planItemOrder, planLabels
 export type { LabelPlan, LabelPlanRecord, ModelSelection, PlanEntry, PlanEntryStatus, PlanLabelsOptions, PlanSettings, PlanStop, PlanTarget, StartPlanOptions } from './planner';
 export { labellingPool, poolFingerprint } from './pool';
 export type { LabellingPool, PoolCandidate, PoolOptions } from './pool';
-export { SequentialPlan } from './sequentialPlan';
-export type { DesignKind, DesignSettings, PlanDraw, PlanEstimate } from './sequentialPlan';
+export { SequentialPlan } from '../design/sequentialPlan';
+export type { DesignKind, DesignSettings, PlanDraw, PlanEstimate } from '../design/sequentialPlan';
 export { simulatePlans } from './simulate';
 export type { SimulatedDecision, SimulatedTarget, SimulationOptions, SimulationResult } from './simulate';
 export { SpearmanTotals } from './spearmanTotals';
-export type { WorkingModelSpec } from './workingModel';
+export type { WorkingModelSpec } from '../design/workingModel';
 export { LABEL_PLAN_FORMAT, planRecordDifference, readLabelPlanRecord, writeLabelPlanRecord } from './planRecord';
 export type { PlanIdentity } from './planRecord';

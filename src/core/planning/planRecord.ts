@@ -38,6 +38,9 @@ export interface PlanIdentity {
   /** `auto` accepts the record's group. */
   human: HumanGroup | 'auto';
   column?: { groupBy: string; value: string };
+  /** The rubric dimension and rule (absent: the MI preset's coherence count). */
+  dimension?: string;
+  humanScore?: string;
 }
 
 /**
@@ -49,5 +52,6 @@ export function planRecordDifference(record: LabelPlanRecord, wanted: PlanIdenti
   if ((record.against ?? null) !== (wanted.against ?? null)) return record.against ? `against ${record.against}` : 'no --against';
   if (wanted.human !== 'auto' && record.human !== wanted.human) return `human ${record.human}`;
   if (JSON.stringify(record.column ?? null) !== JSON.stringify(wanted.column ?? null)) return record.column ? `column ${record.column.groupBy} = ${record.column.value}` : 'the whole file';
+  if ((record.dimension ?? null) !== (wanted.dimension ?? null) || (record.humanScore ?? null) !== (wanted.humanScore ?? null)) return record.dimension ? `dimension ${record.dimension} (${record.humanScore})` : 'the coherence count';
   return null;
 }

@@ -12,6 +12,8 @@ import { candidateGroups } from '../dialogue/groupBy';
 import { resolveHuman } from '../correlation/correlationTable';
 import type { Candidate, DialogueItem } from '../dialogue/types';
 import { coherenceScore } from '../labels/annotate';
+import { holdsLabel, humanScoreSpec, isCoherenceCount, specScore, type HumanScoreSpec } from '../rubric/labelValues';
+import { MI_RUBRIC } from '../rubric/presets';
 import { type EstimandValue, SpearmanTotals } from './spearmanTotals';
 import { rankAverage } from '../stats/rank';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
@@ -38,7 +40,7 @@ export interface PoolOptions {
   against?: string;
   /** Whose labels make the coherence score; `auto` resolves as the correlation table does. */
   human: HumanGroup | 'auto';
-  /** Group labels that make a candidate labelled; default: the most common count among candidates with any, else 3 (6 for `all`). */
+  /** Group labels that make a candidate labelled; default: the most common count among candidates with any (the study's own count), else 1 (one annotator labelling alone). */
   labelsPerCandidate?: number;
   groupRules?: GroupRules;
   /** Restrict the pool to one column of the correlation table: candidates whose group under `groupBy` is `column` (see {@link candidateGroups}). */
@@ -49,6 +51,36 @@ export interface PoolOptions {
    * labels on every candidate, experts to be planned). They change which candidates are drawn, never the estimand.
    */
   assist?: string[];
+  /**
+   * The dimension and rule of the human score (default: the MI preset's coherence count). A binary or ordinal
+   * dimension; its score's possible values are the plan's levels ({@link humanScoreLevels}).
+   */
+  spec?: HumanScoreSpec;
+}
+
+/**
+ * The values a human score under `spec` can take on a candidate with `minLabels` … `maxLabels` labels of the group:
+ * the plan's levels. Count: 0 … maxLabels; majority: 0, 1; mean: every sum of n ratings over n (n in range); median:
+ * every point and every midpoint of two points. Ordinal points are integers, so a mean's value is exactly the
+ * sum / n that {@link humanScore} computes.
+ *
+ * @throws Error for a numeric dimension (its scores have no finite set of levels)
+ */
+export function humanScoreLevels(spec: HumanScoreSpec, minLabels: number, maxLabels: number): number[] {
+  const d = spec.dimension;
+  if (spec.rule === 'count') return Array.from({ length: maxLabels + 1 }, (_, k) => k);
+  if (spec.rule === 'majority') return [0, 1];
+  if (d.type === 'numeric') throw new Error(`a labelling plan needs a human score with finitely many values: ${d.name} is numeric; plan on a binary or ordinal dimension`);
+  const points = d.type === 'binary' ? [0, 1] : d.points.map((p) => p.value);
+  const out = new Set<number>();
+  if (spec.rule === 'median') {
+    for (const a of points) for (const b of points) out.add(a === b ? a : (a + b) / 2);
+  } else {
+    const lo = Math.min(...points);
+    const hi = Math.max(...points);
+    for (let n = Math.max(1, minLabels); n <= maxLabels; n++) for (let s = n * lo; s <= n * hi; s++) out.add(s / n);
+  }
+  return [...out].sort((a, b) => a - b);
 }
 
 /**
@@ -74,6 +106,8 @@ export interface LabellingPool {
   column?: { groupBy: string; value: string };
   /** The assisting signals, when any. */
   assist?: string[];
+  /** The human score's dimension and rule. */
+  spec: HumanScoreSpec;
 }
 
 /**
@@ -106,7 +140,9 @@ function usableScore(c: Candidate, id: string): number | null {
  */
 export function labellingPool(items: readonly DialogueItem[], options: PoolOptions): LabellingPool {
   const rules = options.groupRules ?? DEFAULT_GROUP_RULES;
-  const human = resolveHuman(items, options.human, rules);
+  const spec = options.spec ?? humanScoreSpec(MI_RUBRIC);
+  if (spec.dimension.type === 'numeric' && !isCoherenceCount(spec)) humanScoreLevels(spec, 1, 1);
+  const human = resolveHuman(items, options.human, rules, spec);
   const filter = inGroup(human, rules);
   const evaluators = options.against ? [options.evaluator, options.against] : [options.evaluator];
   const rows: { itemId: string; candidateId: string; scores: number[]; groupLabels: number; coherent: number | null; assist?: number[] }[] = [];
@@ -128,8 +164,8 @@ export function labellingPool(items: readonly DialogueItem[], options: PoolOptio
         missingScore++;
         continue;
       }
-      const groupLabels = c.annotations.filter((a) => typeof a.coherent === 'boolean' && filter(a)).length;
-      rows.push({ itemId: it.id, candidateId: c.id, scores: scores as number[], groupLabels, coherent: coherenceScore(c, filter), ...(options.assist?.length ? { assist: options.assist.map((a) => assistValue(c, a, rules)) } : {}) });
+      const groupLabels = c.annotations.filter((a) => holdsLabel(a, spec) && filter(a)).length;
+      rows.push({ itemId: it.id, candidateId: c.id, scores: scores as number[], groupLabels, coherent: specScore(c, spec, filter), ...(options.assist?.length ? { assist: options.assist.map((a) => assistValue(c, a, rules)) } : {}) });
       itemIds.add(it.id);
     }
   }
@@ -139,11 +175,13 @@ export function labellingPool(items: readonly DialogueItem[], options: PoolOptio
     for (const r of rows) if (r.groupLabels > 0) counts.set(r.groupLabels, (counts.get(r.groupLabels) ?? 0) + 1);
     let best = 0;
     for (const [k, n] of counts) if (n > (counts.get(best) ?? 0) || (n === (counts.get(best) ?? 0) && k > best)) best = k;
-    perCandidate = best > 0 ? best : human === 'all' ? 6 : 3;
+    // No labels of the group yet: one annotator labelling alone, whose one label makes a candidate labelled (issue 41
+    // item 2; a team sets its own count).
+    perCandidate = best > 0 ? best : 1;
   }
   if (!(Number.isInteger(perCandidate) && perCandidate >= 1)) throw new Error(`labels per candidate must be a positive integer (got ${perCandidate})`);
   const candidates = rows.map((r) => ({ itemId: r.itemId, candidateId: r.candidateId, scores: r.scores, groupLabels: r.groupLabels, human: r.groupLabels >= (perCandidate as number) ? r.coherent : null, ...(r.assist ? { assist: r.assist } : {}) }));
-  return { candidates, human, labelsPerCandidate: perCandidate, evaluators, missingScore, items: itemIds.size, ...(options.column ? { column: options.column } : {}), ...(options.assist?.length ? { assist: options.assist } : {}) };
+  return { candidates, human, labelsPerCandidate: perCandidate, evaluators, missingScore, items: itemIds.size, spec, ...(options.column ? { column: options.column } : {}), ...(options.assist?.length ? { assist: options.assist } : {}) };
 }
 
 /** A fingerprint of the pool's candidates and scores (SHA-256, hex, first 16 characters): a plan replays only on the same pool. */
@@ -179,7 +217,7 @@ export function fullyLabelledPool(items: readonly DialogueItem[], options: PoolO
   const candidates = full.candidates.filter((c) => c.human !== null);
   if (candidates.length < 3) throw new Error(`only ${candidates.length} scored candidate(s) are fully labelled by ${full.human} (${full.labelsPerCandidate} labels each); ${purpose} needs a fully labelled file`);
   const maxScore = Math.max(full.labelsPerCandidate, ...candidates.map((c) => c.groupLabels));
-  const levels = Array.from({ length: maxScore + 1 }, (_, k) => k);
+  const levels = humanScoreLevels(full.spec, full.labelsPerCandidate, maxScore);
   const totals = new SpearmanTotals(full.evaluators.map((_, e) => candidates.map((c) => c.scores[e])), levels);
   const truth = totals.evaluate(totals.totals(candidates.map((c) => c.human as number)));
   if (!truth) throw new Error("the pool's correlation is undefined (every fully labelled candidate has the same human score)");

@@ -6,13 +6,14 @@
  * the uniform design with the plain estimator (no model predictions as control variates; its weights come from the
  * fixed kernel model, as before the model was chosen from the labels).
  */
+import type { HumanScoreSpec } from '../rubric/labelValues';
 import seedrandom from 'seedrandom';
 import type { DialogueItem } from '../dialogue/types';
 import type { GroupRules, HumanGroup } from '../labels/groups';
 import { normalMixtureBoundary, normalMixtureM } from '../stats/confidenceSequence';
 import { anticipatedLabels, planSettings, workingModelSettings, type PlanSettings } from './planner';
 import { assistCoordinates, fullyLabelledPool } from './pool';
-import { SequentialPlan, type DesignKind } from './sequentialPlan';
+import { SequentialPlan, type DesignKind } from '../design/sequentialPlan';
 
 /** Options of {@link simulatePlans}. */
 export interface SimulationOptions extends Partial<PlanSettings> {
@@ -30,6 +31,8 @@ export interface SimulationOptions extends Partial<PlanSettings> {
   column?: { groupBy: string; value: string };
   /** Assisting signals of the working model (see {@link PoolOptions.assist}). */
   assist?: string[];
+  /** The human score's dimension and rule (see {@link PoolOptions.spec}). */
+  spec?: HumanScoreSpec;
   /**
    * Known level probabilities (N × K over the fully labelled pool, in file order) used by every design instead of
    * the model fitted to the labels revealed: for measuring what learning the model costs

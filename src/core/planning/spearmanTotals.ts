@@ -16,6 +16,7 @@
  * design-weighted totals give a plug-in estimate and the delta method its linearisation (Woodruff 1971; Binder
  * 1983). For a pair A, B the totals are (n, M^A, M^B) and the estimand rho_A − rho_B.
  */
+import type { PoolTotals } from '../design/poolTotals';
 import { rankAverage } from '../stats/rank';
 
 /** h(θ) and its gradient ∂h/∂θ; null when S_yy or S_xx is 0 (the correlation is undefined). */
@@ -26,7 +27,7 @@ export interface EstimandValue {
   rhos: number[];
 }
 
-export class SpearmanTotals {
+export class SpearmanTotals implements PoolTotals {
   /** Pool size N. */
   readonly size: number;
   /** The human-score levels v_0 < … < v_{K−1}. */
@@ -73,6 +74,16 @@ export class SpearmanTotals {
       this.unitRanks.push(Float64Array.from(ranks, (r) => (r - 0.5) / n));
       this.sxx.push(sxx);
     });
+  }
+
+  /** The working model's coordinates: the evaluators' normalised midranks ({@link unitRanks}). */
+  get coordinates(): readonly Float64Array[] {
+    return this.unitRanks;
+  }
+
+  /** rho lies in [−1, 1]; rho_A − rho_B in [−2, 2]. */
+  get bounds(): readonly [number, number] {
+    return this.evaluators === 1 ? [-1, 1] : [-2, 2];
   }
 
   /** K, the number of human-score levels. */

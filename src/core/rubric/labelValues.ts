@@ -5,6 +5,7 @@
  * annotators who said coherent; the mean rating for ordinal and numeric dimensions).
  */
 import type { Annotation, Candidate } from '../dialogue/types';
+import { MI_PRESET } from './presets';
 import { scaleRange, type BinaryDimension, type Dimension, type NumericDimension, type OrdinalDimension, type Rubric } from './rubric';
 
 /** A label value as a rubric types it: binary → boolean, ordinal and numeric → number, categorical and text → string, multi-select → strings. */
@@ -151,4 +152,70 @@ export function labelIssues(items: readonly { id: string; candidates: readonly P
     }
   }
   return out;
+}
+
+/**
+ * The dimension an analysis correlates with and how several annotators' labels on it become one human score
+ * (`--dimension <name>`, `--human-score <rule>`): what every analysis takes (issue 39 item 4).
+ */
+export interface HumanScoreSpec {
+  rubric: Rubric;
+  dimension: ScaleDimension;
+  rule: HumanScoreRule;
+}
+
+/** The rules `--human-score` accepts. */
+export const HUMAN_SCORE_RULES: readonly HumanScoreRule[] = ['mean', 'median', 'count', 'majority'];
+
+/**
+ * The dimension `name` of `rubric` (default: the rubric's primary — `coherent` in the MI preset) under `rule`
+ * (default {@link defaultHumanScoreRule}: count for binary, mean for ordinal and numeric).
+ *
+ * @throws Error naming the rubric's scale dimensions when `name` is not one of its dimensions or is not binary,
+ *   ordinal or numeric (a categorical, multi-select or text dimension has no score to correlate)
+ * @throws RangeError for `count`/`majority` on a dimension that is not binary
+ */
+export function humanScoreSpec(rubric: Rubric, name?: string, rule?: HumanScoreRule): HumanScoreSpec {
+  const want = name ?? rubric.primary;
+  const scales = rubric.dimensions.filter((d): d is ScaleDimension => d.type === 'binary' || d.type === 'ordinal' || d.type === 'numeric');
+  const d = rubric.dimensions.find((x) => x.name === want);
+  const list = scales.map((s) => JSON.stringify(s.name)).join(', ') || 'none';
+  if (!d) throw new Error(`the rubric "${rubric.name}" has no dimension ${JSON.stringify(want)}; its binary, ordinal and numeric dimensions: ${list}`);
+  if (d.type !== 'binary' && d.type !== 'ordinal' && d.type !== 'numeric') throw new Error(`dimension ${JSON.stringify(want)} is ${d.type}: it has no score to correlate; the rubric's binary, ordinal and numeric dimensions: ${list}`);
+  const r = rule ?? defaultHumanScoreRule(d);
+  if ((r === 'count' || r === 'majority') && d.type !== 'binary') throw new RangeError(`human score "${r}" needs a binary dimension; ${d.name} is ${d.type} (use mean or median)`);
+  return { rubric, dimension: d, rule: r };
+}
+
+/**
+ * Whether `spec` is the seeds' human score — the MI preset's `coherent`, counted (ICMI 2023 §2.1): then every table
+ * keeps the wording and columns it has always had; any other dimension or rule names itself.
+ */
+export function isCoherenceCount(spec: HumanScoreSpec): boolean {
+  return spec.rubric.name === MI_PRESET && spec.dimension.name === 'coherent' && spec.rule === 'count';
+}
+
+/** Whether an annotation holds a label of the spec's dimension that counts (asked, and a valid value). */
+export function holdsLabel(a: Annotation, spec: HumanScoreSpec): boolean {
+  return isAsked(a, spec.dimension, spec.rubric) && scaleValue(a, spec.dimension) !== undefined;
+}
+
+/** The spec's human score of a candidate from the annotations `include` accepts ({@link humanScore}). */
+export function specScore(c: Pick<Candidate, 'annotations'>, spec: HumanScoreSpec, include?: (a: Annotation) => boolean): number | null {
+  return humanScore(c, spec.dimension, spec.rubric, spec.rule, include);
+}
+
+/** How a table names the human score: "mean rating of Overall", "number who said yes to Fluent", … */
+export function humanScorePhrase(spec: HumanScoreSpec): string {
+  const t = spec.dimension.title ?? spec.dimension.name;
+  switch (spec.rule) {
+    case 'count':
+      return `number who said yes to ${t}`;
+    case 'majority':
+      return `majority answer (yes = 1) to ${t}`;
+    case 'mean':
+      return spec.dimension.type === 'binary' ? `share who said yes to ${t}` : `mean rating of ${t}`;
+    case 'median':
+      return `median rating of ${t}`;
+  }
 }

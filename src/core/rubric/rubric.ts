@@ -126,6 +126,18 @@ export interface Rubric {
   [key: string]: unknown;
 }
 
+/** Keys the dialogue editor keeps for moving between candidates and items (docs/labelling.md): no dimension may take them. */
+export const NAVIGATION_KEYS: readonly string[] = ['j', 'k', 'u'];
+
+/** Keys the dialogue editor keeps for its layout: `l` shows or hides the item list, `t` the whole transcript. */
+export const LAYOUT_KEYS: readonly string[] = ['l', 't'];
+
+/**
+ * The characters a dimension's key may be: a letter or a digit the editor does not keep. Each has a default
+ * keybinding in the editor (src/core/labels/labelKeys.ts), with Shift for a multi-select's most evident option.
+ */
+export const RUBRIC_KEY_CHARACTERS: readonly string[] = [...'0123456789abcdefghijklmnopqrstuvwxyz'].filter((c) => !NAVIGATION_KEYS.includes(c) && !LAYOUT_KEYS.includes(c));
+
 /** Annotation fields that are not labels: a dimension may not be named after one of them. */
 export const RESERVED_ANNOTATION_FIELDS: readonly string[] = ['annotator', 'group', 'updatedAt', 'stashed'];
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { siblingFile } from '../dialogue/siblingFile';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { MI_RUBRIC, PRESETS } from './presets';
-import { RESERVED_ANNOTATION_FIELDS, isScaleDimension, type Dimension, type Rubric } from './rubric';
+import { LAYOUT_KEYS, NAVIGATION_KEYS, RESERVED_ANNOTATION_FIELDS, RUBRIC_KEY_CHARACTERS, isScaleDimension, type Dimension, type Rubric } from './rubric';
 
 /** One problem of a rubric file: where (1-based line, field path) and what. */
 export interface RubricProblem {
@@ -25,9 +25,6 @@ export class RubricError extends Error {
     this.name = 'RubricError';
   }
 }
-
-/** Keys the editor keeps for moving between candidates and items (docs/labelling.md); no dimension may take them. */
-export const NAVIGATION_KEYS: readonly string[] = ['j', 'k', 'u'];
 
 /** `a/b/study.dialogues.jsonl` → `a/b/study.rubric.json`; any other `x.jsonl` → `x.rubric.json`. */
 export function rubricPathOf(dialogueFile: string): string {
@@ -194,6 +191,14 @@ function checkKeys(dims: readonly unknown[], bad: (path: Path, message: string) 
       const key = k.key.toLowerCase();
       if (NAVIGATION_KEYS.includes(key)) {
         bad(k.path, `${JSON.stringify(k.key)} moves between candidates (${NAVIGATION_KEYS.join(', ')} are the editor's)`);
+        continue;
+      }
+      if (LAYOUT_KEYS.includes(key)) {
+        bad(k.path, `${JSON.stringify(k.key)} shows or hides part of the editor (${LAYOUT_KEYS.join(', ')} are the editor's)`);
+        continue;
+      }
+      if (!RUBRIC_KEY_CHARACTERS.includes(key)) {
+        bad(k.path, `${JSON.stringify(k.key)} is not a letter or a digit (the editor binds a–z and 0–9; Shift + a key marks the most evident option)`);
         continue;
       }
       const clash = bound.find((b) => b.key === key && (b.dim === d || !exclusive(b.dim, d)));

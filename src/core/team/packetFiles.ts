@@ -4,7 +4,7 @@
  * (the manifest: not `*.jsonl`, so no tool takes it for a dialogue file). The folder may exist; an annotator's
  * earlier packet files there are replaced.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { siblingFile } from '../dialogue/siblingFile';
 import { serializeItem, documentItems, parseDocument } from '../format/jsonl';
@@ -12,7 +12,7 @@ import { writeTextAtomic } from '../format/files';
 import { MI_RUBRIC } from '../rubric/presets';
 import type { Rubric } from '../rubric/rubric';
 import type { PacketInput } from './collect';
-import type { Packet, PacketManifest } from './packets';
+import { PACKET_FORMAT, type Packet, type PacketManifest } from './packets';
 
 /** The study's name without `.dialogues.jsonl` / `.jsonl`. */
 function studyName(studyFile: string): string {
@@ -80,4 +80,26 @@ export function readPacket(packetFile: string): PacketInput {
     manifest,
     manifestFile: basename(manifestFile),
   };
+}
+
+/**
+ * The manifests in `folder` of packets cut from the study named `studyFile` (its file name): what `progress
+ * --packets` and the editor's team progress count each annotator's assignment from. Files that are not packet
+ * manifests, or of another study, are skipped; a manifest that is not valid JSON is named.
+ *
+ * @throws Error naming the file of a manifest that is not valid JSON
+ */
+export function readManifests(folder: string, studyFile: string): PacketManifest[] {
+  if (!existsSync(folder)) return [];
+  const out: PacketManifest[] = [];
+  for (const f of readdirSync(folder).filter((x) => x.endsWith('.packet.json')).sort()) {
+    let m: PacketManifest;
+    try {
+      m = JSON.parse(readFileSync(join(folder, f), 'utf8')) as PacketManifest;
+    } catch (err) {
+      throw new Error(`${join(folder, f)}: not valid JSON (${(err as Error).message})`);
+    }
+    if (m?.format === PACKET_FORMAT && m.study?.file === basename(studyFile)) out.push(m);
+  }
+  return out;
 }

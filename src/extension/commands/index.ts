@@ -12,6 +12,7 @@ import { SearchPanel } from '../searchPanel';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
 import { dedupCommand } from './dedup';
+import { assignPacketsCommand, collectPacketsCommand } from './team';
 import { generateCommand, setGeneratorApiKeyCommand } from './generate';
 import { importAnnoMICommand } from './importAnnoMI';
 import { importDatasetCommand } from './importGeneric';
@@ -49,6 +50,8 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
     vscode.commands.registerCommand('reflectEval.generate', reportErrors(() => generateCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judge', reportErrors(() => judgeCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.dedup', reportErrors(() => dedupCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.assignPackets', reportErrors(() => assignPacketsCommand(context, editors))),
+    vscode.commands.registerCommand('reflectEval.collectPackets', reportErrors(() => collectPacketsCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.judgeMatrix', reportErrors(() => judgeMatrixCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.searchPrompts', reportErrors(() => searchPromptsCommand(context, editors))),
     vscode.commands.registerCommand('reflectEval.showPromptSearch', reportErrors(async () => SearchPanel.show(context, editors))),

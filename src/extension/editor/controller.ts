@@ -9,17 +9,20 @@
  * unit-tested with a document built in memory (test/extension/editor/controller.test.ts).
  */
 import { applyLabelOp, type LabelOp } from '../../core/labels/annotate';
+import { declaredKeys, isDeclaredKey, keyActionOf, resolveKey } from '../../core/labels/labelKeys';
+import type { Rubric } from '../../core/rubric/rubric';
 import { candidateIdOfView } from '../../core/labels/annotatorView';
 import { documentItems, type DialogueDocument } from '../../core/format/jsonl';
 import type { ProblemLine } from '../../core/format/lineReport';
 import type { DialogueItem } from '../../core/dialogue/types';
-import { labelOpOfKey, type EditorAction, type LabelAction } from '../../core/labels/labelKeys';
+import type { EditorAction, LabelAction } from '../../core/labels/labelKeys';
 import type { LabelProgress } from '../../core/navigation/itemNavigation';
 import type { ConflictEntry, EditorCommand, EditorProtocol, NextUnlabelled } from '../../../webview/editor/protocol';
 import type { HostChannel } from '../webviewChannel';
 import { nextUnlabelledTarget, type PlanState } from '../itemNavigator';
 import { KeyRoute, type KeyTarget } from './keyRoute';
-import { decide, initialState, type EditorEvent, type EditorNow, type EditorState, type RequestSpecs } from './updates';
+import { decide, initialState, scopeNow, type EditorEvent, type EditorNow, type EditorState, type RequestSpecs } from './updates';
+import type { StudySetup } from './study';
 
 /** The document model as the controller uses it (`DialogueFileDocument`). */
 export interface EditorDocument {
@@ -42,8 +45,10 @@ export interface EditorDocument {
 
 /** What the controller asks of VS Code (the provider, dialogueEditor.ts, implements it). */
 export interface EditorHost {
-  /** Who labels, and whether blind mode is on (`reflectEval.annotator`, `reflectEval.blindMode`). */
+  /** Who labels, and whether blind mode is on (`reflectEval.annotator`, `reflectEval.blindMode`; a team packet's annotator, always blind). */
   settings(): { annotator: string | null; blind: boolean };
+  /** The study's rubric and, for a team packet, its manifest, as last read beside the file (study.ts). */
+  setup(): StudySetup;
   /** The bundled judge requests' answer ranges (read once). */
   requestSpecs(): RequestSpecs;
   /** The labelling plan's order and state line for the document's items (labelPlan.ts). */
@@ -103,6 +108,7 @@ export class EditorController {
         this.host.trace('forwarded');
         return this.channel.notify('action', { action });
       },
+      decidable: (action) => this.decidable(action),
     });
     channel
       .on('ready', () => {
@@ -125,7 +131,7 @@ export class EditorController {
       .on('focus', (m) => this.host.focused(m.focused))
       .on('revealLine', (m) => this.host.revealLine(m.line))
       .on('resolveConflict', (m) => this.document.resolveConflict(m.id, m.choice))
-      .on('navigate', (m) => this.update({ kind: 'navigate', list: { filter: m.filter, order: m.order } }))
+      .on('navigate', (m) => this.update({ kind: 'navigate', list: { filter: m.filter, order: m.order, ...(m.dimension ? { dimension: m.dimension } : {}) } }))
       .on('command', (m) => {
         this.host.activate();
         return this.host.runCommand(m.command);
@@ -165,6 +171,11 @@ export class EditorController {
   /** The annotator, blind mode or plan target changed: the list and the selected item again. */
   refresh(): void {
     this.update({ kind: 'refresh' });
+  }
+
+  /** The rubric or packet manifest beside the file changed (or became readable, or broken): everything again. */
+  setupChanged(): void {
+    this.refresh();
   }
 
   /** Shows or hides every annotator's labels. */
@@ -225,7 +236,33 @@ export class EditorController {
       problems: () => this.document.problemLines(),
       requestSpecs: this.host.requestSpecs(),
       plan: (items, b, names) => this.host.plan(items, b, names),
+      setup: this.host.setup(),
     };
+  }
+
+  /**
+   * The rubric labels follow, or null after telling the user why there is none (its file has problems: labelling
+   * is refused rather than guessed).
+   */
+  private rubric(): Rubric | null {
+    const setup = this.host.setup();
+    if (setup.rubric) return setup.rubric;
+    const p = setup.problems[0];
+    this.channel.notify('notice', { text: p ? `Not labelled: ${p.file}:${p.line}: ${p.field}: ${p.message}${setup.problems.length > 1 ? ` (and ${setup.problems.length - 1} more)` : ''}` : 'Not labelled: the rubric cannot be read.' });
+    return null;
+  }
+
+  /**
+   * Whether the host decides a label key from the document (keyRoute.ts): a key the rubric declares (but one that
+   * only opens a text box), or clear; the others act on the card's active question, which the webview keeps.
+   */
+  private decidable(action: LabelAction): boolean {
+    const rubric = this.host.setup().rubric;
+    if (!rubric) return true;
+    const key = keyActionOf(action);
+    if (key.kind === 'clear') return true;
+    if (!isDeclaredKey(rubric, key)) return false;
+    return key.kind === 'mark' || rubric.dimensions.some((d) => d.type !== 'text' && declaredKeys(d).some((k) => k.key === key.key));
   }
 
   /** Decides what to send for `event`, sends it, and takes the state after it. */
@@ -254,11 +291,13 @@ export class EditorController {
   private async applyLabel(itemId: string, candidateId: string, op: LabelOp): Promise<undefined> {
     try {
       this.host.trace('edit');
-      const annotator = this.host.settings().annotator;
+      const annotator = await this.annotatorOrAsk();
       // Still answered, so the webview drops the operation it shows.
-      if (!annotator) return void (await this.host.runCommand('setAnnotator'));
+      if (!annotator) return undefined;
+      const rubric = this.rubric();
+      if (!rubric) return undefined;
       // In blind mode the view shows opaque ids (annotatorView): label the candidate the id stands for.
-      this.document.updateItems((item) => (item.id === itemId ? applyLabelOp(item, candidateIdOfView(item, candidateId, annotator) ?? candidateId, annotator, op) : undefined));
+      this.document.updateItems((item) => (item.id === itemId ? applyLabelOp(item, candidateIdOfView(item, candidateId, annotator) ?? candidateId, annotator, op, new Date(), rubric) : undefined));
     } catch (err) {
       this.host.showError((err as Error).message);
     }
@@ -267,28 +306,44 @@ export class EditorController {
 
   /**
    * A labelling key applied in the host (keyRoute.ts), at its turn after every operation queued before it: the
-   * operation is decided from the document by the same rule as the webview's (`labelOpOfKey`), announced to the
-   * webview (`labelled`, shown until applied) and applied.
+   * operation is decided from the document by the same rule as the webview's (`resolveKey`, with the rubric and the
+   * card's active question), announced to the webview (`labelled`, shown until applied) and applied.
    */
   private async applyKey(action: LabelAction, at: KeyTarget, announce: (type: 'labelled', params: { itemId: string; candidateId: string; op: LabelOp }) => number): Promise<void> {
-    const annotator = this.host.settings().annotator;
-    if (!annotator) return void (await this.host.runCommand('setAnnotator'));
+    const annotator = await this.annotatorOrAsk();
+    if (!annotator) return;
+    const rubric = this.rubric();
+    if (!rubric) return;
     const items = documentItems(this.document.parse());
     const item = items[at.index]?.id === at.itemId ? items[at.index] : items.find((it) => it.id === at.itemId);
     const candidateId = item && candidateIdOfView(item, at.candidateId, annotator);
     const candidate = candidateId ? item.candidates.find((c) => c.id === candidateId) : undefined;
     if (!item || !candidateId || !candidate) return void this.channel.notify('notice', { text: 'The focused candidate is no longer in the file.' });
-    const result = labelOpOfKey(action, candidate.annotations.find((a) => a.annotator === annotator));
+    const result = resolveKey(rubric, keyActionOf(action), candidate.annotations.find((a) => a.annotator === annotator), at.question);
     if (!result) return;
     if ('hint' in result) return void this.channel.notify('notice', { text: result.hint });
+    // A text box to type into: the webview's (decidable() sends such keys there; a rubric changed meanwhile).
+    if ('edit' in result) return void this.channel.notify('action', { action });
     announce('labelled', { itemId: at.itemId, candidateId: at.candidateId, op: result.op });
     try {
       this.host.trace('edit');
-      this.document.updateItems((it) => (it.id === at.itemId ? applyLabelOp(it, candidateId, annotator, result.op) : undefined));
+      this.document.updateItems((it) => (it.id === at.itemId ? applyLabelOp(it, candidateId, annotator, result.op, new Date(), rubric) : undefined));
     } catch (err) {
       this.host.showError((err as Error).message);
     }
     this.host.trace('ack');
+  }
+
+  /**
+   * Who labels: the annotator setting, or — when none is set — the one the user gives when asked (`setAnnotator`),
+   * so a labelling key pressed before the id was set is applied under it rather than lost (issue 41 item 6). Null
+   * when they cancel.
+   */
+  private async annotatorOrAsk(): Promise<string | null> {
+    const now = this.host.settings().annotator;
+    if (now) return now;
+    await this.host.runCommand('setAnnotator');
+    return this.host.settings().annotator || null;
   }
 
   /** Where "next unlabelled" goes from a shown position, in list order (always answered: the webview holds keys until then). */
@@ -300,7 +355,8 @@ export class EditorController {
         return { notice: 'Choose who you label as first (Annotator…).' };
       }
       const items = documentItems(this.document.parse());
-      const target = nextUnlabelledTarget(items, this.state.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: this.host.settings().blind });
+      const scope = scopeNow(this.state, { setup: this.host.setup() });
+      const target = nextUnlabelledTarget(items, this.state.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: this.host.settings().blind, scope, filter: this.state.list.filter, scales: this.state.info?.scales });
       return 'message' in target ? { notice: target.message } : target;
     } catch (err) {
       return { notice: `Next unlabelled: ${(err as Error).message}` };

@@ -11,11 +11,13 @@
 import { isLabelAction, type EditorAction, type LabelAction } from '../../core/labels/labelKeys';
 import type { FocusState } from '../../../webview/editor/protocol';
 
-/** The candidate a key labels: the item (file index and id) and the candidate's id in the view. */
+/** The candidate a key labels: the item (file index and id), the candidate's id in the view, and its active question. */
 export interface KeyTarget {
   index: number;
   itemId: string;
   candidateId: string;
+  /** The card's active question (a rubric dimension), as the webview last reported it; null when none was. */
+  question: string | null;
 }
 
 /** What the route does with a key: the dialogue editor's side. */
@@ -24,6 +26,11 @@ export interface KeyRouteHost {
   apply(action: LabelAction, at: KeyTarget): void;
   /** Sends the key to the webview as an `action` (a message that can move focus); returns the message's number. */
   forward(action: EditorAction): number;
+  /**
+   * Whether the host can decide this label key from the document: a key the rubric declares, or clear. A key that
+   * acts on the card's active question (and moves it on) goes to the webview, which keeps the question.
+   */
+  decidable?(action: LabelAction): boolean;
 }
 
 /**
@@ -79,7 +86,7 @@ export class KeyRoute {
   target(): KeyTarget | null {
     const s = this.reported;
     if (!s || !s.settled || this.moveInFlight() || s.itemId === null || s.candidateId === null) return null;
-    return { index: s.index, itemId: s.itemId, candidateId: s.candidateId };
+    return { index: s.index, itemId: s.itemId, candidateId: s.candidateId, question: s.question ?? null };
   }
 
   /**
@@ -92,7 +99,7 @@ export class KeyRoute {
       this.held.push(action);
       return;
     }
-    if (isLabelAction(action)) {
+    if (this.inHost(action)) {
       const at = this.target();
       if (at) return this.host.apply(action, at);
       if (this.moveInFlight()) {
@@ -122,6 +129,11 @@ export class KeyRoute {
     this.held = [];
   }
 
+  /** A label key the host may apply itself (the others, and keys that move focus, go to the webview). */
+  private inHost(action: EditorAction): action is LabelAction {
+    return isLabelAction(action) && (this.host.decidable?.(action) ?? true);
+  }
+
   /** The webview has not yet reported a state after the last message that can move focus (sent or owed). */
   private moveInFlight(): boolean {
     return this.owed > 0 || (this.reported?.move ?? 0) < this.lastMove;
@@ -135,7 +147,7 @@ export class KeyRoute {
   private release(): void {
     while (this.held.length > 0) {
       const action = this.held[0];
-      if (isLabelAction(action)) {
+      if (this.inHost(action)) {
         const at = this.target();
         if (!at && this.moveInFlight()) return;
         this.held.shift();

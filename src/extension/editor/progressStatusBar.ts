@@ -12,8 +12,8 @@ export class ProgressStatusBar implements vscode.Disposable {
     this.item.command = 'reflectEval.label.nextUnlabelled';
   }
 
-  show(progress: LabelProgress, annotator: string | null): void {
-    const { text, tooltip } = progressStatusText(progress, annotator);
+  show(progress: LabelProgress, annotator: string | null, extra: Parameters<typeof progressStatusText>[2] = {}): void {
+    const { text, tooltip } = progressStatusText(progress, annotator, extra);
     this.item.text = text;
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = { label: annotator ? `ReflectEval: ${progress.mine} of ${progress.candidates} candidates labelled by you` : 'ReflectEval: no annotator set' };

@@ -14,7 +14,11 @@
  * No `vscode` import: the controller (controller.ts) applies the decision, and test/extension/editor/updates.test.ts
  * pins it down on documents built in memory.
  */
-import { labelStatus } from '../../core/labels/annotate';
+import { labelStatus, rubricStatus } from '../../core/labels/annotate';
+import { isLabelledBy, type LabelScope } from '../../core/navigation/itemNavigation';
+import { MI_RUBRIC } from '../../core/rubric/presets';
+import type { Rubric } from '../../core/rubric/rubric';
+import type { StudySetup } from './study';
 import { annotatorView, type ItemView } from '../../core/labels/annotatorView';
 import { documentItems, type DialogueDocument } from '../../core/format/jsonl';
 import { itemIndexOfLine, sameEvaluators, sameOrigins, sameTitleInputs } from '../../core/format/lineUpdate';
@@ -26,7 +30,7 @@ import { labelProgressAfter, type LabelProgress } from '../../core/navigation/it
 import { itemDescription, itemTitleList, type ItemTitleParts } from '../../core/dialogue/itemTitle';
 import type { EditorProtocol, ItemEntry } from '../../../webview/editor/protocol';
 import type { ToWebviewParams, ToWebviewType } from '../../../webview/shared/messages';
-import { candidateMarks, navigatorState, type EvaluatorInfo, type ListSettings, type PlanState } from '../itemNavigator';
+import { candidateMarks, navigatorState, scopeOf, type EvaluatorInfo, type ListSettings, type PlanState } from '../itemNavigator';
 
 /** One message for the webview, before the channel numbers it. */
 export type Outgoing = { [K in ToWebviewType<EditorProtocol>]: { type: K; params: ToWebviewParams<EditorProtocol, K> } }[ToWebviewType<EditorProtocol>];
@@ -43,6 +47,8 @@ export interface VersionedInfo extends EvaluatorInfo {
 export interface IndexParts {
   version: number;
   annotator: string | null;
+  /** The rubric the entries were counted under. */
+  rubric: Rubric | null;
   doc: DialogueDocument;
   items: DialogueItem[];
   titles: ItemTitleParts[];
@@ -53,7 +59,7 @@ export interface IndexParts {
 /** What the webview was last sent, as the decisions need it. */
 export interface Sent {
   /** The index (or the entries after it): the parse, items and titles it was built from. */
-  index?: { version: number; doc: DialogueDocument; items: DialogueItem[]; titles: ItemTitleParts[]; annotator: string | null };
+  index?: { version: number; doc: DialogueDocument; items: DialogueItem[]; titles: ItemTitleParts[]; annotator: string | null; rubric: Rubric | null };
   /** The navigator: the items it was computed over, their origin groups, and the state as JSON. */
   navigator?: { items: readonly DialogueItem[]; origins: string[]; json: string };
   /**
@@ -107,6 +113,13 @@ export interface EditorNow {
   requestSpecs: RequestSpecs;
   /** The labelling plan's order and state line (labelPlan.ts). */
   plan(items: readonly DialogueItem[], blind: boolean, names: ReadonlyMap<string, string>): PlanState;
+  /** The study's rubric (null when its file has problems) and, for a team packet, its manifest (study.ts). */
+  setup: StudySetup;
+}
+
+/** The rubric and current dimension of a decision ("labelled" in the list, progress and filters). */
+export function scopeNow(state: Pick<EditorState, 'list'>, now: Pick<EditorNow, 'setup'>): LabelScope | undefined {
+  return scopeOf(now.setup.rubric, state.list);
 }
 
 /** What happened. */
@@ -153,10 +166,14 @@ export function decide(state: EditorState, now: EditorNow, event: EditorEvent, n
     case 'changed':
       d.changed(event.lines);
       break;
-    case 'navigate':
+    case 'navigate': {
+      const dimensionChanged = (event.list.dimension ?? null) !== (d.state.list.dimension ?? null);
       d.state.list = event.list;
       d.navigator();
+      // The candidates' disagreement marks are about the current dimension.
+      if (dimensionChanged) d.item(d.state.selected);
       break;
+    }
     case 'prepare':
       d.prepare();
       break;
@@ -171,9 +188,14 @@ export function evaluatorInfoOf(items: readonly DialogueItem[], version: number,
   return { version, names: displayNames(ids, evaluatorSignatures(items)), scales: new Map(ids.map((id) => [id, evaluatorScale(id, requests)])) };
 }
 
-/** One row of the item list. */
-export function entryOf(item: DialogueItem, index: number, annotator: string | null, title: ItemTitleParts): ItemEntry {
+/**
+ * One row of the item list: its candidates labelled by `annotator` in the rubric's primary dimension, and complete
+ * (every question asked answered; the MI preset's rule as before rubrics).
+ */
+export function entryOf(item: DialogueItem, index: number, annotator: string | null, title: ItemTitleParts, rubric: Rubric | null = MI_RUBRIC): ItemEntry {
   const mine = annotator ? item.candidates.map((c) => c.annotations.find((a) => a.annotator === annotator)) : [];
+  const mi = rubric === MI_RUBRIC;
+  const primary: LabelScope | undefined = rubric && !mi ? { rubric, dimension: rubric.primary } : undefined;
   return {
     index,
     id: item.id,
@@ -181,8 +203,8 @@ export function entryOf(item: DialogueItem, index: number, annotator: string | n
     snippet: title.words,
     description: itemDescription(item),
     candidates: item.candidates.length,
-    labelled: mine.filter((a) => typeof a?.coherent === 'boolean').length,
-    complete: mine.filter((a) => labelStatus(a) === 'complete').length,
+    labelled: !rubric ? 0 : mi ? mine.filter((a) => typeof a?.coherent === 'boolean').length : annotator ? item.candidates.filter((c) => isLabelledBy(c, annotator, primary)).length : 0,
+    complete: !rubric ? 0 : mine.filter((a) => (mi ? labelStatus(a) === 'complete' : rubricStatus(a, rubric).status === 'complete')).length,
   };
 }
 
@@ -226,20 +248,21 @@ class Decider {
   private indexParts(): IndexParts {
     const { doc, annotator, version } = this.now;
     const p = this.state.prepared;
-    if (p && p.version === version && p.doc === doc && p.annotator === annotator) return p;
+    const rubric = this.now.setup.rubric;
+    if (p && p.version === version && p.doc === doc && p.annotator === annotator && p.rubric === rubric) return p;
     const lines = this.now.problems();
     this.diagnostics = lines;
     const items = documentItems(doc);
     const titles = itemTitleList(items);
-    return { version, annotator, doc, items, titles, lines, entries: items.map((it, i) => entryOf(it, i, annotator, titles[i])) };
+    return { version, annotator, rubric, doc, items, titles, lines, entries: items.map((it, i) => entryOf(it, i, annotator, titles[i], rubric)) };
   }
 
   /** The whole item list, then the navigator. */
   index(): void {
-    const { doc, annotator, items, titles, lines, entries, version } = this.indexParts();
+    const { doc, annotator, items, titles, lines, entries, version, rubric } = this.indexParts();
     // The diagnostics are set whenever the parts are built; prepared parts set them when prepared.
     this.state.prepared = undefined;
-    this.state.sent.index = { version, doc, items, titles, annotator };
+    this.state.sent.index = { version, doc, items, titles, annotator, rubric };
     this.state.changedSinceSent = new Set();
     this.send({
       type: 'index',
@@ -250,6 +273,10 @@ class Decider {
         annotator,
         blind: this.now.blind,
         comparison: this.state.comparison,
+        rubric,
+        preset: rubric === MI_RUBRIC,
+        rubricProblems: this.now.setup.problems,
+        packet: this.now.setup.packet,
       },
     });
     this.navigator();
@@ -269,7 +296,7 @@ class Decider {
     const { doc, annotator, blind } = this.now;
     const sentIndex = this.state.sent.index;
     const items = sentIndex && sentIndex.doc === doc ? sentIndex.items : documentItems(doc);
-    const { state, listed } = navigatorState(items, this.state.list, { annotator, blind, info: this.info(items), plan: this.now.plan, known });
+    const { state, listed } = navigatorState(items, this.state.list, { annotator, blind, info: this.info(items), plan: this.now.plan, known, scope: scopeNow(this.state, this.now) });
     this.state.listed = listed;
     this.state.progress = state.progress;
     // After an edit in place the state is often what the webview has (a second key on the same candidate).
@@ -288,9 +315,9 @@ class Decider {
     const comparison = this.state.comparison;
     const view = annotatorView(item, { annotator, blind, comparison });
     const info = this.info(items);
-    const marks = candidateMarks(item, view, { blind, annotator, info });
+    const marks = candidateMarks(item, view, { blind, annotator, info, scope: scopeNow(this.state, this.now) });
     const scores = scoreGroupsOf(view, info);
-    const key = JSON.stringify([index, item.id, annotator, blind, comparison, view.candidates.map((c) => c.id)]);
+    const key = JSON.stringify([index, item.id, annotator, blind, comparison, view.candidates.map((c) => c.id), this.now.setup.rubric?.name ?? null, this.state.list.dimension ?? null]);
     const byCandidate = new Map(view.candidates.map((c) => [c.id, JSON.stringify(scores[c.id] ?? [])]));
     // The webview renders score lines from `scores`; the view's own copy of every score is not sent.
     const slim = { ...view, candidates: view.candidates.map(({ scores: _scores, ...c }) => c) } as ItemView;
@@ -327,7 +354,7 @@ class Decider {
   private inPlace(lines: Set<number>): boolean {
     const sent = this.state.sent.index;
     const { doc, annotator } = this.now;
-    if (!sent || sent.annotator !== annotator || this.now.diskProblems > 0) return false;
+    if (!sent || sent.annotator !== annotator || sent.rubric !== this.now.setup.rubric || this.now.diskProblems > 0) return false;
     // Same arrays: the incremental parse kept every item at its line and found no new problem (lineUpdate.ts).
     if (doc.itemLines !== sent.doc.itemLines || doc.problems !== sent.doc.problems) return false;
     const indices: number[] = [];
@@ -354,12 +381,12 @@ class Decider {
     const info = this.state.info;
     if (info && info.version === sent.version && before.every((b, k) => sameEvaluators(b, after[k]))) this.state.info = { ...info, version: this.now.version };
     this.state.sent.index = { ...sent, version: this.now.version, doc, items };
-    if (changed.length) this.send({ type: 'entries', params: { entries: changed.map((i) => entryOf(items[i], i, sent.annotator, sent.titles[i])) } });
+    if (changed.length) this.send({ type: 'entries', params: { entries: changed.map((i) => entryOf(items[i], i, sent.annotator, sent.titles[i], sent.rubric)) } });
     const known: { origins?: string[]; progress?: LabelProgress } = {};
     const nav = this.state.sent.navigator;
     if (nav && nav.items === previousItems) {
       if (before.every((b, k) => sameOrigins(b, after[k]))) known.origins = nav.origins;
-      if (this.state.progress) known.progress = labelProgressAfter(this.state.progress, before, after, sent.annotator);
+      if (this.state.progress) known.progress = labelProgressAfter(this.state.progress, before, after, sent.annotator, scopeNow(this.state, this.now));
     }
     this.navigator(known);
     if (changed.includes(this.state.selected)) this.item(this.state.selected);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { latexEscape, tableToLatex, tableToMarkdown } from '../../../src/core/correlation/correlationExport';
+import { exportTable, latexEscape, tableToLatex, tableToMarkdown } from '../../../src/core/correlation/correlationExport';
 import { correlationTable, correlationTableAsync } from '../../../src/core/correlation/correlationTable';
-import { sideBySide } from '../../../src/core/correlation/sideBySide';
+import { exportableTable, sideBySide } from '../../../src/core/correlation/sideBySide';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
 
 const items = documentItems(parseDocument(readFileSync(join(__dirname, '../../fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), 'utf8'), 'x.jsonl'));
@@ -111,5 +111,23 @@ describe('side by side with the human ceiling (issue 15: the correlation panel)'
     const a = await sideBySideAsync(items, configs);
     assert.deepEqual(a.rows.slice(0, 3).map((r) => r.cells.map((c) => c.statistic)), t.rows.slice(0, 3).map((r) => r.cells.map((c) => c.statistic)));
     assert.ok(a.rows[0].cells.some((c) => c.ci), 'the async table carries the ceiling intervals');
+  });
+});
+
+describe('the panel’s export of one configuration', () => {
+  it('equals the CLI’s table of the same settings in CSV, Markdown and LaTeX (columns keyed BART, not 0:BART)', () => {
+    const options = { method: 'spearman' as const, groupBy: 'origin', adjust: 'holm' as const };
+    const panel = exportableTable(sideBySide(items, [{ label: 'current', options }]));
+    const cli = correlationTable(items, options);
+    for (const format of ['csv', 'md', 'latex'] as const) assert.equal(exportTable(panel, format), exportTable(cli, format), format);
+    assert.ok(!/(^|,)0:/m.test(exportTable(panel, 'csv')));
+  });
+
+  it('keeps the configuration in the keys of a table of two', () => {
+    const t = sideBySide(items, [
+      { label: 'rho', options: { method: 'spearman' } },
+      { label: 'tau', options: { method: 'kendall' } },
+    ]);
+    assert.equal(exportableTable(t), t);
   });
 });

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
 import { designBound, godambeJoshiVariance, labelsForVariance, leaveOneOutLevels, neymanInclusion } from '../../../src/core/planning/designBound';
-import { KernelLevelModel } from '../../../src/core/planning/levelModel';
-import { SequentialPlan } from '../../../src/core/planning/sequentialPlan';
+import { KernelLevelModel } from '../../../src/core/design/levelModel';
+import { SequentialPlan } from '../../../src/core/design/sequentialPlan';
 import { simulatePlans } from '../../../src/core/planning/simulate';
 import { SpearmanTotals } from '../../../src/core/planning/spearmanTotals';
 import { gaussian, generatedPool } from './generatedPool';

@@ -3,7 +3,7 @@
  * (docs/labelling-plan.md, §2 and "What the design alone can buy").
  */
 import assert from 'node:assert/strict';
-import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID, leaveOneOutLogScore } from '../../../src/core/planning/levelModel';
+import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID, leaveOneOutLogScore } from '../../../src/core/design/levelModel';
 import { monotonePool } from './generatedPool';
 
 describe('labelling plan: the kernel model left one out', function () {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
-import { normalScores, OrdinalLevelModel } from '../../../src/core/planning/ordinalModel';
+import { normalScores, OrdinalLevelModel } from '../../../src/core/design/ordinalModel';
 import { monotonePool } from './generatedPool';
 
 describe('labelling plan: the adjacent-category logit model', function () {

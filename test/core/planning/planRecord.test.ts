@@ -44,7 +44,7 @@ describe('planning: plan records replay across changes of the defaults', () => {
   it('a new record carries the default model choice and share, replays from its JSON, and follows its own choice, not the defaults of the day', () => {
     const target = { halfWidth: 0.2 };
     const open = withLabels(new Set());
-    const record = startLabelPlan(open, { evaluator: 'metric:copy0.score@test', against: 'metric:copy1.score@test', human: 'experts', target, seed: 5, minLabels: 10 });
+    const record = startLabelPlan(open, { evaluator: 'metric:copy0.score@test', against: 'metric:copy1.score@test', human: 'experts', target, seed: 5, minLabels: 10, labelsPerCandidate: 3 });
     assert.ok(record.modelSelection, 'new plans choose their working model from the labels');
     assert.deepEqual(record.modelSelection, PLAN_DEFAULTS.modelSelection);
     assert.notEqual(record.modelSelection, PLAN_DEFAULTS.modelSelection, 'a copy, not the defaults themselves');

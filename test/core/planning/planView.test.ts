@@ -14,7 +14,7 @@ function withLabels(full: readonly DialogueItem[], labelled: ReadonlySet<string>
 describe('planning: the plan as the item list shows it', () => {
   const full = generatedPool({ candidates: 80, signal: [1.5], seed: 'view' });
   const target = { halfWidth: 0.1 };
-  const record = startLabelPlan(withLabels(full, new Set()), { evaluator: EVALUATOR, human: 'experts', target, seed: 3, minLabels: 10 });
+  const record = startLabelPlan(withLabels(full, new Set()), { evaluator: EVALUATOR, human: 'experts', target, seed: 3, minLabels: 10, labelsPerCandidate: 3 });
 
   it('keeps the record beside the file where the CLI does', () => {
     assert.equal(labelPlanRecordPath('/w/study.dialogues.jsonl'), '/w/study.label-plan.json');

@@ -19,7 +19,7 @@ function withLabels(full: readonly DialogueItem[], labelled: ReadonlySet<string>
 
 describe('planning: a plan replayed from its record and the labels of the file', () => {
   const full = generatedPool({ candidates: 60, signal: [1], seed: 'replay' });
-  const record: LabelPlanRecord = startLabelPlan(withLabels(full, new Set()), { evaluator: EVALUATOR, human: 'experts', target: { halfWidth: 0.1 }, seed: 7, minLabels: 10 });
+  const record: LabelPlanRecord = startLabelPlan(withLabels(full, new Set()), { evaluator: EVALUATOR, human: 'experts', target: { halfWidth: 0.1 }, seed: 7, minLabels: 10, labelsPerCandidate: 3 });
 
   /** Labels what the plan says, batch by batch: `steps` states, the last one's drawn batch left unlabelled. */
   function follow(steps: number): { states: LabelPlan[]; labelled: Set<string> } {
@@ -35,7 +35,7 @@ describe('planning: a plan replayed from its record and the labels of the file',
     return { states, labelled };
   }
 
-  it('starts with nothing labelled, 3 labels per candidate, and a first batch of 5 drawn candidates with their probabilities', () => {
+  it('starts with nothing labelled, 3 labels per candidate as the team asked, and a first batch of 5 drawn candidates with their probabilities', () => {
     assert.equal(record.start.length, 0);
     assert.equal(record.labelsPerCandidate, 3);
     assert.equal(record.pool.candidates, 60);
@@ -98,10 +98,18 @@ describe('planning: a plan replayed from its record and the labels of the file',
     assert.equal(last.labelsToGo, 0);
   });
 
+  it('counts one label as enough when the group has no labels yet (one annotator labelling alone), else the study\'s own count', () => {
+    const fresh = startLabelPlan(withLabels(full, new Set()), { evaluator: EVALUATOR, human: 'experts', target: { halfWidth: 0.1 }, seed: 7 });
+    assert.equal(fresh.labelsPerCandidate, 1);
+    const some = new Set(full.flatMap((it) => it.candidates.slice(0, 2).map((c) => `${it.id}/${c.id}`)));
+    const labelled = startLabelPlan(withLabels(full, some), { evaluator: EVALUATOR, human: 'experts', target: { halfWidth: 0.1 }, seed: 7 });
+    assert.equal(labelled.labelsPerCandidate, 3, 'the study\'s experts label each candidate three times');
+  });
+
   it('continues its last replay when the labels it revealed are unchanged, giving what a replay from the start gives', () => {
     // The editor replays after every label; a kept replay must never answer for labels that changed.
     const pair = generatedPool({ candidates: 120, copies: { count: 2, noise: 1 }, seed: 'kept replay' });
-    const options = { evaluator: 'metric:copy0.score@test', against: 'metric:copy1.score@test', human: 'experts' as const, target: { halfWidth: 0.05 } };
+    const options = { evaluator: 'metric:copy0.score@test', against: 'metric:copy1.score@test', human: 'experts' as const, target: { halfWidth: 0.05 }, labelsPerCandidate: 3 };
     const rec = startLabelPlan(withLabels(pair, new Set()), options);
     const labelled = new Set<string>();
     const both = (items: DialogueItem[]): LabelPlan => {

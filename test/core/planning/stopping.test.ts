@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
 import { labellingPool } from '../../../src/core/planning/pool';
-import { SequentialPlan } from '../../../src/core/planning/sequentialPlan';
+import { SequentialPlan } from '../../../src/core/design/sequentialPlan';
 import { simulatePlans } from '../../../src/core/planning/simulate';
 import { SpearmanTotals } from '../../../src/core/planning/spearmanTotals';
 import { normalMixtureBoundary, normalMixtureM } from '../../../src/core/stats/confidenceSequence';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
 import { labellingPool } from '../../../src/core/planning/pool';
-import { SequentialPlan } from '../../../src/core/planning/sequentialPlan';
+import { SequentialPlan } from '../../../src/core/design/sequentialPlan';
 import { SpearmanTotals } from '../../../src/core/planning/spearmanTotals';
 import { normalMixtureM } from '../../../src/core/stats/confidenceSequence';
 import { spearmanRho } from '../../../src/core/stats/correlation';

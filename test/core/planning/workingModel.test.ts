@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
-import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID } from '../../../src/core/planning/levelModel';
-import { OrdinalLevelModel } from '../../../src/core/planning/ordinalModel';
-import { SequentialPlan } from '../../../src/core/planning/sequentialPlan';
+import { gridSettings, KernelLevelModel, LEVEL_MODEL_GRID } from '../../../src/core/design/levelModel';
+import { OrdinalLevelModel } from '../../../src/core/design/ordinalModel';
+import { SequentialPlan } from '../../../src/core/design/sequentialPlan';
 import { SpearmanTotals } from '../../../src/core/planning/spearmanTotals';
-import { SelectedLevelModel, type WorkingModelSpec } from '../../../src/core/planning/workingModel';
+import { SelectedLevelModel, type WorkingModelSpec } from '../../../src/core/design/workingModel';
 import { simulatePlans } from '../../../src/core/planning/simulate';
 import { gaussian, generatedPool, monotonePool } from './generatedPool';
 

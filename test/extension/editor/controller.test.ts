@@ -62,6 +62,28 @@ describe('editor controller: the dialogue editor without VS Code', () => {
     assert.equal((e.sent.at(-1)?.params as { re: number }).re, seq, 'still answered, so the webview stops showing it');
   });
 
+  it('a label request before the annotator is set asks for one and applies the label under the id given', async () => {
+    const e = editorOn(studyFile(2), { annotator: null, blind: false }, undefined, 'Expert-RS');
+    e.webview.notify('ready', {});
+    const seq = e.webview.request('label', { itemId: 'item-0', candidateId: 'c0', op: { kind: 'coherence', coherent: false } });
+    await settle();
+    assert.deepEqual(e.log.commands, ['setAnnotator']);
+    assert.equal(coherentOf(e.document.items(), 0, 'c0', 'Expert-RS'), false, 'the label the key made is in the file, by the annotator typed');
+    assert.equal((e.sent.at(-1)?.params as { re: number }).re, seq);
+  });
+
+  it('a host key before the annotator is set asks for one and then labels the focused candidate', async () => {
+    const e = editorOn(studyFile(4), { annotator: null, blind: false }, undefined, 'Expert-RS');
+    e.webview.notify('ready', {});
+    e.webview.notify('select', { index: 1 });
+    const index = e.sent.find((m) => m.type === 'index')!;
+    e.webview.notify('focusState', focus(index.seq));
+    e.controller.key({ kind: 'coherent' });
+    await settle();
+    assert.deepEqual(e.log.commands, ['setAnnotator']);
+    assert.equal(coherentOf(e.document.items(), 1, 'c1', 'Expert-RS'), true);
+  });
+
   it('shows a failed edit and still answers the request', async () => {
     const e = focusedOn();
     e.document.failNext = new Error('line 2 of study.dialogues.jsonl is not where ReflectEval expected it; nothing was changed');

@@ -33,9 +33,9 @@ describe('KeyRoute: where a labelling key is applied', () => {
     const { route, send } = recorded();
     assert.equal(route.target(), null, 'nothing reported yet');
     route.report(state(0));
-    assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c1' });
+    assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c1', question: null });
     send(); // a message that does not move focus (an item, say) changes nothing
-    assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c1' });
+    assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c1', question: null });
     const move = send();
     route.moved(move);
     assert.equal(route.target(), null, 'a move is on its way: the old focus may be gone');
@@ -46,7 +46,7 @@ describe('KeyRoute: where a labelling key is applied', () => {
     route.report(state(move, true, null));
     assert.equal(route.target(), null, 'no candidate focused');
     route.report(state(move, true, 'c2'));
-    assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c2' });
+    assert.deepEqual(route.target(), { index: 3, itemId: 'it-3', candidateId: 'c2', question: null });
   });
 
   it('counts a move owed for a request, so a report made before its answer is stale', () => {

@@ -15,6 +15,7 @@ import { HostChannel } from '../../../src/extension/webviewChannel';
 import { EditorController, type EditorDocument, type EditorHost } from '../../../src/extension/editor/controller';
 import type { EditorNow } from '../../../src/extension/editor/updates';
 import type { PlanState } from '../../../src/extension/itemNavigator';
+import { DEFAULT_SETUP, type StudySetup } from '../../../src/extension/editor/study';
 
 /** A study item: `n` candidates, the first two with scores, labelled by `Lay-1`. */
 export function studyItem(i: number, n = 3): DialogueItem {
@@ -146,19 +147,26 @@ export interface HostLog {
   diagnostics: number;
 }
 
-/** A controller on a memory document, with its channel's messages recorded and a way to play the webview. */
-export function editorOn(text: string, settings: { annotator: string | null; blind: boolean } = { annotator: 'Lay-1', blind: false }) {
+/**
+ * A controller on a memory document, with its channel's messages recorded and a way to play the webview.
+ * `typedAnnotator`: what the user types when `setAnnotator` asks (absent: they cancel).
+ */
+export function editorOn(text: string, settings: { annotator: string | null; blind: boolean } = { annotator: 'Lay-1', blind: false }, study: { setup: StudySetup } = { setup: DEFAULT_SETUP }, typedAnnotator?: string) {
   const document = new MemoryDocument(text);
   const sent: HostEnvelope[] = [];
   const channel = new HostChannel<EditorProtocol>((msg) => void sent.push(structuredClone(msg)), (err) => log.errors.push(err.message));
   const log: HostLog = { commands: [], errors: [], selections: [], diagnostics: 0 };
   const host: EditorHost = {
     settings: () => settings,
+    setup: () => study.setup,
     requestSpecs: () => ({}),
     plan: () => null,
     setDiagnostics: () => void log.diagnostics++,
     showError: (message) => void log.errors.push(message),
-    runCommand: async (command) => void log.commands.push(command),
+    runCommand: async (command) => {
+      log.commands.push(command);
+      if (command === 'setAnnotator' && typedAnnotator !== undefined) settings.annotator = typedAnnotator;
+    },
     activate: () => undefined,
     webviewReady: () => undefined,
     revealLine: async () => undefined,
@@ -182,7 +190,7 @@ export function editorOn(text: string, settings: { annotator: string | null; bli
       return seq;
     },
   };
-  return { document, controller, channel, sent, log, settings, webview };
+  return { document, controller, channel, sent, log, settings, webview, study };
 }
 
 /** The kinds of the messages sent after message number `after` (all, by default). */
@@ -199,7 +207,7 @@ export function lastOf(sent: HostEnvelope[], pick: (m: HostEnvelope) => boolean)
 export const settle = () => new Promise((r) => setTimeout(r, 5));
 
 /** The document and settings now, as the controller builds them for `decide`. */
-export function nowOf(document: MemoryDocument, settings: { annotator: string | null; blind: boolean } = { annotator: 'Lay-1', blind: false }, plan: () => PlanState = () => null): EditorNow & { problemCalls: number } {
+export function nowOf(document: MemoryDocument, settings: { annotator: string | null; blind: boolean } = { annotator: 'Lay-1', blind: false }, plan: () => PlanState = () => null, setup: StudySetup = DEFAULT_SETUP): EditorNow & { problemCalls: number } {
   const now = {
     version: document.version,
     doc: document.parse(),
@@ -214,6 +222,7 @@ export function nowOf(document: MemoryDocument, settings: { annotator: string | 
     },
     requestSpecs: {},
     plan,
+    setup,
   };
   return now;
 }

@@ -3,6 +3,22 @@ import assert from 'node:assert/strict';
 import { annotatorView, type ItemView } from '../../../src/core/labels/annotatorView';
 import { acknowledge, canAct, createStore, displayed, focusStateOf, focusStateToPost, savedState, takeItem } from '../../../webview/editor/store';
 import { studyItem } from '../../extension/editor/memoryEditor';
+import { parseRubric } from '../../../src/core/rubric/rubricFile';
+
+/** A rubric of its own: two Likert dimensions and one categorical. */
+const QUALITY = parseRubric(
+  JSON.stringify({
+    version: 1,
+    name: 'quality',
+    primary: 'fluency',
+    dimensions: [
+      { name: 'fluency', type: 'ordinal', points: [1, 2, 3, 4, 5].map((value) => ({ value })) },
+      { name: 'relevance', type: 'ordinal', points: [1, 2, 3, 4, 5].map((value) => ({ value })) },
+      { name: 'error type', type: 'categorical', options: [{ value: 'none', key: 'a' }, { value: 'generic', key: 'b' }] },
+    ],
+  }),
+  'quality.rubric.json',
+);
 
 const view = (): ItemView => annotatorView(studyItem(1), { annotator: 'Lay-1', blind: false, comparison: false });
 
@@ -71,5 +87,26 @@ describe('editor webview store', () => {
     assert.equal(focusStateOf(s, 1).settled, false, 'an answer to "next unlabelled" is on its way');
     s.focused = 'gone';
     assert.equal(focusStateOf(s, 0).settled, false, 'not a candidate of the item');
+  });
+
+  it('shows operations on a rubric of its own under that rubric; one the rubric refuses is not shown (the host reports it)', () => {
+    const s = showing();
+    s.rubric = QUALITY;
+    s.preset = false;
+    s.pending.push({ side: 'webview', seq: 3, itemId: 'item-1', candidateId: 'c1', op: { kind: 'set', dimension: 'fluency', value: 4 } });
+    s.pending.push({ side: 'host', seq: 12, itemId: 'item-1', candidateId: 'c1', op: { kind: 'set', dimension: 'error type', value: 'generic' } });
+    s.pending.push({ side: 'webview', seq: 4, itemId: 'item-1', candidateId: 'c1', op: { kind: 'set', dimension: 'relevance', value: 9 } });
+    const shown = displayed(s)!.candidates.find((c) => c.id === 'c1')!.mine!;
+    assert.deepEqual([shown.fluency, shown['error type'], shown.relevance], [4, 'generic', undefined]);
+  });
+
+  it('tells the host the active question outside the MI preset only (the preset\'s keys are all its own)', () => {
+    const s = showing();
+    s.focused = 'c1';
+    s.question = 'relevance';
+    assert.equal(focusStateOf(s, 0).question, undefined, 'the MI preset: as before rubrics');
+    s.rubric = QUALITY;
+    s.preset = false;
+    assert.equal(focusStateOf(s, 0).question, 'relevance');
   });
 });

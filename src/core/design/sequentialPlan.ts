@@ -37,7 +37,7 @@
 import { normalMixtureBoundary } from '../stats/confidenceSequence';
 import { KernelLevelModel, type LevelModelSettings } from './levelModel';
 import { SelectedLevelModel, type WorkingModelCandidates, type WorkingModelSpec } from './workingModel';
-import type { SpearmanTotals } from './spearmanTotals';
+import type { PoolTotals } from './poolTotals';
 
 /** `planner`: the Neyman-type design; `uniform`: every unlabelled candidate equally likely (the baseline). */
 export type DesignKind = 'planner' | 'uniform';
@@ -146,7 +146,7 @@ export class SequentialPlan {
    * @param settings - design settings
    */
   constructor(
-    readonly totals: SpearmanTotals,
+    readonly totals: PoolTotals,
     clocks: Float64Array,
     start: ReadonlyMap<number, number>,
     readonly settings: DesignSettings,
@@ -159,7 +159,7 @@ export class SequentialPlan {
     this.clocks = Float64Array.from(clocks);
     this.unlabelled = new Uint8Array(n).fill(1);
     this.known = new Float64Array(totals.dim);
-    const coords = [...totals.unitRanks, ...(settings.assistCoords ?? [])];
+    const coords = [...totals.coordinates, ...(settings.assistCoords ?? [])];
     const selection = settings.modelSelection;
     this.model = selection ? new SelectedLevelModel(coords, totals.levelCount, selection, settings.model) : new KernelLevelModel(coords, totals.levelCount, settings.model);
     for (const [unit, level] of start) {
@@ -368,11 +368,11 @@ export class SequentialPlan {
    */
   estimate(alpha: number, m: number): PlanEstimate {
     const t = this.totals;
-    const range = t.evaluators === 1 ? 1 : 2;
+    const [lo, hi] = t.bounds;
     const labels = this.revealed;
     if (this.complete) {
       const ev = t.evaluate(this.known);
-      return { value: ev ? ev.value : null, lower: ev ? ev.value : null, upper: ev ? ev.value : null, halfWidth: ev ? 0 : null, rhos: ev ? ev.rhos : null, labels, exact: true, intrinsicTime: 0, weightSum: Infinity };
+      return { value: ev ? ev.value : null, lower: ev ? ev.value : null, upper: ev ? ev.value : null, halfWidth: ev ? 0 : null, rhos: ev?.rhos ?? null, labels, exact: true, intrinsicTime: 0, weightSum: Infinity };
     }
     const none: PlanEstimate = { value: null, lower: null, upper: null, halfWidth: null, rhos: null, labels, exact: false, intrinsicTime: 0, weightSum: 0 };
     if (labels === 0) return none;
@@ -398,10 +398,10 @@ export class SequentialPlan {
     const halfWidth = normalMixtureBoundary(v, m, alpha) / weightSum;
     return {
       value: ev.value,
-      lower: Math.max(-range, ev.value - halfWidth),
-      upper: Math.min(range, ev.value + halfWidth),
+      lower: Math.max(lo, ev.value - halfWidth),
+      upper: Math.min(hi, ev.value + halfWidth),
       halfWidth,
-      rhos: ev.rhos,
+      rhos: ev.rhos ?? null,
       labels,
       exact: false,
       intrinsicTime: v,

@@ -20,38 +20,57 @@ export interface LevelModelSettings {
  * half a count per level (uniform before any label).
  */
 export class KernelLevelModel {
+  /** Kernel sums per distinct point (candidates with the same coordinates share one: ties, discrete predictors). */
   private readonly sums: Float64Array;
   private readonly weights: Float64Array;
   private readonly counts: Float64Array;
   private labelled = 0;
+  /** The point of each candidate, and each point's coordinates (coordinate-major). */
+  private readonly pointOf: Int32Array;
+  private readonly points: Float64Array[];
 
   /**
    * @param coords - per coordinate, the N candidates' positions in (0, 1)
    * @param levels - K, the number of levels
    */
   constructor(
-    private readonly coords: readonly Float64Array[],
+    coords: readonly Float64Array[],
     private readonly levels: number,
     private readonly settings: LevelModelSettings,
   ) {
     const n = coords[0].length;
-    this.sums = new Float64Array(n * levels);
-    this.weights = new Float64Array(n);
+    this.pointOf = new Int32Array(n);
+    const index = new Map<string, number>();
+    const first: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const key = coords.map((c) => c[i]).join(',');
+      let p = index.get(key);
+      if (p === undefined) {
+        p = first.length;
+        index.set(key, p);
+        first.push(i);
+      }
+      this.pointOf[i] = p;
+    }
+    this.points = coords.map((c) => Float64Array.from(first, (i) => c[i]));
+    this.sums = new Float64Array(first.length * levels);
+    this.weights = new Float64Array(first.length);
     this.counts = new Float64Array(levels);
   }
 
   /**
-   * Adds the label (level index k) of candidate `unit`: O(N) per label. A weight of −1 takes an added label out
-   * again (up to rounding); {@link predictLeavingOut} gives a labelled candidate's leave-one-out prediction without
-   * changing the model.
+   * Adds the label (level index k) of candidate `unit`: O(distinct points) ≤ O(N) per label. A weight of −1 takes an
+   * added label out again (up to rounding); {@link predictLeavingOut} gives a labelled candidate's leave-one-out
+   * prediction without changing the model.
    */
   add(unit: number, level: number, weight = 1): void {
     const n = this.weights.length;
     const inv = 1 / (2 * this.settings.bandwidth * this.settings.bandwidth);
+    const at = this.pointOf[unit];
     for (let i = 0; i < n; i++) {
       let d2 = 0;
-      for (const c of this.coords) {
-        const d = c[i] - c[unit];
+      for (const c of this.points) {
+        const d = c[i] - c[at];
         d2 += d * d;
       }
       const w = weight * Math.exp(-d2 * inv);
@@ -86,7 +105,8 @@ export class KernelLevelModel {
     return this.predictFrom(unit, level, out);
   }
 
-  private predictFrom(unit: number, own: number, out: Float64Array): Float64Array {
+  private predictFrom(candidate: number, own: number, out: Float64Array): Float64Array {
+    const unit = this.pointOf[candidate];
     const K = this.levels;
     const prior = this.settings.prior;
     const self = own >= 0 ? 1 : 0; // the kernel of a candidate with itself is exp(0) = 1
@@ -123,6 +143,13 @@ export function leaveOneOutLogScore(model: KernelLevelModel, units: readonly num
   return score / units.length;
 }
 
+/** Each candidate's leave-one-out log probability of its own level ({@link leaveOneOutLogScore}, label by label). */
+export function leaveOneOutLogProbabilities(model: KernelLevelModel, units: readonly number[], levels: readonly number[]): Float64Array {
+  if (units.length !== levels.length) throw new RangeError(`leave-one-out log probabilities: ${units.length} candidates but ${levels.length} levels`);
+  const scratch = new Float64Array(model.levelCount);
+  return Float64Array.from(units, (u, j) => Math.log(model.predictLeavingOut(u, levels[j], scratch)[levels[j]]));
+}
+
 /** The settings leave-one-out selection tries: every bandwidth with every prior weight. */
 export interface LevelModelGrid {
   /** Gaussian kernel bandwidths on the (0, 1) rank scale (every coordinate), each > 0. */
@@ -147,4 +174,22 @@ export function gridSettings(grid: LevelModelGrid): LevelModelSettings[] {
   if (grid.bandwidths.length === 0 || grid.priors.length === 0) throw new RangeError('level model grid: at least one bandwidth and one prior are needed');
   for (const v of [...grid.bandwidths, ...grid.priors]) if (!(v > 0 && Number.isFinite(v))) throw new RangeError(`level model grid: bandwidths and priors must be positive finite numbers (got ${v})`);
   return grid.bandwidths.flatMap((bandwidth) => grid.priors.map((prior) => ({ bandwidth, prior })));
+}
+
+/**
+ * Leave-one-out predicted level probabilities of every pool candidate from the {@link KernelLevelModel} fitted on all
+ * the other candidates' labels: an oracle working model, as good as one can know the human score from the
+ * evaluators' ranks with the whole pool labelled, without the candidate's own label.
+ *
+ * @param coords - per coordinate, the N candidates' positions in (0, 1)
+ * @param y - level index of every candidate
+ * @returns N × K probabilities, row-major
+ */
+export function leaveOneOutLevels(coords: readonly Float64Array[], y: readonly number[], levels: number, settings: { bandwidth: number; prior: number }): Float64Array {
+  const model = new KernelLevelModel(coords, levels, settings);
+  y.forEach((k, i) => model.add(i, k));
+  const out = new Float64Array(y.length * levels);
+  const row = new Float64Array(levels);
+  y.forEach((k, i) => out.set(model.predictLeavingOut(i, k, row), i * levels));
+  return out;
 }

@@ -6,11 +6,11 @@
  * (leave-one-out log score), predicts. The model shapes the draw probabilities and the control variates only, so the
  * choice costs no validity; it is a deterministic function of the labels added, in their order, so plans replay.
  */
-import { KernelLevelModel, leaveOneOutLogScore, type LevelModelSettings } from './levelModel';
+import { KernelLevelModel, leaveOneOutLogProbabilities, leaveOneOutLogScore, type LevelModelSettings } from './levelModel';
 import { OrdinalLevelModel, type OrdinalModelSettings } from './ordinalModel';
 
-/** A candidate working model: a kernel smoother, or an adjacent-category logit model. */
-export type WorkingModelSpec = ({ kind: 'kernel' } & LevelModelSettings) | ({ kind: 'ordinal' } & OrdinalModelSettings);
+/** A candidate working model: the level shares alone, a kernel smoother, or an adjacent-category logit model. */
+export type WorkingModelSpec = { kind: 'marginal' } | ({ kind: 'kernel' } & LevelModelSettings) | ({ kind: 'ordinal' } & OrdinalModelSettings);
 
 /** The candidates a {@link SelectedLevelModel} chooses from, and when it starts choosing. */
 export interface WorkingModelCandidates {
@@ -18,6 +18,14 @@ export interface WorkingModelCandidates {
   kernels: readonly LevelModelSettings[];
   /** Adjacent-category logit models tried (none: kernels only). */
   ordinal?: readonly OrdinalModelSettings[];
+  /**
+   * Start from the level shares alone (P(level k) = (n_k + ½)/(n + K/2) for every candidate, ignoring the
+   * coordinates) and keep them unless the best candidate predicts the labels better by more than one standard error
+   * of the difference of their leave-one-out log scores (the one-standard-error rule, Breiman et al. 1984; Hastie,
+   * Tibshirani & Friedman 2009, §7.10): a predictor that is noise is then ignored. Absent: not tried (as every
+   * Spearman plan).
+   */
+  marginal?: boolean;
   /** Known labels before the first choice, integer ≥ 2; until then the fallback kernel predicts. */
   minLabels: number;
 }
@@ -27,23 +35,43 @@ interface Candidate {
   add(unit: number, level: number): void;
   predict(unit: number, out: Float64Array): Float64Array;
   score(units: readonly number[], levels: readonly number[]): number;
+  /** Label by label (for the one-standard-error rule). */
+  scores(units: readonly number[], levels: readonly number[]): Float64Array;
 }
 
 function kernelCandidate(coords: readonly Float64Array[], levels: number, s: LevelModelSettings): Candidate {
   const m = new KernelLevelModel(coords, levels, s);
-  return { spec: { kind: 'kernel', bandwidth: s.bandwidth, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: (units, ys) => leaveOneOutLogScore(m, units, ys) };
+  return { spec: { kind: 'kernel', bandwidth: s.bandwidth, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: (units, ys) => leaveOneOutLogScore(m, units, ys), scores: (units, ys) => leaveOneOutLogProbabilities(m, units, ys) };
+}
+
+function marginalCandidate(levels: number): Candidate {
+  const counts = new Float64Array(levels);
+  let n = 0;
+  return {
+    spec: { kind: 'marginal' },
+    add: (_u, k) => {
+      counts[k]++;
+      n++;
+    },
+    predict: (_u, out) => {
+      for (let k = 0; k < levels; k++) out[k] = (counts[k] + 0.5) / (n + levels / 2);
+      return out;
+    },
+    score: (_units, ys) => (ys.length ? ys.reduce((acc, k) => acc + Math.log((counts[k] - 1 + 0.5) / (n - 1 + levels / 2)), 0) / ys.length : -Infinity),
+    scores: (_units, ys) => Float64Array.from(ys, (k) => Math.log((counts[k] - 1 + 0.5) / (n - 1 + levels / 2))),
+  };
 }
 
 function ordinalCandidate(coords: readonly Float64Array[], levels: number, s: OrdinalModelSettings): Candidate {
   const m = new OrdinalLevelModel(coords, levels, s);
-  return { spec: { kind: 'ordinal', ridge: s.ridge, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: () => m.leaveOneOutLogScore() };
+  return { spec: { kind: 'ordinal', ridge: s.ridge, prior: s.prior }, add: (u, k) => m.add(u, k), predict: (u, out) => m.predict(u, out), score: () => m.leaveOneOutLogScore(), scores: () => m.leaveOneOutLogProbabilities() };
 }
 
 /**
  * A working model chosen by leave-one-out log score among candidates (see the module comment): the kernel
  * smoothers' scores are exact ({@link leaveOneOutLogScore}), the logit models' one Newton step from the full fit
- * ({@link OrdinalLevelModel.leaveOneOutLogScore}). Ties go to the first candidate in order: kernels, then logit
- * models. O(N·(kernels + 1)) per label added, O(n·K·kernels) plus the logit models' fits per choice over n labels.
+ * ({@link OrdinalLevelModel.leaveOneOutLogScore}), the level shares' exact. Ties go to the first candidate in order:
+ * the level shares (when tried), kernels, then logit models. O(N·(kernels + 1)) per label added, O(n·K·kernels) plus the logit models' fits per choice over n labels.
  */
 export class SelectedLevelModel {
   private readonly candidates: Candidate[];
@@ -53,6 +81,7 @@ export class SelectedLevelModel {
   private current: Candidate;
   private score: number | null = null;
   private readonly minLabels: number;
+  private readonly marginal: boolean;
 
   /**
    * @param coords - per coordinate, the N candidates' positions in (0, 1)
@@ -62,10 +91,11 @@ export class SelectedLevelModel {
    * @throws RangeError on no candidate, or minLabels not an integer ≥ 2
    */
   constructor(coords: readonly Float64Array[], levels: number, candidates: WorkingModelCandidates, fallback: LevelModelSettings) {
-    if (candidates.kernels.length + (candidates.ordinal?.length ?? 0) === 0) throw new RangeError('working model: at least one candidate model is needed');
+    if (candidates.kernels.length + (candidates.ordinal?.length ?? 0) + (candidates.marginal ? 1 : 0) === 0) throw new RangeError('working model: at least one candidate model is needed');
     if (!(Number.isInteger(candidates.minLabels) && candidates.minLabels >= 2)) throw new RangeError(`working model: minLabels must be an integer ≥ 2 (got ${candidates.minLabels})`);
     this.minLabels = candidates.minLabels;
-    this.candidates = [...candidates.kernels.map((s) => kernelCandidate(coords, levels, s)), ...(candidates.ordinal ?? []).map((s) => ordinalCandidate(coords, levels, s))];
+    this.marginal = Boolean(candidates.marginal);
+    this.candidates = [...(candidates.marginal ? [marginalCandidate(levels)] : []), ...candidates.kernels.map((s) => kernelCandidate(coords, levels, s)), ...(candidates.ordinal ?? []).map((s) => ordinalCandidate(coords, levels, s))];
     this.fallback = kernelCandidate(coords, levels, fallback);
     this.current = this.fallback;
   }
@@ -97,11 +127,28 @@ export class SelectedLevelModel {
     }
     let best = -Infinity;
     let chosen = this.candidates[0];
-    for (const m of this.candidates) {
-      const s = m.score(this.units, this.labels);
-      if (s > best) {
-        best = s;
-        chosen = m;
+    if (this.marginal) {
+      // the one-standard-error rule against the level shares (the first candidate)
+      const lp = this.candidates.map((m) => m.scores(this.units, this.labels));
+      const mean = (x: Float64Array) => x.reduce((a, b) => a + b, 0) / x.length;
+      let top = 0;
+      lp.forEach((x, j) => {
+        if (mean(x) > mean(lp[top])) top = j;
+      });
+      const n = this.labels.length;
+      const diff = lp[top].map((v, i) => v - lp[0][i]);
+      const md = mean(diff);
+      const se = Math.sqrt(diff.reduce((a, b) => a + (b - md) ** 2, 0) / Math.max(1, n - 1) / n);
+      const pick = md > se ? top : 0;
+      chosen = this.candidates[pick];
+      best = mean(lp[pick]);
+    } else {
+      for (const m of this.candidates) {
+        const s = m.score(this.units, this.labels);
+        if (s > best) {
+          best = s;
+          chosen = m;
+        }
       }
     }
     this.current = chosen;

@@ -247,8 +247,18 @@ export class OrdinalLevelModel {
    * @returns −Infinity for no labels
    */
   leaveOneOutLogScore(): number {
+    const lp = this.leaveOneOutLogProbabilities();
+    if (lp.length === 0) return -Infinity;
+    let score = 0;
+    for (let i = 0; i < lp.length; i++) score += lp[i];
+    return score / lp.length;
+  }
+
+  /** Each label's leave-one-out log probability of its own level (as {@link leaveOneOutLogScore}, label by label). */
+  leaveOneOutLogProbabilities(): Float64Array {
     const n = this.units.length;
-    if (n === 0) return -Infinity;
+    const out = new Float64Array(n);
+    if (n === 0) return out;
     this.fit();
     const K = this.levels;
     const p = this.p;
@@ -256,7 +266,6 @@ export class OrdinalLevelModel {
     const full = this.objective(this.theta, true);
     const q = new Float64Array(K);
     const x = new Float64Array(d);
-    let score = 0;
     for (let i = 0; i < n; i++) {
       const u = this.units[i];
       for (let j = 0; j < d; j++) x[j] = this.z[j][u];
@@ -268,8 +277,9 @@ export class OrdinalLevelModel {
       const step = solveSpd(J, g, p);
       const loo = step ? Float64Array.from(this.theta, (v, j) => v - step[j]) : this.theta;
       this.probs(loo, this.slope(loo, u), q);
-      score += Math.log(q[this.labels[i]]);
+      out[i] = Math.log(q[this.labels[i]]);
     }
-    return score / n;
+    return out;
   }
+
 }
