@@ -13,7 +13,7 @@ const FLOORS = [
   /* 3 */ ['labels', 'generation', 'metrics', 'dedup'],
   /* 4 */ ['judges', 'datasets', 'agreement', 'correlation', 'navigation', 'design'],
   /* 5 */ ['metaEvaluation', 'planning', 'team', 'estimation'],
-  /* 6 */ ['jobs'],
+  /* 6 */ ['jobs', 'workspace'],
 ];
 
 const roomPath = (room) => (room.endsWith('.ts') ? `^src/core/${room.replace('.', '[.]')}$` : `^src/core/${room}/`);

@@ -38,12 +38,34 @@ const lazyOrtInTransformers = {
     });
   },
 };
+// The extension's entry (package.json `main`) is a small bundle of its own: it loads the rest, dist/extension.js, on
+// first use with `import('./extension')` (src/extension/entry.ts), which must stay a run-time require of that file
+// beside it — not be bundled in.
+const fullExtensionBesideEntry = {
+  name: 'full-extension-beside-entry',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/extension$/ }, (args) => (args.importer.endsWith(`src/extension/entry.ts`) ? { path: './extension.js', external: true } : undefined));
+  },
+};
 const watch = process.argv.includes('--watch');
 // jsonc-parser's "main" is a UMD build whose factory requires './impl/format' at run time, which a bundle does not
 // carry ("Cannot find module './impl/format'" from dist/cli.js); its ES module build bundles whole.
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', minify: false, alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' } };
 
-await Promise.all([
+const bundles = await Promise.all([
+  build({
+    ...common,
+    entryPoints: ['src/extension/entry.ts'],
+    outfile: 'dist/entry.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external,
+    plugins: [fullExtensionBesideEntry],
+    // import() becomes require(): VS Code's extension host provides `vscode` to required modules.
+    supported: { 'dynamic-import': false },
+    metafile: true,
+  }),
   build({
     ...common,
     entryPoints: ['src/extension/extension.ts'],
@@ -75,4 +97,10 @@ await Promise.all([
   }),
 ]);
 chmodSync('dist/cli.js', 0o755);
+// The entry must stay small (activation in any workspace; bench/activation.bench.ts): fail the build when a change
+// pulls the jobs, the models or the editor into it.
+const ENTRY_LIMIT = 200_000;
+const entryInputs = Object.keys(bundles[0].metafile.inputs);
+const entryBytes = Object.values(bundles[0].metafile.outputs).find((o) => o.entryPoint)?.bytes ?? 0;
+if (entryBytes > ENTRY_LIMIT) throw new Error(`dist/entry.js is ${entryBytes} bytes (limit ${ENTRY_LIMIT}): it bundles ${entryInputs.filter((i) => !i.startsWith('src/extension/')).join(', ')}`);
 if (watch) console.log('watch mode is not implemented; re-run npm run build');

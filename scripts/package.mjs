@@ -32,12 +32,21 @@ function ortTargets() {
     .sort();
 }
 
+/**
+ * What Node needs of the onnxruntime packages at run time: their JavaScript as `require` reaches it (CommonJS), not
+ * their TypeScript sources (lib/), declarations, source maps or ES module build.
+ */
+const runtimeOnly = (root) => (path) => {
+  const rel = path.slice(root.length).replace(/\\/g, '/');
+  return !/\.(map|ts)$/.test(rel) && !/^\/(lib|dist\/esm)(\/|$)/.test(rel);
+};
+
 /** Stages dist/node_modules for `target` ('universal': no native binaries) and runs vsce; returns the VSIX size in bytes. */
 function packageTarget(target, out) {
   const runtime = resolve('dist/node_modules');
   rmSync(runtime, { recursive: true, force: true });
   mkdirSync(runtime, { recursive: true });
-  cpSync(commonRoot, join(runtime, 'onnxruntime-common'), { recursive: true });
+  cpSync(commonRoot, join(runtime, 'onnxruntime-common'), { recursive: true, filter: runtimeOnly(commonRoot) });
   if (target !== 'universal') {
     const [platform, arch] = target.split('-');
     const bin = join('bin', 'napi-v6', platform, arch);
@@ -45,12 +54,15 @@ function packageTarget(target, out) {
     const ortDest = join(runtime, 'onnxruntime-node');
     mkdirSync(ortDest, { recursive: true });
     cpSync(join(ortRoot, 'package.json'), join(ortDest, 'package.json'));
-    cpSync(join(ortRoot, 'dist'), join(ortDest, 'dist'), { recursive: true });
+    cpSync(join(ortRoot, 'dist'), join(ortDest, 'dist'), { recursive: true, filter: runtimeOnly(ortRoot) });
     cpSync(join(ortRoot, bin), join(ortDest, bin), { recursive: true });
   }
   mkdirSync(dirname(out), { recursive: true });
   const targetArgs = target === 'universal' ? [] : ['--target', target];
-  execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', ...targetArgs, '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // No public repository yet (package.json has no `repository`): vsce cannot turn README.md's relative links and
+  // images into URLs, so they stay relative — VS Code's page of the installed extension reads them from the VSIX. A
+  // Marketplace publication needs the public URL of these files: `vsce publish --baseContentUrl … --baseImagesUrl …`.
+  execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', ...targetArgs, '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
   const bytes = statSync(out).size;
   console.log(`packaged ${out} (${target}, ${(bytes / 1e6).toFixed(1)} MB)`);
   return bytes;

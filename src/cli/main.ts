@@ -25,6 +25,7 @@ import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { registerSearchPrompts } from './commands/searchPrompts';
 import { registerSplit } from './commands/split';
+import { registerStudies } from './commands/studies';
 import { registerTeam } from './commands/team';
 import { packageVersion } from './paths';
 
@@ -57,6 +58,7 @@ export function buildProgram(): Command {
   registerCompact(program);
   registerRun(program);
   registerDemo(program);
+  registerStudies(program);
   return program;
 }
 

@@ -165,7 +165,7 @@ export class AgreementPanel {
   private async exportCsv(table: ExportableTable): Promise<void> {
     if (!this.last || this.last.document.isClosed) throw new Error('no analysis to export: open a dialogue file in the ReflectEval editor');
     const source = this.last.document.uri;
-        const target = await vscode.window.showSaveDialog({
+    const target = await vscode.window.showSaveDialog({
       defaultUri: source.with({ path: siblingFile(source.path, `.${table}.csv`) }),
       filters: { CSV: ['csv'] },
       title: `Export ${table} as CSV`,

@@ -479,6 +479,11 @@ export async function launchWorkbench(populate: (workspace: string) => void | Pr
     for (const p of owned.processes()) if (p.ppid === process.pid && p.pid === p.pgid) owned.groups.add(p.pgid);
     await abandoned();
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // A script error in a webview is otherwise invisible: say it in the test's output.
+    page.on('pageerror', (err) => console.log(`      [webview/page error] ${err.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/ENOTFOUND|open-vsx|Failed to load resource|net::ERR|Applying inline style violates/.test(m.text())) console.log(`      [console error] ${m.text().slice(0, 500)}`);
+    });
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
     await abandoned();

@@ -51,6 +51,7 @@ describe('platform VSIXs (npm run package:all)', function () {
       const native = names.filter((n) => NATIVE.test(n)).sort();
       const manifest = zip.readAsText('extension.vsixmanifest');
       assert.ok(names.includes('extension/dist/extension.js'));
+      assert.ok(names.includes('extension/dist/entry.js'), 'the entry (package.json main) is in the VSIX');
       assert.ok(names.includes('extension/dist/node_modules/onnxruntime-common/package.json'));
       if (target === 'universal') {
         assert.deepEqual(native, []);
@@ -69,6 +70,24 @@ describe('platform VSIXs (npm run package:all)', function () {
       assert.ok(names.includes('extension/dist/node_modules/onnxruntime-node/dist/index.js'));
     });
   }
+
+  it('every VSIX carries what the extension uses and nothing else of the repository: no source maps, no test data, no CC BY-NC data', () => {
+    for (const target of [...ortTargets, 'universal']) {
+      const zip = new AdmZip(join(out, `reflect-eval-${target}.vsix`));
+      const names = zip.getEntries().map((e) => e.entryName);
+      const manifest = JSON.parse(zip.readAsText('extension/package.json')) as { main: string; icon: string; contributes: { walkthroughs: { steps: { media: { image: Record<string, string> } }[] }[] } };
+      assert.equal(manifest.main, './dist/entry.js');
+      assert.ok(names.includes(`extension/${manifest.icon}`), 'the icon');
+      // (vsce stores README.md, CHANGELOG.md and LICENSE as readme.md, changelog.md and LICENSE.txt.)
+      for (const file of ['extension/readme.md', 'extension/changelog.md', 'extension/LICENSE.txt', 'extension/LICENSE-data.md', 'extension/media/screenshots/editor-light.png', 'extension/data/annomi/AnnoMI-sample.csv', 'extension/data/annomi/README.md', 'extension/data/wordnet/wn30-meteor.txt.gz', 'extension/fixtures/models/reflect-gpt2-tiny/onnx/model.onnx']) {
+        assert.ok(names.includes(file), `${target}: ${file}`);
+      }
+      // Every picture the walkthrough shows is there.
+      for (const step of manifest.contributes.walkthroughs.flatMap((w) => w.steps)) for (const image of Object.values(step.media.image)) assert.ok(names.includes(`extension/${image}`), `${target}: ${image}`);
+      const unwanted = names.filter((n) => /\.map$|\/(parity|reference_outputs)\.json$|^extension\/data\/evalreflections\/|^extension\/(src|test|bench|scripts|webview)\/|^extension\/test-output\//.test(n));
+      assert.deepEqual(unwanted, [], target);
+    }
+  });
 
   it('without binaries for its platform (the universal VSIX): tokenizers and API judges work, local generation says why not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'reflect-eval-nobin-'));

@@ -9,6 +9,9 @@ import type { CorrelationCell, CorrelationMethod, CorrelationRow, CorrelationTab
 import type { EvaluatorKind } from '../evaluators/evaluatorNames';
 import { formatInterval, formatNumber, formatP, formatStatistic, SHORTFALL_MARK, UNDEFINED_PHRASES, undefinedPhrase } from '../tables/numberFormat';
 import { shortfallText } from '../stats/measuredCoverage';
+import { showsReferenceRow } from './referenceRow';
+
+export { showsReferenceRow };
 
 export { formatInterval, formatP, formatStatistic };
 
@@ -54,15 +57,6 @@ export function describeTable(t: CorrelationTable): string {
     : '';
   const dimension = t.dimension ? `Dimension: ${t.dimension.name} (${t.dimension.type}; human score: ${t.dimension.rule}). ` : '';
   return `${dimension}${METHOD_NAME[t.method]} between each evaluator and ${human}, by ${t.groupBy}.${pinned} p < ${t.alpha} marked${t.adjust ? ' (adjusted)' : ''}, best per column (${best}) marked; n = responses with both a score and a label.${pTest}${adjusted}${boot}`;
-}
-
-/**
- * Whether the table shows its laypeople–experts row: always for the MI preset's coherence count (as it always has);
- * for any other dimension only when the data has both groups on common responses (a table never prints a row the
- * data does not have).
- */
-export function showsReferenceRow(t: Pick<CorrelationTable, 'dimension' | 'reference'>): boolean {
-  return !t.dimension || t.reference.cells.some((c) => c.n > 0);
 }
 
 function rowsWithReference(t: CorrelationTable): CorrelationRow[] {

@@ -8,7 +8,7 @@
  * Colours are CSS custom properties with light-theme fallbacks: inside a VS Code webview the plot takes the theme's
  * colours (`--vscode-foreground`, `--vscode-charts-blue`, …); as a file it is dark ink on white.
  */
-import { showsReferenceRow } from './correlationExport';
+import { showsReferenceRow } from './referenceRow';
 import type { CellPoint, CorrelationCell, CorrelationRow, CorrelationTable } from './correlationTable';
 import { formatInterval, formatNumber, formatP, undefinedExplanation, undefinedPhrase } from '../tables/numberFormat';
 

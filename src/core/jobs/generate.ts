@@ -3,7 +3,7 @@
  * item (GEM 2022 §3.4; docs/generation.md). Candidates reach the sink at the end of the run, merged into each item
  * as it is then (exact duplicates kept once with all their origins); a cancelled run keeps every finished context.
  */
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { ResponseCache } from '../cache/responseCache';
 import { failFor, isObject } from '../config';
 import { validateLocalRuntime, type LocalRuntimeOptions } from '../models/ortRuntime';
@@ -11,7 +11,8 @@ import { withRuntime } from './runtime';
 import type { ApiReply } from '../generation/apiGenerator';
 import { addGeneratedCandidates } from '../generation/candidates';
 import { runGenerationBatches, generatorBatchOwner } from '../generation/apiBatch';
-import { createApiGenerator, generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
+import { createApiGenerator, DEFAULT_LOCAL_MODEL, generatorHandle, type GeneratorEnvironment } from '../generation/createGenerator';
+import { appendGenerationRun, generationManifestFile, generationRunRecord } from '../generation/manifest';
 import { BatchStateLog } from '../remote/openaiBatch';
 import { runGeneration } from '../generation/run';
 import { describeSpec, resolveGenerationRun, validateGenerationConfig, type GenerationRunConfig } from '../generation/runConfig';
@@ -41,6 +42,11 @@ export interface GeneratePlan extends GenerationRunConfig {
   batch?: boolean;
   /** First wait between polls of a batch, in seconds (default 15; each next wait 1.5 × longer, at most 10 min). */
   batchPollSeconds?: number;
+  /**
+   * Run manifest: `true` (default) appends the run's record to `<file>.generation-manifest.json` beside the dialogue
+   * file (`generation/manifest.ts`), `false` writes none, a string names the file (relative to the host's base folder).
+   */
+  manifest?: boolean | string;
 }
 
 /**
@@ -51,10 +57,11 @@ export interface GeneratePlan extends GenerationRunConfig {
 export function validateGeneratePlan(value: unknown, source: string): GeneratePlan {
   const fail = failFor(source);
   if (!isObject(value)) fail('(root)', 'must be a JSON object like {"generators": [{"backend": "local"}], "preset": "greedy"}');
-  const { job, cache, apiKeyOrigins, runtime, batch, batchPollSeconds, ...config } = value as Record<string, unknown>;
+  const { job, cache, apiKeyOrigins, runtime, batch, batchPollSeconds, manifest, ...config } = value as Record<string, unknown>;
   if (job !== undefined && job !== 'generate') fail('job', 'must be "generate" for a generation plan');
   if (cache !== undefined && typeof cache !== 'boolean' && typeof cache !== 'string') fail('cache', 'must be true, false or a file path');
   if (batch !== undefined && typeof batch !== 'boolean') fail('batch', 'must be true or false');
+  if (manifest !== undefined && typeof manifest !== 'boolean' && typeof manifest !== 'string') fail('manifest', 'must be true, false or a file path');
   if (batch && cache === false) fail('batch', 'needs the reply cache: the batch\'s replies are stored there and read by the run (remove "cache": false)');
   if (batchPollSeconds !== undefined && !(typeof batchPollSeconds === 'number' && batchPollSeconds > 0 && batchPollSeconds <= 3600)) fail('batchPollSeconds', 'must be a number of seconds in (0, 3600]');
   const origins = validateApiKeyOrigins(apiKeyOrigins, fail);
@@ -66,6 +73,7 @@ export function validateGeneratePlan(value: unknown, source: string): GeneratePl
     ...(runtime !== undefined ? { runtime: validateLocalRuntime(runtime, 'runtime', fail) } : {}),
     ...(batch !== undefined ? { batch: batch as boolean } : {}),
     ...(batchPollSeconds !== undefined ? { batchPollSeconds: batchPollSeconds as number } : {}),
+    ...(manifest !== undefined ? { manifest: manifest as boolean | string } : {}),
   };
 }
 
@@ -138,6 +146,16 @@ export async function runGeneratePlan(plan: GeneratePlan, target: JobTarget, hos
   if (result.loadErrors.length === run.generators.length && run.generators.length > 0) report.nothingDone = `no generator could be loaded (${result.loadErrors.map((e) => e.message).join('; ')})`;
   else if (result.loadErrors.length) report.failed = `${result.loadErrors.length} generator(s) could not be loaded (the others' candidates were kept)`;
   else if (items.length === 0) report.nothingDone = 'the file has no items to generate for';
+  const manifest = plan.manifest === false ? null : typeof plan.manifest === 'string' ? resolve(host.baseDir, plan.manifest) : generationManifestFile(target.file);
+  if (manifest && result.contextsDone > 0) {
+    const record = generationRunRecord(run, { contextsDone: result.contextsDone, contextsTotal: result.contextsTotal, tokens: result.tokensGenerated, ...counts, loadErrors: result.loadErrors.length, failures: result.failures.length, cancelled: result.cancelled, ...(plan.batch ? { batch: true } : {}) }, DEFAULT_LOCAL_MODEL);
+    try {
+      appendGenerationRun(manifest, basename(target.file), record);
+      report.files = [...(report.files ?? []), manifest];
+    } catch (err) {
+      report.warnings.push((err as Error).message);
+    }
+  }
   return report;
 }
 
