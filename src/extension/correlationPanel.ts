@@ -199,7 +199,7 @@ export class CorrelationPanel {
       variants: [...new Set(ids.map(parseJudgeId).filter((j) => j !== null).map((j) => `${j.body}×${j.request}`))].sort(),
       labelledCandidates: candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length,
       totalCandidates: candidates.length,
-      summary: tableSummary(items, table, this.shownHuman.get(document.uri.toString()) ?? null),
+      summary: tableSummary(items, table, this.shownHuman.get(document.uri.toString()) ?? null, undefined, this.rubric()),
       rubric: (() => {
         const r = this.rubric();
         return { name: r.name, primary: r.primary, dimensions: dimensionChoices(r) };

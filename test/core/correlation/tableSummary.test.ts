@@ -42,6 +42,13 @@ describe('the correlation panel says what the CLI prints', () => {
     assert.ok(s.labelled < s.total);
   });
 
+  it('counts the responses labelled on the table\'s dimension (empathy), not on coherence', () => {
+    const s = tableSummary(items, correlationTable(items, { human: 'experts', dimension: 'empathy' }));
+    const expected = items.flatMap((it) => it.candidates).filter((c) => c.annotations.some((a) => typeof a.empathy === 'number' && /^expert/i.test(a.annotator))).length;
+    assert.equal(s.labelled, expected);
+    assert.match(s.description, /empathy/i);
+  });
+
   it('announces when auto switches from all annotators to the experts at the first expert label, and only then', () => {
     const noExperts: DialogueItem[] = items.map((it) => ({ ...it, candidates: it.candidates.map((c) => ({ ...c, annotations: c.annotations.filter((a) => !/^expert/i.test(a.annotator)) })) }));
     const before = tableSummary(noExperts, correlationTable(noExperts));
