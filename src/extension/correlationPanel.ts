@@ -159,9 +159,8 @@ export class CorrelationPanel {
   }
 
   /** The pinned configurations followed by the current one. */
-  private configurations(): PinnedConfiguration[] {
+  private configurations(rubric: Rubric): PinnedConfiguration[] {
     const all = [...this.pins, { label: this.pins.length ? `current (${configLabel(this.settings)})` : configLabel(this.settings), settings: this.settings }];
-    const rubric = this.rubric();
     return all.map((p) => ({ label: p.label, options: toOptions(p.settings, true, rubric), ...(p.settings.variant ? { variant: p.settings.variant } : {}), ...(p.settings.ceiling ? { ceiling: true } : {}) }));
   }
 
@@ -183,7 +182,9 @@ export class CorrelationPanel {
       return;
     }
     const { document, items } = active;
-    const configs = this.configurations();
+    // The rubric file is read once per update: the table, its summary and the picker all take this one.
+    const rubric = this.rubric();
+    const configs = this.configurations(rubric);
     const noBootstrap = configs.map((c) => ({ ...c, options: { ...c.options, bootstrap: undefined } }));
     const table = sideBySide(items, noBootstrap);
     const tableMs = performance.now() - started;
@@ -199,11 +200,8 @@ export class CorrelationPanel {
       variants: [...new Set(ids.map(parseJudgeId).filter((j) => j !== null).map((j) => `${j.body}×${j.request}`))].sort(),
       labelledCandidates: candidates.filter((c) => c.annotations.some((a) => typeof a.coherent === 'boolean')).length,
       totalCandidates: candidates.length,
-      summary: tableSummary(items, table, this.shownHuman.get(document.uri.toString()) ?? null, undefined, this.rubric()),
-      rubric: (() => {
-        const r = this.rubric();
-        return { name: r.name, primary: r.primary, dimensions: dimensionChoices(r) };
-      })(),
+      summary: tableSummary(items, table, this.shownHuman.get(document.uri.toString()) ?? null, undefined, rubric),
+      rubric: { name: rubric.name, primary: rubric.primary, dimensions: dimensionChoices(rubric) },
     };
     this.shownHuman.set(document.uri.toString(), table.human);
     const wantIntervals = configs.some((c) => c.options.bootstrap);
