@@ -60,16 +60,21 @@ export function planConfigOf(document: DialogueFileDocument): EditorPlanConfig |
   return { recordPath, target: record.against ? { decide: true } : { halfWidth } };
 }
 
-const records = new Map<string, { mtimeMs: number; record: LabelPlanRecord }>();
+const records = new Map<string, { mtimeMs: number; record: unknown }>();
+
+/** A record file read by `read`, cached by modification time (the plan's state is recomputed after every label). */
+function cachedRecord<T>(path: string, read: (path: string) => T): T {
+  const mtimeMs = statSync(path).mtimeMs;
+  const hit = records.get(path);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.record as T;
+  const record = read(path);
+  records.set(path, { mtimeMs, record });
+  return record;
+}
 
 /** A plan record from disk (cached by modification time). @throws Error naming the file when it is not a record */
 function readRecord(path: string): LabelPlanRecord {
-  const mtimeMs = statSync(path).mtimeMs;
-  const hit = records.get(path);
-  if (hit && hit.mtimeMs === mtimeMs) return hit.record;
-  const record = readLabelPlanRecord(path);
-  records.set(path, { mtimeMs, record });
-  return record;
+  return cachedRecord(path, readLabelPlanRecord);
 }
 
 /** What the item list needs of a plan: its item order and state line, or why it cannot be shown. */
@@ -179,7 +184,7 @@ function estimatePlanState(document: DialogueFileDocument, items: readonly Dialo
   if (document.uri.scheme !== 'file') return null;
   const path = estimatePlanRecordPath(document.uri.fsPath);
   if (!existsSync(path)) return null;
-  const record = parsePlanRecord(readFileSync(path, 'utf8'), path);
+  const record = cachedRecord(path, (p) => parsePlanRecord(readFileSync(p, 'utf8'), p));
   if (!isEstimatePlanRecord(record)) return { error: `${basename(path)} is not an estimate plan's record` };
   const v = estimatePlanView(items, record, { blind, groupRules: groupRules() });
   return {
