@@ -18,6 +18,7 @@
  * ({@link EstimatePlanRecord}) and the labels in the file. Every stratum's interval is valid on its own at any stop
  * (1 − α each, not simultaneous over strata).
  */
+import { siblingFile } from '../dialogue/siblingFile';
 import type { DialogueItem } from '../dialogue/types';
 import { permanentClocks, predictLabelsToGo } from '../design/labelsToGo';
 import type { PlanEntry } from '../design/planOrder';
@@ -516,5 +517,5 @@ function planState(run: StrataRun, pool: EstimationPool, strata: readonly Stratu
 
 /** Where an estimate plan's record is kept beside a dialogue file: `<file without .dialogues.jsonl or .jsonl>.estimate-plan.json`. */
 export function estimatePlanRecordPath(file: string): string {
-  return file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.estimate-plan.json';
+  return siblingFile(file, '.estimate-plan.json');
 }

@@ -12,6 +12,7 @@
  * and each unlabelled candidate by the mean of the K maps.
  */
 import seedrandom from 'seedrandom';
+import { shuffled } from '../stats/shuffle';
 
 /** Predictions of every candidate's outcome, in the label scale. */
 export interface Calibrated {
@@ -105,11 +106,7 @@ export function crossFittedCalibration(values: readonly (readonly (readonly numb
   const { rows, columns } = calibrationDesign(values, names);
   // seeded fold split: a shuffled order of the labelled candidates, dealt round-robin
   const rng = seedrandom.alea(options.seed ?? 'calibration');
-  const order = [...labelled];
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
+  const order = shuffled(labelled, rng);
   const fold = new Map<number, number>();
   order.forEach((i, j) => fold.set(i, j % K));
   const predictions = values.map(() => new Array<number>(dim).fill(0));

@@ -9,10 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeTextAtomic } from '../format/files';
 import { REFLECT_EVAL_VERSION } from '../version';
 import { describeSpec, type DecodingSpec, type GeneratorSpec } from './runConfig';
+import { siblingFile } from '../dialogue/siblingFile';
 
 /** The manifest beside `file`: `study.dialogues.jsonl` → `study.generation-manifest.json` (as the judge manifest is named). */
 export function generationManifestFile(file: string): string {
-  return file.replace(/(\.dialogues)?\.jsonl$/i, '') + '.generation-manifest.json';
+  return siblingFile(file, '.generation-manifest.json');
 }
 
 /** A generator as the manifest names it: no key, no key variable, header names without their values. */

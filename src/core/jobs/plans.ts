@@ -57,13 +57,13 @@ interface JobRecordBase<P, E> {
 
 /** A job that runs on a dialogue file's items (and may write its own files). */
 export interface FileJobRecord<P, E = never> extends JobRecordBase<P, E> {
-  writes: 'items' | 'own-files';
+  writes: Exclude<JobWrites, 'new-file'>;
   run(plan: P, target: JobTarget, host: JobHost, sink: ItemSink, options?: RunOptions): Promise<JobReport>;
 }
 
 /** A job that creates a dialogue file: its run returns the new study, and the runner writes it. */
 export interface CreateJobRecord<P, E = never> extends JobRecordBase<P, E> {
-  writes: 'new-file';
+  writes: Extract<JobWrites, 'new-file'>;
   run(plan: P, host: JobHost): Promise<CreatedStudy>;
 }
 

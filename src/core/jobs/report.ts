@@ -12,7 +12,7 @@ import { groupedCoefficientsPlainTables, renderTables } from '../metaEvaluation/
 import { tableToMarkdown, tableToText } from '../correlation/correlationExport';
 import { forestPlotSvg } from '../correlation/forestPlot';
 import { CORRELATION_METHODS, correlationTable, tableSpec, type CorrelationMethod, type HumanChoice } from '../correlation/correlationTable';
-import { HUMAN_SCORE_RULES, holdsLabel, humanScoreSpec, type HumanScoreRule } from '../rubric/labelValues';
+import { HUMAN_SCORE_RULES, holdsLabel, type HumanScoreRule } from '../rubric/labelValues';
 import { MI_PRESET } from '../rubric/presets';
 import { loadRubric } from '../rubric/rubricFile';
 import { INTERVAL_METHODS, type IntervalMethod } from '../stats/bootstrap';
@@ -76,9 +76,8 @@ export async function runReportPlan(plan: ReportPlan, target: JobTarget, host: J
   const items = target.items;
   const resamples = plan.bootstrap ?? 1000;
   const { rubric } = loadRubric(target.file);
-  // checked before any work: an unknown dimension or a rule that does not fit it is named, with the rubric's dimensions
-  humanScoreSpec(rubric, plan.dimension, plan.humanScore);
   const dimension = { rubric, ...(plan.dimension !== undefined ? { dimension: plan.dimension } : {}), ...(plan.humanScore !== undefined ? { humanScore: plan.humanScore } : {}) };
+  // checked before any work: an unknown dimension or a rule that does not fit it is named, with the rubric's dimensions
   const spec = tableSpec(dimension);
   const table = correlationTable(items, {
     ...dimension,

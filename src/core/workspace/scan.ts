@@ -65,7 +65,7 @@ export class WorkspaceScanner {
   async scan(annotator: string | null = null): Promise<StudyIndex> {
     const stats: ScanStats = { files: 0, read: 0, bytes: 0, truncated: false };
     const files = await this.list(stats);
-    const wanted = files.filter((f) => classifyFile(f) || (this.options.packets ?? PACKET_RECOGNIZERS).some((r) => r.manifest.test(f.slice(f.lastIndexOf('/') + 1))));
+    const wanted = files.filter((f) => classifyFile(f) || (this.options.packets ?? PACKET_RECOGNIZERS).some((r) => r.manifest.test(nameOf(f))));
     // Each study's sidecar files (`<study>.labels/*.jsonl`), by the labels folder's path.
     const sidecarFiles = new Map<string, string[]>();
     for (const f of files) if (f.endsWith('.jsonl') && /\.labels$/i.test(folderOf(f))) sidecarFiles.set(folderOf(f), [...(sidecarFiles.get(folderOf(f)) ?? []), f]);
