@@ -73,3 +73,18 @@ export function dimensionFromFlags(file: string, opts: Record<string, unknown>):
   humanScoreSpec(rubric, dimension, humanScore);
   return { rubric, ...(dimension !== undefined ? { dimension } : {}), ...(humanScore !== undefined ? { humanScore } : {}) };
 }
+
+/** A commander argument parser that accepts one of `values` (`--method spearman`). */
+export function oneOf<T extends string>(values: readonly T[]): (v: string) => T {
+  return (v) => {
+    if (!values.includes(v as T)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
+    return v as T;
+  };
+}
+
+/** A commander argument parser for a number in the open interval (0, 1) (`--level 0.95`). */
+export function unitInterval(v: string): number {
+  const n = Number(v);
+  if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be in (0, 1)');
+  return n;
+}

@@ -13,14 +13,7 @@ import { displayNames } from '../../core/evaluators/evaluatorNames';
 import type { DialogueItem } from '../../core/dialogue/types';
 import { INTERVAL_METHODS, type IntervalMethod } from '../../core/stats/bootstrap';
 import { P_ADJUST_METHODS, type PAdjustMethod } from '../../core/stats/multipleTesting';
-import { dimensionFromFlags, log, openDialogues, positiveInt, withDimensionOptions } from '../common';
-
-function oneOf<T extends string>(values: readonly T[]): (v: string) => T {
-  return (v) => {
-    if (!values.includes(v as T)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
-    return v as T;
-  };
-}
+import { dimensionFromFlags, log, oneOf, openDialogues, positiveInt, withDimensionOptions } from '../common';
 
 function average(v: string, prev: AverageEvaluator[] = []): AverageEvaluator[] {
   const m = /^([^=]+)=(.+)$/.exec(v);

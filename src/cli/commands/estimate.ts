@@ -25,26 +25,13 @@ import { parseEstimand } from '../../core/estimation/estimands';
 import { fixedSampleEstimates, type FixedSampleResult } from '../../core/estimation/fixedSample';
 import { simulateEstimates, type EstimateSimulationResult } from '../../core/estimation/simulate';
 import type { HumanGroup } from '../../core/labels/groups';
-import { log, openDialogues, positiveInt } from '../common';
+import { log, oneOf, openDialogues, positiveInt, unitInterval } from '../common';
 import { resolveEvaluator } from './correlate';
 
 function halfWidthValue(v: string, prev: number[] = []): number[] {
   const n = Number(v);
   if (!(n > 0)) throw new InvalidArgumentError('a target is a positive half-width, e.g. 0.1');
   return [...prev, n];
-}
-
-function unitInterval(v: string): number {
-  const n = Number(v);
-  if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be in (0, 1)');
-  return n;
-}
-
-function choice<T extends string>(values: readonly T[]) {
-  return (v: string): T => {
-    if (!values.includes(v as T)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
-    return v as T;
-  };
 }
 
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined || Number.isNaN(v) ? '—' : v.toFixed(digits).replace(/^-/, '−'));
@@ -136,7 +123,7 @@ export function registerEstimate(program: Command): void {
     .option('--by <key>', 'one estimate per group: strategy (decoding strategy, GEM 2022 Figure 3), origin, model, source, kind, stage, or a field path')
     .option('--groups <group...>', 'only these groups of --by')
     .option('--compare <groups...>', 'the difference between two groups of --by (first − second)')
-    .option('--human <group>', 'whose labels are estimated: experts | laypeople | all', choice(['experts', 'laypeople', 'all'] as const), 'experts')
+    .option('--human <group>', 'whose labels are estimated: experts | laypeople | all', oneOf(['experts', 'laypeople', 'all'] as const), 'experts')
     .option('--predictor <predictor...>', 'what predicts them: human:laypeople (another group\'s labels), evaluators (id or name), several at once')
     .option('--target <h...>', 'interval half-width (e.g. 0.1); --simulate and --bound take several', halfWidthValue)
     .option('--labels-per-candidate <n>', 'labels of the group that make a candidate labelled (default: the most common count, else 3)', positiveInt)
@@ -149,13 +136,13 @@ export function registerEstimate(program: Command): void {
     .option('--no-record', 'do not read or write a record: a new plan from the current labels')
     .option('--restart', 'start a new plan (overwrite the record)')
     .option('--fixed-sample', 'PPI++ from the expert labels already there, taken as a uniform random sample (no plan), beside expert-only')
-    .option('--calibration <kind>', 'with --fixed-sample: none (a single human predictor as is) or linear (cross-fitted; evaluators, several predictors)', choice(['none', 'linear'] as const))
-    .option('--pairing <kind>', 'with --fixed-sample --compare: auto (paired when the groups share contexts), paired, unpaired', choice(['auto', 'paired', 'unpaired'] as const), 'auto')
+    .option('--calibration <kind>', 'with --fixed-sample: none (a single human predictor as is) or linear (cross-fitted; evaluators, several predictors)', oneOf(['none', 'linear'] as const))
+    .option('--pairing <kind>', 'with --fixed-sample --compare: auto (paired when the groups share contexts), paired, unpaired', oneOf(['auto', 'paired', 'unpaired'] as const), 'auto')
     .option('--chart <file.svg>', 'with --fixed-sample: write the per-group chart (PPI++ beside expert-only from the same labels)')
     .option('--simulate', 'replay plans on a fully labelled file, revealing expert labels only in planned order')
     .option('--seeds <S>', 'simulated label orders per estimator and half-width', positiveInt, 200)
     .option('--bound', 'on a fully labelled file: the fewest expert labels the estimator could need with the predictor known in advance, against expert-only')
-    .option('--format <format>', 'text | json', choice(['text', 'json'] as const), 'text')
+    .option('--format <format>', 'text | json', oneOf(['text', 'json'] as const), 'text')
     .action((file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
       const estimand = parseEstimand(opts.estimand as string);

@@ -17,7 +17,7 @@ import { LabelPlanMismatchError } from '../../core/jobs/planLabels';
 import { runPlan, validatePlan, type FileJobPlan } from '../../core/jobs/plans';
 import type { LabelPlan, PlanTarget } from '../../core/planning/planner';
 import { simulatePlans, type SimulationResult } from '../../core/planning/simulate';
-import { dimensionFromFlags, log, openDialogues, positiveInt, withDimensionOptions } from '../common';
+import { dimensionFromFlags, log, openDialogues, positiveInt, unitInterval, withDimensionOptions } from '../common';
 import { tableSpec } from '../../core/correlation/correlationTable';
 import { cliHost, printReport } from '../host';
 import { resolveEvaluator } from './correlate';
@@ -29,15 +29,8 @@ function targetValue(v: string, prev: (number | 'decide')[] = []): (number | 'de
   return [...prev, n];
 }
 
-function unitInterval(v: string): number {
-  const n = Number(v);
-  if (!(n > 0 && n < 1)) throw new InvalidArgumentError('must be in (0, 1)');
-  return n;
-}
-
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits));
 
-/** Plain-text state of a plan. */
 /**
  * The plan as text. `positions` names each candidate as the dialogue editor shows it (`#7`, its 1-based place in its
  * item, the editor's order when not blind) beside its id in the file, so the CLI and the editor name it the same way.
@@ -73,7 +66,6 @@ export function planText(plan: LabelPlan, names: Map<string, string>, next: numb
   return lines.join('\n') + '\n';
 }
 
-/** Plain-text summary of a simulation. */
 function positionOf(positions: ReadonlyMap<string, number>, itemId: string, candidateId: string): string {
   const p = positions.get(`${itemId}\u0000${candidateId}`);
   return p === undefined ? '' : `#${p} `;
@@ -86,6 +78,7 @@ export function candidatePositions(items: readonly { id: string; candidates: rea
   return out;
 }
 
+/** Plain-text summary of a simulation. */
 export function simulationText(result: SimulationResult): string {
   const lines = [`${result.runs} simulated runs per design on ${result.pool} fully labelled candidates (pool value ${fmt(result.poolValue)}; ${result.human})`];
   lines.push('half-width  planner  random  random(plain)  coverage planner/random/plain');
