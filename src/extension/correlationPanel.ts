@@ -25,7 +25,8 @@ import { siblingFile } from '../core/dialogue/siblingFile';
 import { humanScoreSpec, type HumanScoreRule } from '../core/rubric/labelValues';
 import { MI_RUBRIC } from '../core/rubric/presets';
 import type { Rubric } from '../core/rubric/rubric';
-import { loadRubric } from '../core/rubric/rubricFile';
+import { loadRubric, rubricPathOf } from '../core/rubric/rubricFile';
+import { existsSync, statSync } from 'node:fs';
 
 const STATE_KEY = 'reflectEval.correlation.settings';
 /** Wait this long after the last change before starting the bootstrap. */
@@ -155,8 +156,16 @@ export class CorrelationPanel {
   /** The active study's rubric (its `*.rubric.json`, else the MI preset). @throws RubricError for a broken rubric file */
   private rubric(): Rubric {
     const document = this.editors.activeDocument;
-    return document && document.uri.scheme === 'file' ? loadRubric(document.uri.fsPath).rubric : MI_RUBRIC;
+    if (!document || document.uri.scheme !== 'file') return MI_RUBRIC;
+    // Cached by the rubric file's modification time: the panel updates after every label.
+    const path = rubricPathOf(document.uri.fsPath);
+    const mtimeMs = existsSync(path) ? statSync(path).mtimeMs : null;
+    if (this.rubricRead?.path === path && this.rubricRead.mtimeMs === mtimeMs) return this.rubricRead.rubric;
+    const rubric = loadRubric(document.uri.fsPath).rubric;
+    this.rubricRead = { path, mtimeMs, rubric };
+    return rubric;
   }
+  private rubricRead: { path: string; mtimeMs: number | null; rubric: Rubric } | undefined;
 
   /** The pinned configurations followed by the current one. */
   private configurations(rubric: Rubric): PinnedConfiguration[] {
