@@ -11,6 +11,8 @@
  *     reflect-eval score usr-tc.dialogues.jsonl --metric bleu4 rougeL meteor cocoBleu cocoRougeL
  *     npm run build && npx tsx scripts/parity/usr_correlate_dimension.ts usr-tc.dialogues.jsonl
  *
+ * Prints the Overall column beside the values the USR paper publishes (Table 5).
+ *
  * Runs dist/cli.js (`correlate <file> --dimension <quality> --human-score mean --by none --method spearman|pearson
  * --p-value independent --json`), prints the Spearman table (Markdown) and the max |Δ| of rho, its p, r and its p;
  * exits 1 when a reference cell is missing or a difference exceeds 1e-9.
@@ -78,5 +80,22 @@ for (const c of ref.cells.filter((x) => x.set === 'notReferenceText')) {
     if (!(d <= 1e-9)) failed = true;
   }
 }
+// Mehri & Eskenazi (ACL 2020), Table 5: turn-level correlations with Overall Quality on Topical-Chat, the
+// annotations of the original ground truth not used. The paper computed them with nlg-eval (Java METEOR 1.5);
+// the rows here are the closest ReflectEval metric of each.
+const PUBLISHED: [string, string, number, number][] = [
+  ['BLEU-1', 'metric:cocoBleu.bleu1@', 0.2728, 0.2876],
+  ['BLEU-2', 'metric:cocoBleu.bleu2@', 0.2862, 0.3012],
+  ['BLEU-3', 'metric:cocoBleu.bleu3@', 0.2569, 0.3006],
+  ['BLEU-4', 'metric:cocoBleu.bleu4@', 0.216, 0.2956],
+  ['METEOR', 'metric:meteor.score@', 0.3365, 0.3908],
+  ['ROUGE-L', 'metric:cocoRougeL.f@', 0.2745, 0.287],
+];
+const overall = tables.get('Overall')!;
+console.log('\nBeside the paper (USR, Table 5: Topical-Chat, Overall Quality; ReflectEval: nlg-eval variants, NLTK METEOR)\n');
+console.log('| Metric | ρ published | ρ ReflectEval | r published | r ReflectEval |');
+console.log('|---|---:|---:|---:|---:|');
+for (const [name, prefix, rho, r] of PUBLISHED) console.log(`| ${name} | ${rho.toFixed(4)} | ${fmt(cellOf(overall.spearman, prefix)?.statistic)} | ${r.toFixed(4)} | ${fmt(cellOf(overall.pearson, prefix)?.statistic)} |`);
+
 console.log(`\n${compared} reference cells (3 metrics × 6 qualities, n = 299) compared; max |Δ|: ${Object.entries(worst).map(([k, v]) => `${k} ${v === 0 ? '0' : v.toExponential(2)}`).join(', ')}`);
 process.exit(failed ? 1 : 0);
