@@ -26,7 +26,7 @@
  * against it to 1e-9 (`scripts/parity/ppi_reference.py`). Variances divide by the count (numpy's default) where
  * `ppi_py` does, and by count − 1 where it uses `np.cov`.
  */
-import tCdf from '@stdlib/stats-base-dists-t-cdf';
+import { studentTQuantile } from '../stats/bootstrap';
 import { normalUpperQuantile } from '../stats/confidenceSequence';
 
 /** A two-sided interval for one number. */
@@ -89,22 +89,16 @@ function zTwoSided(alpha: number): number {
 }
 
 /**
- * The Student t quantile t_{df, 1−p} (P(T > t) = p) by bisection on @stdlib's t CDF, to 1e-12: the reference
- * distribution of a cluster-robust interval with few clusters (df = clusters − 1; Cameron & Miller 2015, §VI).
+ * The Student t quantile t_{df, 1−p} (P(T > t) = p): the reference distribution of a cluster-robust interval with
+ * few clusters (df = clusters − 1; Cameron & Miller 2015, §VI). One bisection for the whole project: stats'
+ * {@link studentTQuantile} at 1 − p.
  *
  * @throws RangeError on df < 1 or p outside (0, 1)
  */
 export function studentUpperQuantile(p: number, df: number): number {
   if (!(df >= 1)) throw new RangeError(`degrees of freedom must be ≥ 1 (got ${df})`);
   if (!(p > 0 && p < 1)) throw new RangeError(`p must be in (0, 1) (got ${p})`);
-  let lo = -1e3;
-  let hi = 1e3;
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * Math.max(1, Math.abs(hi)); i++) {
-    const mid = (lo + hi) / 2;
-    if (1 - tCdf(mid, df) > p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
+  return studentTQuantile(1 - p, df);
 }
 
 /**
