@@ -15,6 +15,7 @@
  * the same optimum: the fit is a deterministic function of the labels added, whatever the order of calls.
  */
 import { normalUpperQuantile } from '../stats/confidenceSequence';
+import { solveSpd } from '../stats/cholesky';
 
 /** Settings of {@link OrdinalLevelModel}. */
 export interface OrdinalModelSettings {
@@ -27,35 +28,6 @@ export interface OrdinalModelSettings {
 /** The normal scores Φ⁻¹(u) of positions u in (0, 1). @throws RangeError on a position outside (0, 1) */
 export function normalScores(u: ArrayLike<number>): Float64Array {
   return Float64Array.from(u as ArrayLike<number>, (v) => normalUpperQuantile(1 - v));
-}
-
-/** Solves the symmetric positive definite system A x = b in place of a copy (Cholesky); null when A is not positive definite. */
-function solveSpd(a: Float64Array, b: Float64Array, p: number): Float64Array | null {
-  const l = Float64Array.from(a);
-  for (let j = 0; j < p; j++) {
-    let d = l[j * p + j];
-    for (let k = 0; k < j; k++) d -= l[j * p + k] * l[j * p + k];
-    if (!(d > 0)) return null;
-    d = Math.sqrt(d);
-    l[j * p + j] = d;
-    for (let i = j + 1; i < p; i++) {
-      let s = l[i * p + j];
-      for (let k = 0; k < j; k++) s -= l[i * p + k] * l[j * p + k];
-      l[i * p + j] = s / d;
-    }
-  }
-  const x = Float64Array.from(b);
-  for (let i = 0; i < p; i++) {
-    let s = x[i];
-    for (let k = 0; k < i; k++) s -= l[i * p + k] * x[k];
-    x[i] = s / l[i * p + i];
-  }
-  for (let i = p - 1; i >= 0; i--) {
-    let s = x[i];
-    for (let k = i + 1; k < p; k++) s -= l[k * p + i] * x[k];
-    x[i] = s / l[i * p + i];
-  }
-  return x;
 }
 
 /**

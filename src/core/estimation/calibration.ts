@@ -13,6 +13,7 @@
  */
 import seedrandom from 'seedrandom';
 import { shuffled } from '../stats/shuffle';
+import { solveSpd } from '../stats/cholesky';
 
 /** Predictions of every candidate's outcome, in the label scale. */
 export interface Calibrated {
@@ -59,31 +60,7 @@ function fit(rows: readonly number[][], y: readonly number[], ridge: number): Fl
   });
   for (let j = 1; j < p; j++) a[j * p + j] += ridge;
   a[0] += 1e-12;
-  // Cholesky
-  const l = new Float64Array(p * p);
-  for (let j = 0; j < p; j++) {
-    let d = a[j * p + j];
-    for (let k = 0; k < j; k++) d -= l[j * p + k] ** 2;
-    d = Math.sqrt(Math.max(d, 1e-300));
-    l[j * p + j] = d;
-    for (let i = j + 1; i < p; i++) {
-      let s = a[i * p + j];
-      for (let k = 0; k < j; k++) s -= l[i * p + k] * l[j * p + k];
-      l[i * p + j] = s / d;
-    }
-  }
-  const x = Float64Array.from(b);
-  for (let i = 0; i < p; i++) {
-    let s = x[i];
-    for (let k = 0; k < i; k++) s -= l[i * p + k] * x[k];
-    x[i] = s / l[i * p + i];
-  }
-  for (let i = p - 1; i >= 0; i--) {
-    let s = x[i];
-    for (let k = i + 1; k < p; k++) s -= l[k * p + i] * x[k];
-    x[i] = s / l[i * p + i];
-  }
-  return x;
+  return solveSpd(a, b, p, { pivotFloor: 1e-300 })!;
 }
 
 const dot = (r: readonly number[], b: Float64Array) => r.reduce((s, v, j) => s + v * b[j], 0);
