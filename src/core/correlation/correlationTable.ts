@@ -549,21 +549,34 @@ export function cellInterval(method: CorrelationMethod, pairs: CellPairs, resamp
 }
 
 /**
+ * The leave-one-item-out values of a statistic of item draw counts: with every used item once, each used item's
+ * count set to 0 in turn (in item order). The one jackknife loop behind BCa's acceleration, the cell's jackknife
+ * t-test and the best-separation test.
+ *
+ * @param used - per item, whether it takes part (its count is 1, and it is left out in turn)
+ * @param others - the count of every item that does not take part (0, or 1 where the statistic needs it)
+ */
+export function leaveOneItemOut(ofCounts: (counts: Int32Array) => number | null, used: readonly boolean[], others: 0 | 1 = 0): (number | null)[] {
+  const counts = Int32Array.from(used, (u) => (u ? 1 : others));
+  const out: (number | null)[] = [];
+  used.forEach((u, k) => {
+    if (!u) return;
+    counts[k] = 0;
+    out.push(ofCounts(counts));
+    counts[k] = 1;
+  });
+  return out;
+}
+
+/**
  * The interval of resample statistics of a statistic of item draw counts: the clusters are the items `used`, BCa's
  * estimate is `ofCounts` with every item once, its jackknife with each used item left out in turn.
  */
 export function intervalOfCounts(stats: readonly (number | null)[], ofCounts: (counts: Int32Array) => number | null, used: readonly boolean[], level: number, interval: IntervalMethod, family: CoverageFamily = 'correlation'): BootstrapInterval {
   const m = used.filter(Boolean).length;
   if (interval !== 'bca' && interval !== 'expanded-bca') return bootstrapInterval(stats, { level, method: interval, clusters: m, family });
-  const counts = Int32Array.from(used, () => 1);
-  const estimate = ofCounts(counts);
-  const jackknife: (number | null)[] = [];
-  used.forEach((u, k) => {
-    if (!u) return;
-    counts[k] = 0;
-    jackknife.push(ofCounts(counts));
-    counts[k] = 1;
-  });
+  const estimate = ofCounts(Int32Array.from(used, () => 1));
+  const jackknife = leaveOneItemOut(ofCounts, used, 1);
   return bootstrapInterval(stats, { level, method: interval, clusters: m, estimate, jackknife, family });
 }
 
@@ -784,15 +797,7 @@ export function correlationTable(items: readonly DialogueItem[], options: Correl
  * than two items hold pairs, or every leave-one-out value is the same.
  */
 export function cellJackknifeTest(method: CorrelationMethod, pairs: Pick<CellPairs, 'x' | 'y'>, estimate: number): JackknifeTest | null {
-  const f = cellStatisticOfCounts(method, pairs);
-  const counts = Int32Array.from(pairs.x, (px) => (px.length ? 1 : 0));
-  const jackknife: (number | null)[] = [];
-  pairs.x.forEach((px, k) => {
-    if (!px.length) return;
-    counts[k] = 0;
-    jackknife.push(f(counts));
-    counts[k] = 1;
-  });
+  const jackknife = leaveOneItemOut(cellStatisticOfCounts(method, pairs), pairs.x.map((px) => px.length > 0));
   return jackknifeTest(estimate, jackknife);
 }
 
@@ -894,13 +899,7 @@ export function bestSeparation(data: CorrelationData, method: CorrelationMethod)
       const y = fb(counts);
       return x === null || y === null ? null : sa * x - sb * y;
     };
-    const jackknife: (number | null)[] = [];
-    ones.forEach((u, k) => {
-      if (!u) return;
-      ones[k] = 0;
-      jackknife.push(diff(ones));
-      ones[k] = 1;
-    });
+    const jackknife = leaveOneItemOut(diff, Array.from(ones, (u) => u === 1));
     return { n, pValue: jackknifeTest(sa * ra - sb * rb, jackknife)?.pValue ?? null };
   };
 }
