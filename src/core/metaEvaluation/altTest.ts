@@ -16,7 +16,7 @@
  * dependency): the same instance filters, scoring functions, t-test (scipy `ttest_1samp(…, alternative='less')`)
  * and BY procedure.
  */
-import type { DialogueItem } from '../dialogue/types';
+import type { Annotation, DialogueItem } from '../dialogue/types';
 import { DEFAULT_GROUP_RULES, inGroup, type GroupRules, type HumanGroup } from '../labels/groups';
 import { benjaminiYekutieli } from '../stats/multipleTesting';
 import { oneSampleTTest } from '../stats/tTest';
@@ -353,6 +353,35 @@ export function altTestVerdict(name: string, result: AltTestResult, trivial: rea
 }
 
 /**
+ * The alt-test's instances from dialogue items, shared by the label and the rating test: per annotator of the group
+ * (sorted by id, numerically), their value on each candidate (`<item id>/<candidate id>`) they labelled in the
+ * dimension; the evaluator's usable score on each candidate; the item of each candidate (the clusters); and every
+ * human value in item order.
+ */
+function collectInstances<V>(items: readonly DialogueItem[], evaluatorId: string, spec: HumanScoreSpec, keep: (a: Annotation) => boolean, value: (a: Annotation) => V): { humans: Record<string, Record<string, V>>; scores: Record<string, number>; clusters: Record<string, string>; pooled: V[] } {
+  const humans: Record<string, Record<string, V>> = {};
+  const scores: Record<string, number> = {};
+  const clusters: Record<string, string> = {};
+  const pooled: V[] = [];
+  for (const it of items) {
+    for (const c of it.candidates) {
+      const key = `${it.id}/${c.id}`;
+      clusters[key] = it.id;
+      for (const a of c.annotations) {
+        if (!holdsLabel(a, spec) || !keep(a)) continue;
+        const v = value(a);
+        (humans[a.annotator] ??= {})[key] = v;
+        pooled.push(v);
+      }
+      const s = usableScore(it, c, evaluatorId);
+      if (s !== null) scores[key] = s;
+    }
+  }
+  const sorted = Object.fromEntries(Object.entries(humans).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
+  return { humans: sorted, scores, clusters, pooled };
+}
+
+/**
  * The alt-test of an evaluator on the coherence labels of a group in dialogue items: instances are candidates
  * (`<item id>/<candidate id>`), annotators the group's members, the evaluator's label its score at the threshold.
  * Scores a reference-based metric gave the reference itself are left out (`usableScore`).
@@ -365,28 +394,8 @@ export function evaluatorAltTest(items: readonly DialogueItem[], evaluatorId: st
   const noWord = named.dimension ? `no (${named.dimension})` : 'incoherent';
   const group = options.group ?? 'experts';
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
-  const humans: Record<string, Record<string, boolean>> = {};
-  const scores: Record<string, number> = {};
-  const clusters: Record<string, string> = {};
-  let coherent = 0;
-  let labels = 0;
-  for (const it of items) {
-    for (const c of it.candidates) {
-      const key = `${it.id}/${c.id}`;
-      clusters[key] = it.id;
-      for (const a of c.annotations) {
-        if (!holdsLabel(a, spec) || !keep(a)) continue;
-        const yes = scaleValue(a, spec.dimension) === 1;
-        (humans[a.annotator] ??= {})[key] = yes;
-        labels++;
-        if (yes) coherent++;
-      }
-      const s = usableScore(it, c, evaluatorId);
-      if (s !== null) scores[key] = s;
-    }
-  }
-  const sortedHumans = Object.fromEntries(Object.entries(humans).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
-  const coherentShare = labels ? coherent / labels : null;
+  const { humans: sortedHumans, scores, clusters, pooled } = collectInstances(items, evaluatorId, spec, keep, (a) => scaleValue(a, spec.dimension) === 1);
+  const coherentShare = pooled.length ? pooled.filter(Boolean).length / pooled.length : null;
   const values = Object.values(scores);
   let threshold: number | null;
   let thresholdRule: string;
@@ -449,24 +458,7 @@ export function matchDistribution(scores: Readonly<Record<string, number>>, rati
 function ratingAltTest(items: readonly DialogueItem[], evaluatorId: string, spec: HumanScoreSpec, options: EvaluatorAltTestOptions): EvaluatorAltTest {
   const group = options.group ?? 'experts';
   const keep = inGroup(group, options.groupRules ?? DEFAULT_GROUP_RULES);
-  const humans: Record<string, Record<string, number>> = {};
-  const scores: Record<string, number> = {};
-  const clusters: Record<string, string> = {};
-  const pooled: number[] = [];
-  for (const it of items) {
-    for (const c of it.candidates) {
-      const key = `${it.id}/${c.id}`;
-      clusters[key] = it.id;
-      for (const a of c.annotations) {
-        if (!holdsLabel(a, spec) || !keep(a)) continue;
-        const v = scaleValue(a, spec.dimension) as number;
-        (humans[a.annotator] ??= {})[key] = v;
-        pooled.push(v);
-      }
-      const s = usableScore(it, c, evaluatorId);
-      if (s !== null) scores[key] = s;
-    }
-  }
+  const { humans: sortedHumans, scores, clusters, pooled } = collectInstances(items, evaluatorId, spec, keep, (a) => scaleValue(a, spec.dimension) as number);
   const name = options.displayName ?? evaluatorId;
   const calibration = options.calibration ?? 'match-distribution';
   let evaluator: Record<string, number>;
@@ -477,7 +469,6 @@ function ratingAltTest(items: readonly DialogueItem[], evaluatorId: string, spec
     evaluator = { ...scores };
   } else evaluator = matchDistribution(scores, pooled);
   const scoring = options.scoring ?? (spec.dimension.type === 'numeric' ? 'negRmse' : 'accuracy');
-  const sortedHumans = Object.fromEntries(Object.entries(humans).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
   const testOptions: AltTestOptions = { ...options, scoring, ...(options.test === 't' ? {} : { clusters }) };
   const result = altTest(sortedHumans, evaluator, testOptions);
   const values = Object.values(evaluator);
