@@ -15,16 +15,21 @@
  * - `--bound`: the fewest expert labels the estimator could need with the predictor known in advance.
  * Read-only on the dialogue file.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { isEstimatePlanRecord, parsePlanRecord, type EstimatePlanRecord } from '../../core/design/planRecord';
-import { estimatePlan, estimatePlanRecordPath, startEstimatePlan, type EstimatePlanState } from '../../core/estimation/activePlan';
+import type { EstimatePlanState } from '../../core/estimation/activePlan';
 import { estimateBound, type EstimateBoundResult } from '../../core/estimation/bound';
 import { estimateChartSvg } from '../../core/estimation/chart';
 import { parseEstimand } from '../../core/estimation/estimands';
+import { loadRubric } from '../../core/rubric/rubricFile';
 import { fixedSampleEstimates, type FixedSampleResult } from '../../core/estimation/fixedSample';
 import { simulateEstimates, type EstimateSimulationResult } from '../../core/estimation/simulate';
 import type { HumanGroup } from '../../core/labels/groups';
+import { EstimatePlanMismatchError } from '../../core/jobs/estimate';
+import { MemorySink } from '../../core/jobs/memorySink';
+import { runPlan, validatePlan, type FileJobPlan } from '../../core/jobs/plans';
+import { cliHost, printReport } from '../host';
 import { log, oneOf, openDialogues, positiveInt, unitInterval } from '../common';
 import { resolveEvaluator } from './correlate';
 
@@ -105,21 +110,11 @@ export function estimateBoundText(r: EstimateBoundResult): string {
   return lines.join('\n') + '\n';
 }
 
-function sameSettings(record: EstimatePlanRecord, wanted: { estimand: unknown; human: string; predictors: string[]; by?: string; compare?: [string, string]; halfWidth?: number }): string | null {
-  if (JSON.stringify(record.estimand) !== JSON.stringify(wanted.estimand)) return `estimand ${JSON.stringify(record.estimand)}`;
-  if (record.human !== wanted.human) return `human ${record.human}`;
-  if (JSON.stringify(record.predictors) !== JSON.stringify(wanted.predictors)) return `predictors ${record.predictors.join(', ') || '(none)'}`;
-  if ((record.by ?? null) !== (wanted.by ?? null)) return record.by ? `--by ${record.by}` : 'no --by';
-  if (JSON.stringify(record.compare ?? null) !== JSON.stringify(wanted.compare ?? null)) return record.compare ? `--compare ${record.compare.join(' ')}` : 'no --compare';
-  if (wanted.halfWidth !== undefined && wanted.halfWidth !== record.halfWidth) return `target half-width ${record.halfWidth}`;
-  return null;
-}
-
 export function registerEstimate(program: Command): void {
   program
     .command('estimate <file>')
     .description('expert-level estimates from cheap labels: the experts\' coherence rate, an error\'s share or a mean rating per group (or a difference between two), from expert labels on a few candidates and predictions on all (laypeople\'s labels, evaluators); which candidates the experts should label next, with an anytime-valid interval and labels to go (docs/estimation.md)')
-    .option('--estimand <estimand>', 'coherence-rate (majority vote), coherence-rate:mean (share of labels), error-share:<malformed|parroting|hallucinatory|other|noMajority>, rating-mean:empathy (or empathy)', 'coherence-rate')
+    .option('--estimand <estimand>', 'coherence-rate (majority vote), coherence-rate:mean (share of labels), error-share:<malformed|parroting|hallucinatory|other|noMajority>, rating-mean:empathy (or empathy), rating-mean:<an ordinal or numeric dimension of the study\'s rubric>', 'coherence-rate')
     .option('--by <key>', 'one estimate per group: strategy (decoding strategy, GEM 2022 Figure 3), origin, model, source, kind, stage, or a field path')
     .option('--groups <group...>', 'only these groups of --by')
     .option('--compare <groups...>', 'the difference between two groups of --by (first − second)')
@@ -143,9 +138,9 @@ export function registerEstimate(program: Command): void {
     .option('--seeds <S>', 'simulated label orders per estimator and half-width', positiveInt, 200)
     .option('--bound', 'on a fully labelled file: the fewest expert labels the estimator could need with the predictor known in advance, against expert-only')
     .option('--format <format>', 'text | json', oneOf(['text', 'json'] as const), 'text')
-    .action((file: string, opts: Record<string, unknown>) => {
+    .action(async (file: string, opts: Record<string, unknown>) => {
       const { items } = openDialogues(file);
-      const estimand = parseEstimand(opts.estimand as string);
+      const estimand = parseEstimand(opts.estimand as string, loadRubric(file).rubric);
       const human = opts.human as HumanGroup;
       const predictors = ((opts.predictor as string[] | undefined) ?? []).map((p) => (p.startsWith('human:') ? p : resolveEvaluator(items, p, { human })));
       const compare = opts.compare as string[] | undefined;
@@ -205,23 +200,36 @@ export function registerEstimate(program: Command): void {
         return;
       }
       if (targets.length > 1) throw new Error('--target takes one half-width outside --simulate and --bound');
-      const recordPath = opts.record === false ? null : typeof opts.record === 'string' ? opts.record : estimatePlanRecordPath(file);
-      let record: EstimatePlanRecord | null = null;
-      if (recordPath && existsSync(recordPath) && !opts.restart) {
-        const read = parsePlanRecord(readFileSync(recordPath, 'utf8'), recordPath);
-        if (!isEstimatePlanRecord(read)) throw new Error(`${recordPath} holds a Spearman labelling plan (plan-labels); pass --record <other file> or --restart`);
-        const diff = sameSettings(read, { estimand, human, predictors, ...(by ? { by } : {}), ...(compare ? { compare: compare as [string, string] } : {}), ...(targets.length ? { halfWidth: targets[0] } : {}) });
-        if (diff) throw new Error(`${recordPath} holds a plan for ${diff}; pass --restart to start a new plan, or --record <other file>`);
-        record = read;
+      // Starting or following the plan is the core's estimate job (src/core/jobs/estimate.ts), as the editor runs it.
+      const plan = validatePlan(
+        {
+          job: 'estimate',
+          estimand: opts.estimand,
+          human,
+          predictors,
+          ...(by ? { by } : {}),
+          ...(compare ? { compare } : {}),
+          ...(opts.groups ? { groups: opts.groups } : {}),
+          ...(opts.labelsPerCandidate !== undefined ? { labelsPerCandidate: opts.labelsPerCandidate } : {}),
+          level: opts.level,
+          batch: opts.batch,
+          minLabels: opts.minLabels,
+          ...(targets.length ? { halfWidth: targets[0] } : {}),
+          seed: opts.seed,
+          ...(opts.record === false ? { record: false } : typeof opts.record === 'string' ? { record: opts.record } : {}),
+          ...(opts.restart ? { restart: true } : {}),
+        },
+        'flags',
+      ) as FileJobPlan;
+      let report;
+      try {
+        report = await runPlan(plan, { file: resolve(file), items }, cliHost(), new MemorySink([...items]));
+      } catch (err) {
+        if (err instanceof EstimatePlanMismatchError) throw new Error(`${err.recordFile} holds a plan for ${err.difference}; pass --restart to start a new plan, or --record <other file>`);
+        throw err;
       }
-      if (!record) {
-        record = { ...startEstimatePlan(items, { ...common, halfWidth: targets[0] ?? 0.1, seed: opts.seed as string }), created: new Date().toISOString() };
-        if (recordPath) {
-          writeFileSync(recordPath, JSON.stringify(record, null, 2) + '\n');
-          log(`started a plan (${record.start.length} candidates labelled at the start); record written to ${recordPath}`);
-        }
-      }
-      const state = estimatePlan(items, record);
+      printReport(report);
+      const state = report.data as unknown as EstimatePlanState;
       if (opts.format === 'json') {
         const { order, ...rest } = state;
         process.stdout.write(JSON.stringify({ ...rest, next: order.filter((o) => !o.labelled).slice(0, opts.next as number), order }, null, 2) + '\n');

@@ -69,7 +69,7 @@ export interface LabelPlanRecord extends PlanRecordCommon {
 export type EstimandSpec =
   | { kind: 'coherence-rate'; aggregate: 'majority' | 'mean' }
   | { kind: 'error-share'; category: string }
-  | { kind: 'rating-mean'; dimension: string };
+  | { kind: 'rating-mean'; dimension: string; values?: number[] };
 
 /** One stratum of an estimate plan: a group (or the whole pool), planned on its own with its own interval. */
 export interface PlanStratum {

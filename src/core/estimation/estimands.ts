@@ -12,6 +12,8 @@
  */
 import type { Annotation } from '../dialogue/types';
 import type { EstimandSpec } from '../design/planRecord';
+import { MI_RUBRIC } from '../rubric/presets';
+import type { NumericDimension, OrdinalDimension, Rubric } from '../rubric/rubric';
 import { consensusAdjustedMostEvidentErrors, ERROR_LABELS, majorityVote, MERGED_ERROR_CATEGORIES, mergedErrorLabel } from '../labels/scheme';
 
 /**
@@ -65,8 +67,15 @@ export interface Estimand {
   spec: EstimandSpec;
   /** e.g. `coherence rate (majority vote)`. */
   name: string;
-  /** The outcome F of a candidate from a group's annotations (those with a coherence label), or null with none. */
+  /** Whether an annotation carries the label the estimand reads (a coherence label; a rubric dimension's rating). */
+  labelled(a: Annotation): boolean;
+  /** The outcome F of a candidate from a group's annotations (those {@link labelled}), or null with none. */
   outcome(annotations: readonly Annotation[]): number[] | null;
+  /**
+   * What another group's labels on a candidate predict beyond their outcome (its features after the outcome): the
+   * share of "coherent" labels for the MI estimands (finer than a majority vote), nothing for a rubric dimension.
+   */
+  predictorExtra(annotations: readonly Annotation[]): number[];
   /**
    * The outcomes a candidate can have when it carries between `minLabels` and `maxLabels` of the group's labels.
    *
@@ -89,6 +98,12 @@ function checkCounts(minLabels: number, maxLabels: number): void {
 
 const coherenceVotes = (annotations: readonly Annotation[]) => annotations.filter((a) => typeof a.coherent === 'boolean');
 
+/** What every MI estimand reads: the coherence label, and the share of "coherent" among another group's labels. */
+const COHERENCE_LABELS = {
+  labelled: (a: Annotation) => typeof a.coherent === 'boolean',
+  predictorExtra: (anns: readonly Annotation[]) => [anns.filter((a) => a.coherent).length / anns.length],
+};
+
 /** Majority coherence of a candidate: 1 coherent, 0 incoherent, 0.5 when the votes tie; null without votes. */
 export function majorityCoherence(annotations: readonly Annotation[]): number | null {
   const votes = coherenceVotes(annotations);
@@ -106,6 +121,26 @@ export function majorityError(annotations: readonly Annotation[]): string | null
 }
 
 /**
+ * A rubric dimension as a rating `rating-mean` can estimate: its ratings are the annotation's number under the
+ * dimension's name, one of `values` (the ordinal points, or a numeric dimension's grid).
+ *
+ * @throws RangeError when `values` is empty, not ascending, or not finite
+ */
+function rubricRating(name: string, values: readonly number[]): RatingDimension {
+  if (!(values.length > 0 && values.every((v, i) => Number.isFinite(v) && (i === 0 || v > values[i - 1])))) throw new RangeError(`rating-mean: the values of ${name} must be finite numbers in ascending order (got ${JSON.stringify(values)})`);
+  const allowed = new Set(values);
+  return {
+    id: name,
+    name,
+    values,
+    read: (a) => {
+      const v = a[name];
+      return typeof v === 'number' && allowed.has(v) ? v : undefined;
+    },
+  };
+}
+
+/**
  * The estimand of a spec.
  *
  * @throws RangeError on an unknown kind, aggregate, error category or rating dimension (naming the known ones)
@@ -115,6 +150,7 @@ export function estimandOf(spec: EstimandSpec): Estimand {
     if (spec.aggregate === 'majority') {
       return {
         spec,
+        ...COHERENCE_LABELS,
         name: 'coherence rate (majority vote)',
         outcome: (anns) => {
           const m = majorityCoherence(anns);
@@ -132,6 +168,7 @@ export function estimandOf(spec: EstimandSpec): Estimand {
     if (spec.aggregate === 'mean') {
       return {
         spec,
+        ...COHERENCE_LABELS,
         name: 'coherence rate (share of labels)',
         outcome: (anns) => {
           const votes = coherenceVotes(anns);
@@ -154,6 +191,7 @@ export function estimandOf(spec: EstimandSpec): Estimand {
     const label = category === 'noMajority' ? 'no majority error' : ERROR_LABELS[category as keyof typeof ERROR_LABELS];
     return {
       spec,
+      ...COHERENCE_LABELS,
       name: `share of ${label} among incoherent (majority MEE)`,
       outcome: (anns) => {
         if (coherenceVotes(anns).length === 0) return null;
@@ -176,15 +214,18 @@ export function estimandOf(spec: EstimandSpec): Estimand {
     };
   }
   if (spec.kind === 'rating-mean') {
-    const dim = RATING_DIMENSIONS[spec.dimension];
-    if (!dim) throw new RangeError(`rating-mean: dimension must be one of ${Object.keys(RATING_DIMENSIONS).join(', ')} (got ${String(spec.dimension)})`);
+    const builtIn = spec.values === undefined ? RATING_DIMENSIONS[spec.dimension] : undefined;
+    const dim = builtIn ?? (spec.values !== undefined ? rubricRating(spec.dimension, spec.values) : undefined);
+    if (!dim) throw new RangeError(`rating-mean: dimension must be one of ${Object.keys(RATING_DIMENSIONS).join(', ')} or an ordinal or numeric dimension of the study's rubric (got ${String(spec.dimension)})`);
     const lo0 = dim.values[0];
     const hi0 = dim.values[dim.values.length - 1];
+    const labels = builtIn ? COHERENCE_LABELS : { labelled: (a: Annotation) => dim.read(a) !== undefined, predictorExtra: () => [] };
     return {
       spec,
+      ...labels,
       name: `mean ${dim.name}`,
       outcome: (anns) => {
-        const votes = coherenceVotes(anns);
+        const votes = anns.filter(labels.labelled);
         if (votes.length === 0) return null;
         const ratings = votes.map((a) => dim.read(a)).filter((v): v is number => v !== undefined);
         if (ratings.length === 0) return [0, 0];
@@ -212,20 +253,36 @@ export function estimandOf(spec: EstimandSpec): Estimand {
 /**
  * The estimand named on the command line: `coherence-rate` (majority vote), `coherence-rate:mean`,
  * `error-share:<category>` (malformed, parroting, hallucinatory, other, noMajority), `rating-mean:<dimension>`
- * (empathy), or `empathy` for `rating-mean:empathy`.
+ * (empathy in the MI preset; any ordinal dimension of the study's rubric, or a numeric one with a `step` and at most
+ * 201 grid values), or `empathy` for `rating-mean:empathy`.
  *
+ * @param rubric - the study's rubric (default the MI preset): a `rating-mean` of one of its ordinal or numeric
+ *   dimensions records the dimension's values in the spec, so a plan replays without the rubric
  * @throws RangeError naming the accepted forms
  */
-export function parseEstimand(text: string): EstimandSpec {
+export function parseEstimand(text: string, rubric: Rubric = MI_RUBRIC): EstimandSpec {
   const [kind, arg] = text.split(':', 2);
+  const mi = rubric.name === MI_RUBRIC.name;
+  const ratings = rubric.dimensions.filter((d): d is OrdinalDimension | NumericDimension => d.type === 'ordinal' || d.type === 'numeric');
   let spec: EstimandSpec | null = null;
   if (kind === 'coherence-rate') spec = { kind, aggregate: arg === undefined || arg === 'majority' ? 'majority' : (arg as 'mean') };
   else if (kind === 'error-share' && arg) spec = { kind, category: arg };
-  else if (kind === 'rating-mean' && arg) spec = { kind, dimension: arg };
-  else if (kind in RATING_DIMENSIONS && arg === undefined) spec = { kind: 'rating-mean', dimension: kind };
-  if (!spec) throw new RangeError(`estimand "${text}": use coherence-rate, coherence-rate:mean, error-share:<${ERROR_SHARE_CATEGORIES.join('|')}> or rating-mean:<${Object.keys(RATING_DIMENSIONS).join('|')}>`);
+  else if (kind === 'rating-mean' && arg) {
+    const d = mi ? undefined : ratings.find((x) => x.name === arg);
+    spec = d ? { kind, dimension: arg, values: ratingValues(d) } : mi ? { kind, dimension: arg } : null;
+  } else if (mi && kind in RATING_DIMENSIONS && arg === undefined) spec = { kind: 'rating-mean', dimension: kind };
+  const known = mi ? Object.keys(RATING_DIMENSIONS) : ratings.map((d) => d.name);
+  if (!spec) throw new RangeError(`estimand "${text}": use coherence-rate, coherence-rate:mean, error-share:<${ERROR_SHARE_CATEGORIES.join('|')}> or rating-mean:<${known.join('|') || 'an ordinal or numeric dimension of the rubric'}>`);
   estimandOf(spec); // validates the argument
   return spec;
+}
+
+/** The values a rating of a rubric dimension takes: an ordinal's points, a numeric dimension's grid. @throws RangeError for a numeric dimension without a step or with more than 201 grid values */
+function ratingValues(d: OrdinalDimension | NumericDimension): number[] {
+  if (d.type === 'ordinal') return d.points.map((p) => p.value).sort((a, b) => a - b);
+  const count = d.step ? Math.round((d.max - d.min) / d.step) + 1 : Infinity;
+  if (!(count <= 201)) throw new RangeError(`rating-mean: numeric dimension ${d.name} needs a "step" giving at most 201 values between ${d.min} and ${d.max} (the planner enumerates the means a candidate can have)`);
+  return Array.from({ length: count }, (_, i) => Math.round((d.min + i * d.step!) * 1e9) / 1e9);
 }
 
 /** The estimand as one would read it: the name of {@link estimandOf}. */

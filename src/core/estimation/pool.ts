@@ -92,10 +92,11 @@ export function estimationPool(items: readonly DialogueItem[], options: Estimati
       if (g === human || g === 'all' || human === 'all') throw new Error(`predictor ${p}: shares annotators with the labels being estimated (${human}); predict with another group or an evaluator`);
       const keep = inGroup(g, rules);
       return (c) => {
-        const anns = c.annotations.filter((a: Annotation) => typeof a.coherent === 'boolean' && keep(a));
+        const anns = c.annotations.filter((a: Annotation) => estimand.labelled(a) && keep(a));
         const outcome = estimand.outcome(anns);
-        // The group's outcome on the estimand, then its share of "coherent" labels (finer than a majority vote).
-        return outcome === null ? null : [...outcome, anns.filter((a) => a.coherent).length / anns.length];
+        // The group's outcome on the estimand, then what else its labels say (the MI estimands: its share of
+        // "coherent" labels, finer than a majority vote).
+        return outcome === null ? null : [...outcome, ...estimand.predictorExtra(anns)];
       };
     }
     if (p.startsWith('human:')) throw new Error(`predictor ${p}: a human predictor is human:experts, human:laypeople or human:all`);
@@ -115,7 +116,7 @@ export function estimationPool(items: readonly DialogueItem[], options: Estimati
       seen.add(k);
       const groups = estimationGroups(it, c, options.by);
       for (const g of groups) if (!firstSeen.includes(g)) firstSeen.push(g);
-      const annotations = c.annotations.filter((a) => typeof a.coherent === 'boolean' && keep(a));
+      const annotations = c.annotations.filter((a) => estimand.labelled(a) && keep(a));
       rows.push({ itemId: it.id, candidateId: c.id, groups, groupLabels: annotations.length, annotations, predictors: readers.map((r) => r(c)) });
     }
   }

@@ -14,6 +14,7 @@ import type { CreatedStudy, EstimateHost, ItemSink, JobHost, JobReport, JobTarge
 import { runImportPlan, validateImportPlan, type ImportPlan } from './importData';
 import { estimateJudgePlan, runJudgePlan, validateJudgePlan, type JudgeEstimate, type JudgePlan } from './judge';
 import { runPlanLabelsPlan, validatePlanLabelsPlan, type PlanLabelsPlan } from './planLabels';
+import { runEstimatePlan, validateEstimatePlan, type EstimatePlanJob } from './estimate';
 import { runPerplexityPlan, validatePerplexityPlan, type PerplexityPlan } from './perplexity';
 import { runReportPlan, validateReportPlan, type ReportPlan } from './report';
 import { runScorePlan, validateScorePlan, type ScorePlan } from './score';
@@ -130,6 +131,12 @@ export const JOBS = {
     writes: 'own-files',
     run: runPlanLabelsPlan,
   } satisfies FileJobRecord<PlanLabelsPlan>,
+  estimate: {
+    description: 'start or follow an estimate plan: an expert-level estimate per group from expert labels on the candidates it draws and predictions on all, with an anytime-valid interval and labels to go',
+    validate: validateEstimatePlan,
+    writes: 'own-files',
+    run: runEstimatePlan,
+  } satisfies FileJobRecord<EstimatePlanJob>,
   assign: {
     description: 'hand a study to a team: one packet per annotator (only what that annotator may see), its rubric and a manifest, written into a folder; the study is not changed',
     validate: validateAssignPlan,
