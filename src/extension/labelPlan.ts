@@ -21,11 +21,17 @@ import { planRecordDifference, readLabelPlanRecord } from '../core/planning/plan
 import { labelPlanRecordPath, planListOrder, planStateView, type PlanStateView } from '../core/planning/planView';
 import { isEstimatePlanRecord, parsePlanRecord } from '../core/design/planRecord';
 import { estimatePlanRecordPath, estimatePlanView } from '../core/estimation';
+import { ERROR_SHARE_CATEGORIES, estimandOf, parseEstimand } from '../core/estimation/estimands';
+import { estimationPool } from '../core/estimation/pool';
+import { estimateRecordDifference, type EstimatePlanJob } from '../core/jobs/estimate';
+import { MI_RUBRIC } from '../core/rubric/presets';
+import { loadRubric } from '../core/rubric/rubricFile';
 
-/** The plan an editor follows: its record file and target. */
+/** The plan an editor follows: its record file and target (`kind` estimate: an estimate plan's record). */
 export interface EditorPlanConfig {
   recordPath: string;
   target: PlanTarget;
+  kind?: 'labels' | 'estimate';
 }
 
 const STATE_KEY = 'reflectEval.labelPlans';
@@ -51,7 +57,7 @@ function groupRules(): GroupRules {
  */
 export function planConfigOf(document: DialogueFileDocument): EditorPlanConfig | null {
   const c = chosen.get(document.uri.toString());
-  if (c) return c;
+  if (c) return c.kind === 'estimate' && !existsSync(c.recordPath) ? null : c;
   if (document.uri.scheme !== 'file') return null;
   const recordPath = labelPlanRecordPath(document.uri.fsPath);
   if (!existsSync(recordPath)) return null;
@@ -89,7 +95,7 @@ export function editorPlanState(document: DialogueFileDocument, items: readonly 
   let config: EditorPlanConfig | null;
   try {
     config = planConfigOf(document);
-    if (!config) return estimatePlanState(document, items, blind);
+    if (!config || config.kind === 'estimate') return estimatePlanState(document, items, blind);
     const record = readRecord(config.recordPath);
     const plan = planLabels(items, record, { target: config.target, groupRules: groupRules() });
     return { order: planListOrder(plan, items), view: planStateView(plan, { blind, name: (id) => names.get(id) ?? id }) };
@@ -192,4 +198,88 @@ function estimatePlanState(document: DialogueFileDocument, items: readonly Dialo
     // Each group's estimate with its interval and labels to go on the line itself (blind mode: counts only).
     view: { text: `${v.text} — ${v.rows.map((r) => `${r.key}: ${r.text || `${r.labelled} of ${r.candidates} labelled`}`).join('; ')}`, title: v.title, estimateShown: v.estimateShown, labelsToGo: v.labelsToGo, stopped: v.stopped },
   };
+}
+
+/**
+ * "ReflectEval: Start an Estimate Plan…" (issue 43 item 4): what is estimated (the coherence rate, an error's share,
+ * or the mean rating of an ordinal or numeric dimension of the study's rubric), per which groups, whose labels, what
+ * predicts them, labels per candidate and the target, by quick picks; starts the plan through the core's estimate
+ * job (as `reflect-eval estimate` does) or follows the one beside the file, then `show` switches the editor to the
+ * plan's order with each group's estimate, interval and labels to go on the plan line.
+ */
+export async function estimatePlanCommand(
+  document: DialogueFileDocument | undefined,
+  itemsOf: (document: DialogueFileDocument) => readonly DialogueItem[],
+  show: (document: DialogueFileDocument) => void,
+  run: (plan: FileJobPlan) => Promise<JobReport>,
+): Promise<void> {
+  if (!document) {
+    void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
+    return;
+  }
+  if (document.uri.scheme !== 'file') throw new Error('an estimate plan is kept beside the dialogue file; save the file to disk first');
+  const items = itemsOf(document);
+  const { rubric } = loadRubric(document.uri.fsPath);
+  const mi = rubric.name === MI_RUBRIC.name;
+  const estimands: Pick<string>[] = mi
+    ? [
+        { label: 'coherence rate', description: 'majority vote of the group', value: 'coherence-rate' },
+        { label: 'coherence rate (share of labels)', value: 'coherence-rate:mean' },
+        { label: 'mean empathy rating', description: '1–5, rated when coherent', value: 'rating-mean:empathy' },
+        ...ERROR_SHARE_CATEGORIES.map((c) => ({ label: `share of ${c} among incoherent`, description: 'majority most evident error', value: `error-share:${c}` })),
+      ]
+    : rubric.dimensions.filter((d) => d.type === 'ordinal' || d.type === 'numeric').map((d) => ({ label: `mean rating of ${d.title ?? d.name}`, description: d.type, value: `rating-mean:${d.name}` }));
+  if (estimands.length === 0) throw new Error(`${basename(document.uri.fsPath)}'s rubric has no ordinal or numeric dimension to estimate a mean rating of`);
+  const estimand = await pick('Estimate Plan (1/6): what to estimate', estimands);
+  if (!estimand) return;
+  const by = await pick<string | null>('Estimate Plan (2/6): one estimate per', [
+    { label: 'the whole study', value: null },
+    ...['strategy', 'origin', 'model', 'source'].map((k) => ({ label: k, description: k === 'strategy' ? 'decoding strategy (GEM 2022 Figure 3)' : '', value: k })),
+  ]);
+  if (by === undefined) return;
+  const human = await pick<HumanGroup>('Estimate Plan (3/6): whose labels are estimated', (['experts', 'laypeople', 'all'] as HumanGroup[]).map((g) => ({ label: g, value: g })));
+  if (!human) return;
+  const usable = new Map<string, number>();
+  for (const it of items) for (const c of it.candidates) for (const [id, sc] of Object.entries(c.scores)) if (sc.status === 'ok' && typeof sc.value === 'number' && Number.isFinite(sc.value)) usable.set(id, (usable.get(id) ?? 0) + 1);
+  const names = displayNames([...usable.keys()], evaluatorSignatures(items));
+  const other = human === 'experts' ? 'laypeople' : human === 'laypeople' ? 'experts' : null;
+  const predictor = await pick<string | null>('Estimate Plan (4/6): what predicts them', [
+    ...(other ? [{ label: `the ${other}' labels`, description: `human:${other}`, value: `human:${other}` }] : []),
+    ...[...usable].map(([id, n]) => ({ label: names.get(id) ?? id, description: `${n} scored`, detail: id, value: id })),
+    { label: 'nothing', description: `the ${human}' labels alone`, value: null },
+  ]);
+  if (predictor === undefined) return;
+  const predictors = predictor ? [predictor] : [];
+  // Labels per candidate is the plan's choice (issue 41 item 2): the study's own count, or 1 for one annotator alone.
+  const spec = parseEstimand(estimand, rubric);
+  const own = estimationPool(items, { estimand: spec, human, predictors, groupRules: groupRules() }).labelsPerCandidate;
+  const labelsPerCandidate = await pick(
+    'Estimate Plan (5/6): labels that make a candidate labelled',
+    [...new Set([own, 1, 2, 3])].map((k) => ({ label: `${k} label${k === 1 ? '' : 's'} of the ${human}`, description: k === own ? 'the study’s own count' : k === 1 ? 'one annotator labelling alone' : '', value: k })),
+  );
+  if (labelsPerCandidate === undefined) return;
+  const [lo, hi] = estimandOf(spec).scale(1, 1).bounds;
+  const widths = [0.15, 0.1, 0.05].map((f) => Math.round(f * (hi - lo) * 1000) / 1000);
+  const halfWidth = await pick('Estimate Plan (6/6): target', widths.map((h) => ({ label: `± ${h}`, description: 'stop when every group’s interval is this narrow', value: h })));
+  if (halfWidth === undefined) return;
+
+  const recordPath = estimatePlanRecordPath(document.uri.fsPath);
+  const plan = { job: 'estimate', estimand, human, predictors, ...(by ? { by } : {}), labelsPerCandidate, halfWidth, seed: 1, expertPrefix: groupRules().expertPrefix };
+  let restart = false;
+  if (existsSync(recordPath)) {
+    const old = parsePlanRecord(readFileSync(recordPath, 'utf8'), recordPath);
+    const difference = isEstimatePlanRecord(old) ? estimateRecordDifference(old, plan as EstimatePlanJob, spec) : 'a Spearman labelling plan';
+    if (difference) {
+      const answer = await vscode.window.showWarningMessage(`${basename(recordPath)} holds a plan for ${difference}. Start a new plan and overwrite it?`, { modal: true }, 'Start a New Plan');
+      if (answer !== 'Start a New Plan') return;
+      restart = true;
+    }
+  }
+  const { validatePlan } = await import('../core/jobs/plans');
+  const report = await run(validatePlan({ ...plan, ...(restart ? { restart: true } : {}) }, 'Start an Estimate Plan…') as FileJobPlan);
+  records.delete(recordPath);
+  if (report.nothingDone) return;
+  chosen.set(document.uri.toString(), { recordPath, target: { halfWidth }, kind: 'estimate' });
+  await memento?.update(STATE_KEY, Object.fromEntries(chosen));
+  show(document);
 }

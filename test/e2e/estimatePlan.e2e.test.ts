@@ -6,16 +6,18 @@
  * Run: `bash scripts/e2e/run.sh test/e2e/estimatePlan.e2e.test.ts` (after `npm run build`).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 describe('An estimate plan in the dialogue editor (code-server + Chromium)', function () {
   this.timeout(10 * 60_000);
   let wb: Workbench | undefined;
   let page: Page | undefined;
   let cliLine = '';
+  const cliCopy = join(mkdtempSync(join(tmpdir(), 'estimate-cli-')), 'fresh.dialogues.jsonl');
 
   before(async function () {
     if (!prerequisitesPresent()) this.skip();
@@ -23,6 +25,8 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
       const file = join(ws, 'est.dialogues.jsonl');
       copyFileSync(join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), file);
       const printed = runCli(['estimate', file, '--estimand', 'coherence-rate', '--predictor', 'human:laypeople', '--target', '0.1']);
+      copyFileSync(join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), join(ws, 'fresh.dialogues.jsonl'));
+      copyFileSync(join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), cliCopy);
       cliLine = printed.split('\n').find((l) => l.startsWith('target:')) ?? '';
     }, { 'reflectEval.annotator': 'Expert-RS' });
     page = wb.page;
@@ -51,5 +55,36 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
     // Each group on the line: its estimate (none before the plan's first 20 labels) and its labels to go.
     assert.match(text, / — all: (no estimate yet|−?\d\.\d{3} \[−?\d\.\d{3}, −?\d\.\d{3}\]) · about \d+ labels to go/);
     await p.screenshot({ path: join(out, 'estimate-plan.png') });
+  });
+
+  it('starts an estimate plan from the editor (Start an Estimate Plan…): the same record and labels to go as the CLI', async () => {
+    const p = page as Page;
+    await openDialogueFile(p, 'fresh.dialogues.jsonl');
+    const frame = await editorFrame(p);
+    await runCommand(p, 'ReflectEval: Start an Estimate Plan…');
+    const choose = async (title: string, row: string | RegExp) => {
+      await p.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 60_000 });
+      await p.locator('.quick-input-list .monaco-list-row', { hasText: row }).first().click();
+    };
+    await choose('Estimate Plan (1/6)', 'coherence rate');
+    await choose('Estimate Plan (2/6)', 'the whole study');
+    await choose('Estimate Plan (3/6)', 'experts');
+    await choose('Estimate Plan (4/6)', 'the laypeople');
+    await choose('Estimate Plan (5/6)', 'the study’s own count');
+    await choose('Estimate Plan (6/6)', /± 0\.1(?!5)/);
+    const record = join(wb!.workspace, 'fresh.estimate-plan.json');
+    await waitFor('the plan record beside the study', async () => existsSync(record), 60_000);
+    // The CLI with the same settings on an identical copy: the same plan (everything but the time it was made).
+    const printed = runCli(['estimate', cliCopy, '--estimand', 'coherence-rate', '--predictor', 'human:laypeople', '--target', '0.1']);
+    const strip = (r: Record<string, unknown>) => ({ ...r, created: undefined });
+    assert.deepEqual(strip(JSON.parse(readFileSync(record, 'utf8'))), strip(JSON.parse(readFileSync(cliCopy.replace(/dialogues\.jsonl$/, 'estimate-plan.json'), 'utf8'))));
+    const toGo = /labels to go: about (\d+)/.exec(printed)?.[1];
+    assert.ok(toGo, printed);
+    const text = await waitFor('the estimate plan line', async () => {
+      const t = (await frame.textContent('#nav-plan')) ?? '';
+      return /coherence rate.*labels to go/.test(t) ? t : undefined;
+    }, 60_000);
+    assert.ok(text.includes(`about ${toGo} labels to go`), `${text} — the CLI said: ${printed}`);
+    await p.screenshot({ path: join(out, 'estimate-plan-started.png') });
   });
 });

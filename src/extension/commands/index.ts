@@ -7,7 +7,7 @@ import { CorrelationPanel } from '../correlationPanel';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { parseDialogue } from '../dialogueDocument';
 import { documentItems } from '../../core/format/jsonl';
-import { initLabelPlans, planLabelsCommand } from '../labelPlan';
+import { estimatePlanCommand, initLabelPlans, planLabelsCommand } from '../labelPlan';
 import { SearchPanel } from '../searchPanel';
 import { exportAnnotationTableCommand, importAnnotationTableCommand } from './annotations';
 import { promptAnnotator } from '../settings';
@@ -65,6 +65,13 @@ export function registerCommands(context: vscode.ExtensionContext, editors: Dial
       reportErrors(() => {
         const document = editors.activeDocument;
         return planLabelsCommand(document, (d) => documentItems(parseDialogue(d)), (d) => editors.showPlan(d), (plan) => runPlanInEditor(context, document!, plan, 'labelling plan'));
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'reflectEval.planEstimate',
+      reportErrors(() => {
+        const document = editors.activeDocument;
+        return estimatePlanCommand(document, (d) => documentItems(parseDialogue(d)), (d) => editors.showPlan(d), (plan) => runPlanInEditor(context, document!, plan, 'estimate plan'));
       }),
     ),
     vscode.commands.registerCommand('reflectEval.showAgreement', reportErrors(async () => AgreementPanel.show(context, editors))),
