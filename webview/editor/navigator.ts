@@ -194,8 +194,8 @@ export function updateNavigator(next: NavigatorState, total: number, annotator: 
     plan.title = next.plan.error;
     planButton.hidden = false;
   } else {
-    plan.textContent = `Plan: ${next.plan.text}${next.drawn ? ` · ${next.drawn} drawn to label (marked)` : ''}`;
-    plan.title = next.plan.title;
+    plan.textContent = `Plan: ${next.plan.text}`;
+    plan.title = `${next.plan.title}${next.drawn ? `\n${next.drawn} candidate${next.drawn === 1 ? '' : 's'} drawn and waiting for your label (marked “drawn by the plan”; next unlabelled goes to them first)` : ''}`;
     planButton.hidden = true;
   }
   if (next.dropped.length) plan.textContent += ' (blind mode dropped the origin / judge filters)';

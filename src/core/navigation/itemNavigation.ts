@@ -342,6 +342,9 @@ export interface ListPosition {
   candidateId: string | null;
 }
 
+/** A position of a {@link candidateSequence}: `planned` when a plan names it. */
+export type SequencePosition = ListPosition & { planned?: true };
+
 /** A candidate a plan names, by ids (both planners' `order` entries fit: drawn first, then provisional). */
 export interface PlannedCandidate {
   itemId: string;
@@ -356,21 +359,21 @@ export interface PlannedCandidate {
  * an item id held by two lines maps to its first line (as the plan's item order does).
  *
  * @param listed - file indices of the items in the list, in list order
- * @returns positions (file index, real candidate id) in the order they are reached
+ * @returns positions (file index, real candidate id) in the order they are reached; the plan's carry `planned: true`
  */
 export function candidateSequence(
   items: readonly DialogueItem[],
   listed: readonly number[],
   options: { candidateOrder?: (item: DialogueItem) => readonly string[]; planned?: readonly PlannedCandidate[] } = {},
-): ListPosition[] {
+): SequencePosition[] {
   const order = options.candidateOrder ?? ((it: DialogueItem) => it.candidates.map((c) => c.id));
-  const out: ListPosition[] = [];
+  const out: SequencePosition[] = [];
   const seen = new Set<string>();
-  const add = (itemIndex: number, candidateId: string) => {
+  const add = (itemIndex: number, candidateId: string, planned = false) => {
     const key = `${itemIndex}\u0000${candidateId}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ itemIndex, candidateId });
+    out.push(planned ? { itemIndex, candidateId, planned: true } : { itemIndex, candidateId });
   };
   if (options.planned?.length) {
     const isListed = new Set(listed);
@@ -381,7 +384,7 @@ export function candidateSequence(
     for (const p of options.planned) {
       const i = index.get(p.itemId);
       if (i === undefined || !isListed.has(i) || !items[i].candidates.some((c) => c.id === p.candidateId)) continue;
-      add(i, p.candidateId);
+      add(i, p.candidateId, true);
     }
   }
   for (const i of listed) {
@@ -444,15 +447,19 @@ export function isDue(item: DialogueItem, candidate: Candidate, rule: LabellingR
  * in the current order (`sequence` from {@link candidateSequence}: file order, the plan's, or another planner's),
  * that passes the active filters and search and that the current annotator has not labelled in the current
  * dimension ({@link isDue}); wrapping around past the end, so `from`'s own candidate comes last. `toGo` counts the
- * candidates of the sequence due under the same rule: the status bar's "to go" and the button's count.
+ * candidates of the sequence due under the same rule: the status bar's "to go" and the button's count. In a plan's
+ * order the plan's candidates come first: from a candidate the plan does not name (one just labelled drops out of
+ * the plan's order) `U` goes to the plan's first due candidate while there is one, not on from that candidate's
+ * place in the rest of the list.
  *
  * @param sequence - the candidates in the current order (each once)
  * @param from - where the annotator is (null: before the first)
  * @returns the next due position (null when none is due, or no annotator is set) and the number due (0 …
  * `sequence.length`)
  */
-export function nextToLabel(items: readonly DialogueItem[], sequence: readonly ListPosition[], from: ListPosition | null, rule: LabellingRule): { next: ListPosition | null; toGo: number } {
+export function nextToLabel(items: readonly DialogueItem[], sequence: readonly SequencePosition[], from: ListPosition | null, rule: LabellingRule): { next: ListPosition | null; toGo: number } {
   if (!rule.annotator) return { next: null, toGo: 0 };
+
   const due = (item: DialogueItem, c: Candidate) => isDue(item, c, rule);
   let toGo = 0;
   for (const p of sequence) {
@@ -460,7 +467,11 @@ export function nextToLabel(items: readonly DialogueItem[], sequence: readonly L
     const c = item?.candidates.find((x) => x.id === p.candidateId);
     if (item && c && due(item, c)) toGo++;
   }
-  return { next: toGo ? nextInSequence(items, sequence, from, due) : null, toGo };
+  const plan = sequence.filter((p) => p.planned);
+  const planKeys = new Set(plan.map((p) => `${p.itemIndex}\u0000${p.candidateId}`));
+  const planFirst = from && plan.length && !planKeys.has(`${from.itemIndex}\u0000${from.candidateId}`) ? nextInSequence(items, plan, null, due) : null;
+  const next = !toGo ? null : (planFirst ?? nextInSequence(items, sequence, from, due));
+  return { next: next && { itemIndex: next.itemIndex, candidateId: next.candidateId }, toGo };
 }
 
 /**

@@ -75,10 +75,16 @@ describe('the one rule for U: next candidate to label, and labels to go', () => 
 
   it('plan order: the plan’s candidates first in its order (across items), then the rest of the listed items', () => {
     const plan = candidateSequence(items, [0, 1, 2], { planned: [{ itemId: 'c', candidateId: '1' }, { itemId: 'a', candidateId: '3' }, { itemId: 'zz', candidateId: '1' }, { itemId: 'b', candidateId: '9' }] });
-    assert.deepEqual(plan.map((p) => `${items[p.itemIndex].id}/${p.candidateId}`), ['c/1', 'a/3', 'a/1', 'a/2', 'b/1', 'b/2'], 'unknown ids are left out, each candidate once');
+    assert.deepEqual(plan.map((p) => `${items[p.itemIndex].id}/${p.candidateId}${p.planned ? '*' : ''}`), ['c/1*', 'a/3*', 'a/1', 'a/2', 'b/1', 'b/2'], 'unknown ids are left out, each candidate once');
     assert.deepEqual(nextToLabel(items, plan, null, rule('Me')), { next: at(2, '1'), toGo: 3 });
     assert.deepEqual(nextToLabel(items, plan, at(2, '1'), rule('Me')).next, at(0, '3'), 'the next drawn candidate, in another item, before a/1');
     assert.deepEqual(nextToLabel(items, plan, at(0, '3'), rule('Me')).next, at(1, '1'));
+    // From a candidate the plan no longer names (just labelled: it dropped out), back to the plan's first, not on from its item.
+    assert.deepEqual(nextToLabel(items, plan, at(0, '1'), rule('Me')).next, at(2, '1'));
+    assert.deepEqual(nextToLabel(items, plan, at(1, '2'), rule('Me')).next, at(2, '1'));
+    // Once the plan's candidates are labelled, on through the rest of the list from where I am.
+    const done = candidateSequence(items, [0, 1, 2], { planned: [{ itemId: 'a', candidateId: '1' }] });
+    assert.deepEqual(nextToLabel(items, done, at(0, '2'), rule('Me')).next, at(0, '3'));
     // A planned candidate of an item the filter hides is not in the sequence.
     assert.deepEqual(candidateSequence(items, [0, 1], { planned: [{ itemId: 'c', candidateId: '1' }] })[0], at(0, '1'));
     // Blind mode's candidate order within an item.
@@ -125,9 +131,19 @@ describe('the one rule for U: next candidate to label, and labels to go', () => 
         return !labelled(c) && (!filter.origin || c.origin?.source === filter.origin) && (!filter.text || hay(it, c).includes(filter.text));
       });
       const from = seq.length && rng() < 0.8 ? pick(seq) : null;
-      const start = from ? seq.indexOf(from) : -1;
-      const expected = [...seq.slice(start + 1), ...seq.slice(0, start + 1)].filter((p) => due.includes(p));
-      let here = from;
+      // Expected, step by step: from a position the plan does not name, the plan's first candidate still due; else the
+      // first due after here, wrapping (here itself last).
+      const expected: ListPosition[] = [];
+      const left = new Set(due);
+      for (let h = from; left.size; ) {
+        const k = h ? seq.indexOf(h) : -1;
+        const planFirst = h && !h.planned ? seq.find((p) => p.planned && left.has(p)) : undefined;
+        const n = planFirst ?? [...seq.slice(k + 1), ...seq.slice(0, k + 1)].find((p) => left.has(p))!;
+        expected.push({ itemIndex: n.itemIndex, candidateId: n.candidateId });
+        left.delete(n);
+        h = n;
+      }
+      let here: ListPosition | null = from;
       const visited: ListPosition[] = [];
       for (let n = due.length; ; n--) {
         const { next, toGo } = nextToLabel(study, seq, here, r);
@@ -140,7 +156,7 @@ describe('the one rule for U: next candidate to label, and labels to go', () => 
         else c.annotations.push({ annotator, coherent: true, empathy: 4 } as Annotation);
         here = next;
       }
-      assert.deepEqual(visited, expected, `trial ${trial}`);
+      assert.deepEqual(visited, expected, `trial ${trial}: ${JSON.stringify({ seq, from, due })}`);
     }
   });
 });
