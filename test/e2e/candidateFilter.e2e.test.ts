@@ -100,6 +100,13 @@ describe('One annotator follows the plan; filters and search act on candidates (
       const card = frame.locator('.candidate.focused');
       assert.match((await card.getAttribute('class')) ?? '', /\bdrawn\b/, 'the drawn candidate carries the drawn class');
       assert.equal(await card.locator('.mark.drawn-mark').count(), 1, 'and its mark');
+      if (k === 10) {
+        // The drawn candidate U went to, before its label, at 1280×720.
+        await p.setViewportSize({ width: 1280, height: 720 });
+        await card.scrollIntoViewIfNeeded();
+        await p.screenshot({ path: join(out, 'candfilter-plan-drawn.png') });
+        await p.setViewportSize({ width: 1400, height: 900 });
+      }
       const index = items.findIndex((it) => it.id === drawn.itemId);
       const coherent = layMajority(items[index].candidates.find((c) => c.id === drawn.candidateId)!);
       await p.keyboard.press(coherent ? 'y' : 'n');
@@ -116,9 +123,6 @@ describe('One annotator follows the plan; filters and search act on candidates (
       console.log(`      ${entry}`);
     }
     writeFileSync(join(out, 'candfilter-plan-run.log'), log.join('\n') + '\n');
-    await p.setViewportSize({ width: 1280, height: 720 });
-    await p.screenshot({ path: join(out, 'candfilter-plan-drawn.png') });
-    await p.setViewportSize({ width: 1400, height: 900 });
   });
 
   it('dims candidates that do not match the filter and search, highlights the words, and F3, Enter and U follow the matching candidates', async () => {
@@ -206,6 +210,8 @@ describe('One annotator follows the plan; filters and search act on candidates (
       ['Default High Contrast', 'hc-black', 'hc'],
     ] as const) {
       await setTheme(w, theme, cls);
+      // The candidate U reached (matching), between dimmed ones that do not match.
+      await frame.locator('.candidate.focused').scrollIntoViewIfNeeded();
       await p.screenshot({ path: join(out, `candfilter-filter-${name}.png`) });
     }
     await setTheme(w, 'Default Light Modern', 'vs');
