@@ -124,8 +124,10 @@ export function navigatorState(
 }
 
 /**
- * Disagreement marks on the candidates of one item view, by the id the view shows them under: annotators who
- * disagree, and (not in blind mode) judges on the other side of their scale's midpoint from the human majority.
+ * Marks on the candidates of one item view, by the id the view shows them under: annotators who disagree, (not in
+ * blind mode) judges on the other side of their scale's midpoint from the human majority, a candidate that does not
+ * match the list's filters and search (`unmatched`: dimmed, `U` skips it), and one the plan has drawn (`drawn`, with
+ * its rank among the drawn; plan order only).
  */
 export function candidateMarks(item: DialogueItem, view: ItemView, opts: { blind: boolean; annotator: string | null; info: EvaluatorInfo; scope?: LabelScope; filter?: ItemFilter; planned?: ListPlan }): Record<string, CandidateMarks> {
   const out: Record<string, CandidateMarks> = {};
