@@ -6,9 +6,12 @@
  * Run: `bash scripts/e2e/run.sh test/e2e/estimatePlan.e2e.test.ts` (after `npm run build`).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import type { DialogueItem } from '../../src/core/dialogue/types';
+import { parsePlanRecord, isEstimatePlanRecord } from '../../src/core/design/planRecord';
+import { estimatePlanView } from '../../src/core/estimation';
 import { editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
 
 describe('An estimate plan in the dialogue editor (code-server + Chromium)', function () {
@@ -16,6 +19,8 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
   let wb: Workbench | undefined;
   let page: Page | undefined;
   let cliLine = '';
+  let items: DialogueItem[] = [];
+  let recordText = '';
 
   before(async function () {
     if (!prerequisitesPresent()) this.skip();
@@ -24,6 +29,8 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
       copyFileSync(join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), file);
       const printed = runCli(['estimate', file, '--estimand', 'coherence-rate', '--predictor', 'human:laypeople', '--target', '0.1']);
       cliLine = printed.split('\n').find((l) => l.startsWith('target:')) ?? '';
+      items = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as DialogueItem);
+      recordText = readFileSync(join(ws, 'est.estimate-plan.json'), 'utf8');
     }, { 'reflectEval.annotator': 'Expert-RS' });
     page = wb.page;
   });
@@ -51,5 +58,23 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
     // Each group on the line: its estimate (none before the plan's first 20 labels) and its labels to go.
     assert.match(text, / — all: (no estimate yet|−?\d\.\d{3} \[−?\d\.\d{3}, −?\d\.\d{3}\]) · about \d+ labels to go/);
     await p.screenshot({ path: join(out, 'estimate-plan.png') });
+  });
+
+  it('U goes to the estimate plan’s next candidate, marked when drawn (issue 43 item 3: the editor order under the rule for U)', async () => {
+    const p = page as Page;
+    const frame = await editorFrame(p);
+    const record = parsePlanRecord(recordText, 'est.estimate-plan.json');
+    assert.ok(isEstimatePlanRecord(record));
+    const view = estimatePlanView(items, record, { blind: false, next: Number.MAX_SAFE_INTEGER });
+    await frame.click('#item h2');
+    // From the focused candidate: the plan's next candidate after it when the plan names it, else the plan's first.
+    const hereItem = await frame.textContent('#item h2');
+    const hereCandidate = await frame.getAttribute('.candidate.focused', 'data-candidate-id');
+    const at = view.next.findIndex((n) => n.itemId === hereItem && n.candidateId === hereCandidate);
+    const next = view.next[at + 1];
+    assert.ok(next, 'the plan names a candidate to label');
+    await p.keyboard.press('u');
+    await waitFor(`U to ${next.itemId} ${next.candidateId}`, async () => (await frame.textContent('#item h2')) === next.itemId && (await frame.getAttribute('.candidate.focused', 'data-candidate-id')) === next.candidateId, 30_000);
+    assert.equal(await frame.locator('.candidate.focused .mark.drawn-mark').count(), next.status === 'drawn' ? 1 : 0, `status ${next.status}`);
   });
 });
