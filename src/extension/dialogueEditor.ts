@@ -287,7 +287,7 @@ export class DialogueEditorProvider {
     const progress = active?.controller.progress;
     if (!active || !progress) return this.status.hide();
     const packet = active.setup.packet;
-    this.status.show(progress, packet ? packet.annotator : getAnnotator(), { packet, team: active.team, scope: scopeNow(active.controller.state, { setup: active.setup }) });
+    this.status.show(progress, packet ? packet.annotator : getAnnotator(), { packet, team: active.team, scope: scopeNow(active.controller.state, { setup: active.setup }), toGo: active.controller.state.toGo });
   }
 
   private readonly teamTimers = new Map<OpenEditor, ReturnType<typeof setTimeout>>();

@@ -15,7 +15,7 @@ import type { DialogueItem } from '../core/dialogue/types';
 import { DEFAULT_GROUP_RULES, type GroupRules, type HumanGroup } from '../core/labels/groups';
 import type { JobReport } from '../core/jobs/host';
 import type { FileJobPlan } from '../core/jobs/plans';
-import { planLabels, type LabelPlanRecord, type PlanTarget } from '../core/planning/planner';
+import { planLabels, type LabelPlanRecord, type PlanEntry, type PlanEntryStatus, type PlanTarget } from '../core/planning/planner';
 import { labellingPool } from '../core/planning/pool';
 import { planRecordDifference, readLabelPlanRecord } from '../core/planning/planRecord';
 import { labelPlanRecordPath, planListOrder, planStateView, type PlanStateView } from '../core/planning/planView';
@@ -84,7 +84,19 @@ function readRecord(path: string): LabelPlanRecord {
 }
 
 /** What the item list needs of a plan: its item order and state line, or why it cannot be shown. */
-export type EditorPlanState = { order: number[]; view: PlanStateView } | { error: string };
+export type EditorPlanState = { order: number[]; view: PlanStateView; candidates: PlanCandidate[] } | { error: string };
+
+/** A candidate the plan names (drawn: label it now; provisional: where the design would put it next). */
+export interface PlanCandidate {
+  itemId: string;
+  candidateId: string;
+  status: PlanEntryStatus;
+}
+
+/** The plan's candidates that still need labels, in its order (drawn first): what `U` follows and the editor marks. */
+function planCandidates(order: readonly PlanEntry[]): PlanCandidate[] {
+  return order.filter((o) => !o.labelled).map((o) => ({ itemId: o.itemId, candidateId: o.candidateId, status: o.status }));
+}
 
 /**
  * The plan of `document` on its current items (unsaved labels included), or null without a plan.
@@ -98,7 +110,7 @@ export function editorPlanState(document: DialogueFileDocument, items: readonly 
     if (!config || config.kind === 'estimate') return estimatePlanState(document, items, blind);
     const record = readRecord(config.recordPath);
     const plan = planLabels(items, record, { target: config.target, groupRules: groupRules() });
-    return { order: planListOrder(plan, items), view: planStateView(plan, { blind, name: (id) => names.get(id) ?? id }) };
+    return { order: planListOrder(plan, items), view: planStateView(plan, { blind, name: (id) => names.get(id) ?? id }), candidates: planCandidates(plan.order) };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -192,11 +204,12 @@ function estimatePlanState(document: DialogueFileDocument, items: readonly Dialo
   if (!existsSync(path)) return null;
   const record = cachedRecord(path, (p) => parsePlanRecord(readFileSync(p, 'utf8'), p));
   if (!isEstimatePlanRecord(record)) return { error: `${basename(path)} is not an estimate plan's record` };
-  const v = estimatePlanView(items, record, { blind, groupRules: groupRules() });
+  const v = estimatePlanView(items, record, { blind, groupRules: groupRules(), next: Number.MAX_SAFE_INTEGER });
   return {
     order: v.itemOrder,
     // Each group's estimate with its interval and labels to go on the line itself (blind mode: counts only).
     view: { text: `${v.text} — ${v.rows.map((r) => `${r.key}: ${r.text || `${r.labelled} of ${r.candidates} labelled`}`).join('; ')}`, title: v.title, estimateShown: v.estimateShown, labelsToGo: v.labelsToGo, stopped: v.stopped },
+    candidates: v.next,
   };
 }
 

@@ -10,6 +10,9 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import type { DialogueItem } from '../../src/core/dialogue/types';
+import { parsePlanRecord, isEstimatePlanRecord } from '../../src/core/design/planRecord';
+import { estimatePlanView } from '../../src/core/estimation';
 import { editorFrame, failedAttempt, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 describe('An estimate plan in the dialogue editor (code-server + Chromium)', function () {
@@ -18,6 +21,8 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
   let page: Page | undefined;
   let cliLine = '';
   const cliCopy = join(mkdtempSync(join(tmpdir(), 'estimate-cli-')), 'fresh.dialogues.jsonl');
+  let items: DialogueItem[] = [];
+  let recordText = '';
 
   before(async function () {
     if (!prerequisitesPresent()) this.skip();
@@ -28,6 +33,8 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
       copyFileSync(join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), join(ws, 'fresh.dialogues.jsonl'));
       copyFileSync(join(root, 'test/fixtures/correlation/evalreflections-synthetic.dialogues.jsonl'), cliCopy);
       cliLine = printed.split('\n').find((l) => l.startsWith('target:')) ?? '';
+      items = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as DialogueItem);
+      recordText = readFileSync(join(ws, 'est.estimate-plan.json'), 'utf8');
     }, { 'reflectEval.annotator': 'Expert-RS' });
     page = wb.page;
   });
@@ -55,6 +62,24 @@ describe('An estimate plan in the dialogue editor (code-server + Chromium)', fun
     // Each group on the line: its estimate (none before the plan's first 20 labels) and its labels to go.
     assert.match(text, / — all: (no estimate yet|−?\d\.\d{3} \[−?\d\.\d{3}, −?\d\.\d{3}\]) · about \d+ labels to go/);
     await p.screenshot({ path: join(out, 'estimate-plan.png') });
+  });
+
+  it('U goes to the estimate plan’s next candidate, marked when drawn (issue 43 item 3: the editor order under the rule for U)', async () => {
+    const p = page as Page;
+    const frame = await editorFrame(p);
+    const record = parsePlanRecord(recordText, 'est.estimate-plan.json');
+    assert.ok(isEstimatePlanRecord(record));
+    const view = estimatePlanView(items, record, { blind: false, next: Number.MAX_SAFE_INTEGER });
+    await frame.click('#item h2');
+    // From the focused candidate: the plan's next candidate after it when the plan names it, else the plan's first.
+    const hereItem = await frame.textContent('#item h2');
+    const hereCandidate = await frame.getAttribute('.candidate.focused', 'data-candidate-id');
+    const at = view.next.findIndex((n) => n.itemId === hereItem && n.candidateId === hereCandidate);
+    const next = view.next[at + 1];
+    assert.ok(next, 'the plan names a candidate to label');
+    await p.keyboard.press('u');
+    await waitFor(`U to ${next.itemId} ${next.candidateId}`, async () => (await frame.textContent('#item h2')) === next.itemId && (await frame.getAttribute('.candidate.focused', 'data-candidate-id')) === next.candidateId, 30_000);
+    assert.equal(await frame.locator('.candidate.focused .mark.drawn-mark').count(), next.status === 'drawn' ? 1 : 0, `status ${next.status}`);
   });
 
   it('starts an estimate plan from the editor (Start an Estimate Plan…): the same record and labels to go as the CLI', async () => {

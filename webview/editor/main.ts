@@ -24,7 +24,7 @@ import { el } from '../shared/dom';
 import { WebviewChannel, vscodeApi } from '../shared/ipc';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
 import { MOVES_FOCUS, type ConflictEntry, type EditorProtocol, type NextUnlabelled } from './protocol';
-import { createNavigator, listedEntries, listPosition, markBadges, neighbour, updateNavigator } from './navigator';
+import { createNavigator, highlighted, listedEntries, listPosition, markBadges, markClasses, neighbour, searchWords, updateNavigator } from './navigator';
 import { acknowledge, canAct, createStore, displayed as displayedIn, focusStateToPost, savedState, takeItem, type PendingOp, type SavedState } from './store';
 
 const channel = new WebviewChannel<EditorProtocol>();
@@ -201,6 +201,17 @@ function runDeferred(): void {
 }
 
 /** Asks the host where "next unlabelled" goes; keys wait until the answer is shown. */
+/** F3 / Enter in the search field (Shift: back): asks the host for the next candidate that matches the filters and search. */
+function requestNextMatch(back: boolean): void {
+  channel.request('nextMatch', { index: s.selected, candidateId: s.focused, back }, {
+    onResult: (answer: NextUnlabelled, ack) => {
+      s.answeredMove = ack.seq;
+      if ('notice' in answer) hint(answer.notice);
+      else reveal(answer.index, answer.candidateId);
+    },
+  });
+}
+
 function requestNextUnlabelled(): void {
   channel.request('nextUnlabelled', { index: s.selected, candidateId: s.focused }, {
     onResult: (answer: NextUnlabelled, ack) => {
@@ -560,7 +571,7 @@ function renderRubricCandidate(c: CandidateView, count: number): HTMLElement {
   const card = el(
     'div',
     {
-      class: `candidate${c.id === s.focused ? ' focused' : ''}`,
+      class: `candidate${c.id === s.focused ? ' focused' : ''}${markClasses(s.current?.marks?.[c.id])}`,
       tabindex: c.id === s.focused ? '0' : '-1',
       role: 'group',
       'aria-label': `Candidate ${c.position} of ${count}, ${text}`,
@@ -569,7 +580,7 @@ function renderRubricCandidate(c: CandidateView, count: number): HTMLElement {
     },
     // Done reads as a ✓ in the foreground colour (the pass colour alone is below 4.5:1 on a light card).
     el('div', { class: 'candidate-head' }, el('span', { class: 'position' }, `#${c.position}`), el('span', { class: `status rubric-${status}` }, status === 'complete' ? `✓ ${text}` : text)),
-    el('div', { class: 'candidate-text' }, c.text || '(empty)'),
+    el('div', { class: 'candidate-text' }, ...(c.text ? highlighted(c.text) : ['(empty)'])),
     ...(c.origin ? [el('div', { class: 'candidate-origin' }, originText(c.origin) + (c.duplicateOrigins?.length ? ` (+${c.duplicateOrigins.length} identical)` : ''))] : []),
     rubricQuestions(s.rubric!, c, rubricCardHost),
     ...(s.comparison ? [comparisonTable(c)] : []),
@@ -604,7 +615,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
   const card = el(
     'div',
     {
-      class: `candidate${c.id === s.focused ? ' focused' : ''}`,
+      class: `candidate${c.id === s.focused ? ' focused' : ''}${markClasses(s.current?.marks?.[c.id])}`,
       tabindex: c.id === s.focused ? '0' : '-1',
       role: 'group',
       'aria-label': `Candidate ${c.position} of ${count}, ${STATUS_TEXT[status]}`,
@@ -613,7 +624,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
       'data-status': status,
     },
     el('div', { class: 'candidate-head' }, el('span', { class: 'position' }, `#${c.position}`), el('span', { class: `status ${status}` }, STATUS_TEXT[status])),
-    el('div', { class: 'candidate-text' }, c.text || '(empty)'),
+    el('div', { class: 'candidate-text' }, ...(c.text ? highlighted(c.text) : ['(empty)'])),
     ...(c.origin ? [el('div', { class: 'candidate-origin' }, originText(c.origin) + (c.duplicateOrigins?.length ? ` (+${c.duplicateOrigins.length} identical)` : ''))] : []),
     el('div', { class: 'candidate-actions' }, yes, no),
     ...(mine?.coherent === true ? [empathyQuestion(c, mine)] : mine?.coherent === false ? [errorQuestion(c, mine)] : []),
@@ -637,7 +648,7 @@ function renderCandidate(c: CandidateView, count: number): HTMLElement {
  * candidate as shown (label times aside: they are not shown), its score lines and marks, the view's modes.
  */
 function cardKey(c: CandidateView, count: number): string {
-  return JSON.stringify([s.current?.index, s.current?.view.id, c, count, s.current?.scores[c.id] ?? null, s.current?.marks?.[c.id] ?? null, s.comparison, s.blind, s.preset ? null : s.rubric], (k, v) => (k === 'updatedAt' ? undefined : v));
+  return JSON.stringify([s.current?.index, s.current?.view.id, c, count, s.current?.scores[c.id] ?? null, s.current?.marks?.[c.id] ?? null, s.comparison, s.blind, s.preset ? null : s.rubric, searchWords()], (k, v) => (k === 'updatedAt' ? undefined : v));
 }
 
 /** Re-renders the candidates only, keeping scroll position and focus. */
@@ -699,7 +710,7 @@ function renderItem(): void {
     renderLegend();
     return;
   }
-  const key = JSON.stringify([view.id, view.context, view.reference, view.blind, view.comparison]);
+  const key = JSON.stringify([view.id, view.context, view.reference, view.blind, view.comparison, searchWords()]);
   const fresh = key !== page.itemKey;
   if (!fresh) return renderCandidates();
   const sameItem = page.itemKey !== '' && JSON.parse(page.itemKey)[0] === view.id;
@@ -721,7 +732,7 @@ function renderItem(): void {
     el(
       'div',
       { id: 'transcript', tabindex: '0', role: 'region', 'aria-label': `Context, ${view.context.length} turns` },
-      ...view.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, ownRubric() ? speakerName(s.rubric!, t.speaker) : t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, t.text))),
+      ...view.context.map((t) => el('div', { class: `turn ${t.speaker}` }, el('span', { class: 'speaker' }, ownRubric() ? speakerName(s.rubric!, t.speaker) : t.speaker === 'therapist' ? 'Therapist' : 'Client'), el('span', { class: 'text' }, ...highlighted(t.text)))),
     ),
     ...(view.reference ? [el('h3', {}, `Reference${view.reference.behaviour ? ` (${view.reference.behaviour})` : ''}`), el('div', { id: 'reference', class: 'turn therapist' }, view.reference.text)] : []),
     el('h3', {}, `Candidates (${view.candidates.length})${view.blind ? ' · blind: shuffled for you, origins hidden' : ''}`),
@@ -956,6 +967,12 @@ list.addEventListener('scroll', () => renderList());
 window.addEventListener('resize', () => renderList());
 // Keys that would scroll the page are VS Code keybindings here (next/previous candidate and item).
 window.addEventListener('keydown', (e) => {
+  // F3 / Shift+F3: the next / previous candidate that matches the filters and search, across items.
+  if (e.key === 'F3' && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    e.preventDefault();
+    requestNextMatch(e.shiftKey);
+    return;
+  }
   if ((e.target as HTMLElement).closest('input, textarea')) return;
   // Space still presses a focused button or chip.
   if (e.key === ' ' && (e.target as HTMLElement).closest('button, vscode-button, summary, a')) return;
@@ -991,7 +1008,7 @@ list.addEventListener('keydown', (e) => {
   select(shown[Math.min(shown.length - 1, Math.max(0, to[e.key]))].index);
 });
 initLayout(vscodeApi(), () => renderList());
-createNavigator({ host: { navigate: (filter, order, dimension) => channel.notify('navigate', { filter, order, ...(dimension ? { dimension } : {}) }), command: (command) => channel.notify('command', { command }) }, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }) });
+createNavigator({ host: { navigate: (filter, order, dimension) => channel.notify('navigate', { filter, order, ...(dimension ? { dimension } : {}) }), command: (command) => channel.notify('command', { command }) }, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }), nextMatch: (back) => requestNextMatch(back) });
 renderLegend();
 showPending();
 milestone('ready');

@@ -43,7 +43,7 @@ function keepKeys(ev: KeyboardEvent): void {
  * @param options.onListChange - called when the listed items change (re-render the list)
  * @param options.nextUnlabelled - "next unlabelled" (the button; the key arrives as an action)
  */
-export function createNavigator(options: { host: NavigatorHost; onListChange: () => void; nextUnlabelled: () => void }): void {
+export function createNavigator(options: { host: NavigatorHost; onListChange: () => void; nextUnlabelled: () => void; nextMatch: (back: boolean) => void }): void {
   host = options.host;
   onListChange = options.onListChange;
   requestNextUnlabelled = options.nextUnlabelled;
@@ -56,6 +56,17 @@ export function createNavigator(options: { host: NavigatorHost; onListChange: ()
       search.value = '';
       filter = { ...filter, text: undefined };
       send();
+    }
+    // Enter (Shift+Enter back) reaches the next candidate that matches, across items, as F3 does anywhere in the editor.
+    if (ev.key === 'Enter') {
+      ev.preventDefault();
+      const text = search.value.trim() || undefined;
+      if (text !== filter.text) {
+        clearTimeout(timer);
+        filter = { ...filter, text };
+        send();
+      }
+      options.nextMatch(ev.shiftKey);
     }
   });
   search.addEventListener('input', () => {
@@ -94,7 +105,7 @@ export function createNavigator(options: { host: NavigatorHost; onListChange: ()
     order = orderSelect.value as ListOrder;
     send();
   });
-  const next = el('button', { id: 'nav-next-unlabelled', type: 'button', class: 'nav-button', title: `Go to the next candidate you have not labelled, in list order, wrapping around (${keysOf('reflectEval.label.nextUnlabelled')})` }, `Next unlabelled (${keysOf('reflectEval.label.nextUnlabelled')})`);
+  const next = el('button', { id: 'nav-next-unlabelled', type: 'button', class: 'nav-button', title: `Go to the next candidate you have not labelled in the current dimension that matches the filters and search, in list order (plan order: the plan's drawn candidates first), wrapping around (${keysOf('reflectEval.label.nextUnlabelled')})` }, `Next unlabelled (${keysOf('reflectEval.label.nextUnlabelled')})`);
   next.addEventListener('click', () => requestNextUnlabelled());
   // The dimension "labelled" is about (issue 39 item 3): offered for a study's own rubric only.
   const dimensionSelect = el('select', { id: 'nav-dimension', 'aria-label': 'The dimension “labelled”, the labelled filter, next unlabelled and progress count', hidden: '' });
@@ -146,6 +157,9 @@ export function updateNavigator(next: NavigatorState, total: number, annotator: 
   note.hidden = !next.blind;
   note.title = 'Blind mode hides origins and scores, so the item list offers no filter by origin or by judge scores, and the plan’s estimate is hidden.';
   byId<HTMLSelectElement>('nav-order').value = next.order;
+  // The button counts what it reaches: the candidates to go by the rule for U.
+  byId('nav-next-unlabelled').textContent = `Next unlabelled (${keysOf('reflectEval.label.nextUnlabelled')})${next.toGo === null ? '' : ` · ${next.toGo} to go`}`;
+  byId('nav-next-unlabelled').dataset.toGo = next.toGo === null ? '' : String(next.toGo);
   const shown = next.shown ? next.shown.length : total;
   byId('nav-count').textContent = shown === total ? `${total} item${total === 1 ? '' : 's'}` : `${shown} of ${total} items`;
   const p = next.progress;
@@ -181,7 +195,7 @@ export function updateNavigator(next: NavigatorState, total: number, annotator: 
     planButton.hidden = false;
   } else {
     plan.textContent = `Plan: ${next.plan.text}`;
-    plan.title = next.plan.title;
+    plan.title = `${next.plan.title}${next.drawn ? `\n${next.drawn} candidate${next.drawn === 1 ? '' : 's'} drawn and waiting for your label (marked “drawn by the plan”; next unlabelled goes to them first)` : ''}`;
     planButton.hidden = true;
   }
   if (next.dropped.length) plan.textContent += ' (blind mode dropped the origin / judge filters)';
@@ -211,10 +225,43 @@ export function neighbour(entries: readonly ItemEntry[], index: number, delta: 1
   return list[at + delta]?.index;
 }
 
-/** Badges for a candidate's disagreement marks (hover: who and which judge). */
+/** The lower-cased words of the active search (empty: none), which the item highlights. */
+export function searchWords(): string[] {
+  return (filter.text ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+/** `text` with every occurrence of the search words (ignoring case) in a `<mark class="search-hit">`. */
+export function highlighted(text: string, words: readonly string[] = searchWords()): (Node | string)[] {
+  if (!words.length || !text) return [text];
+  const lower = text.toLowerCase();
+  const hits: [number, number][] = [];
+  for (const w of words) for (let i = lower.indexOf(w); i >= 0; i = lower.indexOf(w, i + 1)) hits.push([i, i + w.length]);
+  if (!hits.length) return [text];
+  hits.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const out: (Node | string)[] = [];
+  let at = 0;
+  for (const [from, to] of hits) {
+    if (to <= at) continue;
+    const start = Math.max(from, at);
+    if (start > at) out.push(text.slice(at, start));
+    out.push(el('mark', { class: 'search-hit' }, text.slice(start, to)));
+    at = to;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+/** A card's classes from its marks: `unmatched` (dimmed: not matching the filters or search), `drawn` (the plan drew it). */
+export function markClasses(marks: CandidateMarks | undefined): string {
+  return `${marks?.unmatched ? ' unmatched' : ''}${marks?.drawn ? ' drawn' : ''}`;
+}
+
+/** Badges for a candidate's marks (hover: who and which judge; why it is dimmed; the plan's draw). */
 export function markBadges(marks: CandidateMarks | undefined): HTMLElement[] {
   if (!marks) return [];
   const out: HTMLElement[] = [];
+  if (marks.drawn) out.push(el('span', { class: 'mark drawn-mark', title: marks.drawn, 'aria-label': marks.drawn }, 'drawn by the plan'));
+  if (marks.unmatched) out.push(el('span', { class: 'mark unmatched-mark', title: marks.unmatched, 'aria-label': marks.unmatched }, 'filtered out'));
   if (marks.annotatorsDisagree) out.push(el('span', { class: 'mark annotators-disagree', title: marks.annotatorsDisagree, 'aria-label': marks.annotatorsDisagree }, 'annotators disagree'));
   if (marks.judgeHumansDisagree) out.push(el('span', { class: 'mark judge-disagree', title: marks.judgeHumansDisagree, 'aria-label': marks.judgeHumansDisagree }, 'judge ≠ humans'));
   return out.length ? [el('div', { class: 'marks' }, ...out)] : [];

@@ -38,6 +38,12 @@ export interface NavigatorState {
   dimensions: { name: string; title: string }[];
   /** The plan's state line (with `order: 'plan'`), or why there is none. */
   plan: { text: string; title: string } | { error: string } | null;
+  /** Candidates to go by the rule for `U` (the filters and search, the current dimension); null without an annotator. */
+  toGo: number | null;
+  /** Whether filters or search are active (candidates that do not match are dimmed; `toGo` counts the matching ones). */
+  filtered: boolean;
+  /** In plan order: the plan's drawn candidates waiting for labels (null: not following a plan). */
+  drawn: number | null;
 }
 
 /** Why a candidate is marked in the list of candidates (hover text), from the same rules as the filters. */
@@ -46,6 +52,10 @@ export interface CandidateMarks {
   annotatorsDisagree?: string;
   /** Each disagreeing judge (absent in blind mode). */
   judgeHumansDisagree?: string;
+  /** The candidate does not match the active filters or search (dimmed; `U` skips it). */
+  unmatched?: string;
+  /** The plan drew it: label it (plan order only). */
+  drawn?: string;
 }
 
 /** One row of the item list (kept small so 10,000 items stay cheap to send). */
@@ -250,6 +260,8 @@ export interface EditorProtocol extends Protocol {
      * sent before it (issue 41 item 3's rule for `U`). The answer moves focus.
      */
     nextUnlabelled: RequestShape<{ index: number; candidateId: string | null }, NextUnlabelled>;
+    /** F3 / Enter in the search field (`back`: Shift+F3): the next candidate in list order that matches the filters and search. The answer moves focus. */
+    nextMatch: RequestShape<{ index: number; candidateId: string | null; back: boolean }, NextUnlabelled>;
   };
 }
 

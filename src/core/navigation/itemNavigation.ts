@@ -342,12 +342,141 @@ export interface ListPosition {
   candidateId: string | null;
 }
 
+/** A position of a {@link candidateSequence}: `planned` when a plan names it. */
+export type SequencePosition = ListPosition & { planned?: true };
+
+/** A candidate a plan names, by ids (both planners' `order` entries fit: drawn first, then provisional). */
+export interface PlannedCandidate {
+  itemId: string;
+  candidateId: string;
+}
+
 /**
- * "Next unlabelled" (issue 41 item 3's rule for `U`): the first candidate after `from` that `annotator` has not
- * labelled in the scope's dimension and that `passes` accepts (the filters and search), going through the candidates
- * of each item in display order (`candidateOrder`: blind mode's shuffled order, else file order) and the items in list
- * order (`order`: file indices as the list shows them, filtered or sorted — file order, the plan's, or another
- * planner's), wrapping around past the end of the list (and so back to earlier candidates of `from`'s own item last).
+ * The candidates in the current order, the sequence `U`, F3 and the "to go" count walk: with `planned` (the plan
+ * order), first the planned candidates of listed items in the plan's order, then every other candidate of the listed
+ * items; without it, the candidates of each listed item in display order (`candidateOrder`: blind mode's shuffled
+ * order, else file order), the items in list order (`listed`: file indices, filtered or sorted). Each candidate once;
+ * an item id held by two lines maps to its first line (as the plan's item order does).
+ *
+ * @param listed - file indices of the items in the list, in list order
+ * @returns positions (file index, real candidate id) in the order they are reached; the plan's carry `planned: true`
+ */
+export function candidateSequence(
+  items: readonly DialogueItem[],
+  listed: readonly number[],
+  options: { candidateOrder?: (item: DialogueItem) => readonly string[]; planned?: readonly PlannedCandidate[] } = {},
+): SequencePosition[] {
+  const order = options.candidateOrder ?? ((it: DialogueItem) => it.candidates.map((c) => c.id));
+  const out: SequencePosition[] = [];
+  const seen = new Set<string>();
+  const add = (itemIndex: number, candidateId: string, planned = false) => {
+    const key = `${itemIndex}\u0000${candidateId}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(planned ? { itemIndex, candidateId, planned: true } : { itemIndex, candidateId });
+  };
+  if (options.planned?.length) {
+    const isListed = new Set(listed);
+    const index = new Map<string, number>();
+    items.forEach((it, i) => {
+      if (!index.has(it.id)) index.set(it.id, i);
+    });
+    for (const p of options.planned) {
+      const i = index.get(p.itemId);
+      if (i === undefined || !isListed.has(i) || !items[i].candidates.some((c) => c.id === p.candidateId)) continue;
+      add(i, p.candidateId, true);
+    }
+  }
+  for (const i of listed) {
+    const item = items[i];
+    if (item) for (const id of order(item)) add(i, id);
+  }
+  return out;
+}
+
+/**
+ * The next position of `sequence` after `from` whose candidate `accepts` takes, wrapping around (so `from`'s own
+ * candidate comes last); `direction` -1 walks backwards. From a position not in the sequence (a candidate id of
+ * null, or one the sequence does not hold) the walk starts at the first position of `from`'s item, inclusive, or at
+ * the sequence's start when the item is not in it.
+ *
+ * @returns the position, or null when no candidate of the sequence is accepted
+ */
+export function nextInSequence(
+  items: readonly DialogueItem[],
+  sequence: readonly ListPosition[],
+  from: ListPosition | null,
+  accepts: (item: DialogueItem, candidate: Candidate) => boolean,
+  direction: 1 | -1 = 1,
+): ListPosition | null {
+  const n = sequence.length;
+  if (n === 0) return null;
+  let at = from && from.candidateId !== null ? sequence.findIndex((p) => p.itemIndex === from.itemIndex && p.candidateId === from.candidateId) : -1;
+  let inclusive = false;
+  if (at < 0) {
+    inclusive = true;
+    at = from ? sequence.findIndex((p) => p.itemIndex === from.itemIndex) : -1;
+    if (at < 0) at = direction > 0 ? 0 : n - 1;
+  }
+  for (let k = inclusive ? 0 : 1; k < (inclusive ? n : n + 1); k++) {
+    const pos = sequence[(((at + direction * k) % n) + n) % n];
+    const item = items[pos.itemIndex];
+    const c = item?.candidates.find((x) => x.id === pos.candidateId);
+    if (item && c && accepts(item, c)) return pos;
+  }
+  return null;
+}
+
+/** What `U` asks of a candidate ({@link nextToLabel}). */
+export interface LabellingRule {
+  /** The viewing annotator (null: not set; nothing is due). */
+  annotator: string | null;
+  /** The rubric and current dimension (the MI preset's coherence answer when absent). */
+  scope?: LabelScope;
+  /** Whether a candidate passes the active filters and search ({@link candidatePasses}; all pass when absent). */
+  passes?: (item: DialogueItem, candidate: Candidate) => boolean;
+}
+
+/** Whether a candidate is due under `rule`: it passes the filters and search and the annotator has not labelled it in the dimension. */
+export function isDue(item: DialogueItem, candidate: Candidate, rule: LabellingRule): boolean {
+  return !!rule.annotator && !isLabelledBy(candidate, rule.annotator, rule.scope) && (!rule.passes || rule.passes(item, candidate));
+}
+
+/**
+ * **The one rule for `U`** (issue 41 item 3, which the rubric, estimate and team issues follow): the next candidate,
+ * in the current order (`sequence` from {@link candidateSequence}: file order, the plan's, or another planner's),
+ * that passes the active filters and search and that the current annotator has not labelled in the current
+ * dimension ({@link isDue}); wrapping around past the end, so `from`'s own candidate comes last. `toGo` counts the
+ * candidates of the sequence due under the same rule: the status bar's "to go" and the button's count. In a plan's
+ * order the plan's candidates come first: from a candidate the plan does not name (one just labelled drops out of
+ * the plan's order) `U` goes to the plan's first due candidate while there is one, not on from that candidate's
+ * place in the rest of the list.
+ *
+ * @param sequence - the candidates in the current order (each once)
+ * @param from - where the annotator is (null: before the first)
+ * @returns the next due position (null when none is due, or no annotator is set) and the number due (0 …
+ * `sequence.length`)
+ */
+export function nextToLabel(items: readonly DialogueItem[], sequence: readonly SequencePosition[], from: ListPosition | null, rule: LabellingRule): { next: ListPosition | null; toGo: number } {
+  if (!rule.annotator) return { next: null, toGo: 0 };
+
+  const due = (item: DialogueItem, c: Candidate) => isDue(item, c, rule);
+  let toGo = 0;
+  for (const p of sequence) {
+    const item = items[p.itemIndex];
+    const c = item?.candidates.find((x) => x.id === p.candidateId);
+    if (item && c && due(item, c)) toGo++;
+  }
+  const plan = sequence.filter((p) => p.planned);
+  const planKeys = new Set(plan.map((p) => `${p.itemIndex}\u0000${p.candidateId}`));
+  const planFirst = from && plan.length && !planKeys.has(`${from.itemIndex}\u0000${from.candidateId}`) ? nextInSequence(items, plan, null, due) : null;
+  const next = !toGo ? null : (planFirst ?? nextInSequence(items, sequence, from, due));
+  return { next: next && { itemIndex: next.itemIndex, candidateId: next.candidateId }, toGo };
+}
+
+/**
+ * "Next unlabelled" over items in list order: {@link nextToLabel} on the sequence of {@link candidateSequence}
+ * without a plan (the candidates of each item in display order, `candidateOrder`, the items in `order`).
  *
  * @param order - file indices of the items in the list; an item not in it is treated as being before the first
  * @param options.scope - the rubric and current dimension (the MI preset's coherence answer when absent)
@@ -362,30 +491,7 @@ export function nextUnlabelled(
   candidateOrder: (item: DialogueItem) => readonly string[] = (it) => it.candidates.map((c) => c.id),
   options: { scope?: LabelScope; passes?: (item: DialogueItem, candidate: Candidate) => boolean } = {},
 ): ListPosition | null {
-  if (!annotator || order.length === 0) return null;
-  const at = from ? order.indexOf(from.itemIndex) : -1;
-  const unlabelledIn = (index: number, after: string | null): string | null => {
-    const item = items[index];
-    if (!item) return null;
-    const ids = candidateOrder(item);
-    const byId = new Map(item.candidates.map((c) => [c.id, c]));
-    const start = after === null ? 0 : ids.indexOf(after) + 1;
-    for (let k = start; k < ids.length; k++) {
-      const c = byId.get(ids[k]);
-      if (c && !isLabelledBy(c, annotator, options.scope) && (!options.passes || options.passes(item, c))) return ids[k];
-    }
-    return null;
-  };
-  if (at >= 0 && from) {
-    const here = unlabelledIn(order[at], from.candidateId);
-    if (here) return { itemIndex: order[at], candidateId: here };
-  }
-  for (let step = 1; step <= order.length; step++) {
-    const pos = at < 0 ? step - 1 : (at + step) % order.length;
-    const id = unlabelledIn(order[pos], null);
-    if (id) return { itemIndex: order[pos], candidateId: id };
-  }
-  return null;
+  return nextToLabel(items, candidateSequence(items, order, { candidateOrder }), from, { annotator, ...options }).next;
 }
 
 /**

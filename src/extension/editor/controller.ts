@@ -19,7 +19,7 @@ import type { EditorAction, LabelAction } from '../../core/labels/labelKeys';
 import type { LabelProgress } from '../../core/navigation/itemNavigation';
 import type { ConflictEntry, EditorCommand, EditorProtocol, NextUnlabelled } from '../../../webview/editor/protocol';
 import type { HostChannel } from '../webviewChannel';
-import { nextUnlabelledTarget, type PlanState } from '../itemNavigator';
+import { nextMatchTarget, nextUnlabelledTarget, type PlanState } from '../itemNavigator';
 import { KeyRoute, type KeyTarget } from './keyRoute';
 import { decide, initialState, scopeNow, type EditorEvent, type EditorNow, type EditorState, type RequestSpecs } from './updates';
 import type { StudySetup } from './study';
@@ -139,7 +139,8 @@ export class EditorController {
       .handle('label', (m) => this.applyLabel(m.itemId, m.candidateId, m.op), { ordered: true, arrived: () => this.host.trace('received'), answered: () => this.host.trace('ack') })
       // After the label requests sent before it, so a label just made counts; its answer moves focus, so keys wait
       // for it from the moment it arrives (keyRoute.ts).
-      .handle('nextUnlabelled', (m) => this.nextUnlabelled(m.index, m.candidateId), { ordered: true, arrived: () => this.route.owe(), answered: (seq) => this.route.paid(seq) });
+      .handle('nextUnlabelled', (m) => this.nextUnlabelled(m.index, m.candidateId), { ordered: true, arrived: () => this.route.owe(), answered: (seq) => this.route.paid(seq) })
+      .handle('nextMatch', (m) => this.nextMatch(m.index, m.candidateId, m.back), { ordered: true, arrived: () => this.route.owe(), answered: (seq) => this.route.paid(seq) });
   }
 
   /**
@@ -356,10 +357,22 @@ export class EditorController {
       }
       const items = documentItems(this.document.parse());
       const scope = scopeNow(this.state, { setup: this.host.setup() });
-      const target = nextUnlabelledTarget(items, this.state.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: this.host.settings().blind, scope, filter: this.state.list.filter, scales: this.state.info?.scales });
+      const target = nextUnlabelledTarget(items, this.state.listed ?? items.map((_, i) => i), { index, candidateId }, { annotator, blind: this.host.settings().blind, scope, filter: this.state.list.filter, scales: this.state.info?.scales, planned: this.state.planned });
       return 'message' in target ? { notice: target.message } : target;
     } catch (err) {
       return { notice: `Next unlabelled: ${(err as Error).message}` };
+    }
+  }
+
+  /** F3 / Enter in the search field (Shift: back): the next candidate in list order that matches the filters and search. */
+  private async nextMatch(index: number, candidateId: string | null, back: boolean): Promise<NextUnlabelled> {
+    try {
+      const items = documentItems(this.document.parse());
+      const scope = scopeNow(this.state, { setup: this.host.setup() });
+      const target = nextMatchTarget(items, this.state.listed ?? items.map((_, i) => i), { index, candidateId }, back ? -1 : 1, { annotator: this.host.settings().annotator ?? '', blind: this.host.settings().blind, scope, filter: this.state.list.filter, scales: this.state.info?.scales, planned: this.state.planned });
+      return 'message' in target ? { notice: target.message } : target;
+    } catch (err) {
+      return { notice: `Next match: ${(err as Error).message}` };
     }
   }
 }

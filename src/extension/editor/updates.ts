@@ -30,7 +30,7 @@ import { labelProgressAfter, type LabelProgress } from '../../core/navigation/it
 import { itemDescription, itemTitleList, type ItemTitleParts } from '../../core/dialogue/itemTitle';
 import type { EditorProtocol, ItemEntry } from '../../../webview/editor/protocol';
 import type { ToWebviewParams, ToWebviewType } from '../../../webview/shared/messages';
-import { candidateMarks, navigatorState, scopeOf, type EvaluatorInfo, type ListSettings, type PlanState } from '../itemNavigator';
+import { candidateMarks, navigatorState, scopeOf, type EvaluatorInfo, type ListPlan, type ListSettings, type PlanState } from '../itemNavigator';
 
 /** One message for the webview, before the channel numbers it. */
 export type Outgoing = { [K in ToWebviewType<EditorProtocol>]: { type: K; params: ToWebviewParams<EditorProtocol, K> } }[ToWebviewType<EditorProtocol>];
@@ -82,6 +82,10 @@ export interface EditorState {
   list: ListSettings;
   /** The file indices the item list shows, and the labelling progress, as last computed (for "next unlabelled" and the status bar). */
   listed: number[] | null;
+  /** In plan order, the plan's candidates that need labels, in its order (what `U` follows first; the drawn ones are marked). */
+  planned?: ListPlan;
+  /** Candidates to go by the rule for `U` as last computed, and whether filters or search narrow them (the status bar). */
+  toGo?: { count: number | null; filtered: boolean };
   progress: LabelProgress | null;
   /** Lines changed in place since the webview was last sent the document (`'all'`: a structural change). */
   changedSinceSent: Set<number> | 'all';
@@ -167,11 +171,10 @@ export function decide(state: EditorState, now: EditorNow, event: EditorEvent, n
       d.changed(event.lines);
       break;
     case 'navigate': {
-      const dimensionChanged = (event.list.dimension ?? null) !== (d.state.list.dimension ?? null);
       d.state.list = event.list;
       d.navigator();
-      // The candidates' disagreement marks are about the current dimension.
-      if (dimensionChanged) d.item(d.state.selected);
+      // The candidates' marks are about the current dimension, the filters and search (dimmed), and the plan (drawn).
+      d.item(d.state.selected);
       break;
     }
     case 'prepare':
@@ -296,8 +299,10 @@ class Decider {
     const { doc, annotator, blind } = this.now;
     const sentIndex = this.state.sent.index;
     const items = sentIndex && sentIndex.doc === doc ? sentIndex.items : documentItems(doc);
-    const { state, listed } = navigatorState(items, this.state.list, { annotator, blind, info: this.info(items), plan: this.now.plan, known, scope: scopeNow(this.state, this.now) });
+    const { state, listed, planned } = navigatorState(items, this.state.list, { annotator, blind, info: this.info(items), plan: this.now.plan, known, scope: scopeNow(this.state, this.now) });
     this.state.listed = listed;
+    this.state.planned = planned;
+    this.state.toGo = { count: state.toGo, filtered: state.filtered };
     this.state.progress = state.progress;
     // After an edit in place the state is often what the webview has (a second key on the same candidate).
     const json = JSON.stringify(state);
@@ -315,7 +320,7 @@ class Decider {
     const comparison = this.state.comparison;
     const view = annotatorView(item, { annotator, blind, comparison });
     const info = this.info(items);
-    const marks = candidateMarks(item, view, { blind, annotator, info, scope: scopeNow(this.state, this.now) });
+    const marks = candidateMarks(item, view, { blind, annotator, info, scope: scopeNow(this.state, this.now), filter: this.state.list.filter, planned: this.state.planned });
     const scores = scoreGroupsOf(view, info);
     const key = JSON.stringify([index, item.id, annotator, blind, comparison, view.candidates.map((c) => c.id), this.now.setup.rubric?.name ?? null, this.state.list.dimension ?? null]);
     const byCandidate = new Map(view.candidates.map((c) => [c.id, JSON.stringify(scores[c.id] ?? [])]));

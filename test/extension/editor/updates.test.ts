@@ -153,7 +153,10 @@ describe('editor updates: what the dialogue editor sends its webview', () => {
     assert.deepEqual(types(compared.messages), ['index', 'navigator', 'item']);
     assert.ok(paramsOf(compared.messages, 'item').view?.comparison);
     const filtered = decide(state, nowOf(document), { kind: 'navigate', list: { filter: { text: 'item 3' }, order: 'file' } }, 40);
-    assert.deepEqual(types(filtered.messages), ['navigator']);
+    // The selected item again too: its candidates that do not match the search are marked (dimmed, issue 41 item 3).
+    assert.deepEqual(types(filtered.messages), ['navigator', 'item']);
+    const marks = paramsOf(filtered.messages, 'item').marks ?? {};
+    assert.ok(Object.keys(marks).length > 0 && Object.values(marks).every((m) => m.unmatched), JSON.stringify(marks));
     assert.deepEqual(paramsOf(filtered.messages, 'navigator').state.shown, [3]);
     assert.deepEqual(filtered.state.listed, [3], 'kept for "next unlabelled"');
   });
