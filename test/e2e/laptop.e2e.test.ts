@@ -157,7 +157,7 @@ describe('1280×720 laptop: the Explorer open, the correlation panel beside the 
     await waitFor('the search field focused', async () => (await e.evaluate(() => document.activeElement?.id)) === 'nav-search', 10_000);
     const search = (await e.locator('#nav-search').boundingBox())!;
     assert.ok(search.y + search.height <= 720, 'the search field on screen');
-    await p.screenshot({ path: join(SHOTS, `laptop-${TAG}-light-navigator-open.png`) });
+    await p.screenshot({ path: join(SHOTS, `laptop-${TAG}-hc-navigator-open.png`) });
     await e.click('#toggle-nav');
     await e.waitForSelector('#navigator[hidden]', { state: 'attached', timeout: 10_000 });
     assert.equal(await e.getAttribute('#toggle-nav', 'aria-expanded'), 'false');
