@@ -7,16 +7,17 @@
  *   item's scroll, it is not a box of its own), in the editor and in the panel;
  * - the item list keeps a usable width beside the panel;
  * - the forest plot of the panel is on screen without scrolling, all of its rows;
+ * - the panel's CSV export equals `reflect-eval correlate --format csv` of the same file (columns and rows);
  * - screenshots in light, dark and high contrast under docs/screenshots/laptop-<tag>-<theme>.png
  *   (`LAPTOP_TAG=before` only measures and takes the pictures, without asserting: for the state before a change).
  *
  * Run alone: `npm run build && bash scripts/e2e/run.sh test/e2e/laptop.e2e.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+import { answerFileDialog, editorFrame, failedAttempt, frameWith, launchWorkbench, openDialogueFile, prerequisitesPresent, root, runCli, runCommand, waitFor, type Workbench } from './harness';
 
 const TAG = process.env.LAPTOP_TAG ?? 'after';
 const ASSERT = TAG !== 'before';
@@ -167,5 +168,23 @@ describe('1280×720 laptop: the Explorer open, the correlation panel beside the 
     assert.match(summary, /Spearman/);
     await panel.click('#settings > summary');
     await panel.waitForSelector('#method', { state: 'visible', timeout: 10_000 });
+  });
+
+  it('exports the CSV the CLI writes for the same table: the same columns (BART, not 0:BART) and the same rows', async function () {
+    if (!ASSERT) this.skip();
+    const p = page as Page;
+    const w = wb as Workbench;
+    const panel = await frameWith(p, '#correlations tr[data-evaluator]', 'the correlation table');
+    if (!(await panel.locator('#export-csv').isVisible())) await panel.click('#settings > summary');
+    await panel.click('#export-csv');
+    const target = join(w.workspace, 'panel.csv');
+    await answerFileDialog(p, target);
+    const fromPanel = await waitFor('the exported CSV', async () => existsSync(target) && readFileSync(target, 'utf8'), 30_000);
+    const fromCli = runCli(['correlate', join(w.workspace, DEMO), '--format', 'csv']);
+    const [panelHead, cliHead] = [fromPanel, fromCli].map((t) => t.split('\n')[0]);
+    console.log(`      CSV columns: ${cliHead}`);
+    assert.equal(panelHead, cliHead, 'the same columns');
+    assert.doesNotMatch(fromPanel, /(^|,)0:/m);
+    assert.equal(fromPanel.trimEnd(), fromCli.trimEnd(), 'the same rows');
   });
 });
