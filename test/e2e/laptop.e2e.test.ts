@@ -158,10 +158,24 @@ describe('1280×720 laptop: the Explorer open, the correlation panel beside the 
     await waitFor('the search field focused', async () => (await e.evaluate(() => document.activeElement?.id)) === 'nav-search', 10_000);
     const search = (await e.locator('#nav-search').boundingBox())!;
     assert.ok(search.y + search.height <= 720, 'the search field on screen');
+    // A search that narrows the list: folded, the Find button still says so.
+    const id = ((await e.textContent('#item h2')) ?? '').trim();
+    await e.fill('#nav-search', id);
+    await waitFor('the list narrowed', async () => / of \d+ items$/.test(((await e.textContent('#nav-count')) ?? '').trim()), 30_000);
     await p.screenshot({ path: join(SHOTS, `laptop-${TAG}-hc-navigator-open.png`) });
     await e.click('#toggle-nav');
     await e.waitForSelector('#navigator[hidden]', { state: 'attached', timeout: 10_000 });
     assert.equal(await e.getAttribute('#toggle-nav', 'aria-expanded'), 'false');
+    const header = (await e.locator('#layout').boundingBox())!.y - (await (await e.frameElement()).boundingBox())!.y;
+    assert.ok(header <= 48, `one header row again (${header} px)`);
+    await waitFor('the folded Find button to name the narrowed list', async () => /^Find · \d+ of \d+$/.test(((await e.textContent('#toggle-nav')) ?? '').trim()), 10_000);
+    console.log(`      folded with a search: "${(await e.textContent('#toggle-nav'))?.trim()}"`);
+    await p.screenshot({ path: join(SHOTS, `laptop-${TAG}-hc-navigator-folded-search.png`) });
+    await e.click('#toggle-nav');
+    await e.fill('#nav-search', '');
+    await waitFor('the whole list again', async () => /^\d+ items$/.test(((await e.textContent('#nav-count')) ?? '').trim()), 30_000);
+    await e.click('#toggle-nav');
+    await waitFor('Find without a count', async () => ((await e.textContent('#toggle-nav')) ?? '').trim() === 'Find', 10_000);
     // The panel's settings fold into a disclosure whose summary names them.
     const panel = await frameWith(p, '#correlations tr[data-evaluator]', 'the correlation table');
     const summary = (await panel.textContent('#settings > summary')) ?? '';

@@ -181,8 +181,24 @@ function applyNav(): void {
   const toggle = byId('toggle-nav');
   if (toggle) {
     toggle.setAttribute('aria-expanded', String(open));
-    toggle.title = open ? 'Fold the search, filters and progress (/ focuses the search)' : 'Search, filters, order and progress (/)';
+    // Folded, the button still says when a search or filter narrows the list ("Find · 3 of 15").
+    const count = (byId('nav-count')?.textContent ?? '').trim();
+    const narrowed = /^(\d+) of (\d+) items$/.exec(count);
+    toggle.textContent = !open && narrowed ? `Find · ${narrowed[1]} of ${narrowed[2]}` : 'Find';
+    toggle.title = open ? 'Fold the search, filters and progress (/ focuses the search)' : `Search, filters, order and progress (/)${count ? `: ${count}` : ''}`;
   }
+}
+
+/** Follows the navigation bar's item count, so the folded Find button can say the list is narrowed. */
+function watchCount(): void {
+  const count = byId('nav-count');
+  if (!count || !('MutationObserver' in window)) return;
+  new MutationObserver(() => {
+    if (!navOpen()) {
+      applyNav();
+      fitToolbar();
+    }
+  }).observe(count, { childList: true, characterData: true, subtree: true });
 }
 
 /** Shows or folds the navigation bar (the Find button); remembered. `focusSearch`: open it and put the cursor in the search. */
@@ -367,11 +383,13 @@ export function initLayout(vscodeApi: VsCodeState, onList: () => void): void {
   applyList();
   applyNav();
   // navigator.ts builds its bar after this: fold it as soon as it is there.
-  if (!byId('navigator') && 'MutationObserver' in window) {
+  if (byId('navigator')) watchCount();
+  else if ('MutationObserver' in window) {
     const watch = new MutationObserver(() => {
       if (!byId('navigator')) return;
       watch.disconnect();
       applyNav();
+      watchCount();
     });
     watch.observe(document.body, { childList: true });
   }
