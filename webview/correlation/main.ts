@@ -21,6 +21,8 @@ interface ViewState {
   sort: string;
   compareA: string;
   compareB: string;
+  /** The settings disclosure opened (true) or folded (false) by the researcher; undefined: by the panel's height. */
+  settingsOpen?: boolean;
 }
 const view: ViewState = { filter: '', sort: 'kind', compareA: '', compareB: '', ...channel.getState<ViewState>() };
 const sync = new SettingsSync({ ...DEFAULT_SETTINGS });
@@ -48,8 +50,16 @@ function saveView(): void {
 /** Builds the static skeleton once. */
 function skeleton(): void {
   const app = document.getElementById('app') as HTMLElement;
+  // The settings fold behind a one-line summary on a short panel (1280×720 laptop, issue 41 item 5), so the forest
+  // plot is on screen without scrolling; the researcher's choice to open or fold them is kept.
+  const settingsBox = el('details', { id: 'settings' }, el('summary', { id: 'settings-summary' }, 'Settings'), el('div', { id: 'controls', class: 'controls' }));
+  (settingsBox as HTMLDetailsElement).open = view.settingsOpen ?? window.innerHeight >= SHORT_PANEL;
+  settingsBox.addEventListener('toggle', () => {
+    view.settingsOpen = (settingsBox as HTMLDetailsElement).open;
+    saveView();
+  });
   app.append(
-    el('div', { id: 'controls', class: 'controls' }),
+    settingsBox,
     el('div', { id: 'pins', class: 'pins' }),
     el('p', { id: 'status', class: 'muted' }),
     el(
@@ -68,6 +78,31 @@ function skeleton(): void {
     el('div', { id: 'table' }),
     el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
   );
+  // The table's sentence and the CLI's notes stay with the table, under the plot (the plot has its own caption).
+  const table = document.getElementById('table') as HTMLElement;
+  for (const id of ['summary', 'notes']) {
+    const node = document.getElementById(id);
+    if (node) table.before(node);
+  }
+}
+
+/** Below this panel height the settings start folded (a 1280×720 laptop leaves the panel about 630 px). */
+const SHORT_PANEL = 720;
+
+/** The settings in one line, for the folded settings' summary. */
+function settingsLine(): string {
+  const method = settings.method === 'spearman' ? "Spearman's ρ" : settings.method === 'pearson' ? "Pearson's r" : "Kendall's τ-b";
+  const human = settings.human === 'auto' ? 'human score auto' : settings.human === 'all' ? 'all annotators' : settings.human;
+  return [
+    method,
+    human,
+    `by ${settings.groupBy}`,
+    settings.best === 'absolute' ? 'best: largest |r|' : 'best: largest r',
+    ...(settings.variant ? [settings.variant] : []),
+    ...(settings.dimension ? [settings.dimension] : []),
+    ...(settings.ceiling ? ['human ceiling'] : []),
+    settings.intervals ? `intervals B = ${settings.resamples}, seed ${settings.seed}` : 'no intervals',
+  ].join(' · ');
 }
 
 /** What the controls show; they are rebuilt only when it changes, so a field being typed in keeps focus and text. */
@@ -75,6 +110,8 @@ let controlsKey = '';
 
 function renderControls(variants: string[]): void {
   const box = document.getElementById('controls') as HTMLElement;
+  const summary = document.getElementById('settings-summary');
+  if (summary) summary.textContent = `Settings: ${settingsLine()}`;
   const key = JSON.stringify([variants, settings, view.sort, (lastTable?.columns ?? []).map((c) => [c.key, c.label]), rubricInfo]);
   if (key === controlsKey && box.childElementCount > 0) return;
   controlsKey = key;

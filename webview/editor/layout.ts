@@ -2,8 +2,13 @@
  * The dialogue editor's layout (issue 18 items 2 and 7): an item list that resizes (drag or arrow keys on its
  * splitter) and hides (toolbar button or `L`), a transcript that collapses to its last turns, a toolbar whose
  * buttons move into an overflow menu when the editor is narrow (a side panel, a 1280×720 laptop), and a live region
- * that tells screen readers what a label change did. What the researcher chose (width, hidden, whole transcript)
- * is kept in the webview state.
+ * that tells screen readers what a label change did. What the researcher chose (width, hidden, whole transcript,
+ * navigation bar open) is kept in the webview state.
+ *
+ * On a laptop with the panel beside (issue 41 item 5: 1280×720, the Explorer open, the editor about 470 px wide) the
+ * editor keeps one header row: the navigation bar (search, filters, order, progress) folds behind the toolbar's
+ * Find button (`/` opens it and focuses the search), the item list stays at its narrowest width rather than
+ * hiding, and the transcript grows in the item's own scroll instead of scrolling in a box of its own.
  *
  * Kept apart from main.ts (item list, labels) so the layout can change without reshaping them.
  */
@@ -21,14 +26,18 @@ export interface LayoutState {
   listHidden?: boolean;
   /** Show the whole transcript rather than its last turns. */
   transcriptAll?: boolean;
+  /** Navigation bar shown (true) or folded (false) by the researcher; undefined: folded only when the editor is narrow. */
+  navOpen?: boolean;
 }
 
 /** Turns shown of a longer context until the researcher asks for all of them. */
 export const TRANSCRIPT_TAIL = 4;
 const LIST_MIN = 140;
 const LIST_MAX_SHARE = 0.6;
-/** Below this editor width the item list starts hidden (until the researcher shows it). */
-const NARROW = 560;
+/** Below this editor width the item list starts hidden (until the researcher shows it): a phone, not a laptop. */
+const NARROW = 360;
+/** Below this editor width the navigation bar starts folded behind the Find button (a panel beside the editor). */
+const NAV_FOLD = 720;
 /** Toolbar buttons in the order they move into the overflow menu (least used while labelling first). */
 const COLLAPSE_ORDER = ['#cmd-generate', '#cmd-judge', '#cmd-agreement', '#cmd-correlation', '#cmd-annotator', '#cmd-compare', '#cmd-blind'];
 
@@ -64,7 +73,7 @@ function listMax(): number {
 }
 
 function defaultListWidth(): number {
-  return Math.round(Math.min(280, Math.max(LIST_MIN + 20, window.innerWidth * 0.28)));
+  return Math.round(Math.min(280, Math.max(LIST_MIN, window.innerWidth * 0.28)));
 }
 
 function listWidth(): number {
@@ -153,6 +162,55 @@ function initSplitter(): void {
   });
 }
 
+// ---------------------------------------------------------------------------------------------- navigation bar
+
+/** Whether the navigation bar (navigator.ts) is shown now. */
+export function navOpen(): boolean {
+  return state().navOpen ?? window.innerWidth >= NAV_FOLD;
+}
+
+/**
+ * Folds or shows the navigation bar. Done with a class on the body, so it holds whenever navigator.ts builds the
+ * bar; the Find button says which.
+ */
+function applyNav(): void {
+  const open = navOpen();
+  document.body.classList.toggle('nav-folded', !open);
+  const bar = byId('navigator');
+  if (bar) bar.hidden = !open;
+  const toggle = byId('toggle-nav');
+  if (toggle) {
+    toggle.setAttribute('aria-expanded', String(open));
+    // Folded, the button still says when a search or filter narrows the list ("Find · 3 of 15").
+    const count = (byId('nav-count')?.textContent ?? '').trim();
+    const narrowed = /^(\d+) of (\d+) items$/.exec(count);
+    toggle.textContent = !open && narrowed ? `Find · ${narrowed[1]} of ${narrowed[2]}` : 'Find';
+    toggle.title = open ? 'Fold the search, filters and progress (/ focuses the search)' : `Search, filters, order and progress (/)${count ? `: ${count}` : ''}`;
+  }
+}
+
+/** Follows the navigation bar's item count, so the folded Find button can say the list is narrowed. */
+function watchCount(): void {
+  const count = byId('nav-count');
+  if (!count || !('MutationObserver' in window)) return;
+  new MutationObserver(() => {
+    if (!navOpen()) {
+      applyNav();
+      fitToolbar();
+    }
+  }).observe(count, { childList: true, characterData: true, subtree: true });
+}
+
+/** Shows or folds the navigation bar (the Find button); remembered. `focusSearch`: open it and put the cursor in the search. */
+export function toggleNav(focusSearch = false): void {
+  const open = focusSearch ? true : !navOpen();
+  patchState({ navOpen: open } satisfies LayoutState);
+  applyNav();
+  fitToolbar();
+  if (focusSearch) byId('nav-search')?.focus();
+  else announce(open ? 'Search and filters shown' : 'Search and filters folded');
+}
+
 // ---------------------------------------------------------------------------------------------- transcript
 
 /**
@@ -173,7 +231,6 @@ export function collapseTranscript(transcript: HTMLElement): void {
   button.textContent = all ? `Show only the last ${TRANSCRIPT_TAIL} turns (T)` : `Show all ${turns.length} turns (${earlier} earlier) (T)`;
   button.addEventListener('click', () => toggleTranscript());
   transcript.prepend(button);
-  transcript.scrollTop = transcript.scrollHeight;
 }
 
 /** Whole transcript or its last turns (the transcript's button, `T`); remembered. */
@@ -298,13 +355,17 @@ export function fitToolbar(): void {
 
 /**
  * Layout keys, handled in the webview (VS Code has no binding for them): `L` shows or hides the item list, `T` the
- * whole transcript. Not while typing in a field.
+ * whole transcript, `/` opens the navigation bar with the cursor in its search. Not while typing in a field.
  */
 function onKey(e: KeyboardEvent): void {
-  if (e.ctrlKey || e.metaKey || e.altKey || (e.target as HTMLElement).closest('input, textarea, [role="menu"]')) return;
+  if (e.ctrlKey || e.metaKey || e.altKey || (e.target as HTMLElement).closest('input, textarea, select, [role="menu"]')) return;
   const k = e.key.toLowerCase();
   if (k === 'l') toggleList();
   else if (k === 't') toggleTranscript();
+  else if (k === '/') {
+    e.preventDefault();
+    toggleNav(true);
+  }
 }
 
 /**
@@ -317,12 +378,26 @@ export function initLayout(vscodeApi: VsCodeState, onList: () => void): void {
   initSplitter();
   initMenu();
   byId('toggle-list')?.addEventListener('click', () => toggleList());
+  byId('toggle-nav')?.addEventListener('click', () => toggleNav());
   window.addEventListener('keydown', onKey);
   applyList();
+  applyNav();
+  // navigator.ts builds its bar after this: fold it as soon as it is there.
+  if (byId('navigator')) watchCount();
+  else if ('MutationObserver' in window) {
+    const watch = new MutationObserver(() => {
+      if (!byId('navigator')) return;
+      watch.disconnect();
+      applyNav();
+      watchCount();
+    });
+    watch.observe(document.body, { childList: true });
+  }
   const toolbar = byId('toolbar');
   if (toolbar && 'ResizeObserver' in window) new ResizeObserver(() => fitToolbar()).observe(toolbar);
   window.addEventListener('resize', () => {
     applyList();
+    applyNav();
     fitToolbar();
   });
   fitToolbar();

@@ -57,8 +57,43 @@ const FONT = 12;
 /** Average glyph width of the sans-serif font at 12 px, for sizing the name column without a DOM. */
 const CHAR = 6.6;
 
+/** Line height of a wrapped evaluator name, px. */
+const LINE = 14;
+
 function truncate(s: string, maxChars: number): string {
   return s.length <= maxChars ? s : `${s.slice(0, Math.max(1, maxChars - 1))}…`;
+}
+
+/**
+ * Splits a name into lines of at most `maxChars` characters, breaking at spaces (a word longer than a line is cut
+ * into pieces), so that every character of the name is drawn: two evaluators whose names share a long prefix never
+ * read the same (issue 41 item 5). Joining the lines with single spaces (pieces of a cut word without) gives the
+ * name back with its runs of white space made single.
+ *
+ * @param name - the evaluator's display name
+ * @param maxChars - characters per line, ≥ 1
+ * @returns at least one line, none longer than `maxChars`
+ */
+export function wrapName(name: string, maxChars: number): string[] {
+  const width = Math.max(1, Math.floor(maxChars));
+  const lines: string[] = [];
+  let line = '';
+  for (const word of name.trim().split(/\s+/)) {
+    let rest = word;
+    if (line && line.length + 1 + rest.length <= width) {
+      line += ` ${rest}`;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = '';
+    while (rest.length > width) {
+      lines.push(rest.slice(0, width));
+      rest = rest.slice(width);
+    }
+    line = rest;
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
 }
 
 /**
@@ -66,7 +101,8 @@ function truncate(s: string, maxChars: number): string {
  *
  * Each evaluator row is a `<g class="row" data-evaluator="<id>">`; each point a `<g class="cell" data-evaluator
  * data-column>` with a `<title>` (value, interval, p, n) — the panel hangs clicks on these. Names longer than the
- * label column are shortened with an ellipsis; the full name and id are in the row's `<title>`.
+ * label column wrap onto more lines ({@link wrapName}; the row grows), so the drawing — and a file exported from it —
+ * names every evaluator in full; the full name and id are also in the row's `<title>`.
  *
  * @param t - a correlation table ({@link correlationTable}); intervals are drawn when it has them
  * @returns the SVG text (UTF-8), all user text escaped
@@ -80,7 +116,11 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
   const maxChars = Math.floor((labelWidth - 16) / CHAR);
   const gap = 16;
   const top = 74;
-  const plotHeight = Math.max(1, rows.length) * rowHeight;
+  const names = rows.map((r) => wrapName(r.displayName, maxChars));
+  const heights = names.map((lines) => Math.max(rowHeight, lines.length * LINE + 8));
+  const tops: number[] = [];
+  heights.reduce((y, h) => (tops.push(y), y + h), top);
+  const plotHeight = Math.max(rowHeight, heights.reduce((a, h) => a + h, 0));
   const axisY = top + plotHeight + 4;
   const height = axisY + 58;
   const width = labelWidth + t.columns.length * (panelWidth + gap) + 8;
@@ -89,7 +129,7 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
   const title = options.title ?? `${t.method === 'spearman' ? "Spearman's" : t.method === 'pearson' ? "Pearson's" : "Kendall's"} ${sym} with the ${who}' ${t.dimension ? t.dimension.phrase : 'coherence score'}`;
   const inner = 12;
   const xOf = (v: number) => Math.round((inner + ((v + 1) / 2) * (panelWidth - 2 * inner)) * 10) / 10;
-  const rowY = (i: number) => top + i * rowHeight + rowHeight / 2;
+  const rowY = (i: number) => tops[i] + heights[i] / 2;
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(`Forest plot: ${title}, ${rows.length} evaluators, ${t.columns.length} groups`)}" class="forest-plot" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="${FONT}">`,
@@ -105,12 +145,16 @@ export function forestPlotSvg(t: CorrelationTable, options: ForestPlotOptions = 
 
   // Row backgrounds and names (one group per evaluator, spanning the panels, so a click anywhere on the row hits it).
   rows.forEach((r, i) => {
-    const y = top + i * rowHeight;
+    const y = tops[i];
     const best = r.cells.some((c) => c.best);
+    const lines = names[i];
+    // The first baseline so that the lines sit centred in the row.
+    const first = y + heights[i] / 2 - ((lines.length - 1) * LINE) / 2 + FONT / 2 - 2;
+    const text = lines.length === 1 ? escapeXml(lines[0]) : lines.map((l, j) => `<tspan x="8" y="${first + j * LINE}">${escapeXml(l)}</tspan>`).join('');
     out.push(
       `<g class="row" data-evaluator="${escapeXml(r.evaluatorId)}"><title>${escapeXml(`${r.displayName}\n${r.evaluatorId}`)}</title>`,
-      `<rect class="row-bg" x="0" y="${y}" width="${width}" height="${rowHeight}"/>`,
-      `<text x="8" y="${y + rowHeight / 2 + FONT / 2 - 2}"${best ? ' class="best"' : ''}>${escapeXml(truncate(r.displayName, maxChars))}</text>`,
+      `<rect class="row-bg" x="0" y="${y}" width="${width}" height="${heights[i]}"/>`,
+      `<text x="8" y="${first}"${best ? ' class="best"' : ''}>${text}</text>`,
       '</g>',
     );
   });

@@ -7,6 +7,7 @@ export const EDITOR_PAGE: WebviewPage = {
   style: 'editor',
   body: `<div id="toolbar" role="toolbar" aria-label="Dialogue editor">
   <button id="toggle-list" type="button" class="icon-button" aria-controls="item-list" aria-expanded="true" aria-label="Hide the item list (L)" title="Hide the item list (L)">☰</button>
+  <button id="toggle-nav" type="button" class="icon-button" aria-controls="navigator" aria-expanded="true" title="Search, filters, order and progress (/)">Find</button>
   <span id="file"></span><span id="busy" class="muted" role="status"></span><span class="spacer"></span>
   <span id="mode" class="muted"></span>
   <span id="annotator" class="muted"></span>

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cellPoints, correlationData, correlationTable, type CorrelationTable } from '../../../src/core/correlation/correlationTable';
-import { escapeXml, forestPlotSvg, stripPlotSvg } from '../../../src/core/correlation/forestPlot';
+import { escapeXml, forestPlotSvg, stripPlotSvg, wrapName } from '../../../src/core/correlation/forestPlot';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
 
 const FIXTURE = join(__dirname, '../../fixtures/correlation/evalreflections-synthetic.dialogues.jsonl');
@@ -61,6 +61,13 @@ function all(e: Element, pred: (e: Element) => boolean, out: Element[] = []): El
 const hasClass = (e: Element, c: string) => (e.attrs.class ?? '').split(/\s+/).includes(c);
 const textOf = (e: Element): string => e.text + e.children.filter((c) => c.name !== 'title').map(textOf).join('');
 
+/** The name a row draws: its text's lines (tspans) joined by spaces, the `<title>` left out. */
+const drawnName = (row: Element): string => {
+  const text = all(row, (e) => e.name === 'text')[0];
+  const spans = text.children.filter((c) => c.name === 'tspan');
+  return (spans.length ? spans.map((t) => t.text).join(' ') : text.text).trim();
+};
+
 describe('forest plot (SVG, no DOM)', () => {
   let table: CorrelationTable;
   before(() => {
@@ -76,8 +83,8 @@ describe('forest plot (SVG, no DOM)', () => {
     const rows = all(svg, (e) => e.name === 'g' && hasClass(e, 'row'));
     assert.deepEqual(rows.map((r) => r.attrs['data-evaluator']), table.rows.map((r) => r.evaluatorId));
     rows.forEach((r, i) => {
-      const name = textOf(r).trim();
-      assert.ok(table.rows[i].displayName.startsWith(name.replace(/…$/, '')), `${name} is the start of ${table.rows[i].displayName}`);
+      const name = drawnName(r);
+      assert.equal(name.replace(/\s+/g, ''), table.rows[i].displayName.replace(/\s+/g, ''), 'the whole name is drawn');
       assert.ok(!name.includes('@'), 'a readable name, not the id');
     });
     const panels = all(svg, (e) => e.name === 'g' && hasClass(e, 'panel'));
@@ -123,6 +130,42 @@ describe('forest plot (SVG, no DOM)', () => {
     const style = all(svg, (e) => e.name === 'style')[0].text;
     assert.match(style, /\.reference \{[^}]*stroke-dasharray/);
     assert.ok(!all(svg, (e) => hasClass(e, 'row')).some((r) => r.attrs['data-evaluator'] === table.reference.evaluatorId));
+  });
+
+  it('keeps full evaluator names in an exported file: two names sharing a long prefix never read the same (issue 41 item 5)', () => {
+    const t: CorrelationTable = JSON.parse(JSON.stringify(table));
+    const a = 'instructions-error-explanations × rating · reflect-gpt2-tiny';
+    const b = 'instructions-error-explanations × rating · reflect-gpt2-small';
+    t.rows[0].displayName = a;
+    t.rows[1].displayName = b;
+    // As the panel's Export SVG writes it (and reflect-eval correlate --plot), and with a narrow name column.
+    for (const options of [{ background: '#ffffff' }, { background: '#ffffff', labelWidth: 140 }]) {
+      const text = forestPlotSvg(t, options);
+      const svg = parseXml(text);
+      const rows = all(svg, (e) => hasClass(e, 'row'));
+      const names = rows.map(drawnName);
+      assert.equal(names[0].replace(/\s+/g, ''), a.replace(/\s+/g, ''), `${names[0]} (${JSON.stringify(options)})`);
+      assert.equal(names[1].replace(/\s+/g, ''), b.replace(/\s+/g, ''), names[1]);
+      assert.notEqual(names[0], names[1]);
+      assert.ok(!names.some((n) => n.includes('…')), 'no name shortened');
+      // Every line of a name inside the drawing's width.
+      const width = Number(svg.attrs.width);
+      for (const r of rows) for (const tspan of all(r, (e) => e.name === 'tspan')) assert.ok(tspan.text.length * 6.6 + 8 <= (options.labelWidth ?? width), tspan.text);
+      // Rows do not overlap: each row's background starts where the one before ends.
+      const bgs = rows.map((r) => all(r, (e) => hasClass(e, 'row-bg'))[0].attrs);
+      for (let i = 1; i < bgs.length; i++) assert.equal(Number(bgs[i].y), Number(bgs[i - 1].y) + Number(bgs[i - 1].height));
+      // Each point sits in the middle of its (taller) row.
+      const mark = all(svg, (e) => hasClass(e, 'cell') && e.attrs['data-evaluator'] === t.rows[1].evaluatorId).find((m) => all(m, (e) => e.name === 'circle').length);
+      if (mark) assert.equal(Number(all(mark, (e) => e.name === 'circle')[0].attrs.cy), Number(bgs[1].y) + Number(bgs[1].height) / 2);
+    }
+  });
+
+  it('wraps a name at spaces and cuts only a word longer than a line', () => {
+    assert.deepEqual(wrapName('BLEU-4', 20), ['BLEU-4']);
+    assert.deepEqual(wrapName('instructions × rating · reflect-gpt2-tiny', 22), ['instructions × rating', '· reflect-gpt2-tiny']);
+    assert.deepEqual(wrapName('abcdefghij', 4), ['abcd', 'efgh', 'ij']);
+    assert.deepEqual(wrapName('', 5), ['']);
+    for (const line of wrapName('instructions-error-explanations × rating · reflect-gpt2-small', 19)) assert.ok(line.length <= 19, line);
   });
 
   it('escapes names, ids and group labels', () => {
