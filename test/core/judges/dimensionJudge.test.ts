@@ -11,6 +11,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { documentItems, parseDocument } from '../../../src/core/format/jsonl';
+import { buildSignature } from '../../../src/core/evaluators/signature';
 import { judgeCacheKey } from '../../../src/core/judges/cache';
 import { dimensionRequest, withDimensionRequest } from '../../../src/core/judges/dimensionRequest';
 import { judgeEvaluatorId } from '../../../src/core/judges/judge';
@@ -81,7 +82,7 @@ describe('judges rate a rubric dimension (issue 39 item 4)', function () {
 
   it('the dimension and its scale are in the evaluator id and the cache key: configurations that differ never share one', () => {
     const lib = loadPromptLibrary(prompts);
-    const judge = { id: 'api:m', signature: 'backend:openai-chat|model:m|rv:0.1.0' };
+    const judge = { id: 'api:m', signature: buildSignature([['backend', 'openai-chat'], ['model', 'm']]) };
     const backend = { backend: 'openai-chat', model: 'm', temperature: 0 };
     const context = [{ speaker: 'User', text: 'context 0' }];
     const configs = [
@@ -156,7 +157,7 @@ describe('judges rate a rubric dimension (issue 39 item 4)', function () {
       const sink = new MemorySink(items);
       const report = await runJudgePlan(plan, { file, items }, testJobHost(dir), sink);
       assert.deepEqual(report.warnings, []);
-      const id = report.data!.records[0].evaluatorId as string;
+      const id = (report.data as { records: { evaluatorId: string }[] }).records[0].evaluatorId;
       assert.match(id, /^judge:api:m:instructions×dimension:Overall@/);
       const prompt = String((stub.requests[0].body.messages as { content: string }[])[0].content);
       assert.match(prompt, /How good is the response overall\?\nRate the Response Candidate on a discrete scale from 1 to 5, where:\n1 means "very poor"\n2\n3\n4\n5 means "excellent"\nOverall quality \(1-5\):$/);
