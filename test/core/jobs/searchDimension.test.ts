@@ -77,7 +77,7 @@ describe('prompt search on a rubric dimension (issue 39 item 4)', function () {
     const rated = items.filter((it) => dev.has(it.id)).flatMap((it) => it.candidates.flatMap((c) => (meanOverall.get(c.text) === null ? [] : [meanOverall.get(c.text)!])));
     const pairs = rated.map((m) => [Math.round(m), m] as const);
     assert.equal(w.dev!.n, pairs.length);
-    assert.ok(Math.abs(w.dev!.rho! - spearmanRho(pairs.map((p) => p[0]), pairs.map((p) => p[1])).statistic) < 1e-12);
+    assert.ok(Math.abs((w.dev!.rho as number) - (spearmanRho(pairs.map((p) => p[0]), pairs.map((p) => p[1])).statistic as number)) < 1e-12);
     const prompt = String((stub.requests[0].body.messages as { content: string }[])[0].content);
     assert.match(prompt, /\nOverall\nRate the Response Candidate on a discrete scale from 1 to 5, where:\n1\n2\n3\n4\n5\nOverall \(1-5\):$/);
   });
