@@ -103,7 +103,7 @@ export class AgreementPanel {
       script: 'agreement',
       style: 'agreement',
       body: `<header><h2 id="title">Agreement &amp; error analyses</h2><p id="summary" class="muted"></p></header>
-<section id="dimension-section" hidden><h3>Inter-annotator agreement on a rubric dimension <span class="muted">(the coefficient that fits its type first)</span></h3><div id="dimension-picker"></div><div id="dimension"></div></section>
+<section id="dimension-section" hidden><h3>Inter-annotator agreement on a rubric dimension</h3><div id="dimension-picker"></div><div id="dimension"></div></section>
 <section id="kappa-section"><h3>Inter-annotator agreement: Fleiss' kappa <span class="muted">(first study §5.1, Table 4)</span> <button class="csv" data-table="agreement">CSV</button></h3><div id="kappa"></div></section>
 <section id="groups-section"><h3>Coherence scores by annotator group <span class="muted">(ICMI 2023 §2.1)</span> <button class="csv" data-table="group-coherence">CSV</button></h3><div id="groups"></div></section>
 <section id="coherence-section"><h3>Figure 3: coherence rate per decoding strategy <span class="muted">(§5.2)</span> <button class="csv" data-table="coherence-rate">CSV</button></h3><div class="chart"><canvas id="coherence-chart" role="img"></canvas></div><div id="coherence"></div></section>

@@ -292,12 +292,12 @@ function renderDimension(m: AnalysisMessage): void {
     return o;
   }));
   picker.addEventListener('change', () => channel.notify('pickDimension', { dimension: (picker as HTMLSelectElement).value }));
-  $('dimension-picker').replaceChildren(el('label', {}, 'Dimension ', picker), el('span', { class: 'muted' }, ` rubric "${r.name}"`));
+  $('dimension-picker').replaceChildren(el('label', {}, 'Dimension ', picker), el('span', { class: 'muted' }, `of the rubric "${r.name}"; the coefficient that fits its type first (Fleiss' kappa for binary and categorical, Krippendorff's alpha at the ordinal or interval level otherwise)`));
   $('dimension').replaceChildren(
     ...(view.tables.length === 0 ? [el('p', { class: 'muted' }, 'No response has labels of this dimension from two or more annotators yet.')] : []),
     ...view.tables.flatMap((t) => [
       el('h4', {}, t.title),
-      el('p', { class: 'headline' }, ...t.rows.map((row) => el('span', { 'data-row': row.key, 'data-headline': row.headline.value === null ? '' : String(row.headline.value) }, `${row.headline.name}: ${num(row.headline.value)} `))),
+      el('p', { class: 'headline' }, ...t.rows.map((row, i) => el('span', { 'data-row': row.key, 'data-headline': row.headline.value === null ? '' : String(row.headline.value) }, `${i > 0 ? ' · ' : ''}${t.rows.length > 1 ? `${t.cells[i]?.[0] ?? row.key}: ` : ''}${row.headline.name} ${num(row.headline.value)}`))),
       table(t.columns, t.cells.map((row, i) => el('tr', { 'data-row': t.rows[i]?.key ?? '', 'data-group': t.group }, ...row.map((cell, j) => (j === 0 ? td(cell) : numTd(cell))))), 'dimension-coefficients'),
       el('ul', { class: 'notes muted' }, ...t.notes.map((n) => el('li', {}, n))),
     ]),
