@@ -21,6 +21,11 @@ import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
 import { siblingFile } from '../core/dialogue/siblingFile';
+import { existsSync, statSync } from 'node:fs';
+import { MI_PRESET, MI_RUBRIC } from '../core/rubric/presets';
+import type { Rubric } from '../core/rubric/rubric';
+import { loadRubric, rubricPathOf } from '../core/rubric/rubricFile';
+import { agreementDimensionChoices, dimensionAgreementView } from './agreementDimension';
 
 /** Recomputing waits this long after the last edit, so a burst of label keys costs one analysis. */
 const DEBOUNCE_MS = 250;
@@ -98,6 +103,7 @@ export class AgreementPanel {
       script: 'agreement',
       style: 'agreement',
       body: `<header><h2 id="title">Agreement &amp; error analyses</h2><p id="summary" class="muted"></p></header>
+<section id="dimension-section" hidden><h3>Inter-annotator agreement on a rubric dimension</h3><div id="dimension-picker"></div><div id="dimension"></div></section>
 <section id="kappa-section"><h3>Inter-annotator agreement: Fleiss' kappa <span class="muted">(first study §5.1, Table 4)</span> <button class="csv" data-table="agreement">CSV</button></h3><div id="kappa"></div></section>
 <section id="groups-section"><h3>Coherence scores by annotator group <span class="muted">(ICMI 2023 §2.1)</span> <button class="csv" data-table="group-coherence">CSV</button></h3><div id="groups"></div></section>
 <section id="coherence-section"><h3>Figure 3: coherence rate per decoding strategy <span class="muted">(§5.2)</span> <button class="csv" data-table="coherence-rate">CSV</button></h3><div class="chart"><canvas id="coherence-chart" role="img"></canvas></div><div id="coherence"></div></section>
@@ -113,7 +119,13 @@ export class AgreementPanel {
     private readonly channel: HostChannel<AgreementProtocol>,
     private readonly editors: DialogueEditorProvider,
   ) {
-    channel.on('ready', () => this.update()).on('exportCsv', (m) => this.exportCsv(m.table));
+    channel
+      .on('ready', () => this.update())
+      .on('exportCsv', (m) => this.exportCsv(m.table))
+      .on('pickDimension', (m) => {
+        this.dimension = m.dimension || undefined;
+        this.update();
+      });
     this.disposables.push(
       editors.onDidChangeActive(() => this.update()),
       onDidChangeDialogue((e) => {
@@ -129,6 +141,21 @@ export class AgreementPanel {
       this.disposables.forEach((d) => d.dispose());
     });
   }
+
+  /** The dimension picked on a study with its own rubric (undefined: the rubric's primary). */
+  private dimension: string | undefined;
+
+  /** The active study's rubric (its `*.rubric.json`, else the MI preset), cached by the rubric file's modification time. */
+  private rubric(document: DialogueFileDocument): Rubric {
+    if (document.uri.scheme !== 'file') return MI_RUBRIC;
+    const path = rubricPathOf(document.uri.fsPath);
+    const mtimeMs = existsSync(path) ? statSync(path).mtimeMs : null;
+    if (this.rubricRead?.path === path && this.rubricRead.mtimeMs === mtimeMs) return this.rubricRead.rubric;
+    const rubric = loadRubric(document.uri.fsPath).rubric;
+    this.rubricRead = { path, mtimeMs, rubric };
+    return rubric;
+  }
+  private rubricRead: { path: string; mtimeMs: number | null; rubric: Rubric } | undefined;
 
   private scheduleUpdate(): void {
     clearTimeout(this.timer);
@@ -148,6 +175,15 @@ export class AgreementPanel {
       const cli = `reflect-eval agreement ${shellWord(file)}${prefix === DEFAULT_EXPERT_PREFIX ? '' : ` --expert-prefix ${shellWord(prefix)}`}`;
       try {
         const items = documentItems(parseDialogue(document));
+        const rubric = this.rubric(document);
+        if (rubric.name !== MI_PRESET) {
+          // A study with its own rubric: the picked dimension's coefficients (the first study's analyses are the MI preset's).
+          const view = dimensionAgreementView(items, rubric, this.dimension, { expertPrefix: prefix });
+          this.last = undefined;
+          const dimensionCli = `${cli} --dimension ${shellWord(view.dimension)}`;
+          this.channel.notify('analysis', { file, analysis: null, errorCategories: [], cli: dimensionCli, rubric: { name: rubric.name, primary: rubric.primary, dimensions: agreementDimensionChoices(rubric) }, dimension: view });
+          return;
+        }
         const analysis = firstStudyAnalysis(items, { groupRules: { expertPrefix: prefix } });
         const errors = errorCategoryTables(items, file, prefix);
         this.last = { document, analysis, errorTables: errors.tables };

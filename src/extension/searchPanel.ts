@@ -26,7 +26,8 @@ function summaryOf(r: SearchResult): LeaderboardSummary {
     s.kind === 'kfold'
       ? `${s.k} folds by ${s.groupBy}, seed ${s.seed}: ${s.devGroups + s.testGroups} contexts`
       : `development/held-out by ${s.groupBy}, seed ${s.seed}: ${s.devGroups} + ${s.testGroups} ${s.groupBy === 'transcript' ? 'transcripts' : 'contexts'} (${s.devItems.length} + ${s.testItems.length} items)`;
-  return { split, human: r.human, optimismGap: r.optimismGap, calls: r.calls, cacheHits: r.cacheHits, estimate: r.estimate ?? null, crossFit: r.crossFit ?? null };
+  const target = r.target ? { target: `${r.target.phrase} (dimension ${JSON.stringify(r.target.dimension)}, ${r.human})` } : {};
+  return { split, human: r.human, ...target, optimismGap: r.optimismGap, calls: r.calls, cacheHits: r.cacheHits, estimate: r.estimate ?? null, crossFit: r.crossFit ?? null };
 }
 
 export class SearchPanel {

@@ -8,7 +8,7 @@ import type { AgreementRow, AgreementTable } from '../../src/core/agreement/agre
 import { formatNumber } from '../../src/core/tables/numberFormat';
 import { el } from '../shared/dom';
 import { WebviewChannel } from '../shared/ipc';
-import type { AgreementProtocol, AnalysisMessage, AnalysisView, ErrorCategoryTableView, ExportableTable } from './protocol';
+import type { AgreementProtocol, AnalysisMessage, AnalysisView, DimensionAgreementView, ErrorCategoryTableView, ExportableTable } from './protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -276,10 +276,48 @@ function renderErrorCategories(views: ErrorCategoryTableView[]): void {
   );
 }
 
+/** Sections of the first study's analyses (the MI preset's), hidden on a study with its own rubric. */
+const MI_SECTIONS = ['kappa-section', 'groups-section', 'coherence-section', 'errors-section'];
+
+/**
+ * A study with its own rubric: the dimension picker (every dimension but free text) and the picked dimension's
+ * coefficients per annotator group, the one that fits its type named first (`reflect-eval agreement --dimension`).
+ */
+function renderDimension(m: AnalysisMessage): void {
+  const r = m.rubric!;
+  const view = m.dimension as DimensionAgreementView;
+  const picker = el('select', { id: 'dimension-select', 'aria-label': 'Dimension' }, ...r.dimensions.map((d) => {
+    const o = el('option', { value: d.name }, `${d.title}${d.name === r.primary ? ' (primary)' : ''} · ${d.type}`);
+    if (d.name === view.dimension) o.setAttribute('selected', '');
+    return o;
+  }));
+  picker.addEventListener('change', () => channel.notify('pickDimension', { dimension: (picker as HTMLSelectElement).value }));
+  $('dimension-picker').replaceChildren(el('label', {}, 'Dimension ', picker), el('span', { class: 'muted' }, `of the rubric "${r.name}"; the coefficient that fits its type first (Fleiss' kappa for binary and categorical, Krippendorff's alpha at the ordinal or interval level otherwise)`));
+  $('dimension').replaceChildren(
+    ...(view.tables.length === 0 ? [el('p', { class: 'muted' }, 'No response has labels of this dimension from two or more annotators yet.')] : []),
+    ...view.tables.flatMap((t) => [
+      el('h4', {}, t.title),
+      el('p', { class: 'headline' }, ...t.rows.map((row, i) => el('span', { 'data-row': row.key, 'data-headline': row.headline.value === null ? '' : String(row.headline.value) }, `${i > 0 ? ' · ' : ''}${t.rows.length > 1 ? `${t.cells[i]?.[0] ?? row.key}: ` : ''}${row.headline.name} ${num(row.headline.value)}`))),
+      table(t.columns, t.cells.map((row, i) => el('tr', { 'data-row': t.rows[i]?.key ?? '', 'data-group': t.group }, ...row.map((cell, j) => (j === 0 ? td(cell) : numTd(cell))))), 'dimension-coefficients'),
+      el('ul', { class: 'notes muted' }, ...t.notes.map((n) => el('li', {}, n))),
+    ]),
+  );
+}
+
 channel.on('analysis', (m: AnalysisMessage) => {
   $('title').textContent = m.file ? `Agreement & error analyses: ${m.file}` : 'Agreement & error analyses';
-  document.body.classList.toggle('empty', !m.analysis);
   $('cli').replaceChildren(...(m.cli ? ['Same numbers on the command line: ', el('code', {}, m.cli)] : []));
+  const own = Boolean(m.rubric && m.dimension);
+  $('dimension-section').hidden = !own;
+  for (const id of MI_SECTIONS) $(id).hidden = own;
+  if (own) {
+    document.body.classList.remove('empty');
+    renderErrorCategories([]);
+    $('summary').textContent = `A study with its own rubric ("${m.rubric!.name}"): agreement per dimension.`;
+    renderDimension(m);
+    return;
+  }
+  document.body.classList.toggle('empty', !m.analysis);
   const a = m.analysis;
   renderErrorCategories(m.errorCategories);
   if (!a) {

@@ -31,6 +31,40 @@ export interface ErrorCategoryTableView {
   notes: string[];
 }
 
+/** A dimension of the study's rubric the agreement picker offers (any but free text). */
+export interface RubricDimensionChoice {
+  name: string;
+  title: string;
+  type: string;
+}
+
+/**
+ * The agreement of one rubric dimension on a study with its own rubric (`reflect-eval agreement <file> --dimension
+ * <name>`): per annotator group, the table as the text export prints it and each row's unrounded coefficients.
+ */
+export interface DimensionAgreementView {
+  dimension: string;
+  type: string;
+  tables: {
+    group: string;
+    title: string;
+    columns: string[];
+    cells: string[][];
+    notes: string[];
+    rows: {
+      key: string;
+      level: string;
+      /** The coefficient that fits the row's level: Fleiss' kappa (nominal) or Krippendorff's alpha (ordinal, interval). */
+      headline: { name: string; value: number | null };
+      kappa: number | null;
+      alpha: number | null;
+      ac1: number | null;
+      iccSingle: number | null;
+      iccAverage: number | null;
+    }[];
+  }[];
+}
+
 /** The analysis of the active dialogue file, as the panel shows it. */
 export interface AnalysisMessage {
   /** Workspace-relative path of the dialogue file, or null when no dialogue editor is open. */
@@ -42,11 +76,17 @@ export interface AnalysisMessage {
   cli: string | null;
   /** Why there is no analysis (e.g. a file that cannot be read). */
   error?: string;
+  /**
+   * A study with a rubric of its own (not the MI preset): its dimensions for the picker and the picked one's
+   * coefficients; then `analysis` (the first study's coherence analyses) is null.
+   */
+  rubric?: { name: string; primary: string; dimensions: RubricDimensionChoice[] };
+  dimension?: DimensionAgreementView;
 }
 
 export interface AgreementProtocol extends Protocol {
   toWebview: { analysis: AnalysisMessage };
   /** `exportCsv`: write one part of the analysis as CSV where the user picks. */
-  toHost: { ready: Record<string, never>; exportCsv: { table: ExportableTable } };
+  toHost: { ready: Record<string, never>; exportCsv: { table: ExportableTable }; pickDimension: { dimension: string } };
   requests: Record<string, never>;
 }

@@ -46,7 +46,7 @@ function render(m: LeaderboardView): void {
   const facts = [
     `report ${m.report}`,
     s.split,
-    `target: share of ${s.human} saying coherent`,
+    s.target ? `target: ${s.target}` : `target: share of ${s.human} saying coherent`,
     `${s.calls} calls, ${s.cacheHits} from the cache`,
     ...(s.estimate ? [`${s.estimate.judgements} judgements planned${s.estimate.cost !== null ? `, cost ≤ ${s.estimate.cost.toFixed(4)}` : ''}`] : []),
   ];

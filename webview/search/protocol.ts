@@ -11,6 +11,8 @@ export interface LeaderboardSummary {
   /** How the labelled items were split, e.g. `dev/held-out by context, seed 0: 8 + 7 contexts`. */
   split: string;
   human: string;
+  /** With a rubric dimension: how the target is named, e.g. `mean rating of Overall (dimension "Overall", all)`; absent: the share saying coherent. */
+  target?: string;
   /** Development − held-out rho of the chosen variant. */
   optimismGap: number | null;
   calls: number;

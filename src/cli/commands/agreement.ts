@@ -25,7 +25,7 @@ import {
   type PlainTable,
 } from '../../core/metaEvaluation/metaEvaluationExport';
 import { leaveOneOutCeiling } from '../../core/correlation/ceiling';
-import { agreementCoefficientsBy } from '../../core/agreement/coefficientsTable';
+import { agreementCoefficientsBy, dimensionCoefficients } from '../../core/agreement/coefficientsTable';
 import { itemsBy } from '../../core/dialogue/groupBy';
 import { lengthBias } from '../../core/metaEvaluation/lengthBias';
 import { evaluatorVsMajority } from '../../core/metaEvaluation/majorityLabel';
@@ -78,7 +78,7 @@ export function registerAgreement(program: Command): void {
     .option('--length-bias', 'each --evaluator against response length, and its partial correlation with the human score controlling for length')
     .option('--vs-majority <threshold>', 'each --evaluator (score ≥ threshold → coherent) against the majority label of --group: confusion, kappa, precision and recall of incoherent', finite)
     .option('--errors-vs <evaluator>', "an error-category judge (request error-categories) against the majority error labels of --group: per category Cohen's kappa, precision, recall, F1, and the most evident error (id, unique id prefix or display name)")
-    .option('--dimension <name>', "--ceiling and --length-bias: the rubric dimension of the human score, its name exactly (default: the rubric's primary, coherent in the MI preset)")
+    .option('--dimension <name>', "--ceiling and --length-bias: the rubric dimension of the human score, its name exactly (default: the rubric's primary, coherent in the MI preset); on a study with its own rubric, also the one dimension whose agreement coefficients are printed (default: every dimension)")
     .addOption(new Option('--human-score <rule>', '--length-bias: mean | median | count | majority (default: count for binary, mean for ordinal and numeric)').choices([...HUMAN_SCORE_RULES]))
     .option('--evaluator <evaluators...>', 'evaluators for --ceiling, --length-bias, --vs-majority (ids, unique id prefixes or display names; default: all)')
     .addOption(new Option('--group <group>', 'annotator group of --ceiling, --vs-majority and --length-bias').choices([...GROUPS]).default('experts'))
@@ -100,8 +100,6 @@ export function registerAgreement(program: Command): void {
       const by = opts.by as string | undefined;
       const parts = by ? itemsBy(items, by) : [{ key: 'all', items: [...items], candidates: 0 }];
       const group = opts.group as HumanGroup;
-      // --dimension / --human-score: the human score of --ceiling and --length-bias
-      const spec = tableSpec(dimensionFromFlags(file, opts));
 
       if (opts.errorsVs !== undefined) {
         const id = resolveEvaluator(items, opts.errorsVs as string, { groupRules });
@@ -119,6 +117,8 @@ export function registerAgreement(program: Command): void {
       }
       const evaluatorAnalyses = Boolean(opts.ceiling || opts.lengthBias || opts.vsMajority !== undefined);
       if (evaluatorAnalyses) {
+        // --dimension / --human-score: the human score of --ceiling and --length-bias
+        const spec = tableSpec(dimensionFromFlags(file, opts));
         const all = correlationData(items, { groupRules, evaluators: undefined }).evaluatorIds;
         const ids = opts.evaluator ? (opts.evaluator as string[]).map((e) => resolveEvaluator(items, e, { groupRules })) : all;
         const names = displayNames(ids);
@@ -160,11 +160,15 @@ export function registerAgreement(program: Command): void {
       // the coefficients of its dimensions are the agreement table.
       const rubric = /\.(csv|tsv)$/i.test(file) ? MI_RUBRIC : loadRubric(resolve(file)).rubric;
       if (rubric.name !== MI_PRESET) {
-        const coefficients = agreementCoefficientsBy(items, by ?? null, { groupRules, bootstrap, rubric });
+        const all = agreementCoefficientsBy(items, by ?? null, { groupRules, bootstrap, rubric });
+        // --dimension: that dimension's rows only (the agreement panel's picker shows the same)
+        const coefficients = opts.dimension !== undefined ? dimensionCoefficients(all, rubric, opts.dimension as string) : all;
         if (opts.json) process.stdout.write(JSON.stringify({ rubric: rubric.name, coefficients }, null, 2) + '\n');
         else process.stdout.write(renderTables(groupedCoefficientsPlainTables(coefficients, { compact: format === 'text' }), format));
         return;
       }
+      // The MI preset's first-study analyses are coherence's: a --dimension is still checked against the rubric.
+      if (opts.dimension !== undefined || opts.humanScore !== undefined) dimensionFromFlags(file, opts);
       const withCoefficients = Boolean(opts.coefficients);
       if (!by) {
         const analysis = analyse(items);

@@ -21,7 +21,8 @@ export function registerJudge(program: Command): void {
     .option('--model <name>', 'local: model folder, hub id or bundled:<name> (default: bundled); openai: model name')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (openai backend)', 'https://api.openai.com/v1')
     .option('--body <name>', 'task body template', 'instructions')
-    .option('--request <name>', 'assessment request template', 'rating')
+    .option('--request <name>', 'assessment request template (default rating; with --dimension, built from the rubric)')
+    .option('--dimension <name>', "the rubric dimension the judge rates, its name exactly: a binary, ordinal or numeric dimension of the study's rubric; its request is written from the rubric's question, scale and anchors (docs/judging.md; overrides the config's)")
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
     .option('--concurrency <n>', 'judgements in flight at once', positiveInt, 4)
     .option('--repeats <K>', 'ask each prompt K times: every reply kept, plus a "mean of K" evaluator (overrides the config\'s)', positiveInt)
@@ -45,8 +46,10 @@ export function registerJudge(program: Command): void {
             ? { backend: 'openai-chat', model: opts.model as string, baseURL: opts.baseUrl as string, apiKeyEnv: process.env[DEFAULT_API_KEY_ENV] ? DEFAULT_API_KEY_ENV : 'OPENAI_API_KEY' }
             : { backend: 'local', ...(opts.model ? { model: opts.model as string } : {}) };
         if (spec.backend !== 'local' && !spec.model) throw new Error('--model is required with --backend openai');
-        plan = validateJudgePlan({ judges: [spec], bodies: [opts.body], requests: [opts.request], concurrency: opts.concurrency }, 'flags');
+        const requests = opts.request !== undefined ? [opts.request] : opts.dimension === undefined ? ['rating'] : undefined;
+        plan = validateJudgePlan({ judges: [spec], bodies: [opts.body], ...(requests ? { requests } : {}), ...(opts.dimension !== undefined ? { dimension: opts.dimension } : {}), concurrency: opts.concurrency }, 'flags');
       }
+      if (opts.config && opts.dimension !== undefined) plan = validateJudgePlan({ ...plan, dimension: opts.dimension }, '--dimension');
       if (opts.repeats !== undefined) plan = validateJudgePlan({ ...plan, repeats: opts.repeats }, '--repeats');
       if (opts.batch) plan = validateJudgePlan({ ...plan, batch: true }, '--batch');
       if (opts.cache === false) plan.cache = false;

@@ -8,7 +8,7 @@ import { runPlanOnFile } from '../../core/jobs/file';
 import { JOBS } from '../../core/jobs/plans';
 import { estimateLines, validateSearchPromptsPlan, type SearchPromptsPlan } from '../../core/jobs/searchPrompts';
 import { readStudy } from '../../core/format/studyFiles';
-import { positiveInt, runtimeFromFlags, withRuntimeOptions } from '../common';
+import { dimensionFromFlags, positiveInt, runtimeFromFlags, withDimensionOptions, withRuntimeOptions } from '../common';
 import { cliHost, printReport, withInterrupt } from '../host';
 import { readJsonArg } from '../plans';
 
@@ -19,7 +19,7 @@ function nonNegativeInt(v: string): number {
 }
 
 export function registerSearchPrompts(program: Command): void {
-  withRuntimeOptions(program.command('search-prompts <file>'))
+  withDimensionOptions(withRuntimeOptions(program.command('search-prompts <file>')))
     .description('search judge prompt variants (parts A–D, requests, few-shot examples, judges) on development items split by dialogue context; report the chosen variant on held-out items beside the paper\'s variants (docs/prompt-search.md)')
     .requiredOption('--config <search.json>', 'the search: judges, parts, requests, fewShot, split, budget, prices (docs/prompt-search.md)')
     .option('--prompts <dir>', 'a prompts folder that overrides the bundled templates')
@@ -45,6 +45,12 @@ export function registerSearchPrompts(program: Command): void {
       }
       if (opts.writeWinner !== undefined) overrides.writeWinner = opts.writeWinner === true ? true : resolve(opts.writeWinner as string);
       if (opts.cache === false) overrides.cache = false;
+      // --dimension / --human-score: the human score the variants are chosen on (checked against the rubric before any work)
+      if (opts.dimension !== undefined || opts.humanScore !== undefined) {
+        const d = dimensionFromFlags(resolve(file), { dimension: opts.dimension ?? plan.dimension, humanScore: opts.humanScore ?? plan.humanScore });
+        overrides.dimension = d.dimension ?? d.rubric.primary;
+        if (d.humanScore !== undefined) overrides.humanScore = d.humanScore;
+      }
       const runtime = runtimeFromFlags(opts, plan.runtime);
       if (runtime) overrides.runtime = runtime;
       if (Object.keys(overrides).length) plan = validateSearchPromptsPlan({ ...plan, ...overrides }, `${read.source} with flags`);

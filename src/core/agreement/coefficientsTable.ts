@@ -298,3 +298,20 @@ export function agreementCoefficientsBy(items: readonly DialogueItem[], by: stri
     })),
   };
 }
+
+/**
+ * The coefficient rows of one rubric dimension (issue 39 item 4: `agreement --dimension`, the agreement panel's
+ * picker): its own row (binary and categorical nominal, ordinal at the ordinal level with the ICCs, numeric at the
+ * interval level with the ICCs), or a multi-select's option rows and its most-evident row. Tables and parts keep
+ * their order; every other row is left out.
+ *
+ * @throws Error naming the rubric's dimensions that have agreement when `name` is not one of them, or is free text
+ */
+export function dimensionCoefficients(g: GroupedCoefficientTables, rubric: Rubric, name: string): GroupedCoefficientTables {
+  const d = dimensionNamed(rubric, name);
+  const agreeable = rubric.dimensions.filter((x) => x.type !== 'text').map((x) => JSON.stringify(x.name)).join(', ') || 'none';
+  if (!d) throw new Error(`the rubric "${rubric.name}" has no dimension ${JSON.stringify(name)}; its dimensions with agreement: ${agreeable}`);
+  if (d.type === 'text') throw new Error(`dimension ${JSON.stringify(name)} is free text: it has no agreement coefficient (${agreeable} have)`);
+  const keep = (key: string) => key === d.name || (d.type === 'multiSelect' && (key.startsWith(`${d.name}:`) || key === d.mostEvident?.name));
+  return { by: g.by, groups: g.groups.map((p) => ({ ...p, tables: p.tables.map((t) => ({ ...t, rows: t.rows.filter((r) => keep(r.key)) })) })) };
+}

@@ -25,13 +25,27 @@ import { keyRouteProblems, validateApiKeyOrigins, DEFAULT_API_KEY_ENV, type Keye
 import { updatesFor } from './memorySink';
 import { judgeApiKey, openJudge, type OpenedJudge } from './judgeRunner';
 import { siblingFile } from '../dialogue/siblingFile';
+import { isBundledTarget, withDimensionRequest } from '../judges/dimensionRequest';
+import { MI_PRESET, MI_RUBRIC } from '../rubric/presets';
+import { loadRubric } from '../rubric/rubricFile';
 
 /** A judge run: the object a `judge --config run.json` file holds (docs/judging.md), plus where caches go. */
 export interface JudgePlan {
   job?: 'judge';
   judges: JudgeSpec[];
   bodies: string[];
-  requests: string[];
+  /**
+   * Assessment request templates of the prompt library (they ask about coherence). May be left out with
+   * `dimension`, and must be for any dimension but the MI preset's `coherent`.
+   */
+  requests?: string[];
+  /**
+   * The rubric dimension the judges rate (its name exactly, as `--dimension`): a binary, ordinal or numeric dimension
+   * of the study's rubric (`*.rubric.json` beside the file, else the MI preset). Its request is built from the rubric
+   * (judges/dimensionRequest.ts: its question, scale and anchors); the MI preset's `coherent` is the bundled `binary`
+   * request, or the plan's `requests` when it names them. Without it, the plan's `requests` as written.
+   */
+  dimension?: string;
   /** Judgements in flight at once (default 4). */
   concurrency?: number;
   /**
@@ -66,7 +80,7 @@ export interface JudgePlan {
   runtime?: LocalRuntimeOptions;
 }
 
-const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'batch', 'batchPollSeconds', 'apiKeyOrigins', 'runtime'];
+const PLAN_FIELDS = ['job', 'judges', 'bodies', 'requests', 'dimension', 'concurrency', 'repeats', 'prices', 'cache', 'manifest', 'batch', 'batchPollSeconds', 'apiKeyOrigins', 'runtime'];
 
 /** The Batch API's price: half the online price per token (https://platform.openai.com/docs/guides/batch). */
 export const BATCH_PRICE_FACTOR = 0.5;
@@ -80,8 +94,10 @@ const JUDGE_FIELDS = ['backend', 'model', 'baseURL', 'headers', 'apiKeyEnv', 'lo
  */
 export function validateJudgePlan(value: unknown, source: string): JudgePlan {
   const { c, fail } = planFields(value, source, 'judge', 'a judge plan', PLAN_FIELDS, '{"judges": [...], "bodies": [...], "requests": [...]}');
+  if (c.dimension !== undefined && (typeof c.dimension !== 'string' || c.dimension === '')) fail('dimension', "must name a binary, ordinal or numeric dimension of the study's rubric");
   for (const key of ['judges', 'bodies', 'requests']) {
-    if (!Array.isArray(c[key]) || (c[key] as unknown[]).length === 0) fail(key, 'must be a non-empty array');
+    if (key === 'requests' && c.dimension !== undefined && c.requests === undefined) continue;
+    if (!Array.isArray(c[key]) || (c[key] as unknown[]).length === 0) fail(key, key === 'requests' ? 'must be a non-empty array (or leave it out and name a "dimension")' : 'must be a non-empty array');
   }
   (c.judges as unknown[]).forEach((j, i) => {
     const at = `judges[${i}]`;
@@ -112,7 +128,7 @@ export function validateJudgePlan(value: unknown, source: string): JudgePlan {
     if (s.temperature !== undefined && !(typeof s.temperature === 'number' && s.temperature >= 0 && s.temperature <= 2)) fail(`${at}.temperature`, 'must be a number in [0, 2]');
   });
   (c.bodies as unknown[]).forEach((b, i) => (typeof b === 'string' && b) || fail(`bodies[${i}]`, 'must be a template name'));
-  (c.requests as unknown[]).forEach((r, i) => (typeof r === 'string' && r) || fail(`requests[${i}]`, 'must be a template name'));
+  ((c.requests as unknown[] | undefined) ?? []).forEach((r, i) => (typeof r === 'string' && r) || fail(`requests[${i}]`, 'must be a template name'));
   if (c.concurrency !== undefined && !(Number.isInteger(c.concurrency) && (c.concurrency as number) >= 1)) fail('concurrency', 'must be an integer ≥ 1');
   if (c.repeats !== undefined && !(Number.isInteger(c.repeats) && (c.repeats as number) >= 1 && (c.repeats as number) <= 100)) fail('repeats', 'must be an integer from 1 to 100');
   if (c.prices !== undefined && !isObject(c.prices)) fail('prices', 'must map model names to {"inputPerMTok", "outputPerMTok"}');
@@ -207,16 +223,42 @@ export async function variantPromptTokens(model: string, lib: PromptLibrary, var
 }
 
 /**
+ * The prompt library and variants of a plan on a study (`file`: the dialogue file; without it, the MI preset): bodies × requests, where with `dimension` the request is
+ * built from the study's rubric (`withDimensionRequest`). Also a warning when the plan names no dimension on a study
+ * whose rubric is not the MI preset (the bundled requests ask about coherence, whatever the rubric's primary is).
+ *
+ * @throws Error when the dimension is not a scale dimension of the rubric, or a plan names `requests` beside a
+ *   dimension other than the MI preset's `coherent`; PromptTemplateError for an unknown body or request
+ */
+export function judgePlanVariants(plan: Pick<JudgePlan, 'bodies' | 'requests' | 'dimension'>, promptRoots: readonly string[], file?: string): { lib: PromptLibrary; variants: PromptVariant[]; warning?: string } {
+  let lib = loadPromptLibrary(...promptRoots);
+  const { rubric, file: rubricFile } = file !== undefined ? loadRubric(file) : { rubric: MI_RUBRIC, file: null };
+  let requests = plan.requests ?? [];
+  let warning: string | undefined;
+  if (plan.dimension !== undefined) {
+    const target = withDimensionRequest(lib, rubric, plan.dimension, rubricFile ?? undefined);
+    if (plan.requests && !isBundledTarget(rubric, plan.dimension)) {
+      throw new Error(`requests: the request for dimension ${JSON.stringify(plan.dimension)} is built from the rubric${rubricFile ? ` (${rubricFile})` : ''}; leave "requests" (--request) out, the bundled ones ask about coherence`);
+    }
+    lib = target.lib;
+    if (!plan.requests) requests = [target.request];
+  } else if (rubric.name !== MI_PRESET) {
+    warning = `no dimension named: the requests ${requests.join(', ')} ask about coherence, not the rubric "${rubric.name}"'s dimensions; name one with --dimension (its primary is ${JSON.stringify(rubric.primary)})`;
+  }
+  const variants = plan.bodies.flatMap((body) => requests.map((request) => ({ body, request })));
+  for (const v of variants) templateHash(lib, v);
+  return { lib, variants, ...(warning ? { warning } : {}) };
+}
+
+/**
  * Counts the judgements of a plan and bounds its cost: prompt tokens of every assembled prompt, plus at most
  * `maxTokens` (default 16) reply tokens per call, at the plan's prices (half of them with `batch`), times the plan's
  * repeats. Cached replies are not subtracted.
  *
  * @throws PromptTemplateError for an unknown body or request
  */
-export async function estimateJudgePlan(plan: JudgePlan, items: readonly DialogueItem[], promptRoots: readonly string[]): Promise<JudgeEstimate> {
-  const lib = loadPromptLibrary(...promptRoots);
-  const variants = plan.bodies.flatMap((body) => plan.requests.map((request) => ({ body, request })));
-  for (const v of variants) templateHash(lib, v);
+export async function estimateJudgePlan(plan: JudgePlan, items: readonly DialogueItem[], promptRoots: readonly string[], file?: string): Promise<JudgeEstimate> {
+  const { lib, variants } = judgePlanVariants(plan, promptRoots, file);
   const candidates = items.reduce((n, it) => n + it.candidates.length, 0);
   const repeats = plan.repeats ?? 1;
   const perJudge: JudgeEstimate['perJudge'] = [];
@@ -246,17 +288,15 @@ export async function estimateJudgePlan(plan: JudgePlan, items: readonly Dialogu
  * @throws PromptTemplateError for an unknown body or request (before anything runs)
  */
 export async function runJudgePlan(plan: JudgePlan, target: JobTarget, host: JobHost, sink: ItemSink): Promise<JobReport> {
-  const lib: PromptLibrary = loadPromptLibrary(...host.promptRoots);
-  const variants = plan.bodies.flatMap((body) => plan.requests.map((request) => ({ body, request })));
-  for (const v of variants) templateHash(lib, v);
+  const { lib, variants, warning } = judgePlanVariants(plan, host.promptRoots, target.file);
   const snapshot = target.items;
   const perVariant = snapshot.reduce((n, it) => n + it.candidates.length, 0);
   const repeats = plan.repeats ?? 1;
   const total = perVariant * variants.length * plan.judges.length * repeats;
   const cacheFile = cacheFileOf(plan, target, host.baseDir);
   const cache = cacheFile ? new JudgeCache(cacheFile) : null;
-  const report: JobReport = { job: 'judge', lines: [], warnings: [], files: [] };
-  host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${plan.requests.length} requests${repeats > 1 ? ` × ${repeats} repeats` : ''})`);
+  const report: JobReport = { job: 'judge', lines: [], warnings: warning ? [warning] : [], files: [] };
+  host.log(`${total} judgements planned (${perVariant} candidates × ${plan.judges.length} judge(s) × ${plan.bodies.length} bodies × ${variants.length / plan.bodies.length} requests${repeats > 1 ? ` × ${repeats} repeats` : ''})`);
   const records: JudgeRunRecord[] = [];
   // Every key is asked for before anything runs: a declined one stops the job with no request sent (batch mode
   // included: its batches are created only after every key was given).
@@ -436,7 +476,8 @@ export function writeJudgeManifest(path: string, plan: JudgePlan, records: Judge
     ...extra,
     judges: plan.judges.map(judgeDescription),
     bodies: plan.bodies,
-    requests: plan.requests,
+    requests: plan.requests ?? [...new Set(records.map((r) => r.request))],
+    ...(plan.dimension !== undefined ? { dimension: plan.dimension } : {}),
     concurrency: plan.concurrency ?? 4,
     prices: plan.prices ?? {},
     evaluators: records,

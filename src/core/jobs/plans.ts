@@ -91,7 +91,7 @@ export const JOBS = {
     description: 'judge candidates: judges × task bodies × assessment requests',
     validate: validateJudgePlan,
     writes: 'items',
-    estimate: (plan: JudgePlan, target: JobTarget, host: EstimateHost) => estimateJudgePlan(plan, target.items, host.promptRoots),
+    estimate: (plan: JudgePlan, target: JobTarget, host: EstimateHost) => estimateJudgePlan(plan, target.items, host.promptRoots, target.file),
     run: runJudgePlan,
   } satisfies FileJobRecord<JudgePlan, JudgeEstimate>,
   score: {

@@ -15,7 +15,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isObject, rejectUnknownFields } from '../config';
-import type { DialogueItem } from '../dialogue/types';
+import type { Candidate, DialogueItem } from '../dialogue/types';
+import { dimensionRequest, isBundledTarget } from '../judges/dimensionRequest';
+import { DEFAULT_GROUP_RULES, inGroup } from '../labels/groups';
+import { HUMAN_SCORE_RULES, humanScore, humanScorePhrase, humanScoreSpec, specScore, type HumanScoreRule, type HumanScoreSpec } from '../rubric/labelValues';
+import { MI_RUBRIC } from '../rubric/presets';
+import { scaleRange, type Rubric } from '../rubric/rubric';
+import { loadRubric } from '../rubric/rubricFile';
 import { judgeCacheKey, JudgeCache } from '../judges/cache';
 import { judgeDescription, judgeLabel } from '../judges/createJudge';
 import type { Judge } from '../judges/judge';
@@ -63,8 +69,19 @@ export interface SearchPromptsPlan {
    * file names or their letter (`"A"` → `A-task-overview`).
    */
   parts?: { optional?: string[]; dialogue?: string; orders?: boolean };
-  /** Assessment requests (default `["rating", "scoring", "binary"]`). */
+  /**
+   * Assessment requests (default `["rating", "scoring", "binary"]`; with a `dimension` other than the MI preset's
+   * `coherent`, the dimension's request built from the rubric, and then none may be named).
+   */
   requests?: string[];
+  /**
+   * The rubric dimension whose human score the variants are chosen on (`--dimension`): a binary, ordinal or numeric
+   * dimension of the study's rubric, its score by `humanScore` as `correlate` takes it (mean rating for ordinal and
+   * numeric, the count of yes for binary). Without it, the share of annotators who said coherent (ICMI 2023 §2.1).
+   */
+  dimension?: string;
+  /** How the annotators' labels on `dimension` become one score: `mean`, `median`, `count`, `majority` (as correlate). */
+  humanScore?: HumanScoreRule;
   /** Few-shot examples from development candidates: how many (each count is a variant; default [0]) and chosen how. */
   fewShot?: { counts: number[]; selection?: 'random' | 'spread' };
   /**
@@ -101,7 +118,7 @@ export interface SearchPromptsPlan {
   proposer?: ProposerSpec;
 }
 
-const FIELDS = ['job', 'judges', 'parts', 'requests', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'runtime', 'writeWinner', 'report', 'proposer'];
+const FIELDS = ['job', 'judges', 'parts', 'requests', 'dimension', 'humanScore', 'fewShot', 'split', 'human', 'use', 'baselines', 'bootstrap', 'budget', 'concurrency', 'prices', 'cache', 'runtime', 'writeWinner', 'report', 'proposer'];
 
 /**
  * Checks a prompt search plan.
@@ -141,6 +158,9 @@ export function validateSearchPromptsPlan(value: unknown, source: string): Searc
     if (s.seed !== undefined && typeof s.seed !== 'string' && typeof s.seed !== 'number') fail('split.seed', 'must be a string or a number');
     if (s.groupBy !== undefined && s.groupBy !== 'context' && s.groupBy !== 'transcript') fail('split.groupBy', 'must be "context" or "transcript"');
   }
+  if (c.dimension !== undefined && (typeof c.dimension !== 'string' || c.dimension === '')) fail('dimension', "must name a binary, ordinal or numeric dimension of the study's rubric");
+  if (c.humanScore !== undefined && !HUMAN_SCORE_RULES.includes(c.humanScore as HumanScoreRule)) fail('humanScore', `must be one of ${HUMAN_SCORE_RULES.join(', ')}`);
+  if (c.humanScore !== undefined && c.dimension === undefined) fail('humanScore', 'applies with a "dimension" (without one the target is the share who said coherent)');
   if (c.human !== undefined && !['experts', 'laypeople', 'all'].includes(c.human as string)) fail('human', 'must be "experts", "laypeople" or "all"');
   if (c.use !== undefined && c.use !== 'value' && c.use !== 'expected') fail('use', 'must be "value" or "expected"');
   if (c.baselines !== undefined && typeof c.baselines !== 'boolean') fail('baselines', 'must be true or false');
@@ -183,6 +203,16 @@ export interface SearchSpace {
   promptRoots: readonly string[];
   /** The proposer's rewrites the space was built with (every fold's space gets the same). */
   rewrites?: readonly ProposedPart[];
+  /** The study's rubric (and its file) the space's `dimension` was read from. */
+  rubric?: StudyRubric;
+  /** With a plan's `dimension`: its name, the human-score rule and how tables name the score. */
+  target?: { dimension: string; humanScore: string; phrase: string };
+}
+
+/** A study's rubric as `loadRubric` gives it: the rubric, and its file (null for the MI preset without one). */
+export interface StudyRubric {
+  rubric: Rubric;
+  file: string | null;
 }
 
 const candKey = (itemId: string, candidateId: string) => `${itemId}\u0000${candidateId}`;
@@ -195,21 +225,27 @@ const candKey = (itemId: string, candidateId: string) => `${itemId}\u0000${candi
  *
  * @throws ConfigError-like Error naming the unknown part or request; RangeError from the split
  */
-export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly DialogueItem[], promptRoots: readonly string[], fold = 0, options: { rewrites?: readonly ProposedPart[] } = {}): SearchSpace {
+export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly DialogueItem[], promptRoots: readonly string[], fold = 0, options: { rewrites?: readonly ProposedPart[]; rubric?: StudyRubric } = {}): SearchSpace {
   const base = loadPromptLibrary(...promptRoots);
   const lib: PromptLibrary = { root: base.root, parts: { ...base.parts }, bodies: { ...base.bodies }, requests: { ...base.requests } };
   const group = plan.human ?? 'experts';
+  const target = searchTarget(plan, options.rubric ?? { rubric: MI_RUBRIC, file: null });
   const human = new Map<string, number>();
+  // Few-shot answers are placed on the request's scale from the target in [0, 1].
+  const unit = new Map<string, number>();
   const labelled: DialogueItem[] = [];
   for (const it of items) {
     const candidates = it.candidates.filter((c) => {
-      const h = humanCoherence(c, group);
-      if (h !== null) human.set(candKey(it.id, c.id), h);
+      const h = target.score(c, group);
+      if (h !== null) {
+        human.set(candKey(it.id, c.id), h);
+        unit.set(candKey(it.id, c.id), target.unit(c, group) as number);
+      }
       return h !== null;
     });
     if (candidates.length) labelled.push({ ...it, candidates });
   }
-  if (labelled.length === 0) throw new Error(`no candidate has a coherence label from the ${group}: nothing to search on`);
+  if (labelled.length === 0) throw new Error(`no candidate has ${target.label} from the ${group}: nothing to search on`);
   const kfold = plan.split?.kind === 'kfold';
   const folds = kfold ? (plan.split?.k ?? 5) : 1;
   const split = kfold ? kFoldSplits(labelled, { k: folds, seed: plan.split?.seed, groupBy: plan.split?.groupBy })[fold] : splitByContext(labelled, plan.split ?? {});
@@ -222,7 +258,13 @@ export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly Dialog
   };
   const optional = (plan.parts?.optional ?? ['A', 'B', 'C']).map((n) => part(n, 'parts.optional'));
   const dialogue = part(plan.parts?.dialogue ?? 'D', 'parts.dialogue');
-  const requests = plan.requests ?? ['rating', 'scoring', 'binary'];
+  let requests = plan.requests ?? ['rating', 'scoring', 'binary'];
+  if (plan.dimension !== undefined && options.rubric && !isBundledTarget(options.rubric.rubric, plan.dimension)) {
+    if (plan.requests) throw new Error(`requests: the request for dimension ${JSON.stringify(plan.dimension)} is built from the rubric${options.rubric.file ? ` (${options.rubric.file})` : ''}; leave "requests" out, the bundled ones ask about coherence`);
+    const r = dimensionRequest(options.rubric.rubric, plan.dimension, options.rubric.file ?? undefined);
+    lib.requests[r.name] = { file: r.file, source: r.source, spec: r.spec };
+    requests = [r.name];
+  }
   for (const r of requests) if (!lib.requests[r]) throw new Error(`requests: no assessment request "${r}" (known: ${Object.keys(lib.requests).join(', ')})`);
   for (const r of requests) if (lib.requests[r].spec.kind === 'errorCategories') throw new Error(`requests: "${r}" asks for error categories, which have no coherence score to search on`);
   const shapes = bodyShapes(optional, dialogue, { orders: plan.parts?.orders, fewShot: plan.fewShot?.counts });
@@ -231,7 +273,7 @@ export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly Dialog
     lib.parts[rewrite.name] = { file: `(proposer) ${rewrite.name}`, source: rewriteTemplate(rewrite) };
     for (const shape of shapes.filter((sh) => sh.parts.includes(rewrite.replaces))) shapes.push({ ...shape, parts: shape.parts.map((p) => (p === rewrite.replaces ? rewrite.name : p)) });
   }
-  const pool: FewShotExample[] = dev.flatMap((it) => it.candidates.map((c) => ({ itemId: it.id, candidateId: c.id, human: human.get(candKey(it.id, c.id))! })));
+  const pool: FewShotExample[] = dev.flatMap((it) => it.candidates.map((c) => ({ itemId: it.id, candidateId: c.id, human: unit.get(candKey(it.id, c.id))! })));
   const byKey = new Map(dev.flatMap((it) => it.candidates.map((c) => [candKey(it.id, c.id), { item: it, candidate: c }] as const)));
   const warnings: string[] = [];
   const variants: SearchVariant[] = [];
@@ -259,7 +301,33 @@ export function buildSearchSpace(plan: SearchPromptsPlan, items: readonly Dialog
   }
   for (const v of variants) templateHash(lib, v);
   const baselines = plan.baselines === false ? [] : paperVariants(base).map((v) => ({ ...v, baseline: true }));
-  return { lib, items: labelled, human, split, dev, test, variants, baselines, warnings, folds, fold, promptRoots, ...(options.rewrites?.length ? { rewrites: options.rewrites } : {}) };
+  return { lib, items: labelled, human, split, dev, test, variants, baselines, warnings, folds, fold, promptRoots, ...(options.rewrites?.length ? { rewrites: options.rewrites } : {}), ...(options.rubric ? { rubric: options.rubric } : {}), ...(target.spec ? { target: { dimension: target.spec.dimension.name, humanScore: target.spec.rule, phrase: humanScorePhrase(target.spec) } } : {}) };
+}
+
+/**
+ * The human target of a search: without a dimension the share of a group's annotators who said coherent
+ * ({@link humanCoherence}); with one, the dimension's human score as correlate takes it (`humanScoreSpec`), and for
+ * few-shot answers the mean label rescaled to [0, 1] over the dimension's scale (the share who said yes, for binary).
+ *
+ * @throws Error when the dimension is not a scale dimension of the rubric or the rule does not fit it
+ */
+function searchTarget(plan: Pick<SearchPromptsPlan, 'dimension' | 'humanScore'>, study: StudyRubric): { label: string; spec?: HumanScoreSpec; score: (c: Candidate, group: HumanGroup) => number | null; unit: (c: Candidate, group: HumanGroup) => number | null } {
+  if (plan.dimension === undefined) {
+    const score = (c: Candidate, group: HumanGroup) => humanCoherence(c, group);
+    return { label: 'a coherence label', score, unit: score };
+  }
+  const spec = humanScoreSpec(study.rubric, plan.dimension, plan.humanScore);
+  const d = spec.dimension;
+  const { min, max } = scaleRange(d);
+  return {
+    label: `a label of ${JSON.stringify(d.name)}`,
+    spec,
+    score: (c, group) => specScore(c, spec, inGroup(group, DEFAULT_GROUP_RULES)),
+    unit: (c, group) => {
+      const m = humanScore(c, d, spec.rubric, d.type === 'binary' ? 'mean' : spec.rule === 'median' ? 'median' : 'mean', inGroup(group, DEFAULT_GROUP_RULES));
+      return m === null ? null : (m - min) / (max - min);
+    },
+  };
 }
 
 const countCandidates = (items: readonly DialogueItem[]) => items.reduce((n, it) => n + it.candidates.length, 0);
@@ -279,7 +347,7 @@ export type SearchPlanEstimate = SearchEstimate & { warnings: string[] };
  * @throws Error for an unknown part or request, or too few labelled contexts to split
  */
 export async function estimateSearchPromptsPlan(plan: SearchPromptsPlan, target: JobTarget, host: EstimateHost): Promise<SearchPlanEstimate> {
-  const space = buildSearchSpace(plan, target.items, host.promptRoots);
+  const space = buildSearchSpace(plan, target.items, host.promptRoots, 0, { rubric: loadRubric(target.file) });
   return { ...(await estimateSearchPlan(plan, space, searchCacheFile(plan, target.file, host.baseDir))), warnings: space.warnings };
 }
 
@@ -333,7 +401,7 @@ export async function estimateSearchPlan(plan: SearchPromptsPlan, space: SearchS
   if (space.folds <= 1) return estimateOneSplit(plan, space, cacheFile);
   // k folds: the sum of the folds' estimates (an upper bound: a prompt asked in several folds is asked once).
   const parts: SearchEstimate[] = [];
-  for (let f = 0; f < space.folds; f++) parts.push(await estimateOneSplit(plan, f === space.fold ? space : buildSearchSpace(plan, space.items, space.promptRoots, f, { rewrites: space.rewrites }), cacheFile));
+  for (let f = 0; f < space.folds; f++) parts.push(await estimateOneSplit(plan, f === space.fold ? space : buildSearchSpace(plan, space.items, space.promptRoots, f, { rewrites: space.rewrites, rubric: space.rubric }), cacheFile));
   const sum = (k: 'devItems' | 'testItems' | 'devCandidates' | 'testCandidates' | 'devGroups' | 'testGroups' | 'judgements') => parts.reduce((n, p) => n + p[k], 0);
   const costs = parts.map((p) => p.cost);
   return {
@@ -457,7 +525,8 @@ function fitOfPairs({ x, y, clusters, failures }: FoldPairs & { failures: number
  * @throws Error for an unknown part or request, or when the items have fewer than 2 labelled contexts
  */
 export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobTarget, host: JobHost, _sink?: ItemSink): Promise<JobReport> {
-  let space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots);
+  const rubric = loadRubric(target.file);
+  let space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, 0, { rubric });
   const report: JobReport = { job: 'search-prompts', lines: [], warnings: [...space.warnings], files: [] };
   const cacheFile = searchCacheFile(plan, target.file, host.baseDir);
   let est = await estimateSearchPlan(plan, space, cacheFile);
@@ -478,7 +547,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
       proposals = proposal.parts;
       report.warnings.push(...proposal.warnings);
       report.lines.push(`proposer ${proposer.model}: ${proposal.parts.length} rewrite(s) of ${replaces} (${proposal.calls} call(s), ${proposal.cacheHits} from cache)`);
-      space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, 0, { rewrites: proposal.parts });
+      space = buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, 0, { rewrites: proposal.parts, rubric });
       if (proposal.parts.length && !space.variants.some((v) => v.shape?.parts.some((p) => proposal.parts.some((r) => r.name === p)))) {
         report.warnings.push(`the proposer's rewrites of ${replaces} are in no variant: ${replaces} is not among the parts switched on and off`);
       }
@@ -608,7 +677,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
     /** k-fold cross-fitting: per fold, choose on the other folds' items, then judge the choice on the fold's items. */
     async function runFolds(): Promise<{ winner: number; optimismGap: number | null; folds: SearchFold[]; crossFit: CrossFit }> {
       const K = space.folds;
-      const spaces = Array.from({ length: K }, (_, f) => (f === 0 ? space : buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, f, { rewrites: space.rewrites })));
+      const spaces = Array.from({ length: K }, (_, f) => (f === 0 ? space : buildSearchSpace(plan, target.items as DialogueItem[], host.promptRoots, f, { rewrites: space.rewrites, rubric })));
       const index = new Map<string, number>();
       const devFits: (PartFit | undefined)[][] = [];
       const heldPairs: ((FoldPairs & { failures: number }) | undefined)[][] = [];
@@ -711,6 +780,7 @@ export async function runSearchPromptsPlan(plan: SearchPromptsPlan, target: JobT
         testItems: space.test.map((it) => it.id),
       },
       human: plan.human ?? 'experts',
+      ...(space.target ? { target: space.target } : {}),
       entries,
       winner,
       optimismGap,
@@ -758,6 +828,7 @@ export function searchReportLines(r: SearchResult, level = 0.95): string[] {
   const name = (e: SearchEntry) => `${e.judge} · ${e.body} × ${e.request}`;
   const w = r.winner >= 0 ? r.entries[r.winner] : undefined;
   const cf = r.crossFit;
+  if (r.target) out.push(`target: the ${r.target.phrase} (dimension ${JSON.stringify(r.target.dimension)}, human score ${r.target.humanScore}, ${r.human})`);
   if (cf && r.folds) {
     out.push(`cross-fitted over ${cf.k} folds (each fold's variant chosen on the other ${cf.k - 1}): held-out Spearman rho ${f3(cf.rho)}${ci3(cf.ci)} (n-weighted mean of the folds' rhos, n = ${cf.n}; ${pct}% bootstrap over contexts within folds, choices fixed); development rho ${f3(cf.devRho)}; optimism gap ${f3(cf.optimismGap)}`);
     r.folds.forEach((fo, i) => {

@@ -39,8 +39,9 @@ import type { ErrorCategory } from '../dialogue/types';
 import type { Judge, JudgeRequest, JudgeResult } from './judge';
 import type { RequestSpec } from '../templates/judgePrompt';
 
-/** The valid answers of a request as numbers (integers from min to max). */
+/** The valid answers of a request as numbers: its `values` when it lists them, else the integers from min to max. */
 export function validAnswers(spec: RequestSpec): number[] {
+  if (spec.values) return [...spec.values];
   const out: number[] = [];
   for (let v = Math.ceil(spec.min); v <= Math.floor(spec.max); v++) out.push(v);
   return out;

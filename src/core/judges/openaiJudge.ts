@@ -161,7 +161,7 @@ export function expectedFromLogprobs(alternatives: { token: string; logprob: num
     }
     if (!/^\d+(\.\d+)?$/.test(t)) continue;
     const v = Number(t);
-    if (v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) continue;
+    if (v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v)) || (spec.values && !spec.values.includes(v))) continue;
     mass.set(v, (mass.get(v) ?? 0) + Math.exp(a.logprob));
   }
   let z = 0;

@@ -11,7 +11,7 @@ export interface ParsedReply {
  * Parses a judge's reply to a number inside the request's range. The first number in the reply is taken,
  * after removing an echoed range such as `(1-5)` or `1-5`; a trailing `/5` or `out of 5` is allowed.
  * No number, a fraction where a whole number is required, or a value outside [min, max] is `unparsable`
- * — never defaulted. With word answers (`spec.answers`, e.g. Yes/No) the reply's first word is matched ignoring case;
+ * — never defaulted (nor clamped); with `spec.values`, a number that is not one of them is `unparsable` too. With word answers (`spec.answers`, e.g. Yes/No) the reply's first word is matched ignoring case;
  * a reply of only a number falls back to the numeric rule.
  *
  * @param raw - the reply verbatim
@@ -31,5 +31,6 @@ export function parseJudgeReply(raw: string, spec: RequestSpec): ParsedReply {
   const value = Number(m[0]);
   if (spec.integer && !Number.isInteger(value)) return { value: null, status: 'unparsable', message: `${m[0]} is not a whole number` };
   if (value < spec.min || value > spec.max) return { value: null, status: 'unparsable', message: `${m[0]} is outside ${spec.min}–${spec.max}` };
+  if (spec.values && !spec.values.includes(value)) return { value: null, status: 'unparsable', message: `${m[0]} is not a point of the scale (${spec.values.join(', ')})` };
   return { value, status: 'ok' };
 }

@@ -234,7 +234,7 @@ function literal(text: string): string | null {
  * The few-shot block of a body: each example's dialogue and response as Part D writes them, then the request's
  * answer cue (its last line, e.g. `Rating (1-5):`) and the answer on the request's scale: min + h × (max − min) for
  * the human target h in [0, 1] (rounded for whole-number requests; for word answers, the word whose value is
- * nearest). Returns null when an example's text cannot be embedded literally.
+ * nearest; for a scale that lists its `values`, the nearest of them). Returns null when an example's text cannot be embedded literally.
  */
 export function fewShotBlock(examples: readonly { item: DialogueItem; candidate: Candidate; human: number }[], request: { source: string; spec: PromptLibrary['requests'][string]['spec'] }): string | null {
   const cue = request.source.trimEnd().split('\n').pop()!.trim();
@@ -246,7 +246,8 @@ export function fewShotBlock(examples: readonly { item: DialogueItem; candidate:
     if (spec.answers) {
       const words = Object.entries(spec.answers).sort((a, b) => Math.abs(a[1] - v) - Math.abs(b[1] - v));
       answer = words[0][0];
-    } else answer = String(spec.integer ? Math.round(v) : Math.round(v * 10) / 10);
+    } else if (spec.values) answer = String([...spec.values].sort((a, b) => Math.abs(a - v) - Math.abs(b - v) || a - b)[0]);
+    else answer = String(spec.integer ? Math.round(v) : Math.round(v * 10) / 10);
     lines.push(`Example ${i + 1}`, 'Dialogue', ...ex.item.context.map((t) => `${speakerDisplayName(t.speaker)}: ${t.text}`), 'Response Candidate', `Therapist: ${ex.candidate.text}`, `${cue} ${answer}`);
   });
   return literal(lines.join('\n'));

@@ -59,6 +59,11 @@ export interface SearchResult {
    */
   split: { kind?: 'holdout' | 'kfold'; k?: number; seed: string | number; devFraction: number; groupBy: SplitGrouping; devGroups: number; testGroups: number; devItems: string[]; testItems: string[] };
   human: HumanGroup;
+  /**
+   * With a plan's `dimension`: the rubric dimension and the human-score rule of the target (absent: the share of
+   * annotators who said coherent, ICMI 2023 §2.1).
+   */
+  target?: { dimension: string; humanScore: string; phrase: string };
   entries: SearchEntry[];
   /** Index into `entries` of the chosen variant, or −1. */
   winner: number;

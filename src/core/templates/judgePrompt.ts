@@ -30,6 +30,16 @@ export interface RequestSpec {
    * for a binary request. The reply's first word is matched ignoring case; the local judge scores these words.
    */
   answers?: Record<string, number>;
+  /**
+   * The only valid numbers, when they are not every whole number of [min, max] (an ordinal scale whose points skip
+   * values, e.g. 0, 2, 4): a reply that is another number is unparsable. Absent for contiguous scales.
+   */
+  values?: number[];
+  /**
+   * The rubric dimension the request rates (requests built from a rubric, judges/dimensionRequest.ts): part of the
+   * spec, hence of the template hash and the cache key, so requests for two dimensions never share either.
+   */
+  dimension?: string;
 }
 
 /** A template problem, naming the file and 1-based line. */

@@ -106,9 +106,28 @@ export async function searchPromptsCommand(context: vscode.ExtensionContext, edi
   const start = await startJudgePicks(context, editors, 'Prompt search: judges (setting reflectEval.judges)');
   if (!start) return;
   const { document, lib } = start;
-  const numeric = Object.keys(lib.requests).filter((r) => lib.requests[r].spec.kind !== 'errorCategories');
-  const requests = await vscode.window.showQuickPick(numeric.map((r) => ({ label: r, picked: ['rating', 'scoring', 'binary'].includes(r), description: lib.requests[r].spec.description })), { ignoreFocusOut: true, title: 'Prompt search: assessment requests', canPickMany: true });
-  if (!requests?.length) return;
+  // A study with a rubric of its own: which dimension's human score the variants are chosen on (the MI preset keeps
+  // its coherence target and asks nothing more). A dimension other than coherence has its request from the rubric.
+  const { loadRubric } = await import('../../core/rubric/rubricFile');
+  const { isBundledTarget } = await import('../../core/judges/dimensionRequest');
+  const { MI_PRESET } = await import('../../core/rubric/presets');
+  const { rubric } = loadRubric(documentFile(document));
+  let dimension: string | undefined;
+  if (rubric.name !== MI_PRESET) {
+    const scales = rubric.dimensions.filter((d) => d.type === 'binary' || d.type === 'ordinal' || d.type === 'numeric');
+    const pick = await vscode.window.showQuickPick(
+      scales.map((d) => ({ label: d.name, description: `${d.type}${d.name === rubric.primary ? ' · primary' : ''}`, detail: d.question })),
+      { ignoreFocusOut: true, title: `Prompt search: the dimension of "${rubric.name}" whose human score the variants are chosen on` },
+    );
+    if (!pick) return;
+    dimension = pick.label;
+  }
+  let requests: { label: string }[] | undefined;
+  if (dimension === undefined || isBundledTarget(rubric, dimension)) {
+    const numeric = Object.keys(lib.requests).filter((r) => lib.requests[r].spec.kind !== 'errorCategories');
+    requests = await vscode.window.showQuickPick(numeric.map((r) => ({ label: r, picked: ['rating', 'scoring', 'binary'].includes(r), description: lib.requests[r].spec.description })), { ignoreFocusOut: true, title: 'Prompt search: assessment requests', canPickMany: true });
+    if (!requests?.length) return;
+  }
   const optional = Object.keys(lib.parts).filter((p) => !/^D-/.test(p) && !p.startsWith('examples-'));
   const parts = await vscode.window.showQuickPick(optional.map((p) => ({ label: p, picked: /^[ABC]-/.test(p) })), { ignoreFocusOut: true, title: 'Prompt search: parts to switch on and off (the dialogue part D always comes last)', canPickMany: true });
   if (!parts) return;
@@ -118,7 +137,7 @@ export async function searchPromptsCommand(context: vscode.ExtensionContext, edi
   const { JOBS } = await import('../../core/jobs/plans');
   const prices = config().get<Record<string, Price>>('prices') ?? {};
   const plan = validateSearchPromptsPlan(
-    { judges: start.judges, requests: requests.map((r) => r.label), parts: { optional: parts.map((p) => p.label) }, fewShot: { counts: fewShot.counts }, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) },
+    { judges: start.judges, ...(requests ? { requests: requests.map((r) => r.label) } : {}), ...(dimension !== undefined ? { dimension } : {}), parts: { optional: parts.map((p) => p.label) }, fewShot: { counts: fewShot.counts }, concurrency: 4, ...(Object.keys(prices).length ? { prices } : {}) },
     'settings and picks',
   );
   const { documentItems } = await import('../../core/format/jsonl');
