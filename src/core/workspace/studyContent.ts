@@ -8,13 +8,15 @@
  * A study that keeps labels in sidecar files (`<study>.labels/<annotator>.jsonl`, docs/format.md "Labels in sidecar
  * files", `format/labelSidecars.ts`) is counted with them, as every job reads it: a sidecar line's annotation is laid
  * over its candidate unless the study already has that annotator's label there (the study's is read, as
- * `overlayLabels` does). A sidecar line that is not a label, or names no item or candidate of the study, counts as a
+ * `overlayLabels` does). Sidecar lines are read by core's reader (`parseLabelSidecar`), so a line is a label here
+ * exactly when it is one for every job; one that is not, or names no item or candidate of the study, counts as a
  * sidecar problem line here and is left out, as every job leaves it out.
  */
 import type { Candidate, CandidateOrigin, DialogueItem } from '../dialogue/types';
 import { evaluatorKind, type EvaluatorKind } from '../evaluators/evaluatorNames';
 import { isHeaderLine } from '../format/compactScores';
-import { sidecarAnnotator } from '../format/labelSidecars';
+import { encodeUtf8 } from '../format/bytes';
+import { parseLabelSidecar } from '../format/labelSidecars';
 import { labelProgress, type LabelProgress } from '../navigation/itemNavigation';
 
 /** Candidates one generator made under one decoding strategy, from their recorded origins. */
@@ -89,35 +91,31 @@ function* nonEmptyLines(text: string): Generator<[number, string]> {
 }
 
 /**
- * Lays a study's sidecar labels over its items (in place): each sidecar's valid lines, in the order of the files'
- * names, onto the first candidate with the line's id, unless that candidate already has the annotator's label.
+ * Lays a study's sidecar labels over its items (in place), read by core's sidecar reader (`parseLabelSidecar`, the
+ * one every job and the editor use): each sidecar's valid lines, in the order of the files' names, onto the first
+ * candidate with the line's id. A line the reader does not take (not JSON, not an annotation of the file's
+ * annotator, a second line for one candidate), one whose item or candidate is not in the study, and one for a
+ * candidate where the study already has the annotator's label (the study's is read) count as problem lines.
  */
 function overlaySidecars(items: DialogueItem[], sidecars: readonly SidecarText[]): NonNullable<StudyContent['sidecars']> {
   const byItem = new Map<string, DialogueItem>();
   for (const it of items) if (typeof it.id === 'string' && !byItem.has(it.id)) byItem.set(it.id, it);
   const out: NonNullable<StudyContent['sidecars']> = [];
   for (const sc of [...sidecars].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const annotator = sidecarAnnotator(sc.name);
-    if (annotator === undefined) continue;
-    const summary = { name: sc.name, annotator, labels: 0, problemLines: [] as number[] };
+    const read = parseLabelSidecar('labels', sc.name, encodeUtf8(sc.text));
+    if ('code' in read) continue;
+    const summary = { name: sc.name, annotator: read.annotator, labels: 0, problemLines: read.problems.map((p) => p.line) };
     out.push(summary);
-    for (const [line, raw] of nonEmptyLines(sc.text)) {
-      let v: unknown;
-      try {
-        v = JSON.parse(raw);
-      } catch {
-        summary.problemLines.push(line);
+    for (const e of read.entries) {
+      const candidate = byItem.get(e.item)?.candidates.find((c) => c.id === e.candidate);
+      if (!candidate || candidate.annotations.some((a) => a.annotator === read.annotator)) {
+        summary.problemLines.push(e.lineIndex + 1);
         continue;
       }
-      const candidate = isObject(v) && typeof v.item === 'string' && typeof v.candidate === 'string' && isObject(v.annotation) ? byItem.get(v.item)?.candidates.find((c) => c.id === v.candidate) : undefined;
-      if (!candidate || !isObject(v) || !isObject(v.annotation) || (v.annotation.annotator !== undefined && v.annotation.annotator !== annotator)) {
-        summary.problemLines.push(line);
-        continue;
-      }
-      if (candidate.annotations.some((a) => a.annotator === annotator)) continue;
-      candidate.annotations.push({ ...(v.annotation as object), annotator } as Candidate['annotations'][number]);
+      candidate.annotations.push(e.annotation);
       summary.labels++;
     }
+    summary.problemLines.sort((a, b) => a - b);
   }
   return out;
 }
