@@ -35,8 +35,8 @@ g lead add -A && g lead commit -qm "Study with a labels folder; packets for A1, 
 for who in A1 A2 A3; do
   g "$who" checkout -q -b "label-$who" main
   step node "$repo_root/scripts/team/label-packets.mjs" "packets/study.$who.dialogues.jsonl"
-  step "${cli[@]}" collect study.dialogues.jsonl "packets/study.$who.dialogues.jsonl" > "/tmp/collect-$who.log"
-  tail -n 1 "/tmp/collect-$who.log"; rm -f "/tmp/collect-$who.log"
+  printf '\n$ reflect-eval collect study.dialogues.jsonl packets/study.%s.dialogues.jsonl | tail -n 1\n' "$who"
+  "${cli[@]}" collect study.dialogues.jsonl "packets/study.$who.dialogues.jsonl" | tail -n 1
   g "$who" add -A && g "$who" commit -qm "labels of my packet"
   printf '%s changed: %s\n' "$who" "$(git diff --name-only main | tr '\n' ' ')"
 done

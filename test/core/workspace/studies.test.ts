@@ -17,6 +17,7 @@ import { classifyFile, reportSubject, studyBase } from '../../../src/core/worksp
 import { buildStudyIndex, firstHourProgress, type PacketRecognizer, type StudySources } from '../../../src/core/workspace/studies';
 import { studyContent } from '../../../src/core/workspace/studyContent';
 import { formatStudyIndex } from '../../../src/core/workspace/describe';
+import { annotationSchemaProblem } from '../../../src/core/format/labelSidecars';
 import { WorkspaceScanner } from '../../../src/core/workspace/scan';
 import { readStudy, writeStudyBack } from '../../../src/core/format/studyFiles';
 import { labelProgress } from '../../../src/core/navigation/itemNavigation';
@@ -167,7 +168,7 @@ describe('workspace studies', () => {
     write('.hidden/y.dialogues.jsonl', one);
     write('.reflect-eval-cache/judge-cache.jsonl', '{}\n');
     write('s1.report.md', '# ReflectEval report: s1.dialogues.jsonl\n' + 'x'.repeat(10_000));
-    const scanner = new WorkspaceScanner(root);
+    const scanner = new WorkspaceScanner(root, { annotationCheck: async () => annotationSchemaProblem });
     const first = await scanner.scan('me');
     assert.deepEqual(first.studies.map((s) => [s.path, s.mine]), [['s1.dialogues.jsonl', 1], ['sub/s2.dialogues.jsonl', 1]]);
     assert.deepEqual(first.studies[0].reports, ['s1.report.md']);
@@ -206,7 +207,7 @@ describe('workspace studies', () => {
     assert.ok(readFileSync(join(root, 's.labels', 'Expert%201.jsonl'), 'utf8').length > 0);
     assert.ok(!readFileSync(file, 'utf8').includes('Expert 1'), 'the labels left the study file');
 
-    const scanner = new WorkspaceScanner(root);
+    const scanner = new WorkspaceScanner(root, { annotationCheck: async () => annotationSchemaProblem });
     const expected = labelProgress(readStudy(file).items, null);
     const first = await scanner.scan('Expert 1');
     assert.deepEqual(first.studies.map((s) => s.path), ['s.dialogues.jsonl'], 'a sidecar is not a study');
