@@ -13,7 +13,21 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Annotation, DialogueItem } from '../../src/core/dialogue/types';
-import { failedAttempt, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, root, runCli, waitFor, type Workbench } from './harness';
+import { failedAttempt, keysLive, labelsApplied, launchWorkbench, openDialogueFile, out, prerequisitesPresent, QUICK_INPUT, root, runCli, runCommand, waitFor, type Workbench } from './harness';
+
+const THEMES = { light: ['Light Modern', 'vs'], hc: ['Dark High Contrast', 'hc-black'], dark: ['Dark Modern', 'vs-dark'] } as const;
+
+/** Switches the colour theme as a user does (as firsthour.e2e.test.ts does). */
+async function setTheme(p: Page, theme: keyof typeof THEMES): Promise<void> {
+  const [name, cls] = THEMES[theme];
+  await runCommand(p, 'Preferences: Color Theme');
+  const input = p.locator(QUICK_INPUT);
+  await input.waitFor({ timeout: 30_000 });
+  await input.fill(name);
+  await p.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+  await p.locator(`.monaco-workbench.${cls}`).waitFor({ timeout: 30_000 });
+  await p.waitForTimeout(2000); // webviews repaint after the workbench
+}
 
 const ANNOTATOR = 'E-side';
 const FILE = 'study.dialogues.jsonl';
@@ -127,5 +141,17 @@ describe('A study with label sidecars in real VS Code (code-server + Chromium)',
     assert.equal(added[0].annotation.empathy, 5);
     assert.ok(items.some((it) => it.id === added[0].item && it.candidates.some((c) => c.id === added[0].candidate)));
     await p.screenshot({ path: join(out, 'sidecars-saved.png') });
+  });
+
+  it('shows the banner of sidecar lines left out and the team in the status bar in light, high contrast and dark themes', async () => {
+    const p = page as Page;
+    await p.setViewportSize({ width: 1280, height: 720 });
+    for (const theme of ['light', 'hc', 'dark'] as const) {
+      await setTheme(p, theme);
+      const frame = await openDialogueFile(p, FILE);
+      await frame.waitForSelector('#label-problems:not([hidden])', { timeout: 30_000 });
+      await p.mouse.move(0, 0);
+      await p.screenshot({ path: join(out, `sidecars-${theme}.png`) });
+    }
   });
 });
