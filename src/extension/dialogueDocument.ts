@@ -121,6 +121,8 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   /** The parse with the sidecars laid over, for one text parse and one state of the sidecars. */
   private view: { raw: DialogueDocument; sidecars: LabelSidecars | undefined; view: SidecarView } | undefined;
   private sidecarWatcher: vscode.Disposable | undefined;
+  /** Sidecars as a hot-exit backup held them (unsaved), laid over the folder on disk when it is first read. */
+  private backupSidecars: { name: string; bytes: Uint8Array }[] | undefined;
   private readonly conflictsEmitter = new vscode.EventEmitter<ConflictEntry[]>();
   /** Fires with every unsaved label a merge with the file on disk could not settle, whenever that list changes. */
   readonly onDidChangeConflicts = this.conflictsEmitter.event;
@@ -152,6 +154,15 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   async ready(): Promise<void> {
     const bytes = this.source.scheme === 'file' ? await readFile(this.source.fsPath) : await vscode.workspace.fs.readFile(this.source);
     this.state ??= new LineDocument(LineText.fromBytes(bytes), !this.fromBackup);
+    if (this.fromBackup && !this.sidecarsRead) {
+      // The unsaved sidecar labels of a hot-exit backup (`backupTo`), laid over the sidecars on disk when first read.
+      try {
+        const saved = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(sidecarBackupOf(this.source)))) as { files: { name: string; base64: string }[] };
+        this.backupSidecars = saved.files.map((f) => ({ name: f.name, bytes: Buffer.from(f.base64, 'base64') }));
+      } catch {
+        // No sidecar labels were unsaved.
+      }
+    }
   }
 
   /**
@@ -284,6 +295,10 @@ export class DialogueFileDocument implements vscode.CustomDocument {
     if (this.uri.scheme !== 'file') return;
     try {
       this.setSidecarsFromDisk(readLabelsFolder(this.uri.fsPath));
+      if (this.backupSidecars?.length) {
+        const folder = this.sidecars?.folder ?? labelsFolderOf(this.uri.fsPath).split(/[\\/]/).pop()!;
+        this.sidecars = withSidecarWrites(this.sidecars, this.backupSidecars.map((f) => ({ name: f.name, file: `${folder}/${f.name}`, annotator: '', bytes: f.bytes, created: false, linesChanged: 0 })), folder);
+      }
     } catch (err) {
       this.sidecarFolderProblems = [{ file: vscode.workspace.asRelativePath(labelsFolderOf(this.uri.fsPath)), line: 1, code: 'fileName', message: (err as Error).message }];
     }
@@ -497,6 +512,10 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   /** Writes the bytes a save would write to a hot-exit backup at `destination`. */
   async backupTo(destination: vscode.Uri): Promise<void> {
     await vscode.workspace.fs.writeFile(destination, this.toBytes());
+    // Unsaved sidecar labels go beside it (restored by `ready`), so a hot exit loses none.
+    const dirty = this.sidecarsDirty ? (this.sidecars?.files ?? []).filter((f) => !this.savedSidecars.has(f.name) || !bytesEqual(this.savedSidecars.get(f.name)!, f.bytes)) : [];
+    if (dirty.length) await vscode.workspace.fs.writeFile(sidecarBackupOf(destination), new TextEncoder().encode(JSON.stringify({ files: dirty.map((f) => ({ name: f.name, base64: Buffer.from(f.bytes).toString('base64') })) })));
+    else await vscode.workspace.fs.delete(sidecarBackupOf(destination)).then(undefined, () => undefined);
   }
 
   /**
@@ -634,6 +653,11 @@ export class DialogueFileDocument implements vscode.CustomDocument {
     this.conflictsEmitter.dispose();
     openDialogueDocuments.delete(this);
   }
+}
+
+/** Where a hot-exit backup keeps the document's unsaved sidecar labels: beside the backup of its text. */
+export function sidecarBackupOf(backup: vscode.Uri): vscode.Uri {
+  return backup.with({ path: `${backup.path}.sidecars.json` });
 }
 
 /** The parsed form of a dialogue document (`DialogueFileDocument.parse`: cached per version, incremental after label edits). */

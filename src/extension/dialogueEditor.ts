@@ -17,7 +17,7 @@
  */
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { DialogueFileDocument, onDidEditDialogue, type SaveReport } from './dialogueDocument';
+import { DialogueFileDocument, onDidEditDialogue, sidecarBackupOf, type SaveReport } from './dialogueDocument';
 import { blindCandidateId } from '../core/labels/annotatorView';
 import { changedLinesInPlace } from '../core/format/lineUpdate';
 import type { ProblemLine } from '../core/format/lineReport';
@@ -169,7 +169,14 @@ export class DialogueEditorProvider {
       revertCustomDocument: (document) => document.reload(),
       backupCustomDocument: async (document, context) => {
         await document.backupTo(context.destination);
-        return { id: context.destination.toString(), delete: () => void vscode.workspace.fs.delete(context.destination).then(undefined, () => undefined) };
+        const sidecars = sidecarBackupOf(context.destination);
+        return {
+          id: context.destination.toString(),
+          delete: () => {
+            void vscode.workspace.fs.delete(context.destination).then(undefined, () => undefined);
+            void vscode.workspace.fs.delete(sidecars).then(undefined, () => undefined);
+          },
+        };
       },
     };
   }
