@@ -11,7 +11,11 @@
  * - its problem lines, from the text and from the bytes on disk the text cannot show (`problemLines`, for the
  *   diagnostics and the editor's banner);
  * - the byte-preserving save (`save`, `saveAs`: problem lines written back byte for byte);
- * - the merge of what a job writes to the file meanwhile into its unsaved labels (`watchDisk`, externalChanges.ts).
+ * - the merge of what a job writes to the file meanwhile into its unsaved labels (`watchDisk`, externalChanges.ts);
+ * - the study's label sidecars (`<study>.labels/<annotator>.jsonl`, issue 44 item 1), read as every job reads them
+ *   (core `readLabelsFolder`) and laid over the items the editor shows (`parse`, core `sidecarView`); a label of an
+ *   annotator whose labels live in a sidecar is written to that sidecar (core `routeItemEdit`), in the same step of
+ *   the undo stack as the study's lines, and saved with the study (sidecars first, only those that changed).
  *
  * A file on disk is read and decoded on first use, after VS Code has created the editor's webview (reading and
  * decoding 45 MB takes ~0.2 s of the extension host's single thread, which VS Code's round trips wait for).
@@ -28,9 +32,15 @@ import { bytesVsCodeKeeps } from '../core/format/vsCodeSafe';
 import { keepProblemLines } from '../core/format/keepProblemLines';
 import { decodeUtf8Lossy } from '../core/format/bytes';
 import { writeTextAtomic } from '../core/format/files';
+import { bytesEqual } from '../core/format/bytes';
+import { labelsFolderOf, withSidecarWrites, type LabelProblem, type LabelSidecars } from '../core/format/labelSidecars';
+import { readLabelsFolder } from '../core/format/studyFiles';
+import { routeItemEdit, sidecarView, type SidecarView } from '../core/format/sidecarEdits';
+import { existsSync, mkdirSync, readFileSync as readBytes } from 'node:fs';
+import { join } from 'node:path';
 import type { DialogueItem } from '../core/dialogue/types';
 import type { ConflictEntry } from '../../webview/editor/protocol';
-import { ExternalChangeMerger } from './externalChanges';
+import { ExternalChangeMerger, type MergedDocument } from './externalChanges';
 
 /** A change of a dialogue document, shaped as VS Code's `TextDocumentChangeEvent` for the listeners that had one. */
 export interface DialogueChange {
@@ -96,6 +106,23 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   /** Problem lines read from the file's bytes that the text cannot show, by the text VS Code shows for their first line. */
   private onDisk = new Map<string, ProblemLine>();
   private merger: ExternalChangeMerger | undefined;
+  /**
+   * The study's labels folder as the editor holds it (unsaved sidecar labels included), undefined when the study
+   * has none; `sidecarsRead` once it was looked for.
+   */
+  private sidecars: LabelSidecars | undefined;
+  private sidecarsRead = false;
+  /** Each sidecar's bytes as last read from or written to disk, by file name (what a save compares with). */
+  private savedSidecars = new Map<string, Uint8Array>();
+  /** The sidecars as last read or written (while they are the same object, none is dirty). */
+  private savedSidecarState: LabelSidecars | undefined;
+  /** Problems of reading the labels folder itself (it is a file, it cannot be read). */
+  private sidecarFolderProblems: LabelProblem[] = [];
+  /** The parse with the sidecars laid over, for one text parse and one state of the sidecars. */
+  private view: { raw: DialogueDocument; sidecars: LabelSidecars | undefined; view: SidecarView } | undefined;
+  private sidecarWatcher: vscode.Disposable | undefined;
+  /** Sidecars as a hot-exit backup held them (unsaved), laid over the folder on disk when it is first read. */
+  private backupSidecars: { name: string; bytes: Uint8Array }[] | undefined;
   private readonly conflictsEmitter = new vscode.EventEmitter<ConflictEntry[]>();
   /** Fires with every unsaved label a merge with the file on disk could not settle, whenever that list changes. */
   readonly onDidChangeConflicts = this.conflictsEmitter.event;
@@ -127,6 +154,15 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   async ready(): Promise<void> {
     const bytes = this.source.scheme === 'file' ? await readFile(this.source.fsPath) : await vscode.workspace.fs.readFile(this.source);
     this.state ??= new LineDocument(LineText.fromBytes(bytes), !this.fromBackup);
+    if (this.fromBackup && !this.sidecarsRead) {
+      // The unsaved sidecar labels of a hot-exit backup (`backupTo`), laid over the sidecars on disk when first read.
+      try {
+        const saved = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(sidecarBackupOf(this.source)))) as { files: { name: string; base64: string }[] };
+        this.backupSidecars = saved.files.map((f) => ({ name: f.name, bytes: Buffer.from(f.base64, 'base64') }));
+      } catch {
+        // No sidecar labels were unsaved.
+      }
+    }
   }
 
   /**
@@ -148,7 +184,7 @@ export class DialogueFileDocument implements vscode.CustomDocument {
 
   /** Whether the text differs from the file as last read or saved (by the undo stack's position). */
   get isDirty(): boolean {
-    return this.state ? this.state.isDirty : this.fromBackup;
+    return (this.state ? this.state.isDirty : this.fromBackup) || this.sidecarsDirty;
   }
 
   get isClosed(): boolean {
@@ -209,6 +245,11 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    * Treat it as read-only: the editor, the panels and the commands share it.
    */
   parse(): DialogueDocument {
+    return this.sidecarView().doc;
+  }
+
+  /** The parse of the study's text alone (inline labels only), cached by version: what its file holds. */
+  parseText(): DialogueDocument {
     const hit = this.parsed;
     if (hit && hit.version === this.version) return hit.doc;
     // Only when every change that made this version was seen (each is, through `fire`; a version reached without
@@ -217,6 +258,67 @@ export class DialogueFileDocument implements vscode.CustomDocument {
     const doc = inPlace ?? parseRawLines(this.rawLines(), this.name, hit?.doc);
     this.parsed = { version: this.version, doc, seen: this.version };
     return doc;
+  }
+
+  /**
+   * The study's parse with its sidecars laid over (core `sidecarView`), cached per text parse and sidecar state.
+   */
+  sidecarView(): SidecarView {
+    const raw = this.parseText();
+    this.readSidecars();
+    const hit = this.view;
+    if (hit && hit.raw === raw && hit.sidecars === this.sidecars) return hit.view;
+    const view = sidecarView(raw, this.sidecars);
+    this.view = { raw, sidecars: this.sidecars, view };
+    return view;
+  }
+
+  /** Whether the study keeps labels in sidecar files (its labels folder exists). */
+  get usesSidecars(): boolean {
+    this.readSidecars();
+    return this.sidecars !== undefined;
+  }
+
+  /**
+   * The problems of the study's labels in sidecar files — lines that are not labels, labels of items or candidates
+   * not in the study, conflicts with inline labels — each with its file and line (never dropped silently).
+   */
+  labelProblems(): LabelProblem[] {
+    if (!this.usesSidecars && this.sidecarFolderProblems.length === 0) return [];
+    return [...this.sidecarFolderProblems, ...this.sidecarView().overlay.problems];
+  }
+
+  /** Reads the labels folder once, on first use (a file on disk that is not a hot-exit backup's text only). */
+  private readSidecars(): void {
+    if (this.sidecarsRead) return;
+    this.sidecarsRead = true;
+    if (this.uri.scheme !== 'file') return;
+    try {
+      this.setSidecarsFromDisk(readLabelsFolder(this.uri.fsPath));
+      if (this.backupSidecars?.length) {
+        const folder = this.sidecars?.folder ?? labelsFolderOf(this.uri.fsPath).split(/[\\/]/).pop()!;
+        this.sidecars = withSidecarWrites(this.sidecars, this.backupSidecars.map((f) => ({ name: f.name, file: `${folder}/${f.name}`, annotator: '', bytes: f.bytes, created: false, linesChanged: 0 })), folder);
+      }
+    } catch (err) {
+      this.sidecarFolderProblems = [{ file: vscode.workspace.asRelativePath(labelsFolderOf(this.uri.fsPath)), line: 1, code: 'fileName', message: (err as Error).message }];
+    }
+  }
+
+  private setSidecarsFromDisk(sidecars: LabelSidecars | undefined): void {
+    this.sidecars = sidecars;
+    this.savedSidecarState = sidecars;
+    this.savedSidecars = new Map((sidecars?.files ?? []).map((f) => [f.name, f.bytes]));
+  }
+
+  /** Whether a sidecar differs from the file as last read or written. */
+  private get sidecarsDirty(): boolean {
+    if (this.sidecars === this.savedSidecarState) return false;
+    const files = this.sidecars?.files ?? [];
+    if (files.length !== this.savedSidecars.size) return true;
+    return files.some((f) => {
+      const saved = this.savedSidecars.get(f.name);
+      return !saved || !bytesEqual(saved, f.bytes);
+    });
   }
 
   /** The items of {@link parse}, in file order. */
@@ -234,7 +336,37 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    * @throws Error when a line is not where the parse says (nothing is changed then)
    */
   updateItems(update: (item: DialogueItem) => DialogueItem | undefined, label = 'Label'): number {
-    const doc = this.parse();
+    if (this.usesSidecars) return this.updateWithSidecars(update, label);
+    return this.updateText(update, label);
+  }
+
+  /**
+   * {@link updateItems} for a study with sidecars: each label where its annotator's labels are kept (core
+   * `routeItemEdit`), the study's lines and the sidecars in one step of the undo stack.
+   *
+   * @throws LabelWriteError (nothing changed) when a label cannot be written where it belongs
+   */
+  private updateWithSidecars(update: (item: DialogueItem) => DialogueItem | undefined, label: string): number {
+    const raw = this.parseText();
+    const { overlay } = this.sidecarView();
+    const routed = routeItemEdit(raw, overlay, update);
+    if (routed.itemLines.length === 0) return 0;
+    const edits: { line: number; text: string }[] = [];
+    for (const { line, raw: was, text } of routed.lines) {
+      if (this.lineAt(line).text !== was.replace(/^\uFEFF/, '')) throw new Error(`line ${line + 1} of ${this.uri.fsPath} is not where ReflectEval expected it; nothing was changed`);
+      edits.push({ line, text: text.replace(/^\uFEFF/, '') });
+    }
+    const before = this.sidecars;
+    const after = routed.sidecars.length ? withSidecarWrites(before, routed.sidecars, before?.folder) : before;
+    if (edits.length === 0 && after === before) return 0;
+    const lines = routed.itemLines;
+    const also = after === before ? undefined : { redo: () => ((this.sidecars = after), lines), undo: () => ((this.sidecars = before), lines) };
+    return this.edit(edits, label, also);
+  }
+
+  /** {@link updateItems} on the study's text alone. */
+  private updateText(update: (item: DialogueItem) => DialogueItem | undefined, label: string): number {
+    const doc = this.parseText();
     const updated: { line: number; raw: string; next: DialogueItem }[] = [];
     for (const line of doc.itemLines) {
       const entry = doc.lines[line];
@@ -294,7 +426,7 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    * still as they were read — each with what this editor's save does about it.
    */
   problemLines(): ProblemLine[] {
-    return withDiskProblems(problemLines(this.parse()), this.onDisk, this.lineCount, (i) => this.lineAt(i).text).map(withSaveNote);
+    return withDiskProblems(problemLines(this.parseText()), this.onDisk, this.lineCount, (i) => this.lineAt(i).text).map(withSaveNote);
   }
 
   /**
@@ -331,6 +463,7 @@ export class DialogueFileDocument implements vscode.CustomDocument {
       before = undefined;
     }
     const name = vscode.workspace.asRelativePath(target);
+    if (target.scheme === 'file') this.writeSidecars(target.fsPath);
     // Bytes the text holds as they are (UTF-8, no CR: `bytesVsCodeKeeps`) have no line to keep; the usual case, and
     // at 45 MB the check costs milliseconds where `keepProblemLines` parses the file twice.
     const result = before && !bytesVsCodeKeeps(before) ? keepProblemLines(before, decodeUtf8Lossy(bytes), name) : ({ kind: 'unchanged' } as const);
@@ -347,9 +480,42 @@ export class DialogueFileDocument implements vscode.CustomDocument {
     return { kind: 'edited', name, changed: result.changed, reason: result.reason, backup };
   }
 
+  /**
+   * Writes the study's sidecars beside `studyPath` before the study itself (a save cut short leaves a label in two
+   * places, reported as a conflict when read, never in none): to its own labels folder, those that changed since
+   * read or saved; to another study's, every one. Nothing is written when a sidecar this save replaces changed on
+   * disk since it was read.
+   *
+   * @throws Error naming the sidecar that changed on disk (nothing written)
+   */
+  private writeSidecars(studyPath: string): void {
+    if (!this.sidecars) return;
+    const own = studyPath === this.uri.fsPath;
+    const folder = labelsFolderOf(studyPath);
+    const files = this.sidecars.files.filter((f) => !own || !this.savedSidecars.has(f.name) || !bytesEqual(this.savedSidecars.get(f.name)!, f.bytes));
+    if (own) {
+      for (const f of files) {
+        const path = join(folder, f.name);
+        const saved = this.savedSidecars.get(f.name);
+        const now = existsSync(path) ? readBytes(path) : undefined;
+        if ((saved === undefined) !== (now === undefined) || (saved && now && !bytesEqual(saved, now))) throw new Error(`${vscode.workspace.asRelativePath(path)} changed on disk since it was read: nothing saved (close the study without saving and open it again, or run the job again)`);
+      }
+    }
+    if (files.length) mkdirSync(folder, { recursive: true });
+    for (const f of files) writeTextAtomic(join(folder, f.name), f.bytes);
+    if (own) {
+      for (const f of files) this.savedSidecars.set(f.name, f.bytes);
+      this.savedSidecarState = this.sidecars;
+    }
+  }
+
   /** Writes the bytes a save would write to a hot-exit backup at `destination`. */
   async backupTo(destination: vscode.Uri): Promise<void> {
     await vscode.workspace.fs.writeFile(destination, this.toBytes());
+    // Unsaved sidecar labels go beside it (restored by `ready`), so a hot exit loses none.
+    const dirty = this.sidecarsDirty ? (this.sidecars?.files ?? []).filter((f) => !this.savedSidecars.has(f.name) || !bytesEqual(this.savedSidecars.get(f.name)!, f.bytes)) : [];
+    if (dirty.length) await vscode.workspace.fs.writeFile(sidecarBackupOf(destination), new TextEncoder().encode(JSON.stringify({ files: dirty.map((f) => ({ name: f.name, base64: Buffer.from(f.bytes).toString('base64') })) })));
+    else await vscode.workspace.fs.delete(sidecarBackupOf(destination)).then(undefined, () => undefined);
   }
 
   /**
@@ -357,7 +523,47 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    * the merge stops when the document is disposed.
    */
   watchDisk(): void {
-    this.merger ??= new ExternalChangeMerger(this, (conflicts) => this.conflictsEmitter.fire(conflicts));
+    if (this.merger) return;
+    // The merger works on the study's text: its labels inline, the job's write to the file (sidecars are watched below).
+    const self = this;
+    const text: MergedDocument = {
+      get uri() { return self.uri; },
+      get version() { return self.version; },
+      get isDirty() { return self.state ? self.state.isDirty : self.fromBackup; },
+      get isClosed() { return self.isClosed; },
+      get name() { return self.name; },
+      get newerOnDisk() { return self.newerOnDisk; },
+      set newerOnDisk(v: boolean) { self.newerOnDisk = v; },
+      getText: () => self.getText(),
+      toBytes: () => self.toBytes(),
+      reload: (bytes) => self.reload(bytes),
+      parse: () => self.parseText(),
+      updateItems: (update, label) => self.updateText(update, label),
+      onDidChange: (l) => self.onDidChange(l),
+      onDidSave: (l) => self.onDidSave(l),
+    };
+    this.merger = new ExternalChangeMerger(text, (conflicts) => this.conflictsEmitter.fire(conflicts));
+    if (this.uri.scheme !== 'file') return;
+    // A sidecar written by a job (collect, labels split) while the study is open: read again when the editor has no
+    // unsaved sidecar labels; otherwise the next save refuses to write over it (writeSidecars).
+    const folder = vscode.Uri.file(labelsFolderOf(this.uri.fsPath));
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '*.jsonl'));
+    const changed = () => {
+      if (this.closed || !this.sidecarsRead || this.sidecarsDirty) return;
+      let read: LabelSidecars | undefined;
+      try {
+        read = readLabelsFolder(this.uri.fsPath);
+      } catch {
+        return;
+      }
+      const before = this.sidecars?.files ?? [];
+      const now = read?.files ?? [];
+      if (before.length === now.length && before.every((f, i) => f.name === now[i].name && bytesEqual(f.bytes, now[i].bytes))) return;
+      this.setSidecarsFromDisk(read);
+      const lines = this.parseText().itemLines;
+      this.fire(lines.map((line) => ({ range: new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER), text: this.lineAt(line).text })));
+    };
+    this.sidecarWatcher = vscode.Disposable.from(watcher, watcher.onDidChange(changed), watcher.onDidCreate(changed), watcher.onDidDelete(changed));
   }
 
   /** The unsaved labels a merge could not settle, as the editor lists them. */
@@ -392,8 +598,8 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    * @returns the number of lines changed
    * @throws RangeError for a line out of range or a line break in a text (nothing is changed)
    */
-  edit(edits: readonly LineReplacement[], label: string): number {
-    const done = this.doc.edit(edits);
+  edit(edits: readonly LineReplacement[], label: string, also?: { redo(): readonly number[]; undo(): readonly number[] }): number {
+    const done = this.doc.edit(edits, also);
     if (!done) return 0;
     this.fireLines(done.changed);
     editEmitter.fire({ document: this, label, undo: () => this.fireLines(done.undo()), redo: () => this.fireLines(done.redo()) });
@@ -406,6 +612,15 @@ export class DialogueFileDocument implements vscode.CustomDocument {
    */
   async reload(bytes?: Uint8Array): Promise<void> {
     const read = bytes ?? (await vscode.workspace.fs.readFile(this.uri));
+    // A revert (no bytes given) takes the sidecars as they are on disk too; a merge of a job's write keeps the
+    // unsaved sidecar labels (they are not in the study's text).
+    if (bytes === undefined && this.sidecarsRead && this.uri.scheme === 'file') {
+      try {
+        this.setSidecarsFromDisk(readLabelsFolder(this.uri.fsPath));
+      } catch {
+        // Reported when read first; kept as it was.
+      }
+    }
     const lines = this.state ? this.state.text.lineCount : 0;
     const text = LineText.fromBytes(read);
     if (this.state) this.state.reload(text);
@@ -434,9 +649,15 @@ export class DialogueFileDocument implements vscode.CustomDocument {
   dispose(): void {
     this.closed = true;
     this.merger?.dispose();
+    this.sidecarWatcher?.dispose();
     this.conflictsEmitter.dispose();
     openDialogueDocuments.delete(this);
   }
+}
+
+/** Where a hot-exit backup keeps the document's unsaved sidecar labels: beside the backup of its text. */
+export function sidecarBackupOf(backup: vscode.Uri): vscode.Uri {
+  return backup.with({ path: `${backup.path}.sidecars.json` });
 }
 
 /** The parsed form of a dialogue document (`DialogueFileDocument.parse`: cached per version, incremental after label edits). */

@@ -17,7 +17,7 @@
  */
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { DialogueFileDocument, onDidEditDialogue, type SaveReport } from './dialogueDocument';
+import { DialogueFileDocument, onDidEditDialogue, sidecarBackupOf, type SaveReport } from './dialogueDocument';
 import { blindCandidateId } from '../core/labels/annotatorView';
 import { changedLinesInPlace } from '../core/format/lineUpdate';
 import type { ProblemLine } from '../core/format/lineReport';
@@ -34,7 +34,7 @@ import { EDITOR_PAGE } from './editor/page';
 import { ProgressStatusBar } from './editor/progressStatusBar';
 import { scopeNow, type RequestSpecs } from './editor/updates';
 import { DEFAULT_SETUP, labellingSettings, readStudySetup, setupFilesOf, type StudySetup } from './editor/study';
-import { teamManifests, teamStatusLines } from './editor/teamProgress';
+import { teamManifests, teamStatus } from './editor/teamProgress';
 
 export const DIALOGUE_EDITOR_VIEW_TYPE = 'reflectEval.dialogueEditor';
 
@@ -90,6 +90,8 @@ interface OpenEditor {
   setup: StudySetup;
   /** The team's progress lines for the status bar tooltip, when the study's packets exist (computed a moment after a change). */
   team?: string[];
+  /** The team's progress in the status bar's text (annotators' counts and α so far; editor/teamProgress.ts). */
+  teamText?: string;
 }
 
 /** Workspace-state key: folders team packets were assigned into, by study file (the team's progress reads them). */
@@ -167,7 +169,14 @@ export class DialogueEditorProvider {
       revertCustomDocument: (document) => document.reload(),
       backupCustomDocument: async (document, context) => {
         await document.backupTo(context.destination);
-        return { id: context.destination.toString(), delete: () => void vscode.workspace.fs.delete(context.destination).then(undefined, () => undefined) };
+        const sidecars = sidecarBackupOf(context.destination);
+        return {
+          id: context.destination.toString(),
+          delete: () => {
+            void vscode.workspace.fs.delete(context.destination).then(undefined, () => undefined);
+            void vscode.workspace.fs.delete(sidecars).then(undefined, () => undefined);
+          },
+        };
       },
     };
   }
@@ -285,20 +294,25 @@ export class DialogueEditorProvider {
   private updateStatus(): void {
     const active = [...this.open].find((e) => e.panel.active);
     const progress = active?.controller.progress;
-    if (!active || !progress) return this.status.hide();
+    if (!active || !progress) {
+      this.status.showTeam(undefined);
+      return this.status.hide();
+    }
     const packet = active.setup.packet;
     this.status.show(progress, packet ? packet.annotator : getAnnotator(), { packet, team: active.team, scope: scopeNow(active.controller.state, { setup: active.setup }), toGo: active.controller.state.toGo });
+    this.status.showTeam(active.teamText, active.team);
   }
 
   private readonly teamTimers = new Map<OpenEditor, ReturnType<typeof setTimeout>>();
 
   /**
    * Computes the team's progress of a study a moment after a change (not for a packet, whose annotator sees only
-   * their own): when packets of it exist beside it or in a folder they were assigned into.
+   * their own): when packets of it exist beside it or in a folder they were assigned into, or two annotators labelled it.
    */
   private scheduleTeam(editor: OpenEditor): void {
     if (editor.document.uri.scheme !== 'file' || editor.setup.packet || !editor.setup.rubric) {
       editor.team = undefined;
+      editor.teamText = undefined;
       return;
     }
     clearTimeout(this.teamTimers.get(editor));
@@ -311,9 +325,12 @@ export class DialogueEditorProvider {
         const remembered = this.context.workspaceState.get<Record<string, string[]>>(TEAM_FOLDERS_KEY, {})[file] ?? [];
         const found = teamManifests(file, remembered);
         try {
-          editor.team = found.length ? teamStatusLines(editor.document.items(), editor.setup.rubric, found, (p) => vscode.workspace.asRelativePath(p)) : undefined;
+          const status = teamStatus(editor.document.items(), editor.setup.rubric, found, (p) => vscode.workspace.asRelativePath(p));
+          editor.team = status?.lines;
+          editor.teamText = status?.text;
         } catch (err) {
           editor.team = [`Team progress: ${(err as Error).message}`];
+          editor.teamText = '$(organization) team progress: see tooltip';
         }
         if (editor.panel.active) this.updateStatus();
       }, TEAM_DELAY_MS),

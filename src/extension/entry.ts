@@ -17,7 +17,8 @@ export function activate(context: vscode.ExtensionContext): void {
   // `./extension` is a bundle of its own (scripts/build.mjs): this import runs when a stand-in is first used.
   full = new LazyExtension(context, () => import('./extension'), new Set(FIRST_HOUR_COMMANDS));
   context.subscriptions.push(...full.register());
-  const studies = new StudiesView(context);
+  // A study's label sidecars are read with the annotation schema every job uses, from the full extension's bundle.
+  const studies = new StudiesView(context, () => import('./extension').then((m) => m.annotationSchemaProblem));
   context.subscriptions.push(
     ...new FirstHour(context, studies).register(),
     vscode.window.registerTreeDataProvider('reflectEval.start', new StartView()),

@@ -11,6 +11,9 @@ import { watchLargeDialogueFiles } from './largeFiles';
 import { PromptPreviewPanel } from './promptPreview';
 import type { SearchVariantRef } from './searchPanel';
 
+/** The annotation schema's check of a label sidecar line, for the entry's side bar (studiesView.ts), which reads sidecars as every job does. */
+export { annotationSchemaProblem } from '../core/format/labelSidecars';
+
 /**
  * @param fromEntry - set when the light entry (entry.ts, the package's `main`) loads this module on first use: the
  *   entry has then registered the custom editors (delegating to the returned provider) and the large-file watcher

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { describeGenerationRun, describeJudgeRun, describeOriginGroup, describeProgress, shortTime } from '../core/workspace/describe';
 import { WorkspaceScanner } from '../core/workspace/scan';
+import type { AnnotationCheck } from '../core/format/sidecarReader';
 import { firstHourProgress, type FirstHourProgress, type StudyIndex, type StudySummary } from '../core/workspace/studies';
 
 /** The view's id (package.json `contributes.views.reflectEval`). */
@@ -38,7 +39,14 @@ export class StudiesView implements vscode.TreeDataProvider<Node> {
   /** Time the last refresh took (ms), and how many files it read. */
   lastRefresh: { ms: number; read: number } | undefined;
 
-  constructor(context: vscode.ExtensionContext) {
+  /**
+   * @param annotationCheck - the annotation schema's check of a sidecar line (from the full extension, loaded when a
+   *   study with label sidecars is first read: the entry bundle does not carry the schema validator)
+   */
+  constructor(
+    context: vscode.ExtensionContext,
+    private readonly annotationCheck?: () => Promise<AnnotationCheck>,
+  ) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/*.{jsonl,json,md}');
     context.subscriptions.push(
       this.changed,
@@ -80,7 +88,7 @@ export class StudiesView implements vscode.TreeDataProvider<Node> {
         if (folder.uri.scheme !== 'file') continue;
         const key = folder.uri.toString();
         let scanner = this.scanners.get(key);
-        if (!scanner) this.scanners.set(key, (scanner = new WorkspaceScanner(folder.uri.fsPath)));
+        if (!scanner) this.scanners.set(key, (scanner = new WorkspaceScanner(folder.uri.fsPath, { annotationCheck: this.annotationCheck })));
         next.set(key, { folder, index: await scanner.scan(this.annotator()) });
         read += scanner.stats.read;
       }

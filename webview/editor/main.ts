@@ -846,6 +846,21 @@ function renderRubricProblems(problems: { file: string; line: number; field: str
   );
 }
 
+/** Lines of the study's label sidecars that are left out (issue 44 item 1): each with its file and line. */
+function renderLabelProblems(problems: { file: string; line: number; field?: string; message: string }[]): void {
+  let box = document.getElementById('label-problems');
+  if (!box) {
+    box = el('div', { id: 'label-problems', role: 'status' });
+    $('#layout').before(box);
+  }
+  box.hidden = problems.length === 0;
+  const more = problems.length - BANNER_LINES;
+  box.replaceChildren(
+    el('strong', {}, `${problems.length} label line${problems.length === 1 ? '' : 's'} in sidecar files ${problems.length === 1 ? 'is' : 'are'} not read into this study:`),
+    el('ul', {}, ...problems.slice(0, BANNER_LINES).map((p) => el('li', {}, `${p.file}:${p.line}: ${p.field ? `${p.field}: ` : ''}${p.message}`)), ...(more > 0 ? [el('li', {}, `… and ${more} more (reflect-eval labels check)`)] : [])),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------- merge conflicts
 
 /**
@@ -905,6 +920,7 @@ channel
       page.itemKey = '';
     }
     renderRubricProblems(msg.rubricProblems);
+    renderLabelProblems(msg.labelProblems ?? []);
     $('#file').textContent = msg.file;
     renderHeader();
     const clamped = Math.min(s.selected, Math.max(0, s.entries.length - 1));

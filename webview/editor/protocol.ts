@@ -163,6 +163,16 @@ export interface IndexView {
   rubricProblems: RubricProblem[];
   /** Set when the file is a team packet: the annotator is the packet's, blind mode is on. */
   packet: PacketInfo | null;
+  /** Lines of the study's label sidecars that are left out, and why (file, line, field, message; issue 44 item 1). */
+  labelProblems?: LabelProblemEntry[];
+}
+
+/** A problem of a label in a sidecar file (`study.labels/E1.jsonl`), as the editor's banner lists it. */
+export interface LabelProblemEntry {
+  file: string;
+  line: number;
+  field?: string;
+  message: string;
 }
 
 /**

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatStudyIndex } from '../../core/workspace/describe';
 import { WorkspaceScanner } from '../../core/workspace/scan';
+import { annotationSchemaProblem } from '../../core/format/labelSidecars';
 
 export function registerStudies(program: Command): void {
   program
@@ -18,7 +19,7 @@ export function registerStudies(program: Command): void {
     .action(async (folder: string | undefined, opts: { annotator?: string; json?: boolean }) => {
       const root = resolve(folder ?? '.');
       if (!existsSync(root) || !statSync(root).isDirectory()) throw new Error(`${folder}: no such folder`);
-      const scanner = new WorkspaceScanner(root);
+      const scanner = new WorkspaceScanner(root, { annotationCheck: async () => annotationSchemaProblem });
       const index = await scanner.scan(opts.annotator ?? null);
       process.stdout.write(opts.json ? JSON.stringify(index, null, 2) + '\n' : formatStudyIndex(index));
       if (scanner.stats.truncated) process.stderr.write(`reflect-eval: stopped listing ${root} after ${scanner.stats.files} files\n`);

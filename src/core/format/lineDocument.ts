@@ -59,32 +59,47 @@ export class LineDocument {
   /**
    * Replaces whole lines as one edit; lines whose text is already that are left out.
    *
-   * @returns the edit for the undo stack, or undefined when no line changes
+   * @param also - a change of state kept beside the text (the study's label sidecars, issue 44 item 1), made now and
+   *   undone and redone with the lines, so that the edit is one step of the undo stack even when no line changes.
+   *   Each call returns the lines whose meaning it changed (reported among the edit's lines, with their text as it
+   *   is). After a reload it is still undone and redone (the text's lines are not).
+   * @returns the edit for the undo stack, or undefined when no line changes and there is no `also`
    * @throws RangeError for a line out of range or a line break in a text (nothing is changed)
    */
-  edit(edits: readonly LineReplacement[]): LineEdit | undefined {
+  edit(edits: readonly LineReplacement[], also?: { redo(): readonly number[]; undo(): readonly number[] }): LineEdit | undefined {
     const changed = edits.filter((e) => this.current.line(e.line) !== e.text);
-    if (changed.length === 0) return undefined;
+    if (changed.length === 0 && !also) return undefined;
     const inverse = this.current.replaceLines(changed);
+    const touched = (lines: readonly LineReplacement[], more: readonly number[] | undefined) => {
+      const seen = new Set(lines.map((l) => l.line));
+      const extra = (more ?? []).filter((l) => !seen.has(l) && l < this.current.lineCount).map((line) => ({ line, text: this.current.line(line) }));
+      return [...lines, ...extra].sort((a, b) => a.line - b.line);
+    };
+    const first = touched(changed, also?.redo());
     this.versionNumber++;
     const id = this.nextEdit++;
     this.applied.push(id);
     const generation = this.generation;
+    const step = (lines: readonly LineReplacement[], side: (() => readonly number[]) | undefined) => {
+      const more = side?.();
+      if (generation !== this.generation) {
+        if (!side) return undefined;
+        this.versionNumber++;
+        return [];
+      }
+      this.current.replaceLines(lines);
+      this.versionNumber++;
+      return touched(lines, more);
+    };
     return {
-      changed,
+      changed: first,
       undo: () => {
         if (this.stackTop === id) this.applied.pop();
-        if (generation !== this.generation) return undefined;
-        this.current.replaceLines(inverse);
-        this.versionNumber++;
-        return inverse.slice();
+        return step(inverse, also && (() => also.undo()));
       },
       redo: () => {
         this.applied.push(id);
-        if (generation !== this.generation) return undefined;
-        this.current.replaceLines(changed);
-        this.versionNumber++;
-        return changed.slice();
+        return step(changed, also && (() => also.redo()));
       },
     };
   }

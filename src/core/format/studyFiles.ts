@@ -50,6 +50,17 @@ function readFolder(folder: string): LabelSidecars {
 }
 
 /**
+ * A study's labels folder (`<study>.labels/`) as read, or undefined when the study has none: what the editor lays
+ * over the study it opens, read as every job reads it.
+ *
+ * @throws Error when `<study>.labels` exists and is not a folder
+ */
+export function readLabelsFolder(studyPath: string): LabelSidecars | undefined {
+  const folder = labelsFolderOf(studyPath);
+  return existsSync(folder) ? readFolder(folder) : undefined;
+}
+
+/**
  * Reads a study: its dialogue file as bytes (`readDialogueFile`) and, when `<study>.labels/` exists, every sidecar in
  * it, laid over the items. Problems — the study's problem lines, sidecar lines that are not labels or whose item or
  * candidate is not in the study, conflicts — are on `doc.problems` and `overlay.problems`, never thrown.

@@ -12,6 +12,7 @@ import { siblingFile } from '../dialogue/siblingFile';
 import { classifyFile, folderOf, nameOf, SKIPPED_FOLDERS } from './files';
 import { buildStudyIndex, PACKET_RECOGNIZERS, type PacketRecognizer, type StudyIndex } from './studies';
 import { studyContent, type SidecarText, type StudyContent } from './studyContent';
+import type { AnnotationCheck } from '../format/sidecarReader';
 
 /** Options of a {@link WorkspaceScanner}. */
 export interface ScanOptions {
@@ -22,6 +23,12 @@ export interface ScanOptions {
   /** Manifests larger than this are not read (default 8 MiB). */
   maxManifestBytes?: number;
   packets?: readonly PacketRecognizer[];
+  /**
+   * The check of a sidecar line's annotation every job uses (`format/labelSidecars.ts` `annotationSchemaProblem`),
+   * loaded when a study with sidecars is first read (VS Code's entry bundle loads it from the full extension). A
+   * study with sidecars and no check is listed with an error.
+   */
+  annotationCheck?: () => Promise<AnnotationCheck>;
 }
 
 /** What one scan did, for the bench and the CLI's `--verbose`. */
@@ -125,7 +132,9 @@ export class WorkspaceScanner {
     if (size > max) return { error: `${(size / MiB).toFixed(0)} MB: too large to summarise here (reflect-eval studies reads it)` };
     try {
       const texts: SidecarText[] = await Promise.all(sidecars.map(async (f) => ({ name: nameOf(f), text: await readFile(join(this.root, f), 'utf8') })));
-      return studyContent(await readFile(full, 'utf8'), sidecars.length ? texts : undefined);
+      if (!sidecars.length) return studyContent(await readFile(full, 'utf8'));
+      if (!this.options.annotationCheck) return { error: 'label sidecars cannot be read here (no annotation check)' };
+      return studyContent(await readFile(full, 'utf8'), texts, await this.options.annotationCheck());
     } catch (err) {
       return { error: (err as Error).message };
     }

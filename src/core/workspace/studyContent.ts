@@ -8,13 +8,15 @@
  * A study that keeps labels in sidecar files (`<study>.labels/<annotator>.jsonl`, docs/format.md "Labels in sidecar
  * files", `format/labelSidecars.ts`) is counted with them, as every job reads it: a sidecar line's annotation is laid
  * over its candidate unless the study already has that annotator's label there (the study's is read, as
- * `overlayLabels` does). A sidecar line that is not a label, or names no item or candidate of the study, counts as a
+ * `overlayLabels` does). Sidecar lines are read by core's reader (`readSidecarFile`, with the annotation schema), so a line is a label here
+ * exactly when it is one for every job; one that is not, or names no item or candidate of the study, counts as a
  * sidecar problem line here and is left out, as every job leaves it out.
  */
 import type { Candidate, CandidateOrigin, DialogueItem } from '../dialogue/types';
 import { evaluatorKind, type EvaluatorKind } from '../evaluators/evaluatorNames';
 import { isHeaderLine } from '../format/compactScores';
-import { sidecarAnnotator } from '../format/labelSidecars';
+import { encodeUtf8 } from '../format/bytes';
+import { readSidecarFile, type AnnotationCheck } from '../format/sidecarReader';
 import { labelProgress, type LabelProgress } from '../navigation/itemNavigation';
 
 /** Candidates one generator made under one decoding strategy, from their recorded origins. */
@@ -89,35 +91,31 @@ function* nonEmptyLines(text: string): Generator<[number, string]> {
 }
 
 /**
- * Lays a study's sidecar labels over its items (in place): each sidecar's valid lines, in the order of the files'
- * names, onto the first candidate with the line's id, unless that candidate already has the annotator's label.
+ * Lays a study's sidecar labels over its items (in place), read by core's sidecar reader (`readSidecarFile`, the
+ * one every job and the editor use, with the annotation schema's check `check`): each sidecar's valid lines, in the order of the files' names, onto the first
+ * candidate with the line's id. A line the reader does not take (not JSON, not an annotation of the file's
+ * annotator, a second line for one candidate), one whose item or candidate is not in the study, and one for a
+ * candidate where the study already has the annotator's label (the study's is read) count as problem lines.
  */
-function overlaySidecars(items: DialogueItem[], sidecars: readonly SidecarText[]): NonNullable<StudyContent['sidecars']> {
+function overlaySidecars(items: DialogueItem[], sidecars: readonly SidecarText[], check: AnnotationCheck): NonNullable<StudyContent['sidecars']> {
   const byItem = new Map<string, DialogueItem>();
   for (const it of items) if (typeof it.id === 'string' && !byItem.has(it.id)) byItem.set(it.id, it);
   const out: NonNullable<StudyContent['sidecars']> = [];
   for (const sc of [...sidecars].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const annotator = sidecarAnnotator(sc.name);
-    if (annotator === undefined) continue;
-    const summary = { name: sc.name, annotator, labels: 0, problemLines: [] as number[] };
+    const read = readSidecarFile('labels', sc.name, encodeUtf8(sc.text), check);
+    if ('code' in read) continue;
+    const summary = { name: sc.name, annotator: read.annotator, labels: 0, problemLines: read.problems.map((p) => p.line) };
     out.push(summary);
-    for (const [line, raw] of nonEmptyLines(sc.text)) {
-      let v: unknown;
-      try {
-        v = JSON.parse(raw);
-      } catch {
-        summary.problemLines.push(line);
+    for (const e of read.entries) {
+      const candidate = byItem.get(e.item)?.candidates.find((c) => c.id === e.candidate);
+      if (!candidate || candidate.annotations.some((a) => a.annotator === read.annotator)) {
+        summary.problemLines.push(e.lineIndex + 1);
         continue;
       }
-      const candidate = isObject(v) && typeof v.item === 'string' && typeof v.candidate === 'string' && isObject(v.annotation) ? byItem.get(v.item)?.candidates.find((c) => c.id === v.candidate) : undefined;
-      if (!candidate || !isObject(v) || !isObject(v.annotation) || (v.annotation.annotator !== undefined && v.annotation.annotator !== annotator)) {
-        summary.problemLines.push(line);
-        continue;
-      }
-      if (candidate.annotations.some((a) => a.annotator === annotator)) continue;
-      candidate.annotations.push({ ...(v.annotation as object), annotator } as Candidate['annotations'][number]);
+      candidate.annotations.push(e.annotation);
       summary.labels++;
     }
+    summary.problemLines.sort((a, b) => a - b);
   }
   return out;
 }
@@ -127,8 +125,12 @@ function overlaySidecars(items: DialogueItem[], sidecars: readonly SidecarText[]
  *
  * @param text - the whole file as UTF-8 text
  * @param sidecars - the files of the study's labels folder (`<study>.labels/*.jsonl`) when it has one
+ * @param check - the check of a sidecar line's annotation every job uses (`labelSidecars.ts`
+ *   `annotationSchemaProblem`); required with `sidecars`
+ * @throws RangeError for `sidecars` without `check`
  */
-export function studyContent(text: string, sidecars?: readonly SidecarText[]): StudyContent {
+export function studyContent(text: string, sidecars?: readonly SidecarText[], check?: AnnotationCheck): StudyContent {
+  if (sidecars && !check) throw new RangeError('reading label sidecars needs the annotation check (labelSidecars.ts annotationSchemaProblem)');
   const items: DialogueItem[] = [];
   const problemLines: number[] = [];
   let aliases: string[] = [];
@@ -153,7 +155,7 @@ export function studyContent(text: string, sidecars?: readonly SidecarText[]): S
     for (const c of value.candidates) (c as Candidate).annotations = Array.isArray(c.annotations) ? c.annotations.filter(isObject) : [];
     items.push(value);
   }
-  const sidecarSummary = sidecars ? overlaySidecars(items, sidecars) : undefined;
+  const sidecarSummary = sidecars ? overlaySidecars(items, sidecars, check!) : undefined;
   const groups = new Map<string, OriginGroup>();
   const scored = new Map<string, number>();
   let candidates = 0;

@@ -3,7 +3,6 @@
  * `reflect-eval assign` and `collect` run them: annotator ids, labels per candidate and a folder by quick input;
  * the packets to collect by an open dialog. A packet made by either program is collected by the other.
  */
-import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { DialogueEditorProvider } from '../dialogueEditor';
 import { runPlanInEditor } from '../host';
@@ -43,10 +42,8 @@ export async function assignPacketsCommand(context: vscode.ExtensionContext, edi
 export async function collectPacketsCommand(context: vscode.ExtensionContext, editors: DialogueEditorProvider): Promise<void> {
   const document = studyOnDisk(editors);
   if (!document) return;
-  const { labelsFolderOf } = await import('../../core/format/labelSidecars');
-  // The editor keeps labels inline; a study with label sidecars is collected by the CLI, which writes each
-  // annotator's sidecar (docs/format.md, "Labels in sidecar files").
-  if (existsSync(labelsFolderOf(document.uri.fsPath))) throw new Error('this study keeps its labels in sidecar files: collect with `reflect-eval collect <study> <packets…>`, which writes each annotator\'s sidecar');
+  // A study with label sidecars is collected as the CLI does: the editor's document writes each annotator's labels
+  // to their sidecar (dialogueDocument.ts, core routeItemEdit) when the study is saved.
   const picked = await vscode.window.showOpenDialog({ title: 'Collect Packets: the packets to bring back', canSelectMany: true, filters: { 'Packets (dialogue files)': ['jsonl'] }, defaultUri: vscode.Uri.joinPath(document.uri, '..'), openLabel: 'Collect' });
   if (!picked?.length) return;
   const { validateCollectPlan } = await import('../../core/jobs/team');

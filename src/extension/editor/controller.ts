@@ -37,6 +37,8 @@ export interface EditorDocument {
   /** Replaces items as one undoable edit; returns the lines changed; throws when a line is not where expected. */
   updateItems(update: (item: DialogueItem) => DialogueItem | undefined, label?: string): number;
   problemLines(): ProblemLine[];
+  /** Problems of the study's labels in sidecar files (file, line, field, message). */
+  labelProblems?(): { file: string; line: number; field?: string; message: string }[];
   /** Reads the file's bytes for problem lines the text cannot show; true when there were or are any. */
   readDiskProblems(): Promise<boolean>;
   conflicts(): ConflictEntry[];
@@ -238,6 +240,7 @@ export class EditorController {
       requestSpecs: this.host.requestSpecs(),
       plan: (items, b, names) => this.host.plan(items, b, names),
       setup: this.host.setup(),
+      labelProblems: () => this.document.labelProblems?.() ?? [],
     };
   }
 

@@ -28,7 +28,7 @@ import { displayNames, evaluatorSignatures } from '../../core/evaluators/evaluat
 import { evaluatorScale, summariseScores, type ScoreGroup } from '../../core/navigation/scoreSummary';
 import { labelProgressAfter, type LabelProgress } from '../../core/navigation/itemNavigation';
 import { itemDescription, itemTitleList, type ItemTitleParts } from '../../core/dialogue/itemTitle';
-import type { EditorProtocol, ItemEntry } from '../../../webview/editor/protocol';
+import type { EditorProtocol, ItemEntry, LabelProblemEntry } from '../../../webview/editor/protocol';
 import type { ToWebviewParams, ToWebviewType } from '../../../webview/shared/messages';
 import { candidateMarks, navigatorState, scopeOf, type EvaluatorInfo, type ListPlan, type ListSettings, type PlanState } from '../itemNavigator';
 
@@ -119,6 +119,8 @@ export interface EditorNow {
   plan(items: readonly DialogueItem[], blind: boolean, names: ReadonlyMap<string, string>): PlanState;
   /** The study's rubric (null when its file has problems) and, for a team packet, its manifest (study.ts). */
   setup: StudySetup;
+  /** Problems of the study's labels in sidecar files, each with its file and line (issue 44 item 1). */
+  labelProblems?(): LabelProblemEntry[];
 }
 
 /** The rubric and current dimension of a decision ("labelled" in the list, progress and filters). */
@@ -279,6 +281,7 @@ class Decider {
         rubric,
         preset: rubric === MI_RUBRIC,
         rubricProblems: this.now.setup.problems,
+        labelProblems: this.now.labelProblems?.() ?? [],
         packet: this.now.setup.packet,
       },
     });

@@ -17,6 +17,7 @@ import { classifyFile, reportSubject, studyBase } from '../../../src/core/worksp
 import { buildStudyIndex, firstHourProgress, type PacketRecognizer, type StudySources } from '../../../src/core/workspace/studies';
 import { studyContent } from '../../../src/core/workspace/studyContent';
 import { formatStudyIndex } from '../../../src/core/workspace/describe';
+import { annotationSchemaProblem, readLabelSidecars } from '../../../src/core/format/labelSidecars';
 import { WorkspaceScanner } from '../../../src/core/workspace/scan';
 import { readStudy, writeStudyBack } from '../../../src/core/format/studyFiles';
 import { labelProgress } from '../../../src/core/navigation/itemNavigation';
@@ -167,7 +168,7 @@ describe('workspace studies', () => {
     write('.hidden/y.dialogues.jsonl', one);
     write('.reflect-eval-cache/judge-cache.jsonl', '{}\n');
     write('s1.report.md', '# ReflectEval report: s1.dialogues.jsonl\n' + 'x'.repeat(10_000));
-    const scanner = new WorkspaceScanner(root);
+    const scanner = new WorkspaceScanner(root, { annotationCheck: async () => annotationSchemaProblem });
     const first = await scanner.scan('me');
     assert.deepEqual(first.studies.map((s) => [s.path, s.mine]), [['s1.dialogues.jsonl', 1], ['sub/s2.dialogues.jsonl', 1]]);
     assert.deepEqual(first.studies[0].reports, ['s1.report.md']);
@@ -206,7 +207,7 @@ describe('workspace studies', () => {
     assert.ok(readFileSync(join(root, 's.labels', 'Expert%201.jsonl'), 'utf8').length > 0);
     assert.ok(!readFileSync(file, 'utf8').includes('Expert 1'), 'the labels left the study file');
 
-    const scanner = new WorkspaceScanner(root);
+    const scanner = new WorkspaceScanner(root, { annotationCheck: async () => annotationSchemaProblem });
     const expected = labelProgress(readStudy(file).items, null);
     const first = await scanner.scan('Expert 1');
     assert.deepEqual(first.studies.map((s) => s.path), ['s.dialogues.jsonl'], 'a sidecar is not a study');
@@ -227,6 +228,25 @@ describe('workspace studies', () => {
     assert.deepEqual(second.studies[0].content!.progress, labelProgress(readStudy(file).items, null));
     assert.deepEqual(second.studies[0].content!.sidecars![0].problemLines, [5], 'the orphan line is named and left out, as the jobs leave it out');
     assert.match(formatStudyIndex(second), /^ {2}labels of Expert 1 in s\.labels\/Expert%201\.jsonl: 4 candidates; 1 line left out \(first: line 5;/m);
+  });
+
+  it('takes a sidecar line as a label exactly when every job does (core\'s reader and the annotation schema)', () => {
+    const text = jsonl([item('i1', [{}, {}, {}, {}])]);
+    const line = (candidate: string, annotation: Record<string, unknown>) => JSON.stringify({ item: 'i1', candidate, annotation });
+    const sidecar = [
+      line('c0', { annotator: 'E1', coherent: true }),
+      line('c1', { coherent: true }), // no annotator: not E1's label
+      line('c2', { annotator: 'E1', coherent: true, empathy: 9 }), // outside the schema's 1–5
+      line('c0', { annotator: 'E1', coherent: false }), // a second label of E1 on c0
+      '',
+    ].join('\n');
+    const c = studyContent(text, [{ name: 'E1.jsonl', text: sidecar }], annotationSchemaProblem);
+    assert.deepEqual(c.sidecars, [{ name: 'E1.jsonl', annotator: 'E1', labels: 1, problemLines: [2, 3, 4] }]);
+    // The jobs' reading of the same folder: the same one label, the same lines left out.
+    const read = readLabelSidecars('s.labels', [{ name: 'E1.jsonl', bytes: Buffer.from(sidecar) }]);
+    assert.deepEqual(read.files[0].entries.map((e) => e.lineIndex + 1), [1]);
+    assert.deepEqual(read.files[0].problems.map((p) => p.line), [2, 3, 4]);
+    assert.throws(() => studyContent(text, [{ name: 'E1.jsonl', text: sidecar }]), /annotation check/);
   });
 
   it('lists reflect-eval assign\'s packets under their study, in a folder of their own, never as studies', async () => {
