@@ -286,7 +286,8 @@ export class CorrelationPanel {
     const points = cellPoints(data, evaluator, group);
     const name = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? (evaluator === this.lastTable?.reference.evaluatorId ? this.lastTable.reference.displayName : evaluator);
     if (points.length === 0) throw new Error(`no response of ${group} has a score of ${name} and a label`);
-    const label = this.lastTable?.columns.find((c) => c.key === column || c.key === group)?.label ?? group;
+    const columns = this.lastTable?.columns ?? [];
+    const label = (columns.find((c) => c.key === column) ?? columns.find((c) => c.key.slice(c.key.indexOf(':') + 1) === group))?.label ?? group;
     const dimension = usableDimension(this.settings, rubric).dimension ?? rubric.primary;
     const shown = await this.editors.revealResponses(source.document, { title: `${name} × ${dimension}, ${label}`, evaluator: name }, points, at);
     if (shown === 0) throw new Error(`the responses of ${name} × ${label} are no longer in ${vscode.workspace.asRelativePath(source.document.uri)}`);
