@@ -69,6 +69,7 @@ describe('response list, overlap chooser and focus return in real VS Code (issue
       { 'workbench.colorTheme': 'Default Light Modern', 'reflectEval.annotator': 'tester' },
     );
     page = wb.page;
+    await page.setViewportSize({ width: 1280, height: 720 });
   });
 
   after(async function () {
@@ -214,6 +215,8 @@ describe('response list, overlap chooser and focus return in real VS Code (issue
     assert.ok(count > 1);
     await cards.nth(count - 1).click();
     const left = await where(editor);
+    // A mark on this page: gone when VS Code drops the page while the editor is covered (what this test is about).
+    await editor.evaluate(() => ((window as unknown as { leftHere: boolean }).leftHere = true));
     const firstUnlabelled = await editor.evaluate(() => (document.querySelector('#candidates .candidate:not([data-status="complete"])') as HTMLElement | null)?.dataset.candidateId ?? null);
     assert.notEqual(left.candidate, firstUnlabelled ?? (await cards.first().getAttribute('data-candidate-id')), 'a candidate a fresh page would not focus');
     // Another file opened in the editor's group covers it (its page is dropped), then the editor's tab is clicked.
@@ -225,7 +228,9 @@ describe('response list, overlap chooser and focus return in real VS Code (issue
       const w = await where(editor).catch(() => undefined);
       return w?.candidate ? w : undefined;
     }, 30_000);
-    console.log(`      left ${left.item}/${left.candidate}, back on ${back.item}/${back.candidate}`);
+    const reloaded = await editor.evaluate(() => !(window as unknown as { leftHere?: boolean }).leftHere);
+    console.log(`      left ${left.item}/${left.candidate}, back on ${back.item}/${back.candidate} (page ${reloaded ? 'loaded again' : 'kept'})`);
+    assert.ok(reloaded, 'the covered editor\'s page was dropped and loaded again');
     assert.equal(back.item, left.item);
     assert.equal(back.candidate, left.candidate);
     // Keys act on it.

@@ -446,7 +446,8 @@ function pointsAt(x: number, y: number, panel: Element): SVGElement[] {
   return [...panel.querySelectorAll<SVGElement>('.pt')]
     .filter((pt) => {
       const r = pt.getBoundingClientRect();
-      return Math.hypot(r.left + r.width / 2 - x, r.top + r.height / 2 - y) <= r.width / 2 + 1.5;
+      // Under the click: within the drawn circle (its stroke included).
+      return Math.hypot(r.left + r.width / 2 - x, r.top + r.height / 2 - y) <= r.width / 2 + 0.5;
     })
     .reverse();
 }

@@ -354,6 +354,7 @@ function renderResponses(): void {
   box.hidden = text === null;
   document.body.classList.toggle('response-list-open', text !== null);
   (box.querySelector('#response-list-text') as HTMLElement).textContent = text ?? '';
+  box.title = text ?? '';
 }
 
 /** Escape (or the banner's button): closes the response list and shows the item and candidate the user was on. */
