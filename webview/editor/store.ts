@@ -259,7 +259,10 @@ export function leaveResponses(s: EditorStore): { index: number; candidateId: st
 export function responsesBanner(s: EditorStore): string | null {
   const open = s.responses;
   if (!open) return null;
-  const at = responsePosition(open.list, s.current?.index ?? s.selected, s.focused);
+  // While a response is on its way (its item not shown yet, or its candidate not focused yet), the banner names it,
+  // not the candidate still on screen.
+  if (s.revealCandidate !== null || s.current?.index !== s.selected) return responseListBanner(open.list, open.last);
+  const at = responsePosition(open.list, s.selected, s.focused);
   if (at >= 0) open.last = at;
   return responseListBanner(open.list, at);
 }

@@ -50,6 +50,12 @@ describe('editor webview store', () => {
     ] };
     assert.equal(moveInResponses(s, 1), null, 'no list open: J/K move between candidates');
     assert.deepEqual(openResponses(s, list), list.entries[0]);
+    // The first response is on its way (item 3); c1 of item 1 is still on screen: the banner names the one coming.
+    s.revealCandidate = 'a';
+    s.selected = 3;
+    assert.match(responsesBanner(s) ?? '', /· 1 of 3: /);
+    s.revealCandidate = null;
+    s.selected = 1;
     // Shown: item 1 is still on screen, c1 is not in the list; J goes to the position shown last (the first).
     assert.deepEqual(moveInResponses(s, 1), list.entries[0]);
     s.selected = 3; s.current = { ...s.current!, index: 3 }; s.focused = 'a';
