@@ -261,8 +261,8 @@ export function responsesBanner(s: EditorStore): string | null {
   if (!open) return null;
   // While a response is on its way (its item not shown yet, or its candidate not focused yet), the banner names it,
   // not the candidate still on screen.
-  if (s.revealCandidate !== null || s.current?.index !== s.selected) return responseListBanner(open.list, open.last);
+  if (s.revealCandidate !== null || s.current?.index !== s.selected) return responseListBanner(open.list, open.last, s.blind);
   const at = responsePosition(open.list, s.selected, s.focused);
   if (at >= 0) open.last = at;
-  return responseListBanner(open.list, at);
+  return responseListBanner(open.list, at, s.blind);
 }

@@ -60,11 +60,14 @@ export function stepResponse(length: number, at: number, last: number, delta: 1 
   return next >= 0 && next < length ? next : null;
 }
 
-/** The banner's line for position `at` of `list`: what the list is, where in it, the two numbers, the keys. */
-export function responseListBanner(list: ResponseList, at: number): string {
+/**
+ * The banner's line for position `at` of `list`: what the list is, where in it, the two numbers, the keys.
+ * `blind`: without the two numbers (blind mode hides scores and what others said).
+ */
+export function responseListBanner(list: ResponseList, at: number, blind = false): string {
   const n = list.entries.length;
   const e = list.entries[at];
-  const where = e ? ` · ${at + 1} of ${n}: ${list.evaluator} ${formatScore(e.score)}, human ${formatScore(e.human)}` : '';
+  const where = e ? ` · ${at + 1} of ${n}${blind ? '' : `: ${list.evaluator} ${formatScore(e.score)}, human ${formatScore(e.human)}`}` : '';
   return `${list.title}: ${n} response${n === 1 ? '' : 's'}${where} — J/K move, Esc returns`;
 }
 

@@ -37,5 +37,6 @@ describe('response list (issue 41 item 4)', () => {
     assert.equal(responseListBanner(list, 0), 'BLEU-4 × coherent, GPT-2: 2 responses · 1 of 2: BLEU-4 0.250, human 2 — J/K move, Esc returns');
     assert.equal(responseListBanner(list, 1), 'BLEU-4 × coherent, GPT-2: 2 responses · 2 of 2: BLEU-4 1.00e-5, human 0 — J/K move, Esc returns');
     assert.equal(responseListBanner(list, -1), 'BLEU-4 × coherent, GPT-2: 2 responses — J/K move, Esc returns');
+    assert.equal(responseListBanner(list, 0, true), 'BLEU-4 × coherent, GPT-2: 2 responses · 1 of 2 — J/K move, Esc returns', 'blind: no scores');
   });
 });
