@@ -162,6 +162,18 @@ describe('response list, overlap chooser and focus return in real VS Code (issue
   it('points drawn on top of one another open a chooser, by keyboard, which opens the list at the chosen response', async () => {
     const p = page as Page;
     const f = panel as Frame;
+    // A forest-plot point: its cell's responses as a list, like the cell.
+    const point = f.locator(`#plot svg g.cell[data-evaluator="${BLEU}"]`).first();
+    const column = (await point.getAttribute('data-column')) ?? '';
+    const n = /n = (\d+)/.exec((await f.textContent(`#correlations tr[data-evaluator="${BLEU}"] td.cell[data-column="${column}"] .n`)) ?? '')?.[1];
+    await point.locator('circle').click({ force: true });
+    let editor = await editorFrame(p);
+    const listed = await waitFor('the forest point\'s list', async () => (await where(editor)).banner?.match(new RegExp(`^BLEU-4 × coherent, .+: ${n} responses · 1 of ${n}`)) ?? undefined, 30_000);
+    console.log(`      forest point ${column}: ${listed[0]}`);
+    await editor.locator('.candidate.focused').click();
+    await keysLive(editor);
+    await p.keyboard.press('Escape');
+    await waitFor('the list closed', async () => (await where(editor)).banner === null, 30_000);
     await f.locator(`#plot svg g.row[data-evaluator="${BLEU}"] text`).first().click();
     await f.waitForSelector('#strip svg circle.pt', { timeout: 30_000 });
     await f.locator('#strip').scrollIntoViewIfNeeded();
@@ -195,7 +207,7 @@ describe('response list, overlap chooser and focus return in real VS Code (issue
     await f.waitForSelector('#point-chooser .choice', { timeout: 10_000 });
     await p.keyboard.press('ArrowDown');
     await p.keyboard.press('Enter');
-    const editor = await editorFrame(p);
+    editor = await editorFrame(p);
     const chosen = choices[1];
     await waitFor('the chosen response in the list', async () => {
       const w = await where(editor);

@@ -488,7 +488,9 @@ function showChooser(points: SVGElement[], x: number, y: number): void {
   document.body.append(box);
   const w = box.offsetWidth;
   box.style.left = `${Math.max(4, Math.min(window.scrollX + x + 6, window.scrollX + window.innerWidth - w - 8))}px`;
-  box.style.top = `${window.scrollY + y + 6}px`;
+  // Below the click, or above it when the panel ends first.
+  const h = box.offsetHeight;
+  box.style.top = `${window.scrollY + (y + 6 + h > window.innerHeight && y - 6 - h >= 0 ? y - 6 - h : y + 6)}px`;
   buttons[0]?.focus();
 }
 
