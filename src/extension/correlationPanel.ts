@@ -127,7 +127,7 @@ export class CorrelationPanel {
       })
       .on('export', (m) => this.export(m.format))
       .on('exportPlot', (m) => this.exportPlot(m.format, m.data))
-      .on('openCell', (m) => this.openCell(m.evaluator, m.column))
+      .on('openCell', (m) => this.openCell(m.evaluator, m.column, m.at))
       .on('open', async (m) => {
         const document = this.editors.activeDocument;
         if (!document) throw new Error('open a dialogue file first');
@@ -273,21 +273,24 @@ export class CorrelationPanel {
   }
 
   /**
-   * A table cell's drill-down: the responses it correlates (`cellPoints`, current configuration; `column` is the
-   * table's `<config>:<group>` key) in the dialogue editor, its first response shown and focused.
+   * A table cell's (or plot point's) drill-down: the responses it correlates (`cellPoints`, current configuration;
+   * `column` is the table's `<config>:<group>` key) as a response list in the dialogue editor (issue 41 item 4),
+   * ordered by the evaluator's score, the response `at` (a strip-plot point) or else the first shown and focused.
    */
-  private async openCell(evaluator: string, column: string): Promise<void> {
+  private async openCell(evaluator: string, column: string, at?: { itemId: string; candidateId: string }): Promise<void> {
     const source = this.items();
     if (!source) throw new Error('open a dialogue file first');
     const group = column.slice(column.indexOf(':') + 1);
-    const data = correlationData(source.items, toOptions(this.settings, false, this.rubric()));
+    const rubric = this.rubric();
+    const data = correlationData(source.items, toOptions(this.settings, false, rubric));
     const points = cellPoints(data, evaluator, group);
-    const name = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? evaluator;
+    const name = this.lastTable?.rows.find((r) => r.evaluatorId === evaluator)?.displayName ?? (evaluator === this.lastTable?.reference.evaluatorId ? this.lastTable.reference.displayName : evaluator);
     if (points.length === 0) throw new Error(`no response of ${group} has a score of ${name} and a label`);
-    const first = points[0];
-    if (!(await this.editors.reveal(source.document, first.itemId, first.candidateId))) throw new Error(`item ${first.itemId} is no longer in ${vscode.workspace.asRelativePath(source.document.uri)}`);
-    const items = new Set(points.map((p) => p.itemId)).size;
-    vscode.window.setStatusBarMessage(`ReflectEval: ${name} × ${group}: ${points.length} responses in ${items} items; the first is shown, the strip plot has them all`, 8000);
+    const columns = this.lastTable?.columns ?? [];
+    const label = (columns.find((c) => c.key === column) ?? columns.find((c) => c.key.slice(c.key.indexOf(':') + 1) === group))?.label ?? group;
+    const dimension = usableDimension(this.settings, rubric).dimension ?? rubric.primary;
+    const shown = await this.editors.revealResponses(source.document, { title: `${name} × ${dimension}, ${label}`, evaluator: name }, points, at);
+    if (shown === 0) throw new Error(`the responses of ${name} × ${label} are no longer in ${vscode.workspace.asRelativePath(source.document.uri)}`);
   }
 
   /** Writes the forest plot the webview drew (SVG text, or PNG bytes in base64) to a file the user picks. */

@@ -19,6 +19,7 @@ import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { DialogueFileDocument, onDidEditDialogue, sidecarBackupOf, type SaveReport } from './dialogueDocument';
 import { blindCandidateId } from '../core/labels/annotatorView';
+import { responseListOrder } from '../core/navigation/responseList';
 import { changedLinesInPlace } from '../core/format/lineUpdate';
 import type { ProblemLine } from '../core/format/lineReport';
 import { loadPromptLibrary } from '../core/templates/judgePrompt';
@@ -383,19 +384,50 @@ export class DialogueEditorProvider {
   async reveal(document: DialogueFileDocument, itemId: string, candidateId?: string): Promise<boolean> {
     const index = document.items().findIndex((it) => it.id === itemId);
     if (index < 0) return false;
-    let editor = [...this.open].find((e) => e.document === document);
-    if (editor) editor.panel.reveal(editor.panel.viewColumn, false);
-    else {
-      await vscode.commands.executeCommand('vscode.openWith', document.uri, DIALOGUE_EDITOR_VIEW_TYPE, { viewColumn: vscode.ViewColumn.One });
-      editor = [...this.open].find((e) => e.document.uri.toString() === document.uri.toString());
-    }
+    const editor = await this.brought(document);
     if (!editor) return false;
-    // In blind mode the view shows candidates under opaque ids.
-    const annotator = getAnnotator();
-    const item = document.items()[index];
-    const shownId = candidateId && getBlindMode() && annotator ? blindCandidateId(item.id, candidateId, annotator) : candidateId;
-    editor.controller.reveal(index, shownId ?? null);
+    editor.controller.reveal(index, candidateId ? this.shownId(itemId, candidateId) : null);
     return true;
+  }
+
+  /**
+   * Opens `document` in the dialogue editor (or brings its editor forward) in response-list mode (issue 41 item 4):
+   * the responses behind one correlation, ordered by the evaluator's score (core `responseListOrder`), the one at
+   * `at` (else the first) shown and focused; J/K move through them and Escape returns.
+   *
+   * @param points - the responses by item id and candidate id in the file; those whose item is gone are left out
+   * @returns how many responses the list has (0: none of them is in the file, nothing was opened)
+   */
+  async revealResponses(document: DialogueFileDocument, head: { title: string; evaluator: string }, points: readonly { itemId: string; candidateId: string; score: number; human: number }[], at?: { itemId: string; candidateId: string }): Promise<number> {
+    const indexOf = new Map(document.items().map((it, i) => [it.id, i] as const));
+    const placed = points.flatMap((p) => {
+      const index = indexOf.get(p.itemId);
+      return index === undefined ? [] : [{ ...p, index, fileCandidateId: p.candidateId, candidateId: this.shownId(p.itemId, p.candidateId) }];
+    });
+    if (placed.length === 0) return 0;
+    const entries = responseListOrder(placed);
+    const start = at ? Math.max(0, entries.findIndex((e) => e.itemId === at.itemId && e.fileCandidateId === at.candidateId)) : 0;
+    const editor = await this.brought(document);
+    if (!editor) return 0;
+    editor.controller.showResponses({ ...head, start, entries: entries.map(({ index, itemId, candidateId, score, human }) => ({ index, itemId, candidateId, score, human })) });
+    return entries.length;
+  }
+
+  /** The editor of `document`, brought forward (opened in the first column when it is not open). */
+  private async brought(document: DialogueFileDocument): Promise<OpenEditor | undefined> {
+    const editor = [...this.open].find((e) => e.document === document);
+    if (editor) {
+      editor.panel.reveal(editor.panel.viewColumn, false);
+      return editor;
+    }
+    await vscode.commands.executeCommand('vscode.openWith', document.uri, DIALOGUE_EDITOR_VIEW_TYPE, { viewColumn: vscode.ViewColumn.One });
+    return [...this.open].find((e) => e.document.uri.toString() === document.uri.toString());
+  }
+
+  /** The id the view shows a candidate under: in blind mode an opaque one. */
+  private shownId(itemId: string, candidateId: string): string {
+    const annotator = getAnnotator();
+    return getBlindMode() && annotator ? blindCandidateId(itemId, candidateId, annotator) : candidateId;
   }
 
   /** Shows or hides every annotator's labels in the focused or active dialogue editor. */

@@ -284,6 +284,10 @@ describe('correlation panel in real VS Code (code-server + Chromium)', function 
     // A point click: the dialogue editor shows that item with that candidate focused.
     const target = points[Math.floor(points.length / 2)];
     await f.locator(`#strip svg circle.pt[data-item="${target.item}"][data-candidate="${target.candidate}"]`).first().click({ force: true });
+    // Points drawn on top of it: the chooser lists them (issue 41 item 4; test/e2e/responseList.e2e.test.ts); pick it there.
+    await p.waitForTimeout(300);
+    const choice = f.locator(`#point-chooser .choice[data-item="${target.item}"][data-candidate="${target.candidate}"]`);
+    if (await choice.count()) await choice.click();
     const editor = await editorFrame(p);
     await waitFor('the editor to show the clicked response', async () => (await editor.textContent('#item h2')) === target.item && (await editor.getAttribute('.candidate.focused', 'data-candidate-id')) === target.candidate, 30_000);
     await p.screenshot({ path: join(out, 'correlation-drilldown.png') });

@@ -48,6 +48,14 @@ async function boxOf(frame: Frame, selector: string) {
   return frame.locator(selector).first().boundingBox();
 }
 
+/** The strip-plot point of a column with the highest score (first in file order among ties): where its cell's response list starts. */
+async function highestStripPoint(frame: Frame, column: string): Promise<{ item?: string; candidate?: string }> {
+  const points = await frame.$$eval(`#strip svg circle.pt[data-column="${column}"]`, (cs) =>
+    cs.map((c) => ({ item: (c as SVGElement).dataset.item, candidate: (c as SVGElement).dataset.candidate, score: Number(/: score (\S+),/.exec(c.querySelector('title')?.textContent ?? '')?.[1]) })),
+  );
+  return points.reduce((a, b) => (b.score > a.score ? b : a));
+}
+
 /** Switches the colour theme through the workspace settings (VS Code applies them live) and waits for it. */
 async function setTheme(wb: Workbench, theme: string, bodyClass: string): Promise<void> {
   mkdirSync(join(wb.workspace, '.vscode'), { recursive: true });
@@ -220,9 +228,9 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
     await waitFor('the last item', async () => !/gpt-2/i.test((await e0.textContent('#item h2')) ?? ''), 30_000);
     const before = await e0.textContent('#item h2');
     await cell.click();
-    // The strip plot shows the cell's responses; the first of the GPT-2 column is the one the editor shows.
+    // The strip plot shows the cell's responses; the editor opens them as a list, highest score first (issue 41 item 4).
     await f.waitForSelector('#strip svg circle.pt', { timeout: 30_000 });
-    const first = await f.$eval('#strip svg circle.pt[data-column="GPT-2"]', (c) => ({ item: (c as SVGElement).dataset.item, candidate: (c as SVGElement).dataset.candidate }));
+    const first = await highestStripPoint(f, 'GPT-2');
     const e = await editorFrame(p);
     await waitFor('the editor to show the cell’s first response', async () => (await e.textContent('#item h2')) === first.item && (await e.getAttribute('.candidate.focused', 'data-candidate-id')) === first.candidate, 30_000);
     console.log(`      cell METEOR × GPT-2 → ${first.item} / ${first.candidate} (was ${before})`);
@@ -230,7 +238,8 @@ describe('layout and accessibility at 1280×720 with the correlation panel besid
     const other = row.locator('td.cell.drill[data-group="GPT-3"]');
     await other.focus();
     await p.keyboard.press('Enter');
-    const gpt3 = await waitFor('a GPT-3 strip point', async () => f.$eval('#strip svg circle.pt[data-column="GPT-3"]', (c) => ({ item: (c as SVGElement).dataset.item, candidate: (c as SVGElement).dataset.candidate })).catch(() => undefined), 30_000);
+    await waitFor('a GPT-3 strip point', async () => (await f.locator('#strip svg circle.pt[data-column="GPT-3"]').count()) > 0, 30_000);
+    const gpt3 = await highestStripPoint(f, 'GPT-3');
     await waitFor('the editor to show the GPT-3 cell’s first response', async () => (await e.textContent('#item h2')) === gpt3.item && (await e.getAttribute('.candidate.focused', 'data-candidate-id')) === gpt3.candidate, 30_000);
     await p.screenshot({ path: join(out, 'layout-light-cell-drilldown.png') });
   });

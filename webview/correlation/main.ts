@@ -72,8 +72,8 @@ function skeleton(): void {
         el('button', { id: 'export-svg', class: 'secondary', title: 'Save the plot as SVG (the same drawing as reflect-eval correlate --plot)' }, 'Export SVG'),
         el('button', { id: 'export-png', class: 'secondary', title: 'Save the plot as a PNG image (2× resolution, white background)' }, 'Export PNG'),
       ),
-      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot', tabindex: '0', role: 'group', 'aria-label': 'Forest plot (click a row for its strip plot)' }),
-      el('div', { id: 'strip', class: 'plot', hidden: '', tabindex: '0', role: 'group', 'aria-label': 'Strip plot (click a point to open it in the dialogue editor)' }),
+      el('div', { id: 'plot', class: 'plot', title: 'Click a row for its strip plot, a point for its responses in the editor', tabindex: '0', role: 'group', 'aria-label': 'Forest plot (click a row for its strip plot, a point for its responses in the dialogue editor)' }),
+      el('div', { id: 'strip', class: 'plot', hidden: '', tabindex: '0', role: 'group', 'aria-label': 'Strip plot (click a point to open its cell’s responses in the dialogue editor, at that point)' }),
     ),
     el('div', { id: 'table' }),
     el('section', { id: 'compare' }, el('h3', {}, 'Compare two evaluators'), el('div', { id: 'compare-controls', class: 'controls' }), el('div', { id: 'comparison' })),
@@ -464,14 +464,85 @@ function openCell(cell: HTMLElement): void {
   askStrip(evaluator);
 }
 
-// A click on a forest-plot row shows its strip plot; a click on a strip point or a table cell opens the response(s)
-// in the editor.
+/** Ceiling rows correlate leave-one-out targets: they have no responses of their own to list or plot. */
+const ownResponses = (id: string) => !/^(?:human:ceiling|loo):/.test(id);
+
+/**
+ * A strip-plot point: its cell's responses as a list in the dialogue editor, at this response (issue 41 item 4).
+ * The strip plot is of the current configuration (`strip:` stands for it before the group).
+ */
+function openPoint(pt: SVGElement): void {
+  const { item, candidate, column } = pt.dataset;
+  if (!item || !candidate || !column || !stripOf) return;
+  closeChooser();
+  channel.notify('openCell', { evaluator: stripOf, column: `strip:${column}`, at: { itemId: item, candidateId: candidate } });
+}
+
+/** The strip-plot points under a click (drawn on top of one another), topmost first. */
+function pointsAt(x: number, y: number, panel: Element): SVGElement[] {
+  return [...panel.querySelectorAll<SVGElement>('.pt')]
+    .filter((pt) => {
+      const r = pt.getBoundingClientRect();
+      // Under the click: within the drawn circle (its stroke included).
+      return Math.hypot(r.left + r.width / 2 - x, r.top + r.height / 2 - y) <= r.width / 2 + 0.5;
+    })
+    .reverse();
+}
+
+/** Closes the chooser of overlapping points; focus goes back to the strip plot when it was in the chooser. */
+function closeChooser(): void {
+  const box = document.getElementById('point-chooser');
+  if (!box) return;
+  const had = box.contains(document.activeElement);
+  box.remove();
+  if (had) (document.getElementById('strip') as HTMLElement | null)?.focus();
+}
+
+/**
+ * A click landed on several points drawn on top of one another (issue 41 item 4): a small chooser lists them —
+ * each the response's item, candidate, score and human score — instead of opening whichever is drawn on top.
+ * Keyboard: it takes focus; ↑/↓ (or Tab) move, Enter opens, Escape closes.
+ */
+function showChooser(points: SVGElement[], x: number, y: number): void {
+  closeChooser();
+  const buttons = points.map((pt) => {
+    const b = el('button', { type: 'button', class: 'choice', role: 'menuitem', 'data-item': pt.dataset.item ?? '', 'data-candidate': pt.dataset.candidate ?? '' }, pt.querySelector('title')?.textContent ?? `${pt.dataset.item} · ${pt.dataset.candidate}`);
+    b.addEventListener('click', (e) => {
+      e.stopPropagation();
+      openPoint(pt);
+    });
+    return b;
+  });
+  const box = el('div', { id: 'point-chooser', role: 'menu', 'aria-label': `${points.length} responses at this point` }, el('div', { class: 'muted chooser-head' }, `${points.length} responses here — choose one (Esc closes)`), ...buttons);
+  box.addEventListener('keydown', (e) => {
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (e.key === 'Escape') closeChooser();
+    else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') buttons[(at + (e.key === 'ArrowDown' ? 1 : buttons.length - 1)) % buttons.length]?.focus();
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  });
+  document.body.append(box);
+  const w = box.offsetWidth;
+  box.style.left = `${Math.max(4, Math.min(window.scrollX + x + 6, window.scrollX + window.innerWidth - w - 8))}px`;
+  // Below the click, or above it when the panel ends first.
+  const h = box.offsetHeight;
+  box.style.top = `${window.scrollY + (y + 6 + h > window.innerHeight && y - 6 - h >= 0 ? y - 6 - h : y + 6)}px`;
+  buttons[0]?.focus();
+}
+
+// A click on a forest-plot row shows its strip plot; a click on a forest-plot point or a table cell opens its
+// responses as a list in the editor (and shows the row's strip plot); a strip point opens its cell's list at it.
 (document.getElementById('app') as HTMLElement).addEventListener('keydown', (e) => {
   const cell = (e.target as Element).closest?.('td.cell.drill') as HTMLElement | null;
   if (cell && (e.key === 'Enter' || e.key === ' ')) {
     e.preventDefault();
     openCell(cell);
   }
+});
+document.addEventListener('click', (e) => {
+  const chooser = document.getElementById('point-chooser');
+  if (chooser && !chooser.contains(e.target as Node)) closeChooser();
 });
 (document.getElementById('app') as HTMLElement).addEventListener('click', (e) => {
   const target = e.target as Element;
@@ -481,14 +552,22 @@ function openCell(cell: HTMLElement): void {
     return;
   }
   const pt = target.closest('#strip .pt') as SVGElement | null;
-  if (pt?.dataset.item && pt.dataset.candidate) {
-    channel.notify('open', { itemId: pt.dataset.item, candidateId: pt.dataset.candidate });
+  if (pt) {
+    e.stopPropagation();
+    const under = pointsAt(e.clientX, e.clientY, pt.closest('.panel') ?? pt);
+    if (under.length > 1) showChooser(under, e.clientX, e.clientY);
+    else openPoint(pt);
+    return;
+  }
+  const point = target.closest('#plot g.cell') as SVGElement | null;
+  if (point?.dataset.evaluator && point.dataset.column && ownResponses(point.dataset.evaluator) && lastTable?.rows.some((r) => r.evaluatorId === point.dataset.evaluator)) {
+    channel.notify('openCell', { evaluator: point.dataset.evaluator, column: point.dataset.column });
+    askStrip(point.dataset.evaluator);
     return;
   }
   const row = target.closest('#plot [data-evaluator]') as SVGElement | null;
   const id = row?.dataset.evaluator;
-  // Ceiling rows have no responses of their own to plot.
-  if (id && !/^(?:human:ceiling|loo):/.test(id) && lastTable?.rows.some((r) => r.evaluatorId === id)) {
+  if (id && ownResponses(id) && lastTable?.rows.some((r) => r.evaluatorId === id)) {
     askStrip(id);
   }
 });

@@ -102,8 +102,11 @@ export interface CorrelationProtocol extends Protocol {
     export: { format: 'md' | 'latex' | 'csv' };
     /** A point was clicked: open that response in the dialogue editor. */
     open: { itemId: string; candidateId: string };
-    /** A table cell was clicked: open its responses (evaluator × column, current configuration) in the dialogue editor. */
-    openCell: { evaluator: string; column: string };
+    /**
+     * A table cell, forest-plot point or strip-plot point was clicked: open its responses (evaluator × column,
+     * current configuration) as a response list in the dialogue editor, at the response `at` (a strip point) or the first.
+     */
+    openCell: { evaluator: string; column: string; at?: { itemId: string; candidateId: string } };
     /** Save the forest plot on screen: the SVG text, or a PNG (base64, drawn from that SVG on a canvas). */
     exportPlot: { format: 'svg' | 'png'; data: string };
   };

@@ -25,7 +25,7 @@ import { WebviewChannel, vscodeApi } from '../shared/ipc';
 import { announce, collapseTranscript, fitToolbar, initLayout } from './layout';
 import { MOVES_FOCUS, type ConflictEntry, type EditorProtocol, type NextUnlabelled } from './protocol';
 import { createNavigator, highlighted, listedEntries, listPosition, markBadges, markClasses, neighbour, searchWords, updateNavigator } from './navigator';
-import { acknowledge, canAct, createStore, displayed as displayedIn, focusStateToPost, savedState, takeItem, type PendingOp, type SavedState } from './store';
+import { acknowledge, canAct, createStore, displayed as displayedIn, focusStateToPost, leaveResponses, moveInResponses, openResponses, responsesBanner, savedState, takeItem, type PendingOp, type SavedState } from './store';
 
 const channel = new WebviewChannel<EditorProtocol>();
 /**
@@ -236,9 +236,15 @@ function runAction(action: EditorAction): void {
   if (!s.entries.length) return;
   switch (action.kind) {
     case 'nextCandidate':
-    case 'previousCandidate':
-      moveFocus(action.kind === 'nextCandidate' ? 1 : -1);
+    case 'previousCandidate': {
+      const delta = action.kind === 'nextCandidate' ? 1 : -1;
+      // A response list is open: J/K walk it, across items (issue 41 item 4).
+      const entry = moveInResponses(s, delta);
+      if (entry === 'end') return hint(delta > 0 ? 'Last response of the list (Esc returns).' : 'First response of the list (Esc returns).');
+      if (entry) return reveal(entry.index, entry.candidateId);
+      moveFocus(delta);
       return;
+    }
     case 'nextUnlabelled':
       return requestNextUnlabelled();
     case 'nextItem':
@@ -338,6 +344,41 @@ const rubricCardHost: RubricCardHost = {
   },
 };
 
+// ---------------------------------------------------------------------------------------------- response list
+
+/** The response list's one-line banner above the item (issue 41 item 4), made on first use. */
+function responsesBox(): HTMLElement {
+  let box = document.getElementById('response-list');
+  if (!box) {
+    const back = el('button', { type: 'button', id: 'response-list-back', class: 'icon-button', title: 'Leave the list and return to the item you were on (Esc)' }, 'Return (Esc)');
+    back.addEventListener('click', () => leaveList());
+    box = el('div', { id: 'response-list', role: 'status', hidden: '' }, el('span', { id: 'response-list-text' }), back);
+    $('#layout').before(box);
+  }
+  return box;
+}
+
+function renderResponses(): void {
+  const text = responsesBanner(s);
+  if (text === null && !document.getElementById('response-list')) return;
+  const box = responsesBox();
+  box.hidden = text === null;
+  document.body.classList.toggle('response-list-open', text !== null);
+  (box.querySelector('#response-list-text') as HTMLElement).textContent = text ?? '';
+  box.title = text ?? '';
+}
+
+/** Escape (or the banner's button): closes the response list and shows the item and candidate the user was on. */
+function leaveList(): boolean {
+  const back = leaveResponses(s);
+  if (!back) return false;
+  saveState();
+  renderResponses();
+  reveal(back.index, back.candidateId);
+  announce('Response list closed.');
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------- focus
 
 function candidateCards(): HTMLElement[] {
@@ -364,6 +405,9 @@ function setFocus(candidateId: string | null, moveDomFocus = true): void {
   }
   markQuestion();
   renderLegend();
+  renderResponses();
+  // Kept across a reload of the page (a preview tab covered the editor): focus returns here.
+  if (savedState(s).focused !== channel.getState<SavedState>()?.focused) saveState();
   postFocusState();
 }
 
@@ -719,10 +763,14 @@ function renderItem(): void {
   if (s.revealCandidate && ids.includes(s.revealCandidate)) {
     s.focused = s.revealCandidate;
     s.focusOnArrival = 'firstIncomplete';
-  } else if (!sameItem || !s.focused || !ids.includes(s.focused)) {
-    const firstIncomplete = view.candidates.find((c) => statusOf(c.mine).status !== 'complete')?.id;
-    s.focused = s.focusOnArrival === 'last' ? ids[ids.length - 1] : s.focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
-    s.focusOnArrival = 'firstIncomplete';
+  } else {
+    // The item it was meant for has no such candidate (any more): not to be taken for one of another item's.
+    if (s.revealCandidate && s.current.index === s.selected) s.revealCandidate = null;
+    if (!sameItem || !s.focused || !ids.includes(s.focused)) {
+      const firstIncomplete = view.candidates.find((c) => statusOf(c.mine).status !== 'complete')?.id;
+      s.focused = s.focusOnArrival === 'last' ? ids[ids.length - 1] : s.focusOnArrival === 'first' ? ids[0] : (firstIncomplete ?? ids[0]) ?? null;
+      s.focusOnArrival = 'firstIncomplete';
+    }
   }
   const p = view.provenance;
   main.replaceChildren(
@@ -957,6 +1005,12 @@ channel
   })
   .on('action', (msg) => onAction(msg.action))
   .on('reveal', (msg) => reveal(msg.index, msg.candidateId))
+  .on('responseList', (msg) => {
+    const first = openResponses(s, msg.list);
+    saveState();
+    renderResponses();
+    reveal(first.index, first.candidateId);
+  })
   .on('conflicts', (msg) => renderConflicts(msg.conflicts))
   .on('navigator', (msg) => updateNavigator(msg.state, s.entries.length, s.annotator, !ownRubric()))
   .on('notice', (msg) => hint(msg.text))
@@ -990,6 +1044,11 @@ window.addEventListener('keydown', (e) => {
     return;
   }
   if ((e.target as HTMLElement).closest('input, textarea')) return;
+  // Escape leaves a response list (issue 41 item 4).
+  if (e.key === 'Escape' && !e.ctrlKey && !e.metaKey && !e.altKey && s.responses && leaveList()) {
+    e.preventDefault();
+    return;
+  }
   // Space still presses a focused button or chip.
   if (e.key === ' ' && (e.target as HTMLElement).closest('button, vscode-button, summary, a')) return;
   if (['ArrowDown', 'ArrowUp', 'PageDown', 'PageUp', ' '].includes(e.key)) e.preventDefault();
@@ -1024,6 +1083,8 @@ list.addEventListener('keydown', (e) => {
   select(shown[Math.min(shown.length - 1, Math.max(0, to[e.key]))].index);
 });
 initLayout(vscodeApi(), () => renderList());
+// A response list open when the page was dropped (a tab covered the editor) is open again.
+renderResponses();
 createNavigator({ host: { navigate: (filter, order, dimension) => channel.notify('navigate', { filter, order, ...(dimension ? { dimension } : {}) }), command: (command) => channel.notify('command', { command }) }, onListChange: () => renderList(), nextUnlabelled: () => onAction({ kind: 'nextUnlabelled' }), nextMatch: (back) => requestNextMatch(back) });
 renderLegend();
 showPending();

@@ -11,6 +11,7 @@ import type { EditorAction } from '../../src/core/labels/labelKeys';
 import type { ItemFilter, LabelProgress } from '../../src/core/navigation/itemNavigation';
 import type { Rubric } from '../../src/core/rubric/rubric';
 import type { RubricProblem } from '../../src/core/rubric/rubricFile';
+import type { ResponseList } from '../../src/core/navigation/responseList';
 
 /** How the item list is sorted: file order, or the labelling plan's (next to label first; issue 16 item 3). */
 export type ListOrder = 'file' | 'plan';
@@ -241,6 +242,12 @@ export interface EditorProtocol extends Protocol {
     labelled: { itemId: string; candidateId: string; op: LabelOp };
     /** Show this item with this candidate focused (drill-down from a panel). */
     reveal: { index: number; candidateId: string | null };
+    /**
+     * Open a response list (issue 41 item 4: a correlation cell's or plot point's responses): a banner says what it
+     * is, J/K move through it across items, Escape leaves it and returns to the item and candidate the user was on.
+     * Its response at `start` is shown and focused at once (this message moves focus).
+     */
+    responseList: { list: ResponseList };
     /** Unsaved labels that need the user's pick after a merge with the file on disk (empty: none). */
     conflicts: { conflicts: ConflictEntry[] };
   };
@@ -276,4 +283,4 @@ export interface EditorProtocol extends Protocol {
 }
 
 /** The host messages that can move the webview's focus (besides the answer to `nextUnlabelled`). */
-export const MOVES_FOCUS: readonly (keyof EditorProtocol['toWebview'])[] = ['index', 'action', 'reveal'];
+export const MOVES_FOCUS: readonly (keyof EditorProtocol['toWebview'])[] = ['index', 'action', 'reveal', 'responseList'];

@@ -11,6 +11,7 @@ import type { EditorAction } from '../../src/core/labels/labelKeys';
 import type { Rubric } from '../../src/core/rubric/rubric';
 import type { Done } from '../shared/messages';
 import type { CandidateMarks, FocusState, ItemEntry, ItemMessage, PacketInfo, ProblemEntry } from './protocol';
+import { responseListBanner, responsePosition, stepResponse, type ResponseList, type ResponseListEntry } from '../../src/core/navigation/responseList';
 
 /** A label operation shown before the host has applied it: the webview's own `label` request, or one the host announced (`labelled`). */
 export interface PendingOp {
@@ -35,8 +36,24 @@ export interface CurrentItem {
 /** What the page keeps across reloads (VS Code's webview state). */
 export interface SavedState {
   selected?: number;
+  /**
+   * The focused candidate (its id in the view): when the page is loaded again — VS Code drops a hidden editor's page,
+   * e.g. while a preview tab covers it — focus returns to it, not to the item's first unlabelled candidate.
+   */
+  focused?: string | null;
+  /** The response list open when the page was dropped (it stays open). */
+  responses?: OpenResponses | null;
   /** Score groups collapsed by the researcher. */
   collapsedScores?: string[];
+}
+
+/** A response list being walked (issue 41 item 4): the list, the position shown last, and where Escape returns. */
+export interface OpenResponses {
+  list: ResponseList;
+  /** The position shown last (J/K go on from it when the user focused a candidate outside the list meanwhile). */
+  last: number;
+  /** The item and candidate the user was on when the list opened. */
+  returnTo: { index: number; candidateId: string | null };
 }
 
 export interface EditorStore {
@@ -82,6 +99,8 @@ export interface EditorStore {
   lastFocusState: string;
   /** Score groups the researcher collapsed (metrics, judges, other): kept for every candidate and item. */
   collapsedGroups: Set<string>;
+  /** The response list open (J/K move through it, Escape returns), or null. */
+  responses: OpenResponses | null;
 }
 
 /** A page's state as it starts (from what VS Code kept of it). */
@@ -106,17 +125,19 @@ export function createStore(saved: SavedState = {}): EditorStore {
     answeredMove: 0,
     focused: null,
     focusOnArrival: 'firstIncomplete',
-    revealCandidate: null,
+    // A page loaded again focuses the candidate it left (when its item is the one selected).
+    revealCandidate: saved.focused ?? null,
     focusOtherOf: null,
     deferred: [],
     lastFocusState: '',
     collapsedGroups: new Set(saved.collapsedScores ?? []),
+    responses: saved.responses ?? null,
   };
 }
 
 /** What the page saves of the store. */
 export function savedState(s: EditorStore): SavedState {
-  return { selected: s.selected, collapsedScores: [...s.collapsedGroups] };
+  return { selected: s.selected, focused: s.focused, collapsedScores: [...s.collapsedGroups], responses: s.responses };
 }
 
 /** The selected item with the operations not yet applied by the host applied to the annotator's own labels. */
@@ -199,4 +220,49 @@ export function focusStateToPost(s: EditorStore, awaitingNext: number): FocusSta
   if (key === s.lastFocusState) return null;
   s.lastFocusState = key;
   return state;
+}
+
+/**
+ * Opens a response list: returns the response to show first. Escape will return to where the user is now — or, when
+ * a list is already open (a second cell clicked), to where they were before the first.
+ */
+export function openResponses(s: EditorStore, list: ResponseList): ResponseListEntry {
+  const start = Math.min(Math.max(0, list.start), list.entries.length - 1);
+  const returnTo = s.responses?.returnTo ?? { index: s.current?.index ?? s.selected, candidateId: s.focused };
+  s.responses = { list, last: start, returnTo };
+  return list.entries[start];
+}
+
+/**
+ * J (+1) or K (−1) while a response list is open: the response to show next, `'end'` past either end of the list,
+ * null when no list is open (J/K then move between candidates as usual).
+ */
+export function moveInResponses(s: EditorStore, delta: 1 | -1): ResponseListEntry | 'end' | null {
+  const open = s.responses;
+  if (!open) return null;
+  const at = responsePosition(open.list, s.current?.index ?? s.selected, s.focused);
+  const next = stepResponse(open.list.entries.length, at, open.last, delta);
+  if (next === null) return 'end';
+  open.last = next;
+  return open.list.entries[next];
+}
+
+/** Escape: closes the response list; returns where to go back to (null when none was open). */
+export function leaveResponses(s: EditorStore): { index: number; candidateId: string | null } | null {
+  const open = s.responses;
+  if (!open) return null;
+  s.responses = null;
+  return open.returnTo;
+}
+
+/** The banner's line for the open response list (null: none open), at the focused response when it is in the list. */
+export function responsesBanner(s: EditorStore): string | null {
+  const open = s.responses;
+  if (!open) return null;
+  // While a response is on its way (its item not shown yet, or its candidate not focused yet), the banner names it,
+  // not the candidate still on screen.
+  if (s.revealCandidate !== null || s.current?.index !== s.selected) return responseListBanner(open.list, open.last, s.blind);
+  const at = responsePosition(open.list, s.selected, s.focused);
+  if (at >= 0) open.last = at;
+  return responseListBanner(open.list, at, s.blind);
 }

@@ -23,6 +23,7 @@ import { nextMatchTarget, nextUnlabelledTarget, type PlanState } from '../itemNa
 import { KeyRoute, type KeyTarget } from './keyRoute';
 import { decide, initialState, scopeNow, type EditorEvent, type EditorNow, type EditorState, type RequestSpecs } from './updates';
 import type { StudySetup } from './study';
+import type { ResponseList } from '../../core/navigation/responseList';
 
 /** The document model as the controller uses it (`DialogueFileDocument`). */
 export interface EditorDocument {
@@ -203,6 +204,15 @@ export class EditorController {
   /** Shows an item with a candidate focused (a drill-down from a panel). */
   reveal(index: number, candidateId: string | null): void {
     this.route.moved(this.channel.notify('reveal', { index, candidateId }));
+  }
+
+  /**
+   * Opens a response list (a correlation cell's responses, issue 41 item 4): the webview shows its banner and its
+   * response at `list.start` focused; J/K then move through it and Escape returns (webview/editor/main.ts).
+   */
+  showResponses(list: ResponseList): void {
+    if (list.entries.length === 0) return;
+    this.route.moved(this.channel.notify('responseList', { list }));
   }
 
   /** Tells the webview whether VS Code sends it the labelling keys now. */

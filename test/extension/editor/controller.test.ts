@@ -202,4 +202,27 @@ describe('editor controller: the dialogue editor without VS Code', () => {
     assert.equal(e.sent.at(-1), reveal, 'a key waits for the report of where the reveal took focus');
     e.controller.dispose();
   });
+
+  it('opens a response list as a move of focus: a key waits for the report, J/K go to the webview (issue 41 item 4)', async () => {
+    const e = focusedOn();
+    const list = { title: 'BLEU-4 × coherent, GPT-2', evaluator: 'BLEU-4', start: 1, entries: [
+      { index: 3, itemId: 'item-3', candidateId: 'c0', score: 0.9, human: 3 },
+      { index: 2, itemId: 'item-2', candidateId: 'c1', score: 0.4, human: 1 },
+    ] };
+    const before = e.sent.length;
+    e.controller.showResponses({ ...list, entries: [] });
+    assert.equal(e.sent.length, before, 'an empty list opens nothing');
+    e.controller.showResponses(list);
+    const opened = e.sent.at(-1)!;
+    assert.equal(opened.type, 'responseList');
+    assert.deepEqual(opened.params, { list });
+    e.controller.key({ kind: 'coherent' });
+    assert.equal(e.sent.at(-1), opened, 'a key waits for the report of where the list took focus');
+    e.webview.notify('focusState', { move: opened.seq, index: 2, itemId: 'item-2', candidateId: 'c1', settled: true });
+    await settle();
+    assert.equal(coherentOf(e.document.items(), 2, 'c1'), true, 'then labels the response the list shows');
+    e.controller.key({ kind: 'nextCandidate' });
+    assert.deepEqual(e.sent.at(-1)?.params, { action: { kind: 'nextCandidate' } }, 'J goes to the webview, which walks the list');
+    e.controller.dispose();
+  });
 });

@@ -1,7 +1,8 @@
 /** The dialogue editor webview's state and its rules (webview/editor/store.ts), without a page. */
 import assert from 'node:assert/strict';
 import { annotatorView, type ItemView } from '../../../src/core/labels/annotatorView';
-import { acknowledge, canAct, createStore, displayed, focusStateOf, focusStateToPost, savedState, takeItem } from '../../../webview/editor/store';
+import { acknowledge, canAct, createStore, displayed, focusStateOf, focusStateToPost, leaveResponses, moveInResponses, openResponses, responsesBanner, savedState, takeItem } from '../../../webview/editor/store';
+import type { ResponseList } from '../../../src/core/navigation/responseList';
 import { studyItem } from '../../extension/editor/memoryEditor';
 import { parseRubric } from '../../../src/core/rubric/rubricFile';
 
@@ -31,11 +32,55 @@ function showing() {
 }
 
 describe('editor webview store', () => {
+  it('a page loaded again focuses the candidate it left, not the first unlabelled one (issue 41 item 6)', () => {
+    const before = showing();
+    before.focused = 'c2';
+    const again = createStore(savedState(before));
+    assert.equal(again.selected, 1);
+    assert.equal(again.revealCandidate, 'c2');
+  });
+
+  it('walks a response list across items with J/K, stops at its ends, and Escape returns to where it opened (issue 41 item 4)', () => {
+    const s = showing();
+    s.focused = 'c1';
+    const list: ResponseList = { title: 'BLEU-4 × coherent, GPT-2', evaluator: 'BLEU-4', start: 0, entries: [
+      { index: 3, itemId: 'i3', candidateId: 'a', score: 0.9, human: 3 },
+      { index: 1, itemId: 'i1', candidateId: 'c0', score: 0.5, human: 1 },
+      { index: 5, itemId: 'i5', candidateId: 'b', score: 0.1, human: 0 },
+    ] };
+    assert.equal(moveInResponses(s, 1), null, 'no list open: J/K move between candidates');
+    assert.deepEqual(openResponses(s, list), list.entries[0]);
+    // The first response is on its way (item 3); c1 of item 1 is still on screen: the banner names the one coming.
+    s.revealCandidate = 'a';
+    s.selected = 3;
+    assert.match(responsesBanner(s) ?? '', /· 1 of 3: /);
+    s.revealCandidate = null;
+    s.selected = 1;
+    // Shown: item 1 is still on screen, c1 is not in the list; J goes to the position shown last (the first).
+    assert.deepEqual(moveInResponses(s, 1), list.entries[0]);
+    s.selected = 3; s.current = { ...s.current!, index: 3 }; s.focused = 'a';
+    assert.match(responsesBanner(s) ?? '', /^BLEU-4 × coherent, GPT-2: 3 responses · 1 of 3: BLEU-4 0\.900, human 3 — J\/K move, Esc returns$/);
+    assert.deepEqual(moveInResponses(s, -1), 'end');
+    assert.deepEqual(moveInResponses(s, 1), list.entries[1]);
+    s.selected = 1; s.current = { ...s.current!, index: 1 }; s.focused = 'c0';
+    assert.deepEqual(moveInResponses(s, 1), list.entries[2]);
+    s.selected = 5; s.current = { ...s.current!, index: 5 }; s.focused = 'b';
+    assert.equal(moveInResponses(s, 1), 'end');
+    // A second list keeps the place the first one opened from.
+    openResponses(s, { ...list, start: 2 });
+    assert.equal(s.responses?.last, 2);
+    assert.deepEqual(savedState(s).responses?.returnTo, { index: 1, candidateId: 'c1' });
+    assert.deepEqual(leaveResponses(s), { index: 1, candidateId: 'c1' });
+    assert.equal(s.responses, null);
+    assert.equal(responsesBanner(s), null);
+    assert.equal(leaveResponses(s), null);
+  });
+
   it('starts from what the page kept, and keeps the selection and collapsed score groups', () => {
     const s = createStore({ selected: 4, collapsedScores: ['metrics'] });
     assert.equal(s.selected, 4);
     assert.ok(s.collapsedGroups.has('metrics'));
-    assert.deepEqual(savedState(s), { selected: 4, collapsedScores: ['metrics'] });
+    assert.deepEqual(savedState(s), { selected: 4, focused: null, collapsedScores: ['metrics'], responses: null });
   });
 
   it('shows label operations on top of the item until the host says it applied them, each side by its own count', () => {
