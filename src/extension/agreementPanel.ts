@@ -5,6 +5,7 @@
  * tables with CSV export. The numbers are `firstStudyAnalysis`'s and `errorCategoryAgreement`'s, the functions
  * `reflect-eval agreement` (and its `--errors-vs`) prints. It follows the active dialogue document and updates when it changes.
  */
+import { StudyRubric } from './studyRubric';
 import * as vscode from 'vscode';
 import { onDidChangeDialogue, parseDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { displayNames } from '../core/evaluators/evaluatorNames';
@@ -21,10 +22,8 @@ import type { DialogueEditorProvider } from './dialogueEditor';
 import { openPanel } from './panels';
 import type { HostChannel } from './webviewChannel';
 import { siblingFile } from '../core/dialogue/siblingFile';
-import { existsSync, statSync } from 'node:fs';
-import { MI_PRESET, MI_RUBRIC } from '../core/rubric/presets';
+import { MI_PRESET } from '../core/rubric/presets';
 import type { Rubric } from '../core/rubric/rubric';
-import { loadRubric, rubricPathOf } from '../core/rubric/rubricFile';
 import { agreementDimensionChoices, dimensionAgreementView } from './agreementDimension';
 
 /** Recomputing waits this long after the last edit, so a burst of label keys costs one analysis. */
@@ -147,15 +146,9 @@ export class AgreementPanel {
 
   /** The active study's rubric (its `*.rubric.json`, else the MI preset), cached by the rubric file's modification time. */
   private rubric(document: DialogueFileDocument): Rubric {
-    if (document.uri.scheme !== 'file') return MI_RUBRIC;
-    const path = rubricPathOf(document.uri.fsPath);
-    const mtimeMs = existsSync(path) ? statSync(path).mtimeMs : null;
-    if (this.rubricRead?.path === path && this.rubricRead.mtimeMs === mtimeMs) return this.rubricRead.rubric;
-    const rubric = loadRubric(document.uri.fsPath).rubric;
-    this.rubricRead = { path, mtimeMs, rubric };
-    return rubric;
+    return this.studyRubric.of(document);
   }
-  private rubricRead: { path: string; mtimeMs: number | null; rubric: Rubric } | undefined;
+  private readonly studyRubric = new StudyRubric();
 
   private scheduleUpdate(): void {
     clearTimeout(this.timer);

@@ -6,6 +6,7 @@
  * exports. It follows the active document and recomputes on every change to it:
  * the table at once, the intervals (when switched on) debounced and cooperatively, cancelled by the next change.
  */
+import { StudyRubric } from './studyRubric';
 import * as vscode from 'vscode';
 import { onDidChangeDialogue, parseDialogue, type DialogueFileDocument } from './dialogueDocument';
 import { compareEvaluators } from '../core/correlation/compareEvaluators';
@@ -25,8 +26,6 @@ import { siblingFile } from '../core/dialogue/siblingFile';
 import { humanScoreSpec, type HumanScoreRule } from '../core/rubric/labelValues';
 import { MI_RUBRIC } from '../core/rubric/presets';
 import type { Rubric } from '../core/rubric/rubric';
-import { loadRubric, rubricPathOf } from '../core/rubric/rubricFile';
-import { existsSync, statSync } from 'node:fs';
 
 const STATE_KEY = 'reflectEval.correlation.settings';
 /** Wait this long after the last change before starting the bootstrap. */
@@ -153,19 +152,11 @@ export class CorrelationPanel {
     return document ? { document, items: documentItems(parseDialogue(document)) } : null;
   }
 
-  /** The active study's rubric (its `*.rubric.json`, else the MI preset). @throws RubricError for a broken rubric file */
+  /** The active study's rubric (its `*.rubric.json`, else the MI preset), cached by the rubric file's modification time (the panel updates after every label). @throws RubricError for a broken rubric file */
   private rubric(): Rubric {
-    const document = this.editors.activeDocument;
-    if (!document || document.uri.scheme !== 'file') return MI_RUBRIC;
-    // Cached by the rubric file's modification time: the panel updates after every label.
-    const path = rubricPathOf(document.uri.fsPath);
-    const mtimeMs = existsSync(path) ? statSync(path).mtimeMs : null;
-    if (this.rubricRead?.path === path && this.rubricRead.mtimeMs === mtimeMs) return this.rubricRead.rubric;
-    const rubric = loadRubric(document.uri.fsPath).rubric;
-    this.rubricRead = { path, mtimeMs, rubric };
-    return rubric;
+    return this.studyRubric.of(this.editors.activeDocument);
   }
-  private rubricRead: { path: string; mtimeMs: number | null; rubric: Rubric } | undefined;
+  private readonly studyRubric = new StudyRubric();
 
   /** The pinned configurations followed by the current one. */
   private configurations(rubric: Rubric): PinnedConfiguration[] {

@@ -125,6 +125,13 @@ async function pick<T>(title: string, items: Pick<T>[]): Promise<T | undefined> 
   return p?.value;
 }
 
+/** Each evaluator's number of candidates with a usable (finite, ok) score, by evaluator id: what a plan can use. */
+function scoredCounts(items: readonly DialogueItem[]): Map<string, number> {
+  const usable = new Map<string, number>();
+  for (const it of items) for (const c of it.candidates) for (const [id, s] of Object.entries(c.scores)) if (s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value)) usable.set(id, (usable.get(id) ?? 0) + 1);
+  return usable;
+}
+
 /**
  * "ReflectEval: Plan Labels…": evaluator (or pair), human group and target by quick picks; starts a plan or follows
  * the one beside the file when it has the same evaluators and group; then `show` switches the editor to plan order.
@@ -141,8 +148,7 @@ export async function planLabelsCommand(
   }
   if (document.uri.scheme !== 'file') throw new Error('a labelling plan is kept beside the dialogue file; save the file to disk first');
   const items = itemsOf(document);
-  const usable = new Map<string, number>();
-  for (const it of items) for (const c of it.candidates) for (const [id, s] of Object.entries(c.scores)) if (s.status === 'ok' && typeof s.value === 'number' && Number.isFinite(s.value)) usable.set(id, (usable.get(id) ?? 0) + 1);
+  const usable = scoredCounts(items);
   const ids = [...usable].filter(([, n]) => n >= 3).map(([id]) => id);
   if (ids.length === 0) throw new Error(`${basename(document.uri.fsPath)} has no evaluator with scores on at least 3 candidates: score or judge it first`);
   const names = displayNames(ids, evaluatorSignatures(items));
@@ -252,8 +258,7 @@ export async function estimatePlanCommand(
   if (by === undefined) return;
   const human = await pick<HumanGroup>('Estimate Plan (3/6): whose labels are estimated', (['experts', 'laypeople', 'all'] as HumanGroup[]).map((g) => ({ label: g, value: g })));
   if (!human) return;
-  const usable = new Map<string, number>();
-  for (const it of items) for (const c of it.candidates) for (const [id, sc] of Object.entries(c.scores)) if (sc.status === 'ok' && typeof sc.value === 'number' && Number.isFinite(sc.value)) usable.set(id, (usable.get(id) ?? 0) + 1);
+  const usable = scoredCounts(items);
   const names = displayNames([...usable.keys()], evaluatorSignatures(items));
   const other = human === 'experts' ? 'laypeople' : human === 'laypeople' ? 'experts' : null;
   const predictor = await pick<string | null>('Estimate Plan (4/6): what predicts them', [

@@ -14,10 +14,10 @@ import { parseEstimand } from '../estimation/estimands';
 import type { HumanGroup } from '../labels/groups';
 import { loadRubric } from '../rubric/rubricFile';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
-import { planFields } from './planFields';
+import { checkPlanRunFields, planFields, PLAN_RUN_FIELDS, type PlanRunSettings } from './planFields';
 
 /** An estimate plan to start or follow: the object an `estimate` plan file holds. */
-export interface EstimatePlanJob {
+export interface EstimatePlanJob extends PlanRunSettings {
   job?: 'estimate';
   /**
    * What is estimated, as the CLI's `--estimand` writes it: `coherence-rate` (majority vote), `coherence-rate:mean`,
@@ -37,23 +37,9 @@ export interface EstimatePlanJob {
   compare?: [string, string];
   /** The interval half-width every group is planned for (default 0.1). */
   halfWidth?: number;
-  /** Labels of the group that make a candidate labelled (default: the most common count, else 3). */
-  labelsPerCandidate?: number;
-  /** Confidence level (default 0.95), draws per batch (default 5), no stop in a group before this many planned labels (default 20). */
-  level?: number;
-  batch?: number;
-  minLabels?: number;
-  /** Seed of a new plan's design (default `1`). */
-  seed?: string | number;
-  /** Annotator names starting with this are experts (default `Expert`). */
-  expertPrefix?: string;
-  /** The record: a file (relative to the host's base folder), `false` for none, default `<file>.estimate-plan.json`. */
-  record?: string | false;
-  /** Start a new plan even when the record holds one (it is overwritten). */
-  restart?: boolean;
 }
 
-const FIELDS = ['job', 'estimand', 'human', 'predictors', 'by', 'groups', 'compare', 'halfWidth', 'labelsPerCandidate', 'level', 'batch', 'minLabels', 'seed', 'expertPrefix', 'record', 'restart'];
+const FIELDS = ['job', 'estimand', 'human', 'predictors', 'by', 'groups', 'compare', 'halfWidth', ...PLAN_RUN_FIELDS];
 
 /**
  * Checks an estimate plan.
@@ -81,12 +67,7 @@ export function validateEstimatePlan(value: unknown, source: string): EstimatePl
   if (c.compare !== undefined && !(strings('compare') && (c.compare as string[]).length === 2)) fail('compare', 'must be two groups of "by" (first − second)');
   if (c.compare !== undefined && c.by === undefined) fail('compare', 'needs "by" (the grouping the two groups belong to)');
   if (c.halfWidth !== undefined && !(typeof c.halfWidth === 'number' && c.halfWidth > 0)) fail('halfWidth', 'must be a positive number');
-  for (const k of ['labelsPerCandidate', 'batch', 'minLabels']) if (c[k] !== undefined && !(Number.isInteger(c[k]) && (c[k] as number) >= 1)) fail(k, 'must be an integer ≥ 1');
-  if (c.level !== undefined && !(typeof c.level === 'number' && c.level > 0 && c.level < 1)) fail('level', 'must be in (0, 1)');
-  if (c.seed !== undefined && typeof c.seed !== 'string' && typeof c.seed !== 'number') fail('seed', 'must be a string or a number');
-  if (c.expertPrefix !== undefined && typeof c.expertPrefix !== 'string') fail('expertPrefix', 'must be a string');
-  if (c.record !== undefined && c.record !== false && !(typeof c.record === 'string' && c.record)) fail('record', 'must be a file or false');
-  if (c.restart !== undefined && typeof c.restart !== 'boolean') fail('restart', 'must be true or false');
+  checkPlanRunFields(c, fail);
   return c as unknown as EstimatePlanJob;
 }
 

@@ -20,3 +20,41 @@ export function planFields(value: unknown, source: string, job: string, what: st
   if (c.job !== undefined && c.job !== job) fail('job', `must be "${job}" for ${what}`);
   return { c, fail };
 }
+
+/**
+ * The settings both planners' plans share (`plan-labels`, `estimate`): how a candidate counts as labelled, the
+ * sequential design's settings, the seed, who the experts are, and where the plan's record is kept.
+ */
+export interface PlanRunSettings {
+  /** Group labels that make a candidate labelled (default: the most common count in the file, else 3). */
+  labelsPerCandidate?: number;
+  /** Confidence level (default 0.95), draws per batch (default 5), no stop before this many planned labels (default 20). */
+  level?: number;
+  batch?: number;
+  minLabels?: number;
+  /** Seed of a new plan's design (default `1`). */
+  seed?: string | number;
+  /** Annotator names starting with this are experts (default `Expert`). */
+  expertPrefix?: string;
+  /** The record: a file (relative to the host's base folder), `false` for none (a plan from the current labels, not kept), default beside the dialogue file. */
+  record?: string | false;
+  /** Start a new plan even when the record holds one (it is overwritten). */
+  restart?: boolean;
+}
+
+/** The fields of {@link PlanRunSettings}. */
+export const PLAN_RUN_FIELDS = ['labelsPerCandidate', 'level', 'batch', 'minLabels', 'seed', 'expertPrefix', 'record', 'restart'] as const;
+
+/**
+ * Checks the {@link PlanRunSettings} fields of a plan.
+ *
+ * @throws ConfigError (through `fail`) naming the field
+ */
+export function checkPlanRunFields(c: Record<string, unknown>, fail: Fail): void {
+  for (const k of ['labelsPerCandidate', 'batch', 'minLabels']) if (c[k] !== undefined && !(Number.isInteger(c[k]) && (c[k] as number) >= 1)) fail(k, 'must be an integer ≥ 1');
+  if (c.level !== undefined && !(typeof c.level === 'number' && c.level > 0 && c.level < 1)) fail('level', 'must be in (0, 1)');
+  if (c.seed !== undefined && typeof c.seed !== 'string' && typeof c.seed !== 'number') fail('seed', 'must be a string or a number');
+  if (c.expertPrefix !== undefined && typeof c.expertPrefix !== 'string') fail('expertPrefix', 'must be a string');
+  if (c.record !== undefined && c.record !== false && !(typeof c.record === 'string' && c.record)) fail('record', 'must be a file or false');
+  if (c.restart !== undefined && typeof c.restart !== 'boolean') fail('restart', 'must be true or false');
+}

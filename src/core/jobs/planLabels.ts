@@ -13,12 +13,12 @@ import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type 
 import { planRecordDifference, readLabelPlanRecord, writeLabelPlanRecord } from '../planning/planRecord';
 import { labelPlanRecordPath } from '../planning/planView';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
-import { planFields } from './planFields';
+import { checkPlanRunFields, planFields, PLAN_RUN_FIELDS, type PlanRunSettings } from './planFields';
 import { HUMAN_SCORE_RULES, humanScoreSpec, isCoherenceCount, type HumanScoreRule } from '../rubric/labelValues';
 import { loadRubric } from '../rubric/rubricFile';
 
-/** A labelling plan to start or follow: the object a `plan-labels` plan file holds. */
-export interface PlanLabelsPlan {
+/** A labelling plan to start or follow: the object a `plan-labels` plan file holds (with the settings both planners share). */
+export interface PlanLabelsPlan extends PlanRunSettings {
   job?: 'plan-labels';
   /** The evaluator whose correlation with the humans is estimated (its id). */
   evaluator: string;
@@ -32,27 +32,13 @@ export interface PlanLabelsPlan {
   column?: { groupBy: string; value: string };
   /** Signals that help choose what to label (other evaluators' ids, `human:<group>`), never what is estimated. */
   assist?: string[];
-  /** Group labels that make a candidate labelled (default: the most common count in the file, else 3). */
-  labelsPerCandidate?: number;
-  /** Confidence level (default 0.95), draws per batch (default 5), no stop before this many planned labels (default 20). */
-  level?: number;
-  batch?: number;
-  minLabels?: number;
-  /** Seed of a new plan's design (default `1`). */
-  seed?: string | number;
-  /** Annotator names starting with this are experts (default `Expert`). */
-  expertPrefix?: string;
-  /** The record: a file (relative to the host's base folder), `false` for none (a plan from the current labels, not kept), default `<file>.label-plan.json`. */
-  record?: string | false;
-  /** Start a new plan even when the record holds one (it is overwritten). */
-  restart?: boolean;
   /** The rubric dimension of the human score (default: the rubric's primary, `coherent` in the MI preset). */
   dimension?: string;
   /** How the group's labels become one score (default: count for binary, mean for ordinal). */
   humanScore?: HumanScoreRule;
 }
 
-const FIELDS = ['job', 'evaluator', 'against', 'human', 'target', 'column', 'assist', 'labelsPerCandidate', 'level', 'batch', 'minLabels', 'seed', 'expertPrefix', 'record', 'restart', 'dimension', 'humanScore'];
+const FIELDS = ['job', 'evaluator', 'against', 'human', 'target', 'column', 'assist', ...PLAN_RUN_FIELDS, 'dimension', 'humanScore'];
 
 /**
  * Checks a labelling plan.
@@ -73,12 +59,7 @@ export function validatePlanLabelsPlan(value: unknown, source: string): PlanLabe
   }
   if (c.column !== undefined && !(isObject(c.column) && typeof (c.column as Record<string, unknown>).groupBy === 'string' && typeof (c.column as Record<string, unknown>).value === 'string')) fail('column', 'must be {"groupBy": "origin", "value": "GPT-2"}');
   if (c.assist !== undefined && !(Array.isArray(c.assist) && c.assist.every((a) => typeof a === 'string' && a))) fail('assist', 'must be an array of evaluator ids or human:<group>');
-  for (const k of ['labelsPerCandidate', 'batch', 'minLabels']) if (c[k] !== undefined && !(Number.isInteger(c[k]) && (c[k] as number) >= 1)) fail(k, 'must be an integer ≥ 1');
-  if (c.level !== undefined && !(typeof c.level === 'number' && c.level > 0 && c.level < 1)) fail('level', 'must be in (0, 1)');
-  if (c.seed !== undefined && typeof c.seed !== 'string' && typeof c.seed !== 'number') fail('seed', 'must be a string or a number');
-  if (c.expertPrefix !== undefined && typeof c.expertPrefix !== 'string') fail('expertPrefix', 'must be a string');
-  if (c.record !== undefined && c.record !== false && !(typeof c.record === 'string' && c.record)) fail('record', 'must be a file or false');
-  if (c.restart !== undefined && typeof c.restart !== 'boolean') fail('restart', 'must be true or false');
+  checkPlanRunFields(c, fail);
   if (c.dimension !== undefined && (typeof c.dimension !== 'string' || !c.dimension)) fail('dimension', "must name a dimension of the study's rubric");
   if (c.humanScore !== undefined && !HUMAN_SCORE_RULES.includes(c.humanScore as HumanScoreRule)) fail('humanScore', `must be one of ${HUMAN_SCORE_RULES.join(', ')}`);
   return c as unknown as PlanLabelsPlan;
