@@ -167,8 +167,10 @@ describe('A study with its own rubric in real VS Code (code-server + Chromium)',
     await frame.waitForSelector('.candidate[data-candidate-id="c2"][data-status="complete"]', { timeout: 30_000 });
 
     // Progress counts the current dimension (the primary, fluency) and shows every dimension.
+    // Fluency's count did not move in the steps above (c1 and c2 kept their fluency), so "you 2/9" says nothing about
+    // whether the last key's count has arrived: wait for the per-dimension line itself.
     await waitFor('progress of fluency', async () => /^you 2\/9/.test((await frame.textContent('#nav-progress')) ?? ''), 30_000);
-    assert.match((await frame.textContent('#nav-dimensions')) ?? '', /Fluency 2\/9 · Relevance 2\/9 · Error type 2\/9/);
+    await waitFor('progress of every dimension', async () => /Fluency 2\/9 · Relevance 2\/9 · Error type 2\/9/.test((await frame.textContent('#nav-dimensions')) ?? ''), 30_000);
 
     await labelsApplied(frame);
     await p.keyboard.press('Control+s');
