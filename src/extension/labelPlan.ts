@@ -132,6 +132,47 @@ function scoredCounts(items: readonly DialogueItem[]): Map<string, number> {
   return usable;
 }
 
+/** The dialogue file a plan command works on, or null (after saying why) when no dialogue editor is active. */
+function planStudy(document: DialogueFileDocument | undefined, what: string): DialogueFileDocument | null {
+  if (!document) {
+    void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
+    return null;
+  }
+  if (document.uri.scheme !== 'file') throw new Error(`${what} is kept beside the dialogue file; save the file to disk first`);
+  return document;
+}
+
+/**
+ * Labels per candidate, the plan's choice (issue 41 item 2): the study's own count (`own`), or 1 for one annotator
+ * labelling alone, 2 or 3. Undefined when the pick is dismissed.
+ */
+function pickLabelsPerCandidate(title: string, own: number, human: HumanGroup): Promise<number | undefined> {
+  return pick(title, [...new Set([own, 1, 2, 3])].map((k) => ({ label: `${k} label${k === 1 ? '' : 's'} of the ${human}`, description: k === own ? 'the study’s own count' : k === 1 ? 'one annotator labelling alone' : '', value: k })));
+}
+
+/**
+ * Starts or follows a plan through its job, as the CLI does: when the record beside the file holds a plan for other
+ * settings (`difference`), asks before overwriting it; then runs the plan, forgets the cached record, remembers the
+ * plan for the document and switches the editor to it.
+ *
+ * @param plan - the plan's fields (`restart` is added when the user agrees to overwrite)
+ */
+async function startOrFollow(document: DialogueFileDocument, config: EditorPlanConfig, difference: string | null, plan: Record<string, unknown>, source: string, run: (plan: FileJobPlan) => Promise<JobReport>, show: (document: DialogueFileDocument) => void): Promise<void> {
+  let restart = false;
+  if (difference) {
+    const answer = await vscode.window.showWarningMessage(`${basename(config.recordPath)} holds a plan for ${difference}. Start a new plan and overwrite it?`, { modal: true }, 'Start a New Plan');
+    if (answer !== 'Start a New Plan') return;
+    restart = true;
+  }
+  const { validatePlan } = await import('../core/jobs/plans');
+  const report = await run(validatePlan({ ...plan, ...(restart ? { restart: true } : {}) }, source) as FileJobPlan);
+  records.delete(config.recordPath);
+  if (report.nothingDone) return;
+  chosen.set(document.uri.toString(), config);
+  await memento?.update(STATE_KEY, Object.fromEntries(chosen));
+  show(document);
+}
+
 /**
  * "ReflectEval: Plan Labels…": evaluator (or pair), human group and target by quick picks; starts a plan or follows
  * the one beside the file when it has the same evaluators and group; then `show` switches the editor to plan order.
@@ -142,15 +183,12 @@ export async function planLabelsCommand(
   show: (document: DialogueFileDocument) => void,
   run: (plan: FileJobPlan) => Promise<JobReport>,
 ): Promise<void> {
-  if (!document) {
-    void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
-    return;
-  }
-  if (document.uri.scheme !== 'file') throw new Error('a labelling plan is kept beside the dialogue file; save the file to disk first');
-  const items = itemsOf(document);
+  const study = planStudy(document, 'a labelling plan');
+  if (!study) return;
+  const items = itemsOf(study);
   const usable = scoredCounts(items);
   const ids = [...usable].filter(([, n]) => n >= 3).map(([id]) => id);
-  if (ids.length === 0) throw new Error(`${basename(document.uri.fsPath)} has no evaluator with scores on at least 3 candidates: score or judge it first`);
+  if (ids.length === 0) throw new Error(`${basename(study.uri.fsPath)} has no evaluator with scores on at least 3 candidates: score or judge it first`);
   const names = displayNames(ids, evaluatorSignatures(items));
   const evaluatorPicks = ids.map((id) => ({ label: names.get(id) ?? id, description: `${usable.get(id)} scored`, detail: id, value: id }));
   const evaluator = await pick('Plan Labels (1/5): the evaluator whose agreement with humans to estimate', evaluatorPicks);
@@ -168,34 +206,17 @@ export async function planLabelsCommand(
   // Labels per candidate is the plan's choice (issue 41 item 2): the study's own count by default, 1 when nobody of
   // the group has labelled yet (one annotator labelling alone).
   const own = labellingPool(items, { evaluator, ...(against ? { against } : {}), human, groupRules: groupRules() }).labelsPerCandidate;
-  const counts = [...new Set([own, 1, 2, 3])];
-  const labelsPerCandidate = await pick(
-    'Plan Labels (4/5): labels that make a candidate labelled',
-    counts.map((k) => ({ label: `${k} label${k === 1 ? '' : 's'} of the ${human}`, description: k === own ? 'the study’s own count' : k === 1 ? 'one annotator labelling alone' : '', value: k })),
-  );
+  const labelsPerCandidate = await pickLabelsPerCandidate('Plan Labels (4/5): labels that make a candidate labelled', own, human);
   if (labelsPerCandidate === undefined) return;
   const target = await pick('Plan Labels (5/5): target', targets);
   if (!target) return;
 
   // Starting or following the plan is the core's labelling-plan job (src/core/jobs/planLabels.ts), as the CLI runs it.
-  const recordPath = labelPlanRecordPath(document.uri.fsPath);
-  let restart = false;
-  if (existsSync(recordPath)) {
-    const old = readRecord(recordPath);
-    if (planRecordDifference(old, { evaluator, ...(against ? { against } : {}), human })) {
-      const answer = await vscode.window.showWarningMessage(`${basename(recordPath)} holds a plan for other settings (${names.get(old.evaluator) ?? old.evaluator}${old.against ? ` vs ${names.get(old.against) ?? old.against}` : ''}, ${old.human}). Start a new plan and overwrite it?`, { modal: true }, 'Start a New Plan');
-      if (answer !== 'Start a New Plan') return;
-      restart = true;
-    }
-  }
-  const { validatePlan } = await import('../core/jobs/plans');
-  const plan = validatePlan({ job: 'plan-labels', evaluator, ...(against ? { against } : {}), human, target, labelsPerCandidate, seed: 1, expertPrefix: groupRules().expertPrefix, ...(restart ? { restart: true } : {}) }, 'Plan Labels…');
-  const report = await run(plan as FileJobPlan);
-  records.delete(recordPath);
-  if (report.nothingDone) return;
-  chosen.set(document.uri.toString(), { recordPath, target });
-  await memento?.update(STATE_KEY, Object.fromEntries(chosen));
-  show(document);
+  const recordPath = labelPlanRecordPath(study.uri.fsPath);
+  const old = existsSync(recordPath) ? readRecord(recordPath) : null;
+  const difference = old && planRecordDifference(old, { evaluator, ...(against ? { against } : {}), human }) ? `other settings (${names.get(old.evaluator) ?? old.evaluator}${old.against ? ` vs ${names.get(old.against) ?? old.against}` : ''}, ${old.human})` : null;
+  const plan = { job: 'plan-labels', evaluator, ...(against ? { against } : {}), human, target, labelsPerCandidate, seed: 1, expertPrefix: groupRules().expertPrefix };
+  await startOrFollow(study, { recordPath, target }, difference, plan, 'Plan Labels…', run, show);
 }
 
 /**
@@ -232,13 +253,10 @@ export async function estimatePlanCommand(
   show: (document: DialogueFileDocument) => void,
   run: (plan: FileJobPlan) => Promise<JobReport>,
 ): Promise<void> {
-  if (!document) {
-    void vscode.window.showInformationMessage('Open a dialogue file (*.dialogues.jsonl) in the ReflectEval editor first.');
-    return;
-  }
-  if (document.uri.scheme !== 'file') throw new Error('an estimate plan is kept beside the dialogue file; save the file to disk first');
-  const items = itemsOf(document);
-  const { rubric } = loadRubric(document.uri.fsPath);
+  const study = planStudy(document, 'an estimate plan');
+  if (!study) return;
+  const items = itemsOf(study);
+  const { rubric } = loadRubric(study.uri.fsPath);
   const mi = rubric.name === MI_RUBRIC.name;
   const estimands: Pick<string>[] = mi
     ? [
@@ -248,7 +266,7 @@ export async function estimatePlanCommand(
         ...ERROR_SHARE_CATEGORIES.map((c) => ({ label: `share of ${c} among incoherent`, description: 'majority most evident error', value: `error-share:${c}` })),
       ]
     : rubric.dimensions.filter((d) => d.type === 'ordinal' || d.type === 'numeric').map((d) => ({ label: `mean rating of ${d.title ?? d.name}`, description: d.type, value: `rating-mean:${d.name}` }));
-  if (estimands.length === 0) throw new Error(`${basename(document.uri.fsPath)}'s rubric has no ordinal or numeric dimension to estimate a mean rating of`);
+  if (estimands.length === 0) throw new Error(`${basename(study.uri.fsPath)}'s rubric has no ordinal or numeric dimension to estimate a mean rating of`);
   const estimand = await pick('Estimate Plan (1/6): what to estimate', estimands);
   if (!estimand) return;
   const by = await pick<string | null>('Estimate Plan (2/6): one estimate per', [
@@ -271,33 +289,16 @@ export async function estimatePlanCommand(
   // Labels per candidate is the plan's choice (issue 41 item 2): the study's own count, or 1 for one annotator alone.
   const spec = parseEstimand(estimand, rubric);
   const own = estimationPool(items, { estimand: spec, human, predictors, groupRules: groupRules() }).labelsPerCandidate;
-  const labelsPerCandidate = await pick(
-    'Estimate Plan (5/6): labels that make a candidate labelled',
-    [...new Set([own, 1, 2, 3])].map((k) => ({ label: `${k} label${k === 1 ? '' : 's'} of the ${human}`, description: k === own ? 'the study’s own count' : k === 1 ? 'one annotator labelling alone' : '', value: k })),
-  );
+  const labelsPerCandidate = await pickLabelsPerCandidate('Estimate Plan (5/6): labels that make a candidate labelled', own, human);
   if (labelsPerCandidate === undefined) return;
   const [lo, hi] = estimandOf(spec).scale(1, 1).bounds;
   const widths = [0.15, 0.1, 0.05].map((f) => Math.round(f * (hi - lo) * 1000) / 1000);
   const halfWidth = await pick('Estimate Plan (6/6): target', widths.map((h) => ({ label: `± ${h}`, description: 'stop when every group’s interval is this narrow', value: h })));
   if (halfWidth === undefined) return;
 
-  const recordPath = estimatePlanRecordPath(document.uri.fsPath);
+  const recordPath = estimatePlanRecordPath(study.uri.fsPath);
   const plan = { job: 'estimate', estimand, human, predictors, ...(by ? { by } : {}), labelsPerCandidate, halfWidth, seed: 1, expertPrefix: groupRules().expertPrefix };
-  let restart = false;
-  if (existsSync(recordPath)) {
-    const old = parsePlanRecord(readFileSync(recordPath, 'utf8'), recordPath);
-    const difference = isEstimatePlanRecord(old) ? estimateRecordDifference(old, plan as EstimatePlanJob, spec) : 'a Spearman labelling plan';
-    if (difference) {
-      const answer = await vscode.window.showWarningMessage(`${basename(recordPath)} holds a plan for ${difference}. Start a new plan and overwrite it?`, { modal: true }, 'Start a New Plan');
-      if (answer !== 'Start a New Plan') return;
-      restart = true;
-    }
-  }
-  const { validatePlan } = await import('../core/jobs/plans');
-  const report = await run(validatePlan({ ...plan, ...(restart ? { restart: true } : {}) }, 'Start an Estimate Plan…') as FileJobPlan);
-  records.delete(recordPath);
-  if (report.nothingDone) return;
-  chosen.set(document.uri.toString(), { recordPath, target: { halfWidth }, kind: 'estimate' });
-  await memento?.update(STATE_KEY, Object.fromEntries(chosen));
-  show(document);
+  const old = existsSync(recordPath) ? parsePlanRecord(readFileSync(recordPath, 'utf8'), recordPath) : null;
+  const difference = old === null ? null : isEstimatePlanRecord(old) ? estimateRecordDifference(old, plan as EstimatePlanJob, spec) : 'a Spearman labelling plan';
+  await startOrFollow(study, { recordPath, target: { halfWidth }, kind: 'estimate' }, difference, plan, 'Start an Estimate Plan…', run, show);
 }
