@@ -14,7 +14,7 @@ import { parseEstimand } from '../estimation/estimands';
 import type { HumanGroup } from '../labels/groups';
 import { loadRubric } from '../rubric/rubricFile';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
-import { checkPlanRunFields, planFields, PLAN_RUN_FIELDS, type PlanRunSettings } from './planFields';
+import { checkPlanRunFields, planFields, PlanMismatchError, PLAN_RUN_FIELDS, type PlanRunSettings } from './planFields';
 
 /** An estimate plan to start or follow: the object an `estimate` plan file holds. */
 export interface EstimatePlanJob extends PlanRunSettings {
@@ -72,15 +72,8 @@ export function validateEstimatePlan(value: unknown, source: string): EstimatePl
 }
 
 /** The record holds an estimate plan for other settings (and the plan did not ask to restart). */
-export class EstimatePlanMismatchError extends Error {
-  constructor(
-    readonly recordFile: string,
-    /** How the record's plan differs, e.g. `human laypeople`. */
-    readonly difference: string,
-  ) {
-    super(`${recordFile} holds a plan for ${difference}; restart the plan to overwrite it, or keep the new plan's record in another file`);
-    this.name = 'EstimatePlanMismatchError';
-  }
+export class EstimatePlanMismatchError extends PlanMismatchError {
+  override name = 'EstimatePlanMismatchError';
 }
 
 /**

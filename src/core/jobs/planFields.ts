@@ -58,3 +58,15 @@ export function checkPlanRunFields(c: Record<string, unknown>, fail: Fail): void
   if (c.record !== undefined && c.record !== false && !(typeof c.record === 'string' && c.record)) fail('record', 'must be a file or false');
   if (c.restart !== undefined && typeof c.restart !== 'boolean') fail('restart', 'must be true or false');
 }
+
+/** A plan's record holds a plan for other settings (and the plan did not ask to restart): either planner's. */
+export class PlanMismatchError extends Error {
+  constructor(
+    readonly recordFile: string,
+    /** How the record's plan differs, e.g. `evaluator metric:…` or `human laypeople`. */
+    readonly difference: string,
+  ) {
+    super(`${recordFile} holds a plan for ${difference}; restart the plan to overwrite it, or keep the new plan's record in another file`);
+    this.name = 'PlanMismatchError';
+  }
+}

@@ -13,7 +13,7 @@ import { planLabels, startLabelPlan, type LabelPlan, type LabelPlanRecord, type 
 import { planRecordDifference, readLabelPlanRecord, writeLabelPlanRecord } from '../planning/planRecord';
 import { labelPlanRecordPath } from '../planning/planView';
 import type { ItemSink, JobHost, JobReport, JobTarget } from './host';
-import { checkPlanRunFields, planFields, PLAN_RUN_FIELDS, type PlanRunSettings } from './planFields';
+import { checkPlanRunFields, planFields, PlanMismatchError, PLAN_RUN_FIELDS, type PlanRunSettings } from './planFields';
 import { HUMAN_SCORE_RULES, humanScoreSpec, isCoherenceCount, type HumanScoreRule } from '../rubric/labelValues';
 import { loadRubric } from '../rubric/rubricFile';
 
@@ -75,16 +75,9 @@ export function planRecordFile(plan: Pick<PlanLabelsPlan, 'record'>, file: strin
   return plan.record === false ? null : typeof plan.record === 'string' ? resolve(baseDir, plan.record) : labelPlanRecordPath(file);
 }
 
-/** The record holds a plan for other settings (and the plan did not ask to restart). */
-export class LabelPlanMismatchError extends Error {
-  constructor(
-    readonly recordFile: string,
-    /** How the record's plan differs, e.g. `evaluator metric:…` (see `planRecordDifference`). */
-    readonly difference: string,
-  ) {
-    super(`${recordFile} holds a plan for ${difference}; restart the plan to overwrite it, or keep the new plan's record in another file`);
-    this.name = 'LabelPlanMismatchError';
-  }
+/** The record holds a labelling plan for other settings (and the plan did not ask to restart). */
+export class LabelPlanMismatchError extends PlanMismatchError {
+  override name = 'LabelPlanMismatchError';
 }
 
 /**
