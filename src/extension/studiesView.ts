@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { describeGenerationRun, describeJudgeRun, describeOriginGroup, describeProgress, shortTime } from '../core/workspace/describe';
+import { nameOf } from '../core/workspace/files';
 import { WorkspaceScanner } from '../core/workspace/scan';
 import type { AnnotationCheck } from '../core/format/sidecarReader';
 import { firstHourProgress, type FirstHourProgress, type StudyIndex, type StudySummary } from '../core/workspace/studies';
@@ -257,8 +258,8 @@ function studyChildren(folder: vscode.WorkspaceFolder, s: StudySummary): Node[] 
       children: s.judgeRuns.map((r): Node => leaf(folder, r.manifest, r.judges.join(', ') || 'judge run', describeJudgeRun(r).split(' · ').slice(1).join(' · '), 'law')),
     });
   }
-  for (const p of s.labelPlans) out.push(leaf(folder, p, 'Label plan', p.slice(p.lastIndexOf('/') + 1), 'checklist'));
-  for (const p of s.reports) out.push(leaf(folder, p, p.slice(p.lastIndexOf('/') + 1), 'report', 'markdown', 'markdown'));
+  for (const p of s.labelPlans) out.push(leaf(folder, p, 'Label plan', nameOf(p), 'checklist'));
+  for (const p of s.reports) out.push(leaf(folder, p, nameOf(p), 'report', 'markdown', 'markdown'));
   if (s.packets.length) {
     out.push({
       kind: 'group',
@@ -266,7 +267,7 @@ function studyChildren(folder: vscode.WorkspaceFolder, s: StudySummary): Node[] 
       label: `Team packets (${s.packets.length})`,
       icon: 'organization',
       id: `packets:${key}`,
-      children: s.packets.map((p): Node => ({ ...leaf(folder, p.path, p.path.slice(p.path.lastIndexOf('/') + 1), p.annotator ?? '', 'person'), contextValue: 'reflectEval.packet' })),
+      children: s.packets.map((p): Node => ({ ...leaf(folder, p.path, nameOf(p.path), p.annotator ?? '', 'person'), contextValue: 'reflectEval.packet' })),
     });
   }
   return out;
