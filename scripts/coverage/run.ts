@@ -53,7 +53,7 @@ function truthOf(s: Scenario): Truth {
  * Finished chunks are kept (outside the repository) so an interrupted run resumes where it stopped: a chunk is a pure
  * function of its scenario, range and settings. Bump CHUNK_VERSION when a measured method's code changes.
  */
-const CHUNK_VERSION = 1;
+const CHUNK_VERSION = 2;
 const chunkDir = arg('chunks') ?? join(tmpdir(), 'reflect-eval-coverage');
 mkdirSync(chunkDir, { recursive: true });
 function chunkPath(job: { scenario: Scenario; start: number; end: number }): string {

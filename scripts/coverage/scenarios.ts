@@ -43,7 +43,7 @@ export function scenarios(): Scenario[] {
   const out: Scenario[] = [];
   for (const m of [10, 15, 30]) {
     for (const balance of [0.5, 0.85]) {
-      out.push({ id: `binary-${m}-${balance * 100}`, family: 'binary', label: `${m} contexts, ${balance * 100} % coherent, BLEU-like evaluator (40 % zeros)`, design: baseDesign(m, balance), sims: m === 30 ? 1000 : 2000, plain: m === 15 });
+      out.push({ id: `binary-${m}-${balance * 100}`, family: 'binary', label: `${m} contexts, ${balance * 100} % coherent, BLEU-like evaluator (40 % zeros)`, design: baseDesign(m, balance), sims: 2000, plain: m === 15 });
     }
   }
   out.push({
@@ -51,9 +51,9 @@ export function scenarios(): Scenario[] {
     family: 'binary',
     label: '15 contexts, 70 % coherent, a judge rating 1–5 (heavy ties)',
     design: { ...baseDesign(15, 0.7), evaluator: { signal: 1, contextSd: 0.4, noiseSd: 1.2, shape: 'rating', ratingShares: [0.1, 0.2, 0.3, 0.25, 0.15] } },
-    sims: 1000,
+    sims: 2000,
   });
-  out.push({ id: 'binary-100-70', family: 'binary', label: '100 contexts, 70 % coherent, BLEU-like evaluator', design: baseDesign(100, 0.7), sims: 300 });
+  out.push({ id: 'binary-100-70', family: 'binary', label: '100 contexts, 70 % coherent, BLEU-like evaluator', design: baseDesign(100, 0.7), sims: 2000 });
   for (const m of [10, 15, 30]) {
     out.push({ id: `null-${m}-70`, family: 'null', label: `${m} contexts, 70 % coherent, an evaluator that knows nothing (ρ = 0) with its own context effect`, design: { ...baseDesign(m, 0.7), evaluator: { signal: 0, contextSd: 0.6, noiseSd: 1, shape: 'continuous' } }, sims: 2000 });
   }
@@ -68,21 +68,21 @@ export function scenarios(): Scenario[] {
       });
     }
   }
-  out.push({ id: 'ceiling-15-70', family: 'ceiling', label: '15 contexts, 70 % coherent', design: baseDesign(15, 0.7), sims: 500 });
+  for (const m of [15, 30]) out.push({ id: `ceiling-${m}-70`, family: 'ceiling', label: `${m} contexts, 70 % coherent`, design: baseDesign(m, 0.7), sims: 2000 });
   for (const m of [10, 15, 30, 100]) {
-    out.push({ id: `rating-${m}`, family: 'rating', label: `${m} contexts, 1–5 ratings (5/10/25/35/25 %)`, design: { ...baseDesign(m, 0.7), labels: 'rating', ratingShares: [0.05, 0.1, 0.25, 0.35, 0.25] }, sims: m === 100 ? 300 : 1000 });
+    out.push({ id: `rating-${m}`, family: 'rating', label: `${m} contexts, 1–5 ratings (5/10/25/35/25 %)`, design: { ...baseDesign(m, 0.7), labels: 'rating', ratingShares: [0.05, 0.1, 0.25, 0.35, 0.25] }, sims: 2000 });
   }
-  for (const m of [15]) {
+  for (const m of [15, 30]) {
     out.push({
       id: `repeatability-${m}`,
       family: 'repeatability',
       label: `${m} contexts, a judge rating 1–5 asked 5 times (reply noise 0.8)`,
       design: { ...baseDesign(m, 0.7), evaluator: { signal: 1, contextSd: 0.4, noiseSd: 0.8, shape: 'rating' }, replies: { count: 5, noiseSd: 0.8 } },
-      sims: 1000,
+      sims: 2000,
     });
   }
-  out.push({ id: 'planner-single-15', family: 'planner-single', label: 'a pool of 150 (15 contexts), one evaluator', design: baseDesign(15, 0.7), sims: 1000 });
-  out.push({ id: 'planner-pair-15', family: 'planner-pair', label: 'a pool of 150 (15 contexts), two equally good evaluators', design: baseDesign(15, 0.7), sims: 1000 });
+  out.push({ id: 'planner-single-15', family: 'planner-single', label: 'a pool of 150 (15 contexts), one evaluator', design: baseDesign(15, 0.7), sims: 2000 });
+  out.push({ id: 'planner-pair-15', family: 'planner-pair', label: 'a pool of 150 (15 contexts), two equally good evaluators', design: baseDesign(15, 0.7), sims: 2000 });
   // Annotators reliable enough that an evaluator can be ε = 0.2 behind them (with the base design's noise 1, even a
   // random labeller at the base rate is less than 0.2 behind: see "trivial baselines").
   for (const [m, balance, noise] of [[15, 0.8, 0.3], [30, 0.8, 0.3], [15, 0.5, 0.5]] as const) {
