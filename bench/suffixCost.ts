@@ -1,0 +1,81 @@
+/**
+ * `npx tsx bench/suffixCost.ts [--only qwen3|llama] [--dtype fp32|q8] [--models DIR]`: what one prompt costs when its
+ * beginning is already in the prefix cache — the profile behind the judge bench's two prefix-reuse ratios (judging a
+ * context's 26 candidates ÷ one, and the 12-variant matrix ÷ its unshared-token floor; bench/judgeReal.ts).
+ *
+ * On the random-weight real-size model that `npm run bench:models` builds, with one real judge prompt's tokens, it
+ * times `promptLogits` of a prompt whose first P tokens are cached and whose last n are computed (P ∈ {0, 800,
+ * 1,600}, n ∈ {1, 16, 64, 128}), best of 3, and splits the wall time into onnxruntime's `session.run` (the model's
+ * arithmetic, the hand-over of the cached prefix and the copy of the outputs) and the rest (finding the prefix,
+ * laying the cached keys and values out as one tensor, keeping the new ones). A line t = a + b·n fitted per P says
+ * what a prompt costs beyond its tokens: the matrix's floor prices every token at the whole-prompt prefill's speed
+ * and nothing per prompt, so with 702 prompts of ~60 unshared tokens each, a is what separates the two.
+ *
+ * Speed is measured here, never asserted in tests.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { OnnxCausalLM } from '../src/core/models/causalLM';
+import type { RunTimer } from '../src/core/models/languageModel';
+import { loadGenerativeModel } from '../src/core/models/registry';
+
+const ROOT = resolve(__dirname, '..');
+const SHAPES = { qwen3: 'qwen3-0.6b-shape', llama: 'llama-3.2-1b-shape' } as const;
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+async function main(): Promise<void> {
+  const shape = flag('--only', 'qwen3') as keyof typeof SHAPES;
+  const dtype = flag('--dtype', 'fp32') as 'fp32' | 'q8';
+  const folder = resolve(flag('--models', join(ROOT, '.bench-models')), SHAPES[shape]);
+  if (!existsSync(join(folder, 'config.json'))) throw new Error(`${folder} is missing: build it with npm run bench:models -- --only ${shape}`);
+  const model = (await loadGenerativeModel(folder, { bundledDir: '', baseDir: ROOT }, { dtype })) as OnnxCausalLM;
+  const cache = model.prefixCache;
+  if (!cache) throw new Error(`${folder}: no prefix cache (cache mode ${JSON.stringify(model.cacheMode)})`);
+  // Real prompt text: the judge's tutorial body repeated until long enough; the token values do not change speed.
+  const body = readFileSync(join(ROOT, 'prompts', 'bodies', 'instructions-tutorial.mustache'), 'utf8');
+  let ids: number[] = [];
+  while (ids.length < 2000) ids = ids.concat(model.tokenizer.encode(body));
+  const vocab = 1000;
+  await model.promptLogits(ids.slice(0, 64)); // warm-up
+  const rows: string[][] = [];
+  for (const P of [0, 800, 1600]) {
+    const fit: { n: number; ms: number }[] = [];
+    for (const n of [1, 16, 64, 128]) {
+      let best: { wall: number; run: number } | undefined;
+      for (let r = 0; r < 3; r++) {
+        cache.clear();
+        const prefix = ids.slice(0, P);
+        if (P > 0) await model.promptLogits(prefix);
+        // A suffix no earlier prompt began with (its first token differs each time), so exactly n tokens are computed.
+        const suffix = ids.slice(P, P + n).map((t, i) => (i === 0 ? (t + 17 * (r + 1)) % vocab : t));
+        const timer: RunTimer = { runMs: 0, runs: 0 };
+        const s = performance.now();
+        await model.promptLogits([...prefix, ...suffix], timer);
+        const wall = performance.now() - s;
+        if (!best || wall < best.wall) best = { wall, run: timer.runMs };
+      }
+      const b = best as { wall: number; run: number };
+      fit.push({ n, ms: b.wall });
+      rows.push([String(P), String(n), b.wall.toFixed(1), b.run.toFixed(1), (b.wall - b.run).toFixed(1), ((b.wall / n) * 1).toFixed(2)]);
+    }
+    // Least squares t = a + b·n over the four sizes.
+    const mn = fit.reduce((s, f) => s + f.n, 0) / fit.length;
+    const mt = fit.reduce((s, f) => s + f.ms, 0) / fit.length;
+    const slope = fit.reduce((s, f) => s + (f.n - mn) * (f.ms - mt), 0) / fit.reduce((s, f) => s + (f.n - mn) ** 2, 0);
+    rows.push([String(P), 'fit', `a = ${(mt - slope * mn).toFixed(1)} ms per prompt`, `b = ${slope.toFixed(2)} ms per token`, '', '']);
+  }
+  await model.dispose();
+  const head = ['cached P', 'computed n', 'wall ms', 'session.run ms', 'outside ms', 'ms / computed token'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
+  process.stdout.write(`${SHAPES[shape]} ${dtype}: one prompt with P tokens cached and n computed (best of 3)\n${line(head)}\n${rows.map(line).join('\n')}\n`);
+}
+
+void main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
