@@ -1,5 +1,6 @@
 /**
- * `npx tsx bench/suffixCost.ts [--only qwen3|llama] [--dtype fp32|q8] [--models DIR]`: what one prompt costs when its
+ * `npx tsx bench/suffixCost.ts [--only qwen3|llama] [--dtype fp32|q8] [--models DIR] [--cached 0,800,1600]
+ * [--computed 1,16,64,128] [--spinning on]`: what one prompt costs when its
  * beginning is already in the prefix cache — the profile behind the judge bench's two prefix-reuse ratios (judging a
  * context's 26 candidates ÷ one, and the 12-variant matrix ÷ its unshared-token floor; bench/judgeReal.ts).
  *
@@ -10,6 +11,10 @@
  * laying the cached keys and values out as one tensor, keeping the new ones). A line t = a + b·n fitted per P says
  * what a prompt costs beyond its tokens: the matrix's floor prices every token at the whole-prompt prefill's speed
  * and nothing per prompt, so with 702 prompts of ~60 unshared tokens each, a is what separates the two.
+ *
+ * `--spinning on` lets onnxruntime's threads spin-wait between operators, as transformers.js's do (ours do not by
+ * default; docs/generation.md); `--cached 0 --computed 969` times a whole judge prompt's prefill, the bench's prefill
+ * row, under either setting.
  *
  * Speed is measured here, never asserted in tests.
  */
@@ -32,7 +37,9 @@ async function main(): Promise<void> {
   const dtype = flag('--dtype', 'fp32') as 'fp32' | 'q8';
   const folder = resolve(flag('--models', join(ROOT, '.bench-models')), SHAPES[shape]);
   if (!existsSync(join(folder, 'config.json'))) throw new Error(`${folder} is missing: build it with npm run bench:models -- --only ${shape}`);
-  const model = (await loadGenerativeModel(folder, { bundledDir: '', baseDir: ROOT }, { dtype })) as OnnxCausalLM;
+  const spinning = flag('--spinning', 'off') === 'on';
+  const list = (name: string, fallback: string) => flag(name, fallback).split(',').map(Number);
+  const model = (await loadGenerativeModel(folder, { bundledDir: '', baseDir: ROOT }, { dtype, allowSpinning: spinning })) as OnnxCausalLM;
   const cache = model.prefixCache;
   if (!cache) throw new Error(`${folder}: no prefix cache (cache mode ${JSON.stringify(model.cacheMode)})`);
   // Real prompt text: the judge's tutorial body repeated until long enough; the token values do not change speed.
@@ -42,9 +49,9 @@ async function main(): Promise<void> {
   const vocab = 1000;
   await model.promptLogits(ids.slice(0, 64)); // warm-up
   const rows: string[][] = [];
-  for (const P of [0, 800, 1600]) {
+  for (const P of list('--cached', '0,800,1600')) {
     const fit: { n: number; ms: number }[] = [];
-    for (const n of [1, 16, 64, 128]) {
+    for (const n of list('--computed', '1,16,64,128')) {
       let best: { wall: number; run: number } | undefined;
       for (let r = 0; r < 3; r++) {
         cache.clear();
@@ -62,7 +69,8 @@ async function main(): Promise<void> {
       fit.push({ n, ms: b.wall });
       rows.push([String(P), String(n), b.wall.toFixed(1), b.run.toFixed(1), (b.wall - b.run).toFixed(1), ((b.wall / n) * 1).toFixed(2)]);
     }
-    // Least squares t = a + b·n over the four sizes.
+    if (fit.length < 2) continue;
+    // Least squares t = a + b·n over the sizes.
     const mn = fit.reduce((s, f) => s + f.n, 0) / fit.length;
     const mt = fit.reduce((s, f) => s + f.ms, 0) / fit.length;
     const slope = fit.reduce((s, f) => s + (f.n - mn) * (f.ms - mt), 0) / fit.reduce((s, f) => s + (f.n - mn) ** 2, 0);
@@ -72,7 +80,7 @@ async function main(): Promise<void> {
   const head = ['cached P', 'computed n', 'wall ms', 'session.run ms', 'outside ms', 'ms / computed token'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
-  process.stdout.write(`${SHAPES[shape]} ${dtype}: one prompt with P tokens cached and n computed (best of 3)\n${line(head)}\n${rows.map(line).join('\n')}\n`);
+  process.stdout.write(`${SHAPES[shape]} ${dtype}, threads ${spinning ? '' : 'not '}spinning: one prompt with P tokens cached and n computed (best of 3)\n${line(head)}\n${rows.map(line).join('\n')}\n`);
 }
 
 void main().catch((e) => {
