@@ -17,7 +17,8 @@ interface Cell {
 
 export interface Results {
   settings: { resamples: number; level: number; alpha: number; seed: string; scale: number; workers: number };
-  wallSeconds: number;
+  /** Wall time of the run; null when the report was made from cached chunks (`--cached`). */
+  wallSeconds: number | null;
   cells: Cell[];
 }
 

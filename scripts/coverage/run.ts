@@ -125,11 +125,12 @@ async function main(): Promise<void> {
   const results = {
     generatedBy: 'scripts/coverage/run.ts',
     settings: { ...STUDY_DEFAULTS, scale, workers },
-    wallSeconds: (Date.now() - started) / 1000,
+    // A --cached report runs nothing: its wall time says nothing of the study's (the chunks keep their own seconds).
+    wallSeconds: process.argv.includes('--cached') ? null : (Date.now() - started) / 1000,
     cells: cells.map((s) => ({ id: s.id, family: s.family, label: s.label, sims: s.sims, contexts: s.design.contexts, truth: truths.get(s.id), workerSeconds: (cpu.get(s.id) ?? 0) / 1000, tallies: tallies.get(s.id) })),
   };
   writeFileSync(resultsPath, JSON.stringify(results, null, 1) + '\n');
-  process.stderr.write(`wrote ${resultsPath} (${results.wallSeconds.toFixed(0)} s)\n`);
+  process.stderr.write(`wrote ${resultsPath}${results.wallSeconds === null ? ' (from cached chunks)' : ` (${results.wallSeconds.toFixed(0)} s)`}\n`);
   // --write: write the docs and the table even from a partial (--cached) run, e.g. when a run had to be cut short.
   if ((writeDocs && !only && scale === 1) || process.argv.includes('--write')) {
     const docs = join(root, 'docs', 'meta-evaluation.md');
