@@ -1,0 +1,115 @@
+/**
+ * `npx tsx bench/prefillProfile.ts [--only qwen3|llama] [--dtype fp32|q8] [--engine ours|tjs] [--spinning on (ours; transformers.js's threads always spin)]
+ * [--tokens 969] [--runs 3] [--models DIR]`: where a whole judge prompt's prefill spends its time, operator by
+ * operator, in our engine or in transformers.js on the same file — the profile behind the judge bench's "prefill ÷
+ * transformers.js" row (bench/judgeReal.ts, docs/scale.md).
+ *
+ * Both engines run onnxruntime-node; this script turns on onnxruntime's own profiler for every session either
+ * opens (`enableProfiling`, written to a temporary folder), runs the prefill `--runs` times (ours: `promptLogits` with
+ * the prefix cache cleared; theirs: `generate` of one token, as the bench times it), and prints per operator type
+ * the kernel time per run, nodes per run and share, and each run's `model_run` time. Run one engine per process
+ * (`--engine`), so the two never share the cores or the heap. The profiler adds its own cost: compare the two engines'
+ * profiles with each other, not with the bench's timings.
+ *
+ * Speed is measured here, never asserted in tests.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as ortNs from 'onnxruntime-node';
+import type { OnnxCausalLM } from '../src/core/models/causalLM';
+import { loadGenerativeModel } from '../src/core/models/registry';
+
+const ROOT = resolve(__dirname, '..');
+const SHAPES = { qwen3: 'qwen3-0.6b-shape', llama: 'llama-3.2-1b-shape' } as const;
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+interface TraceEvent {
+  cat?: string;
+  name?: string;
+  dur: number;
+  args?: { op_name?: string };
+}
+
+async function main(): Promise<void> {
+  const shape = flag('--only', 'qwen3') as keyof typeof SHAPES;
+  const dtype = flag('--dtype', 'q8') as 'fp32' | 'q8';
+  const engine = flag('--engine', 'ours');
+  const spinning = flag('--spinning', 'off') === 'on';
+  const tokens = Number(flag('--tokens', '969'));
+  const runs = Number(flag('--runs', '3'));
+  const folder = resolve(flag('--models', join(ROOT, '.bench-models')), SHAPES[shape]);
+  if (!existsSync(join(folder, 'config.json'))) throw new Error(`${folder} is missing: build it with npm run bench:models -- --only ${shape}`);
+
+  // Every session either engine opens gets onnxruntime's profiler (one module: both import onnxruntime-node).
+  const out = mkdtempSync(join(tmpdir(), 'prefill-profile-'));
+  const ort = ((ortNs as unknown as { default?: typeof ortNs }).default ?? ortNs) as typeof ortNs;
+  const session = ort.InferenceSession as unknown as { create: (...a: unknown[]) => Promise<unknown> };
+  const create = session.create.bind(ort.InferenceSession);
+  let opened = 0;
+  session.create = (...a: unknown[]) => create(a[0], { ...((a[1] as Record<string, unknown> | undefined) ?? {}), enableProfiling: true, profileFilePrefix: join(out, `session-${opened++}`) });
+
+  const body = readFileSync(join(ROOT, 'prompts', 'bodies', 'instructions-tutorial.mustache'), 'utf8');
+  const lengthen = (encode: (s: string) => number[]) => {
+    let ids: number[] = [];
+    while (ids.length < tokens) ids = ids.concat(encode(body));
+    return ids.slice(0, tokens);
+  };
+  const wall: number[] = [];
+  if (engine === 'ours') {
+    const model = (await loadGenerativeModel(folder, { bundledDir: '', baseDir: ROOT }, { dtype, allowSpinning: spinning })) as OnnxCausalLM;
+    const ids = lengthen((s) => model.tokenizer.encode(s));
+    for (let r = 0; r < runs; r++) {
+      model.prefixCache?.clear();
+      const s = performance.now();
+      await model.promptLogits(ids);
+      wall.push(performance.now() - s);
+    }
+    await model.dispose();
+  } else {
+    const tjs = await import('@huggingface/transformers');
+    const tokenizer = await tjs.AutoTokenizer.from_pretrained(folder, { local_files_only: true });
+    const file = join(folder, 'onnx', dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
+    const model = await tjs.AutoModelForCausalLM.from_pretrained(folder, { local_files_only: true, dtype, device: 'cpu', use_external_data_format: existsSync(`${file}_data`) });
+    const ids = lengthen((s) => Array.from(tokenizer.encode(s)));
+    const input = new tjs.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]);
+    const mask = new tjs.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]);
+    for (let r = 0; r < runs; r++) {
+      const s = performance.now();
+      await model.generate({ inputs: input, attention_mask: mask, max_new_tokens: 1, do_sample: false });
+      wall.push(performance.now() - s);
+    }
+    await model.dispose();
+  }
+
+  // The profile is written when the session is released (dispose above).
+  for (const name of readdirSync(out).filter((f) => f.endsWith('.json')).sort()) {
+    const events = JSON.parse(readFileSync(join(out, name), 'utf8')) as TraceEvent[];
+    const modelRuns = events.filter((e) => e.cat === 'Session' && e.name === 'model_run');
+    if (modelRuns.length === 0) continue;
+    const time = new Map<string, number>();
+    const count = new Map<string, number>();
+    for (const e of events) {
+      if (e.cat !== 'Node' || !e.name?.endsWith('_kernel_time')) continue;
+      const op = e.args?.op_name ?? '?';
+      time.set(op, (time.get(op) ?? 0) + e.dur);
+      count.set(op, (count.get(op) ?? 0) + 1);
+    }
+    const total = [...time.values()].reduce((a, b) => a + b, 0);
+    const n = modelRuns.length;
+    process.stdout.write(`${SHAPES[shape]} ${dtype}, ${engine}, threads ${engine === 'tjs' || spinning ? '' : 'not '}spinning, ${tokens} tokens: wall ${wall.map((w) => w.toFixed(0)).join(', ')} ms; model_run ${modelRuns.map((e) => (e.dur / 1000).toFixed(0)).join(', ')} ms (profiled)\n`);
+    process.stdout.write(`${'operator'.padEnd(30)}${'ms / run'.padStart(10)}${'nodes / run'.padStart(13)}${'share'.padStart(8)}\n`);
+    for (const [op, us] of [...time].sort((a, b) => b[1] - a[1]).slice(0, 14)) {
+      process.stdout.write(`${op.padEnd(30)}${(us / 1000 / n).toFixed(1).padStart(10)}${String(Math.round((count.get(op) ?? 0) / n)).padStart(13)}${`${((100 * us) / total).toFixed(1)} %`.padStart(8)}\n`);
+    }
+  }
+}
+
+void main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
