@@ -79,8 +79,9 @@ export function renderReport(r: Results): string {
         ...intervals("Gwet's AC1", 'ac1'),
         { name: "test ρ_A = ρ_B: Williams' t", key: 'williams', goal: 'type-i' },
         { name: "test ρ_A = ρ_B: Steiger's z", key: 'steiger', goal: 'type-i' },
-        // The default p is calibrated like the expanded intervals: it rejects exactly when the expanded percentile
-        // interval of ρ_A − ρ_B above excludes 0, so its type-I error is 100 − that row's coverage.
+        // The default p is calibrated like the expanded intervals: it rejects when the expanded percentile interval of
+        // ρ_A − ρ_B above excludes 0 (up to the +1 correction and the percentiles' interpolation,
+        // expandedBootstrapPValue), so its type-I error is about 100 − that row's coverage.
         { name: 'test ρ_A = ρ_B: paired bootstrap p, uncalibrated (2 × the share beyond 0; the default before)', key: 'diff-bootstrap-p', goal: 'type-i' },
       ],
       binaryHeader,
