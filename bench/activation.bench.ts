@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { strArg } from './args';
 
 interface Run {
   loadMs: number;
@@ -20,11 +21,6 @@ interface Run {
   commands: number;
   activateError?: string;
   firstUseError?: string;
-}
-
-function strArg(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

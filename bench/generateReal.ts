@@ -61,16 +61,7 @@ import type { GenerativeLM } from '../src/core/models/languageModel';
 import { isModelDtype, type ModelDtype } from '../src/core/models/modelFiles';
 import type { Turn } from '../src/core/dialogue/types';
 import { profileStep, stepProfileRows, type StepBreakdown } from './stepProfile';
-
-
-function arg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
-function strArg(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-}
+import { arg, strArg } from './args';
 
 /** Contexts of the committed AnnoMI sample: the turns before each therapist reflection that has ≥ `minTurns` turns before it, one per dialogue. */
 export function sampleContexts(n: number, minTurns = 12): Turn[][] {

@@ -47,21 +47,12 @@ import { ortRuntime } from '../src/core/models/ortRuntime';
 import { loadGenerativeModel } from '../src/core/models/registry';
 import { assemblePromptWithin, loadPromptLibrary } from '../src/core/templates/judgePrompt';
 import { copyBandwidth, sampleContexts } from './generateReal';
+import { arg, strArg } from './args';
+import { ROOT, SHAPES } from './realShapes';
 
-const ROOT = resolve(__dirname, '..');
-const SHAPES = { qwen3: 'qwen3-0.6b-shape', llama: 'llama-3.2-1b-shape' } as const;
 const BODIES = ['instructions', 'instructions-error-explanations', 'instructions-tutorial'];
 const REQUESTS = ['rating', 'scoring', 'binary', 'error-categories'];
 const CATEGORY_NAMES = ['Malformed', 'Dialogue-contradicting', 'Parroting', 'Off-topic', 'On-topic but unverifiable', 'Other'];
-
-function arg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
-function strArg(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-}
 
 type Config = { num_hidden_layers: number; hidden_size: number; intermediate_size: number; num_attention_heads: number; num_key_value_heads: number; head_dim: number; vocab_size: number };
 

@@ -11,16 +11,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { strArg } from './args';
 
 interface Load {
   ms: number;
   rssBytes: number;
   how: string;
-}
-
-function strArg(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

@@ -15,18 +15,12 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import * as ortNs from 'onnxruntime-node';
 import type { OnnxCausalLM } from '../src/core/models/causalLM';
 import { loadGenerativeModel } from '../src/core/models/registry';
-
-const ROOT = resolve(__dirname, '..');
-const SHAPES = { qwen3: 'qwen3-0.6b-shape', llama: 'llama-3.2-1b-shape' } as const;
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+import { arg, strArg } from './args';
+import { ROOT, SHAPES, shapeFolder, tutorialPromptIds, type Shape } from './realShapes';
 
 interface TraceEvent {
   cat?: string;
@@ -36,14 +30,14 @@ interface TraceEvent {
 }
 
 async function main(): Promise<void> {
-  const shape = flag('--only', 'qwen3') as keyof typeof SHAPES;
-  const dtype = flag('--dtype', 'q8') as 'fp32' | 'q8';
-  const engine = flag('--engine', 'ours');
-  const spinning = flag('--spinning', 'off') === 'on';
-  const tokens = Number(flag('--tokens', '969'));
-  const runs = Number(flag('--runs', '3'));
-  const folder = resolve(flag('--models', join(ROOT, '.bench-models')), SHAPES[shape]);
-  if (!existsSync(join(folder, 'config.json'))) throw new Error(`${folder} is missing: build it with npm run bench:models -- --only ${shape}`);
+  const args = process.argv;
+  const shape = (strArg(args, '--only') ?? 'qwen3') as Shape;
+  const dtype = (strArg(args, '--dtype') ?? 'q8') as 'fp32' | 'q8';
+  const engine = strArg(args, '--engine') ?? 'ours';
+  const spinning = strArg(args, '--spinning') === 'on';
+  const tokens = arg(args, '--tokens', 969);
+  const runs = arg(args, '--runs', 3);
+  const folder = shapeFolder(shape, strArg(args, '--models'));
 
   // Every session either engine opens gets onnxruntime's profiler (one module: both import onnxruntime-node).
   const out = mkdtempSync(join(tmpdir(), 'prefill-profile-'));
@@ -53,16 +47,10 @@ async function main(): Promise<void> {
   let opened = 0;
   session.create = (...a: unknown[]) => create(a[0], { ...((a[1] as Record<string, unknown> | undefined) ?? {}), enableProfiling: true, profileFilePrefix: join(out, `session-${opened++}`) });
 
-  const body = readFileSync(join(ROOT, 'prompts', 'bodies', 'instructions-tutorial.mustache'), 'utf8');
-  const lengthen = (encode: (s: string) => number[]) => {
-    let ids: number[] = [];
-    while (ids.length < tokens) ids = ids.concat(encode(body));
-    return ids.slice(0, tokens);
-  };
   const wall: number[] = [];
   if (engine === 'ours') {
     const model = (await loadGenerativeModel(folder, { bundledDir: '', baseDir: ROOT }, { dtype, allowSpinning: spinning })) as OnnxCausalLM;
-    const ids = lengthen((s) => model.tokenizer.encode(s));
+    const ids = tutorialPromptIds((text) => model.tokenizer.encode(text), tokens);
     for (let r = 0; r < runs; r++) {
       model.prefixCache?.clear();
       const s = performance.now();
@@ -75,7 +63,7 @@ async function main(): Promise<void> {
     const tokenizer = await tjs.AutoTokenizer.from_pretrained(folder, { local_files_only: true });
     const file = join(folder, 'onnx', dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
     const model = await tjs.AutoModelForCausalLM.from_pretrained(folder, { local_files_only: true, dtype, device: 'cpu', use_external_data_format: existsSync(`${file}_data`) });
-    const ids = lengthen((s) => Array.from(tokenizer.encode(s)));
+    const ids = tutorialPromptIds((text) => Array.from(tokenizer.encode(text)), tokens);
     const input = new tjs.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]);
     const mask = new tjs.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]);
     for (let r = 0; r < runs; r++) {

@@ -12,11 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkspaceScanner } from '../src/core/workspace/scan';
-
-function strArg(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-}
+import { strArg } from './args';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const words = 'you feel that drinking has become a way of coping with the stress at work and at home but part of you wants to change'.split(' ');

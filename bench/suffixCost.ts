@@ -18,47 +18,39 @@
  *
  * Speed is measured here, never asserted in tests.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { OnnxCausalLM } from '../src/core/models/causalLM';
 import type { RunTimer } from '../src/core/models/languageModel';
 import { loadGenerativeModel } from '../src/core/models/registry';
+import { strArg } from './args';
+import { ROOT, SHAPES, shapeFolder, tutorialPromptIds, type Shape } from './realShapes';
 
-const ROOT = resolve(__dirname, '..');
-const SHAPES = { qwen3: 'qwen3-0.6b-shape', llama: 'llama-3.2-1b-shape' } as const;
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+/** A suffix's first token is moved within the first this-many ids, so that no earlier prompt began the same way. */
+const FIRST_TOKEN_IDS = 1000;
 
 async function main(): Promise<void> {
-  const shape = flag('--only', 'qwen3') as keyof typeof SHAPES;
-  const dtype = flag('--dtype', 'fp32') as 'fp32' | 'q8';
-  const folder = resolve(flag('--models', join(ROOT, '.bench-models')), SHAPES[shape]);
-  if (!existsSync(join(folder, 'config.json'))) throw new Error(`${folder} is missing: build it with npm run bench:models -- --only ${shape}`);
-  const spinning = flag('--spinning', 'off') === 'on';
-  const list = (name: string, fallback: string) => flag(name, fallback).split(',').map(Number);
+  const args = process.argv;
+  const shape = (strArg(args, '--only') ?? 'qwen3') as Shape;
+  const dtype = (strArg(args, '--dtype') ?? 'fp32') as 'fp32' | 'q8';
+  const spinning = strArg(args, '--spinning') === 'on';
+  const cachedSizes = (strArg(args, '--cached') ?? '0,800,1600').split(',').map(Number);
+  const computedSizes = (strArg(args, '--computed') ?? '1,16,64,128').split(',').map(Number);
+  const folder = shapeFolder(shape, strArg(args, '--models'));
   const model = (await loadGenerativeModel(folder, { bundledDir: '', baseDir: ROOT }, { dtype, allowSpinning: spinning })) as OnnxCausalLM;
   const cache = model.prefixCache;
   if (!cache) throw new Error(`${folder}: no prefix cache (cache mode ${JSON.stringify(model.cacheMode)})`);
-  // Real prompt text: the judge's tutorial body repeated until long enough; the token values do not change speed.
-  const body = readFileSync(join(ROOT, 'prompts', 'bodies', 'instructions-tutorial.mustache'), 'utf8');
-  let ids: number[] = [];
-  while (ids.length < 2000) ids = ids.concat(model.tokenizer.encode(body));
-  const vocab = 1000;
+  const ids = tutorialPromptIds((text) => model.tokenizer.encode(text), Math.max(...cachedSizes) + Math.max(...computedSizes));
   await model.promptLogits(ids.slice(0, 64)); // warm-up
   const rows: string[][] = [];
-  for (const P of list('--cached', '0,800,1600')) {
+  for (const P of cachedSizes) {
     const fit: { n: number; ms: number }[] = [];
-    for (const n of list('--computed', '1,16,64,128')) {
+    for (const n of computedSizes) {
       let best: { wall: number; run: number } | undefined;
       for (let r = 0; r < 3; r++) {
         cache.clear();
         const prefix = ids.slice(0, P);
         if (P > 0) await model.promptLogits(prefix);
         // A suffix no earlier prompt began with (its first token differs each time), so exactly n tokens are computed.
-        const suffix = ids.slice(P, P + n).map((t, i) => (i === 0 ? (t + 17 * (r + 1)) % vocab : t));
+        const suffix = ids.slice(P, P + n).map((t, i) => (i === 0 ? (t + 17 * (r + 1)) % FIRST_TOKEN_IDS : t));
         const timer: RunTimer = { runMs: 0, runs: 0 };
         const s = performance.now();
         await model.promptLogits([...prefix, ...suffix], timer);
@@ -67,7 +59,7 @@ async function main(): Promise<void> {
       }
       const b = best as { wall: number; run: number };
       fit.push({ n, ms: b.wall });
-      rows.push([String(P), String(n), b.wall.toFixed(1), b.run.toFixed(1), (b.wall - b.run).toFixed(1), ((b.wall / n) * 1).toFixed(2)]);
+      rows.push([String(P), String(n), b.wall.toFixed(1), b.run.toFixed(1), (b.wall - b.run).toFixed(1), (b.wall / n).toFixed(2)]);
     }
     if (fit.length < 2) continue;
     // Least squares t = a + b·n over the sizes.

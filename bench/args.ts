@@ -1,0 +1,15 @@
+/**
+ * Command-line flags of the bench scripts (`--name value`), read the same way by every one of them.
+ */
+
+/** The value after `name` in `args`, or undefined when the flag is absent. */
+export function strArg(args: readonly string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+/** The number after `name` in `args`, or `fallback` when the flag is absent. */
+export function arg(args: readonly string[], name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
