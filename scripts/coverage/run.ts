@@ -32,6 +32,8 @@ const workers = Math.max(1, Math.min(2, Number(arg('workers') ?? Math.min(2, cpu
 const scale = Number(arg('scale') ?? 1);
 const only = arg('only');
 const writeDocs = !process.argv.includes('--no-docs');
+/** --cached: report what the finished chunks hold, run nothing (a look at a run in progress). */
+const cachedOnly = process.argv.includes('--cached');
 const resultsPath = arg('out') ?? join(here, 'results.json');
 
 const truthPath = join(here, 'truth.json');
@@ -91,9 +93,8 @@ async function main(): Promise<void> {
     } else pending.push(job);
   }
   if (done) process.stderr.write(`${done} chunks already done (${chunkDir})\n`);
-  // --cached: report what the finished chunks hold, run nothing (a look at a run in progress).
-  jobs.splice(0, jobs.length, ...(process.argv.includes('--cached') ? [] : pending));
-  if (process.argv.includes('--cached')) for (const s of cells) s.sims = Math.min(s.sims, Object.values(tallies.get(s.id) ?? {}).reduce((n, t) => Math.max(n, t.defined + t.undefined), 0));
+  jobs.splice(0, jobs.length, ...(cachedOnly ? [] : pending));
+  if (cachedOnly) for (const s of cells) s.sims = Math.min(s.sims, Object.values(tallies.get(s.id) ?? {}).reduce((n, t) => Math.max(n, t.defined + t.undefined), 0));
   done = 0;
   let next = 0;
   await Promise.all(
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
     generatedBy: 'scripts/coverage/run.ts',
     settings: { ...STUDY_DEFAULTS, scale, workers },
     // A --cached report runs nothing: its wall time says nothing of the study's (the chunks keep their own seconds).
-    wallSeconds: process.argv.includes('--cached') ? null : (Date.now() - started) / 1000,
+    wallSeconds: cachedOnly ? null : (Date.now() - started) / 1000,
     cells: cells.map((s) => ({ id: s.id, family: s.family, label: s.label, sims: s.sims, contexts: s.design.contexts, truth: truths.get(s.id), workerSeconds: (cpu.get(s.id) ?? 0) / 1000, tallies: tallies.get(s.id) })),
   };
   writeFileSync(resultsPath, JSON.stringify(results, null, 1) + '\n');
