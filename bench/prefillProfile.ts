@@ -1,6 +1,6 @@
 /**
- * `npx tsx bench/prefillProfile.ts [--only qwen3|llama] [--dtype fp32|q8] [--engine ours|tjs] [--spinning on (ours; transformers.js's threads always spin)]
- * [--tokens 969] [--runs 3] [--models DIR]`: where a whole judge prompt's prefill spends its time, operator by
+ * `npx tsx bench/prefillProfile.ts [--only qwen3|llama] [--dtype fp32|q8] [--engine ours|tjs] [--spinning on]
+ * [--tokens 969] [--runs 3] [--models DIR]` (`--spinning` is ours'; transformers.js's threads always spin): where a whole judge prompt's prefill spends its time, operator by
  * operator, in our engine or in transformers.js on the same file — the profile behind the judge bench's "prefill ÷
  * transformers.js" row (bench/judgeReal.ts, docs/scale.md).
  *
