@@ -273,7 +273,8 @@ export async function answerKeyDialog(page: Page, button: 'Send once' | 'Always 
  * registered the editor, VS Code opens the file as text: close and retry.
  */
 export async function openDialogueFile(page: Page, fileName: string): Promise<Frame> {
-  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: fileName });
+  // By the row's exact name: a text match would also find a save's temporary sibling (`<file>.<pid>.tmp`).
+  const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label=${JSON.stringify(fileName)}]`);
   await row.waitFor({ timeout: 60_000 });
   for (let attempt = 1; attempt <= 6; attempt++) {
     await row.dblclick();
