@@ -581,20 +581,63 @@ export const LOGITS_TO_KEEP = 'logits_to_keep';
  * of S tokens multiplies one position by the vocabulary instead of S (at Qwen3-0.6B's shape, 151,936 × 1,024 per
  * position: a quarter of a prefill's arithmetic), and returns `[B, k, V]`. Fed S, the graph computes what it did.
  *
- * Applies when `logits` is made by a default-domain `MatMul` whose first input is the hidden states.
+ * Applies when `logits` is made by a default-domain `MatMul` whose first input is the hidden states, or by the LM
+ * head of a dynamically quantized model ({@link quantizedHeadOf}). Either way the kept rows are bit for bit those of
+ * the whole product: a row of a product depends on its own row of the input alone.
  */
 function lastLogitsOf(scan: GraphScan): PrefixEdits | { skipped: string } {
   const head = scan.producer.get('logits');
-  if (!head || head.opType !== 'MatMul' || head.domain !== '' || head.inputs.length !== 2) return { skipped: `logits is made by ${head ? head.opType : 'no node'}, not the LM head's MatMul` };
+  const plain = head && head.opType === 'MatMul' && head.domain === '' && head.inputs.length === 2 ? head : undefined;
+  const quantized = plain || !head ? undefined : quantizedHeadOf(scan, head);
+  const product = plain ?? (quantized && !('skipped' in quantized) ? quantized.product : undefined);
+  if (!product) {
+    const why = quantized && 'skipped' in quantized ? `; as a quantized head: ${quantized.skipped}` : '';
+    return { skipped: `logits is made by ${head ? head.opType : 'no node'}, not the LM head's MatMul${why}` };
+  }
   const ns = '/reflect_eval_logits/';
   const nodes: NodeSpec[] = [
     { op: 'Constant', inputs: [], outputs: [`${ns}end`], attrs: { value_ints: [2 ** 62] } },
     { op: 'Constant', inputs: [], outputs: [`${ns}axis`], attrs: { value_ints: [1] } },
     { op: 'Neg', inputs: [LOGITS_TO_KEEP], outputs: [`${ns}start`] },
-    { op: 'Slice', inputs: [head.inputs[0], `${ns}start`, `${ns}end`, `${ns}axis`], outputs: [`${ns}kept`] },
+    { op: 'Slice', inputs: [product.inputs[0], `${ns}start`, `${ns}end`, `${ns}axis`], outputs: [`${ns}kept`] },
   ];
-  const renamed = new Map([[head.field.start, { inputs: [`${ns}kept`, head.inputs[1]], outputs: [...head.outputs] }]]);
+  const renamed = new Map([[product.field.start, { inputs: [`${ns}kept`, ...product.inputs.slice(1)], outputs: [...product.outputs] }]]);
   return { renamed, added: [graphInputField(LOGITS_TO_KEEP, ELEM.int64, 1), ...nodes.map((n, i) => graphNodeField(n, `${ns}n${i}`))] };
+}
+
+/**
+ * The integer product of a dynamically quantized LM head, as onnxruntime's `quantize_dynamic` writes a MatMul by a
+ * weight (the hub's `model_quantized.onnx`, transformers.js dtype `q8`): `logits = Mul(Cast(MatMulInteger(x_q, W,
+ * x_zero_point, w_zero_point)), s)` where `x_q` is the first output of a `DynamicQuantizeLinear(x)` and `s` is that
+ * node's scale (a scalar) or its product with a declared tensor (the weight's scale). Slicing `x_q` keeps the scale
+ * and zero point computed over every position, so the kept rows are exactly those of the whole head (slicing `x`
+ * before the quantizer would not be: its scale would be the kept positions' own). The `Cast` and the integer
+ * product must be read by the next node alone.
+ *
+ * @returns the `MatMulInteger` node, or why `head` is not this pattern
+ */
+function quantizedHeadOf(scan: GraphScan, head: Node): { product: Node } | { skipped: string } {
+  if (head.opType !== 'Mul' || head.domain !== '' || head.inputs.length !== 2) return { skipped: `not a Mul` };
+  const only = (value: string, reader: Node) => (scan.consumers.get(value) ?? []).every((n) => n === reader);
+  for (const [k, scaleName] of [[0, 1], [1, 0]] as const) {
+    const cast = scan.producer.get(head.inputs[k]);
+    if (!cast || cast.opType !== 'Cast' || cast.domain !== '' || !only(cast.outputs[0], head)) continue;
+    const product = scan.producer.get(cast.inputs[0]);
+    if (!product || product.opType !== 'MatMulInteger' || product.domain !== '' || !only(product.outputs[0], cast)) continue;
+    const quantizer = scan.producer.get(product.inputs[0]);
+    if (!quantizer || quantizer.opType !== 'DynamicQuantizeLinear' || quantizer.domain !== '' || quantizer.outputs[0] !== product.inputs[0]) {
+      return { skipped: `the integer product's input is not a DynamicQuantizeLinear's` };
+    }
+    if (product.inputs[2] !== undefined && product.inputs[2] !== '' && product.inputs[2] !== quantizer.outputs[2]) return { skipped: `the integer product's zero point is not its quantizer's` };
+    const scale = head.inputs[scaleName];
+    const scaleNode = scan.producer.get(scale);
+    const constant = (v: string) => scan.declared.has(v) || scan.producer.get(v)?.opType === 'Constant';
+    const scalar = scale === quantizer.outputs[1]
+      || (scaleNode?.opType === 'Mul' && scaleNode.domain === '' && scaleNode.inputs.length === 2 && scaleNode.inputs.includes(quantizer.outputs[1]) && scaleNode.inputs.every((v) => v === quantizer.outputs[1] || constant(v)));
+    if (!scalar) return { skipped: `the head's scale is not its quantizer's scale times a constant` };
+    return { product };
+  }
+  return { skipped: `not Mul(Cast(MatMulInteger(…)), scale)` };
 }
 
 /** A `GraphProto.node` field with its inputs and outputs renamed (every other field copied as it is). */
