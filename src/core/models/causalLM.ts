@@ -425,8 +425,11 @@ export class OnnxCausalLM implements GenerativeLM {
       position_ids: new T('int64', pos, [1, rest.length]),
     };
     this.feedKeep(this.next, feeds, 1);
-    for (const [name, tensor] of this.emptyCache(1)) feeds[name] = tensor;
-    this.feedPrefix(this.next, feeds, m.length > 0 ? store.materialize(m) : undefined);
+    // The cached beginning as a prefix kept between prompts (the task and the dialogue) and the row's own past after
+    // it (this prompt's candidate): only the latter is copied per prompt.
+    const split = store.materializeSplit(m);
+    for (const [name, tensor] of this.emptyCache(1)) feeds[name] = split.own?.get(name) ?? tensor;
+    this.feedPrefix(this.next, feeds, split.prefix);
     const out = await this.next.run(feeds, timer, mode.fetches);
     const vocab = out.logits.dims[2];
     const logits = lastPositionLogits(out.logits.data as Float32Array, 1, out.logits.dims[1], vocab);

@@ -51,6 +51,18 @@ export interface PrefixCacheStats {
   lookedUpTokens: number;
   /** Segments evicted to stay within the bound. */
   evictions: number;
+  /** Token positions copied out of the tree into tensors a pass is fed (per cache tensor), over all prompts. */
+  copiedTokens: number;
+}
+
+/** A prompt's cached beginning as a pass is fed it: a shared prefix, then the row's own past after it. */
+export interface SplitPast {
+  /** The first `prefixLength` positions, `[1, kvHeads, prefixLength, headDim]` per cache name; kept between prompts. */
+  prefix?: Map<string, ort.Tensor>;
+  prefixLength: number;
+  /** The next `ownLength` positions, `[1, kvHeads, ownLength, headDim]` per cache name; a fresh copy. */
+  own?: Map<string, ort.Tensor>;
+  ownLength: number;
 }
 
 /**
@@ -71,7 +83,7 @@ export class PrefixCache {
   private last: { node: Segment; logits: Float32Array } | undefined;
   /** The last materialized path, by its end node and length: the next prompt through it reuses the tensors. */
   private materialized: { node: Segment; length: number; past: Map<string, ort.Tensor> } | undefined;
-  readonly stats: PrefixCacheStats = { lookups: 0, hitTokens: 0, lookedUpTokens: 0, evictions: 0 };
+  readonly stats: PrefixCacheStats = { lookups: 0, hitTokens: 0, lookedUpTokens: 0, evictions: 0, copiedTokens: 0 };
 
   constructor(
     private readonly T: TensorCtor,
@@ -122,22 +134,59 @@ export class PrefixCache {
   materialize(match: PrefixMatch): Map<string, ort.Tensor> {
     const length = match.length;
     if (this.materialized && this.materialized.length === length && match.node && this.onPath(match.node, this.materialized.node)) return this.materialized.past;
+    const past = this.copyPath(match, 0, length);
+    if (match.node) this.materialized = { node: match.node, length, past };
+    return past;
+  }
+
+  /**
+   * The cache of the first `match.length` tokens split for a pass that takes a shared prefix and a row's own past
+   * after it (the graph's `prefix_key_values.*` and `past_key_values.*`): the prefix is the last materialized path when
+   * it is a beginning of the match and no shorter than what would follow it, else the match's path up to its last whole
+   * segment (materialized and kept); the own past is a fresh copy of the rest. The prompts of a judge matrix share
+   * the task and the dialogue and differ after them, so the prefix is copied once per context and variant and each
+   * prompt copies only its candidate's response (with {@link materialize} alone every prompt copied its whole
+   * beginning: at Qwen3-0.6B's shape 110 KB per position, 100 MB for a 900-token dialogue).
+   */
+  materializeSplit(match: PrefixMatch): SplitPast {
+    const length = match.length;
+    const node = match.node;
+    if (!node || length === 0) return { prefixLength: 0, ownLength: 0 };
+    const kept = this.materialized;
+    let base = kept && kept.length <= length && this.onPath(kept.node, node) ? { length: kept.length, past: kept.past } : undefined;
+    if (!base || length - base.length > base.length) {
+      const end = match.within === node.ids.length ? node : node.parent;
+      if (end && end !== this.root) {
+        const endLength = end.start + end.ids.length;
+        if (!base || endLength > base.length) base = { length: endLength, past: this.materialize({ length: endLength, node: end, within: end.ids.length }) };
+      }
+    }
+    const prefixLength = base?.length ?? 0;
+    const ownLength = length - prefixLength;
+    return { ...(base ? { prefix: base.past } : {}), prefixLength, ...(ownLength > 0 ? { own: this.copyPath(match, prefixLength, length) } : {}), ownLength };
+  }
+
+  /** Positions `from` (inclusive) to `to` (exclusive) of the match's path, per cache name `[1, kvHeads, to − from, headDim]`. */
+  private copyPath(match: PrefixMatch, from: number, to: number): Map<string, ort.Tensor> {
     const path: { seg: Segment; take: number }[] = [];
     for (let n = match.node, take = match.within; n && n !== this.root; take = n.parent ? n.parent.ids.length : 0, n = n.parent) path.unshift({ seg: n, take });
     const { heads, headDim } = this;
+    const length = to - from;
+    this.stats.copiedTokens += length;
     const past = new Map<string, ort.Tensor>();
     for (const name of this.names) {
       const out = new Float32Array(heads * length * headDim);
-      let pos = 0;
       for (const { seg, take } of path) {
+        // The segment's positions [seg.start, seg.start + take) that fall in [from, to).
+        const lo = Math.max(from, seg.start);
+        const hi = Math.min(to, seg.start + take);
+        if (hi <= lo) continue;
         const src = seg.kv.get(name) as Float32Array;
         const len = seg.ids.length;
-        for (let h = 0; h < heads; h++) out.set(src.subarray(h * len * headDim, (h * len + take) * headDim), (h * length + pos) * headDim);
-        pos += take;
+        for (let h = 0; h < heads; h++) out.set(src.subarray((h * len + lo - seg.start) * headDim, (h * len + hi - seg.start) * headDim), (h * length + lo - from) * headDim);
       }
       past.set(name, new this.T('float32', out, [1, heads, length, headDim]));
     }
-    if (match.node) this.materialized = { node: match.node, length, past };
     return past;
   }
 

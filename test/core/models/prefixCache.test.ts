@@ -100,4 +100,48 @@ describe('prefix cache (reflect-qwen3-tiny: grouped-query attention, 151,936 tok
     assert.equal(again.length, 4);
     assert.deepEqual([...(store.materialize(again).get('k') as unknown as { data: Float32Array }).data], [10, 20, 30, 40]);
   });
+
+  it('feeds a prompt its cached beginning as a prefix kept between prompts and its own rest, so each prompt copies only what is its own', () => {
+    const T = class {
+      constructor(
+        readonly type: string,
+        readonly data: Float32Array,
+        readonly dims: number[],
+      ) {}
+    } as never;
+    // Two heads of width 1: a tensor's data is head 0's positions, then head 1's (h1 = 100 + h0).
+    const store = new PrefixCache(T, ['k'], 2, 1, 1e9);
+    const kv = (values: number[]) => new Map([['k', { data: Float32Array.from([...values, ...values.map((v) => 100 + v)]), dims: [1, 2, values.length, 1] } as never]]);
+    const data = (m?: Map<string, unknown>) => (m ? [...(m.get('k') as { data: Float32Array }).data] : []);
+    const both = (values: number[]) => [...values, ...values.map((v) => 100 + v)];
+    // Shared body [1, 2, 3]; candidate a = [4, 5], b = [6, 7]; requests 8, 9.
+    store.insert(store.match([1, 2, 3, 4, 5, 8]), [1, 2, 3, 4, 5, 8], kv([1, 2, 3, 4, 5, 8]));
+    // Candidate a's second request: nothing whole is cached before it, so all five positions are its own.
+    const a9 = store.match([1, 2, 3, 4, 5, 9]);
+    const s1 = store.materializeSplit(a9);
+    assert.deepEqual([s1.prefixLength, s1.ownLength, data(s1.own)], [0, 5, both([1, 2, 3, 4, 5])]);
+    store.insert(a9, [9], kv([9]));
+    // Candidate b's first request: the body is cut out of the first segment where b parts.
+    const b8 = store.match([1, 2, 3, 6, 7, 8]);
+    store.insert(b8, [6, 7, 8], kv([6, 7, 8]));
+    // Candidate b's second request: the body (a whole segment now) is the prefix, b's response its own.
+    const b9 = store.match([1, 2, 3, 6, 7, 9]);
+    const s2 = store.materializeSplit(b9);
+    assert.deepEqual([s2.prefixLength, data(s2.prefix), s2.ownLength, data(s2.own)], [3, both([1, 2, 3]), 2, both([6, 7])]);
+    store.insert(b9, [9], kv([9]));
+    // Candidate c: the same prefix tensors, not a copy; nothing of its own cached before its first request.
+    const copied = store.stats.copiedTokens;
+    const c8 = store.match([1, 2, 3, 10, 8]);
+    const s3 = store.materializeSplit(c8);
+    assert.equal(s3.prefix, s2.prefix);
+    assert.deepEqual([s3.prefixLength, s3.ownLength, s3.own], [3, 0, undefined]);
+    store.insert(c8, [10, 8], kv([10, 8]));
+    const c9 = store.materializeSplit(store.match([1, 2, 3, 10, 9]));
+    assert.equal(c9.prefix, s2.prefix);
+    assert.deepEqual([c9.ownLength, data(c9.own)], [1, both([10])]);
+    assert.equal(store.stats.copiedTokens - copied, 1);
+    // A prompt parting inside the kept prefix gets a shorter one.
+    const early = store.materializeSplit(store.match([1, 2, 5]));
+    assert.deepEqual([early.prefixLength + early.ownLength, data(early.prefix).concat(data(early.own)).sort((x, y) => x - y)], [2, both([1, 2])]);
+  });
 });
