@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/suffixCost.ts [--only qwen3|llama] [--dtype fp32|q8] [--models DIR] [--cached 0,800,1600]
- * [--computed 1,16,64,128] [--spinning on]`: what one prompt costs when its
+ * [--computed 1,16,64,128] [--spinning on] [--first]`: what one prompt costs when its
  * beginning is already in the prefix cache — the profile behind the judge bench's two prefix-reuse ratios (judging a
  * context's 26 candidates ÷ one, and the 12-variant matrix ÷ its unshared-token floor; bench/judgeReal.ts).
  *
@@ -11,6 +11,10 @@
  * laying the cached keys and values out as one tensor, keeping the new ones). A line t = a + b·n fitted per P says
  * what a prompt costs beyond its tokens: the matrix's floor prices every token at the whole-prompt prefill's speed
  * and nothing per prompt, so with 702 prompts of ~60 unshared tokens each, a is what separates the two.
+ *
+ * The timed prompt follows another prompt through the same P cached tokens, as every prompt of a matrix but a
+ * context's first does, so the prefix is already laid out and kept (`PrefixCache.materializeSplit`); `--first` times
+ * the first prompt through it instead, which lays it out.
  *
  * `--spinning on` lets onnxruntime's threads spin-wait between operators, as transformers.js's do (ours do not by
  * default; docs/generation.md); `--cached 0 --computed 969` times a whole judge prompt's prefill, the bench's prefill
@@ -32,6 +36,7 @@ async function main(): Promise<void> {
   const shape = (strArg(args, '--only') ?? 'qwen3') as Shape;
   const dtype = (strArg(args, '--dtype') ?? 'fp32') as 'fp32' | 'q8';
   const spinning = strArg(args, '--spinning') === 'on';
+  const first = args.includes('--first');
   const cachedSizes = (strArg(args, '--cached') ?? '0,800,1600').split(',').map(Number);
   const computedSizes = (strArg(args, '--computed') ?? '1,16,64,128').split(',').map(Number);
   const folder = shapeFolder(shape, strArg(args, '--models'));
@@ -51,6 +56,8 @@ async function main(): Promise<void> {
         if (P > 0) await model.promptLogits(prefix);
         // A suffix no earlier prompt began with (its first token differs each time), so exactly n tokens are computed.
         const suffix = ids.slice(P, P + n).map((t, i) => (i === 0 ? (t + 17 * (r + 1)) % FIRST_TOKEN_IDS : t));
+        // Another prompt through the prefix first, parting from the timed one at its first token.
+        if (P > 0 && !first) await model.promptLogits([...prefix, (suffix[0] + FIRST_TOKEN_IDS / 2) % FIRST_TOKEN_IDS]);
         const timer: RunTimer = { runMs: 0, runs: 0 };
         const s = performance.now();
         await model.promptLogits([...prefix, ...suffix], timer);
@@ -72,7 +79,7 @@ async function main(): Promise<void> {
   const head = ['cached P', 'computed n', 'wall ms', 'session.run ms', 'outside ms', 'ms / computed token'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
-  process.stdout.write(`${SHAPES[shape]} ${dtype}, threads ${spinning ? '' : 'not '}spinning: one prompt with P tokens cached and n computed (best of 3)\n${line(head)}\n${rows.map(line).join('\n')}\n`);
+  process.stdout.write(`${SHAPES[shape]} ${dtype}, threads ${spinning ? '' : 'not '}spinning: one prompt with P tokens cached${first ? ' (the first through them)' : ''} and n computed (best of 3)\n${line(head)}\n${rows.map(line).join('\n')}\n`);
 }
 
 void main().catch((e) => {

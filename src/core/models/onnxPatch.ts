@@ -409,17 +409,21 @@ const SHAPE_ARITHMETIC = new Set(['Gather', 'Unsqueeze', 'Squeeze', 'Concat', 'S
  * The edits that let every row attend to one shared prompt cache (bifurcated attention: Athiwaratkun et al., ICML
  * 2024): a `prefix_key_values.{i}.key|value` input `[1, kvHeads, P, headDim]` per cache input, whose positions come
  * before each row's own `past_key_values` positions. In each layer the scores of the queries against the prefix's
- * keys are one product for all rows (`[B, H, s, D]` → `[s, H, B, D]`, broadcast against `[1, H, D, P]`), joined
- * before the graph's mask and softmax with the scores against the row's own keys; the probabilities are split the
- * same way for the values. Every `Shape` of a cache input or a `present.*` sees P more positions, so masks and
- * positions the graph derives from the cache length count the prefix. With an empty prefix (P = 0) the graph
- * computes what it did before.
+ * keys are one product per key/value head for all rows and new positions: the queries by head `[H, B, s, D]` are
+ * regrouped as `[1, kvHeads, rep·B·s, D]` (query head h reads key/value head ⌊h / rep⌋, heads are contiguous; rep = 1
+ * without grouped-query attention) and multiplied by the prefix's `[1, kvHeads, D, P]`, so each product has
+ * rep·B·s rows (a decode step's B rows, or a prompt pass's s positions) against one read of the prefix. The scores
+ * are regrouped back and joined before the graph's mask and softmax with the scores against the row's own keys; the
+ * probabilities are split the same way for the values. Every `Shape` of a cache input or a `present.*` sees P more
+ * positions, so masks and positions the graph derives from the cache length count the prefix. With an empty prefix
+ * (P = 0) the graph computes what it did before.
  *
  * Grouped-query attention (`repeat_kv` between the cache and the product, {@link repeatKvChain}): the prefix is not
- * expanded. The queries by position `[s, H, B, D]` are regrouped as `[s, kvHeads, rep·B, D]` (query head h reads
- * key/value head ⌊h / rep⌋, and heads are contiguous), multiplied by the prefix's `[1, kvHeads, D, P]`, and the
- * scores regrouped back; the values likewise. The row's own positions still go through the graph's chain, whose
- * `Shape`s keep counting the row's own positions ({@link servesOnlyChains}).
+ * expanded. The row's own positions still go through the graph's chain, whose `Shape`s keep counting the row's own
+ * positions ({@link servesOnlyChains}).
+ *
+ * (The first form of this edit multiplied by position, `[s, H, B, D]` against `[1, H, D, P]`: s products of B rows
+ * each, which for a one-row prompt pass after a cached prefix packed the prefix once per new position.)
  *
  * Applies when, for every layer, `present.{i}.key` (a Concat of the cache and the new positions, see
  * {@link cacheAppendsOf}) is read only by one `Transpose(perm 0,1,3,2)` — directly or through a `repeat_kv` chain —
@@ -460,10 +464,10 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
       { op: 'Add', inputs: [`${own}/own`, `${own}/prefixAxis2`], outputs: [out] },
     );
   };
-  // Grouped-query attention: `byPosition` [s, H, B, X] regrouped as [s, kvHeads, rep·B, X] (kvHeads from the prefix's
-  // shape), and a product's result [s, kvHeads, rep·B, Y] back to [s, H, B, Y].
+  // `byHead` [H, B, s, X] regrouped as [1, kvHeads, rep·B·s, X] (kvHeads from the prefix's shape), and a product's
+  // result [1, kvHeads, rep·B·s, Y] back to [H, B, s, Y].
   let groupConstants = false;
-  const grouped = (layer: string, prefix: string, byPosition: string, tag: string) => {
+  const grouped = (layer: string, prefix: string, byHead: string, tag: string) => {
     // No -1 in the shape: with an empty prefix one of these tensors has no elements, and -1 is then undefined.
     const t = `${layer}${tag}`;
     if (!groupConstants) {
@@ -476,16 +480,18 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
     nodes.push(
       { op: 'Shape', inputs: [prefix], outputs: [`${t}PrefixShape`] },
       { op: 'Slice', inputs: [`${t}PrefixShape`, `${ns}one`, `${ns}two`], outputs: [`${t}KvHeads`] },
-      { op: 'Shape', inputs: [byPosition], outputs: [`${t}ByPositionShape`] },
-      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}zero`, `${ns}one`], outputs: [`${t}Positions`] },
-      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}one`, `${ns}two`], outputs: [`${t}Heads`] },
-      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}two`, `${ns}three`], outputs: [`${t}Rows`] },
-      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}three`, `${ns}four`], outputs: [`${t}Width`] },
+      { op: 'Shape', inputs: [byHead], outputs: [`${t}ByHeadShape`] },
+      { op: 'Slice', inputs: [`${t}ByHeadShape`, `${ns}zero`, `${ns}one`], outputs: [`${t}Heads`] },
+      { op: 'Slice', inputs: [`${t}ByHeadShape`, `${ns}one`, `${ns}two`], outputs: [`${t}Rows`] },
+      { op: 'Slice', inputs: [`${t}ByHeadShape`, `${ns}two`, `${ns}three`], outputs: [`${t}Positions`] },
+      { op: 'Slice', inputs: [`${t}ByHeadShape`, `${ns}three`, `${ns}four`], outputs: [`${t}Width`] },
       { op: 'Mul', inputs: [`${t}Heads`, `${t}Rows`], outputs: [`${t}HeadRows`] },
-      { op: 'Div', inputs: [`${t}HeadRows`, `${t}KvHeads`], outputs: [`${t}GroupRows`] },
-      { op: 'Concat', inputs: [`${t}Positions`, `${t}KvHeads`, `${t}GroupRows`, `${t}Width`], outputs: [`${t}GroupShape`], attrs: { axis: 0 } },
-      { op: 'Reshape', inputs: [byPosition, `${t}GroupShape`], outputs: [`${t}Grouped`] },
-      { op: 'Slice', inputs: [`${t}ByPositionShape`, `${ns}zero`, `${ns}three`], outputs: [`${t}Leading`] },
+      { op: 'Mul', inputs: [`${t}HeadRows`, `${t}Positions`], outputs: [`${t}HeadRowPositions`] },
+      { op: 'Div', inputs: [`${t}HeadRowPositions`, `${t}KvHeads`], outputs: [`${t}GroupRows`] },
+      // Rank 4, so that a width of 0 (an empty prefix's probabilities) sits where Reshape's 0 copies the input's own 0.
+      { op: 'Concat', inputs: [`${ns}one`, `${t}KvHeads`, `${t}GroupRows`, `${t}Width`], outputs: [`${t}GroupShape`], attrs: { axis: 0 } },
+      { op: 'Reshape', inputs: [byHead, `${t}GroupShape`], outputs: [`${t}Grouped`] },
+      { op: 'Slice', inputs: [`${t}ByHeadShape`, `${ns}zero`, `${ns}three`], outputs: [`${t}Leading`] },
     );
     return { input: `${t}Grouped`, leading: `${t}Leading` };
   };
@@ -516,7 +522,6 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
     const rest = found.head;
     const reads = found.chain.length ? found.chain[2].outputs[0] : present;
     const layer = `${ns}${past.slice('past_key_values.'.length)}/`;
-    const gqa = found.chain.length > 0;
     if (past.endsWith('.key')) {
       const t = rest.length === 1 ? rest[0] : undefined;
       if (!t || !isKeyTranspose(t)) return { skipped: `${reads} is not read by one Transpose(perm 0,1,3,2) alone` };
@@ -526,18 +531,14 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
       const query = mm[0].inputs[0];
       edit(mm[0]).outputs[0] = `${layer}ownScores`;
       nodes.push(
-        { op: 'Transpose', inputs: [query], outputs: [`${layer}queryByPosition`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'Transpose', inputs: [query], outputs: [`${layer}queryByHead`], attrs: { perm: [1, 0, 2, 3] } },
         { op: 'Transpose', inputs: [prefix], outputs: [`${layer}prefixKeyT`], attrs: { perm: [0, 1, 3, 2] } },
       );
-      if (gqa) {
-        const g = grouped(layer, prefix, `${layer}queryByPosition`, 'query');
-        nodes.push({ op: 'MatMul', inputs: [g.input, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresGrouped`] });
-        ungroup(layer, 'scores', `${layer}prefixScoresGrouped`, g.leading, prefix, 2, `${layer}prefixScoresByPosition`);
-      } else {
-        nodes.push({ op: 'MatMul', inputs: [`${layer}queryByPosition`, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresByPosition`] });
-      }
+      const g = grouped(layer, prefix, `${layer}queryByHead`, 'query');
+      nodes.push({ op: 'MatMul', inputs: [g.input, `${layer}prefixKeyT`], outputs: [`${layer}prefixScoresGrouped`] });
+      ungroup(layer, 'scores', `${layer}prefixScoresGrouped`, g.leading, prefix, 2, `${layer}prefixScoresByHead`);
       nodes.push(
-        { op: 'Transpose', inputs: [`${layer}prefixScoresByPosition`], outputs: [`${layer}prefixScores`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'Transpose', inputs: [`${layer}prefixScoresByHead`], outputs: [`${layer}prefixScores`], attrs: { perm: [1, 0, 2, 3] } },
         { op: 'Concat', inputs: [`${layer}prefixScores`, `${layer}ownScores`], outputs: [scores], attrs: { axis: 3 } },
       );
     } else {
@@ -553,17 +554,13 @@ function sharedPrefixOf(scan: GraphScan, pastNames: readonly string[]): PrefixEd
         { op: 'Slice', inputs: [`${layer}prefixShape`, `${ns}two`, `${ns}three`], outputs: [`${layer}prefixLength`] },
         { op: 'Slice', inputs: [probs, `${ns}zero`, `${layer}prefixLength`, `${ns}three`], outputs: [`${layer}prefixProbs`] },
         { op: 'Slice', inputs: [probs, `${layer}prefixLength`, `${ns}end`, `${ns}three`], outputs: [`${layer}ownProbs`] },
-        { op: 'Transpose', inputs: [`${layer}prefixProbs`], outputs: [`${layer}prefixProbsByPosition`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'Transpose', inputs: [`${layer}prefixProbs`], outputs: [`${layer}prefixProbsByHead`], attrs: { perm: [1, 0, 2, 3] } },
       );
-      if (gqa) {
-        const g = grouped(layer, prefix, `${layer}prefixProbsByPosition`, 'probs');
-        nodes.push({ op: 'MatMul', inputs: [g.input, prefix], outputs: [`${layer}prefixValuesGrouped`] });
-        ungroup(layer, 'values', `${layer}prefixValuesGrouped`, g.leading, prefix, 3, `${layer}prefixValuesByPosition`);
-      } else {
-        nodes.push({ op: 'MatMul', inputs: [`${layer}prefixProbsByPosition`, prefix], outputs: [`${layer}prefixValuesByPosition`] });
-      }
+      const g = grouped(layer, prefix, `${layer}prefixProbsByHead`, 'probs');
+      nodes.push({ op: 'MatMul', inputs: [g.input, prefix], outputs: [`${layer}prefixValuesGrouped`] });
+      ungroup(layer, 'values', `${layer}prefixValuesGrouped`, g.leading, prefix, 3, `${layer}prefixValuesByHead`);
       nodes.push(
-        { op: 'Transpose', inputs: [`${layer}prefixValuesByPosition`], outputs: [`${layer}prefixValues`], attrs: { perm: [2, 1, 0, 3] } },
+        { op: 'Transpose', inputs: [`${layer}prefixValuesByHead`], outputs: [`${layer}prefixValues`], attrs: { perm: [1, 0, 2, 3] } },
         { op: 'Add', inputs: [`${layer}prefixValues`, `${layer}ownValues`], outputs: [out] },
       );
     }
