@@ -12,6 +12,15 @@ import { loadGenerativeModel } from '../../../src/core/models/registry';
 const root = resolve(__dirname, '../../../fixtures/models');
 const locator = { bundledDir: root, baseDir: root };
 
+/** A stand-in for onnxruntime's Tensor constructor: the store only keeps what it is given. */
+const T = class {
+  constructor(
+    readonly type: string,
+    readonly data: Float32Array,
+    readonly dims: number[],
+  ) {}
+} as never;
+
 function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let worst = 0;
   for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
@@ -80,13 +89,6 @@ describe('prefix cache (reflect-qwen3-tiny: grouped-query attention, 151,936 tok
   });
 
   it('splits a segment where prompts part, and serves each part to the prompts through it', () => {
-    const T = class {
-      constructor(
-        readonly type: string,
-        readonly data: Float32Array,
-        readonly dims: number[],
-      ) {}
-    } as never;
     const store = new PrefixCache(T, ['k'], 1, 1, 1e9);
     const kv = (values: number[]) => new Map([['k', { data: Float32Array.from(values), dims: [1, 1, values.length, 1] } as never]]);
     const first = store.insert(store.match([1, 2, 3, 4]), [1, 2, 3, 4], kv([10, 20, 30, 40]));
@@ -102,13 +104,6 @@ describe('prefix cache (reflect-qwen3-tiny: grouped-query attention, 151,936 tok
   });
 
   it('feeds a prompt its cached beginning as a prefix kept between prompts and its own rest, so each prompt copies only what is its own', () => {
-    const T = class {
-      constructor(
-        readonly type: string,
-        readonly data: Float32Array,
-        readonly dims: number[],
-      ) {}
-    } as never;
     // Two heads of width 1: a tensor's data is head 0's positions, then head 1's (h1 = 100 + h0).
     const store = new PrefixCache(T, ['k'], 2, 1, 1e9);
     const kv = (values: number[]) => new Map([['k', { data: Float32Array.from([...values, ...values.map((v) => 100 + v)]), dims: [1, 2, values.length, 1] } as never]]);
