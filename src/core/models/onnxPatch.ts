@@ -422,8 +422,9 @@ const SHAPE_ARITHMETIC = new Set(['Gather', 'Unsqueeze', 'Squeeze', 'Concat', 'S
  * expanded. The row's own positions still go through the graph's chain, whose `Shape`s keep counting the row's own
  * positions ({@link servesOnlyChains}).
  *
- * (The first form of this edit multiplied by position, `[s, kvHeads, rep·B, D]` against `[1, kvHeads, D, P]`: s products of rep·B rows
- * each, which for a one-row prompt pass after a cached prefix packed the prefix once per new position.)
+ * (The first form of this edit multiplied by position, `[s, kvHeads, rep·B, D]` against `[1, kvHeads, D, P]`: s
+ * products of rep·B rows each, which for a one-row prompt pass after a cached prefix packed the prefix once per new
+ * position.)
  *
  * Applies when, for every layer, `present.{i}.key` (a Concat of the cache and the new positions, see
  * {@link cacheAppendsOf}) is read only by one `Transpose(perm 0,1,3,2)` — directly or through a `repeat_kv` chain —
