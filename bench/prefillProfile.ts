@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/prefillProfile.ts [--only qwen3|llama] [--dtype fp32|q8] [--engine ours|tjs] [--spinning on]
- * [--tokens 969] [--runs 3] [--models DIR]` (`--spinning` is ours'; transformers.js's threads always spin): where a whole judge prompt's prefill spends its time, operator by
- * operator, in our engine or in transformers.js on the same file — the profile behind the judge bench's "prefill ÷
+ * [--tokens 969] [--runs 3] [--models DIR]` (`--spinning` is ours'; transformers.js's threads always spin): where a
+ * whole judge prompt's prefill spends its time, operator by operator, in our engine or in transformers.js on the same file — the profile behind the judge bench's "prefill ÷
  * transformers.js" row (bench/judgeReal.ts, docs/scale.md).
  *
  * Both engines run onnxruntime-node; this script turns on onnxruntime's own profiler for every session either
@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import * as ortNs from 'onnxruntime-node';
 import type { OnnxCausalLM } from '../src/core/models/causalLM';
 import { loadGenerativeModel } from '../src/core/models/registry';
-import { arg, strArg } from './args';
-import { ROOT, SHAPES, shapeFolder, tutorialPromptIds, type Shape } from './realShapes';
+import { arg, choiceArg, strArg } from './args';
+import { ROOT, SHAPE_NAMES, SHAPES, shapeFolder, tutorialPromptIds } from './realShapes';
 
 interface TraceEvent {
   cat?: string;
@@ -31,9 +31,9 @@ interface TraceEvent {
 
 async function main(): Promise<void> {
   const args = process.argv;
-  const shape = (strArg(args, '--only') ?? 'qwen3') as Shape;
-  const dtype = (strArg(args, '--dtype') ?? 'q8') as 'fp32' | 'q8';
-  const engine = strArg(args, '--engine') ?? 'ours';
+  const shape = choiceArg(args, '--only', SHAPE_NAMES, 'qwen3');
+  const dtype = choiceArg(args, '--dtype', ['fp32', 'q8'] as const, 'q8');
+  const engine = choiceArg(args, '--engine', ['ours', 'tjs'] as const, 'ours');
   const spinning = strArg(args, '--spinning') === 'on';
   const tokens = arg(args, '--tokens', 969);
   const runs = arg(args, '--runs', 3);

@@ -11,6 +11,7 @@ export const ROOT = resolve(__dirname, '..');
 /** `--only` name → folder under `.bench-models/`. */
 export const SHAPES = { qwen3: 'qwen3-0.6b-shape', llama: 'llama-3.2-1b-shape' } as const;
 export type Shape = keyof typeof SHAPES;
+export const SHAPE_NAMES = Object.keys(SHAPES) as Shape[];
 
 /**
  * The folder of a built shape under `models` (default `.bench-models/`).

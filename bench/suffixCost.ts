@@ -25,16 +25,16 @@
 import type { OnnxCausalLM } from '../src/core/models/causalLM';
 import type { RunTimer } from '../src/core/models/languageModel';
 import { loadGenerativeModel } from '../src/core/models/registry';
-import { strArg } from './args';
-import { ROOT, SHAPES, shapeFolder, tutorialPromptIds, type Shape } from './realShapes';
+import { choiceArg, strArg } from './args';
+import { ROOT, SHAPE_NAMES, SHAPES, shapeFolder, tutorialPromptIds } from './realShapes';
 
 /** A suffix's first token is moved within the first this-many ids, so that no earlier prompt began the same way. */
 const FIRST_TOKEN_IDS = 1000;
 
 async function main(): Promise<void> {
   const args = process.argv;
-  const shape = (strArg(args, '--only') ?? 'qwen3') as Shape;
-  const dtype = (strArg(args, '--dtype') ?? 'fp32') as 'fp32' | 'q8';
+  const shape = choiceArg(args, '--only', SHAPE_NAMES, 'qwen3');
+  const dtype = choiceArg(args, '--dtype', ['fp32', 'q8'] as const, 'fp32');
   const spinning = strArg(args, '--spinning') === 'on';
   const first = args.includes('--first');
   const cachedSizes = (strArg(args, '--cached') ?? '0,800,1600').split(',').map(Number);
