@@ -610,13 +610,14 @@ function lastLogitsOf(scan: GraphScan): PrefixEdits | { skipped: string } {
  * node's scale (a scalar) or its product with a declared tensor (the weight's scale). Slicing `x_q` keeps the scale
  * and zero point computed over every position, so the kept rows are exactly those of the whole head (slicing `x`
  * before the quantizer would not be: its scale would be the kept positions' own). The `Cast` and the integer
- * product must be read by the next node alone.
+ * product must be read by the next node alone (and not be graph outputs).
  *
  * @returns the `MatMulInteger` node, or why `head` is not this pattern
  */
 function quantizedHeadOf(scan: GraphScan, head: Node): { product: Node } | { skipped: string } {
   if (head.opType !== 'Mul' || head.domain !== '' || head.inputs.length !== 2) return { skipped: `not a Mul` };
-  const only = (value: string, reader: Node) => (scan.consumers.get(value) ?? []).every((n) => n === reader);
+  // Read by `reader` alone: no other node, and not a graph output (either would see the sliced rows).
+  const only = (value: string, reader: Node) => !scan.outputs.has(value) && (scan.consumers.get(value) ?? []).every((n) => n === reader);
   for (const [k, scaleName] of [[0, 1], [1, 0]] as const) {
     const cast = scan.producer.get(head.inputs[k]);
     if (!cast || cast.opType !== 'Cast' || cast.domain !== '' || !only(cast.outputs[0], head)) continue;
